@@ -1,0 +1,37 @@
+/** Runs the Redis REST endpoint as a Node server (used by tests, `npm run dev -- --redis`, bench). */
+import { serve } from "@hono/node-server";
+import { createClient, type RedisClientType } from "redis";
+import { redisRestApp } from "./index.js";
+
+export interface RunningRedisRest {
+  /** Base URL for `UPSTASH_REDIS_REST_URL`. */
+  url: string;
+  token: string;
+  /** A client on the same Redis, for tests and `INFO` reads. */
+  client: RedisClientType;
+  stop(): Promise<void>;
+}
+
+/**
+ * Connects to `redisUrl` and serves the REST protocol on 127.0.0.1 (`port` 0 = any free port).
+ * @example const rest = await startRedisRest({ redisUrl: "redis://127.0.0.1:6379", token: "dev" })
+ */
+export async function startRedisRest(options: { redisUrl: string; token: string; port?: number }): Promise<RunningRedisRest> {
+  const client = createClient({ url: options.redisUrl }) as RedisClientType;
+  client.on("error", () => {}); // reconnects on its own; errors surface per command
+  await client.connect();
+  const app = redisRestApp(client, options.token);
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token: options.token,
+    client,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await client.quit().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The caller context the gateway hands to a skill: who is calling (user id, group, session,
+ * caller key hash) and the W3C trace. It travels in one header, `X-Skillmesh-Context`, as
+ * base64url JSON, so a skill sees the same context whether it was called directly or through
+ * the gateway.
+ */
+import { z } from "zod";
+
+export const CONTEXT_HEADER = "x-skillmesh-context";
+
+export const CallerContextSchema = z.object({
+  /** `X-User-Id`: the sticky routing key. */
+  userId: z.string().max(256).optional(),
+  /** `X-User-Group`: the canary group. */
+  group: z.string().max(64).optional(),
+  /** `X-Session-Id` or `Mcp-Session-Id`. */
+  session: z.string().max(256).optional(),
+  /** Who called: a short hash of the caller's bearer key (never the key), or "anonymous". */
+  caller: z.string().max(64).default("anonymous"),
+  /** W3C `traceparent` of the call. */
+  traceparent: z.string().max(128).optional(),
+});
+export type CallerContext = z.infer<typeof CallerContextSchema>;
+
+/**
+ * Encodes a context for the `X-Skillmesh-Context` header.
+ * @example headers.set(CONTEXT_HEADER, encodeContext({ caller: "anonymous", group: "beta" }))
+ */
+export function encodeContext(context: CallerContext): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(context));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * Reads the caller context of a request: the gateway's header when present and valid, else the
+ * plain request headers (a direct call to a skill Worker).
+ * @example const ctx = readContext(request.headers)
+ */
+export function readContext(headers: Headers): CallerContext {
+  const encoded = headers.get(CONTEXT_HEADER);
+  if (encoded) {
+    const decoded = decodeContext(encoded);
+    if (decoded) return decoded;
+  }
+  return CallerContextSchema.parse({
+    userId: headers.get("x-user-id")?.slice(0, 256) || undefined,
+    group: headers.get("x-user-group")?.slice(0, 64) || undefined,
+    session: (headers.get("x-session-id") ?? headers.get("mcp-session-id"))?.slice(0, 256) || undefined,
+    traceparent: validTraceparent(headers.get("traceparent")),
+  });
+}
+
+function decodeContext(encoded: string): CallerContext | undefined {
+  try {
+    const binary = atob(encoded.replace(/-/g, "+").replace(/_/g, "/"));
+    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+    const parsed = CallerContextSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The `traceparent` header if it has the W3C shape, else undefined (a bad one is dropped). */
+export function validTraceparent(value: string | null | undefined): string | undefined {
+  return value && TRACEPARENT.test(value) ? value : undefined;
+}
+
+/**
+ * A short, stable, non-reversible id for a caller's bearer key (the key itself never leaves the
+ * gateway). No key: "anonymous".
+ * @example await callerIdOf("Bearer sk_live_123") // "c_3f1a…"
+ */
+export async function callerIdOf(authorization: string | null | undefined): Promise<string> {
+  const key = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (!key) return "anonymous";
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  const hex = [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `c_${hex}`;
+}

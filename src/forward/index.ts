@@ -1,0 +1,116 @@
+/**
+ * Forwarding one call to a skill deployment, by service binding or URL, within its timeout, and
+ * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
+ * can act on; nothing of the skill's internals leaks.
+ */
+import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
+import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
+import type { Deployment } from "../registry/model.js";
+
+/** The gateway's env, as far as forwarding cares: service bindings by name. */
+export type BindingEnv = Record<string, unknown>;
+
+/** How long a caller is told to wait after a skill's transport failure. */
+export const RETRY_AFTER_UNAVAILABLE_MS = 1_000;
+
+export interface ForwardRequest {
+  method: string;
+  params?: JsonRpcParams;
+  context: CallerContext;
+}
+
+/**
+ * Calls a deployment and returns its result, or throws the `RpcError` for its failure:
+ * the skill's own JSON-RPC error as is; -32004 on timeout; -32005 on HTTP 429 (with the skill's
+ * `Retry-After`); -32001 for a transport failure (unreachable, 5xx, not JSON-RPC).
+ * @example const result = await forwardCall(deployment, { method, params, context }, env)
+ */
+export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
+  const timeoutMs = deployment.manifest.timeoutMs;
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs }));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([send(deployment, call, env, abort.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function send(deployment: Deployment, call: ForwardRequest, env: BindingEnv, signal: AbortSignal): Promise<unknown> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    [CONTEXT_HEADER]: encodeContext(call.context),
+  };
+  if (call.context.traceparent) headers.traceparent = call.context.traceparent;
+  const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
+
+  let response: Response;
+  try {
+    response = await fetcherOf(deployment, env)(new Request(urlOf(deployment), { method: "POST", headers, body, signal }));
+  } catch (thrown) {
+    if (thrown instanceof RpcError || signal.aborted) throw thrown;
+    console.error(`[gateway] ${deployment.id} unreachable:`, thrown);
+    throw unavailable(deployment, "is unreachable");
+  }
+  if (response.status === 429) {
+    const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
+    throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
+  }
+  const text = await response.text();
+  const parsed = safeJson(text);
+  const answer = JsonRpcResponseSchema.safeParse(parsed);
+  if (!answer.success || (response.status !== 200 && !("error" in answer.data))) {
+    throw unavailable(deployment, `answered HTTP ${response.status} without a JSON-RPC response`);
+  }
+  if ("error" in answer.data) {
+    const { code, message, data } = answer.data.error;
+    throw new RpcError(code, message, data);
+  }
+  return answer.data.result;
+}
+
+function fetcherOf(deployment: Deployment, env: BindingEnv): (request: Request) => Promise<Response> {
+  const { endpoint } = deployment;
+  if ("url" in endpoint) return (request) => fetch(request);
+  const binding = env[endpoint.binding] as Fetcher | undefined;
+  if (!binding || typeof binding.fetch !== "function") {
+    throw new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} is not reachable from this gateway (no binding ${endpoint.binding})`, {
+      retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,
+    });
+  }
+  return (request) => binding.fetch(request);
+}
+
+function urlOf(deployment: Deployment): string {
+  return "url" in deployment.endpoint ? deployment.endpoint.url : "https://skill.internal/";
+}
+
+function unavailable(deployment: Deployment, what: string): RpcError {
+  return new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} ${what}; retry after ${RETRY_AFTER_UNAVAILABLE_MS / 1000} s`, {
+    retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,
+  });
+}
+
+/**
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP date; 1 s when absent or unreadable.
+ * @example retryAfterMsOf("2") // 2000
+ */
+export function retryAfterMsOf(value: string | null, now = Date.now()): number {
+  if (value && /^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = value ? Date.parse(value) : NaN;
+  return Number.isNaN(date) ? 1000 : Math.max(0, date - now);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The gateway's one invocation pipeline: a valid JSON-RPC request in, a result (or a thrown
+ * `RpcError`) out. `/rpc` serves every request of a body through it, and so will `/mcp`'s
+ * `tools/call`. Built-in methods (`skills.list`, `skills.discover`, `rpc.discover`) are answered
+ * here; every other method is a skill, routed and forwarded.
+ */
+import { trace, SpanStatusCode } from "@opentelemetry/api";
+import { z } from "zod";
+import type { CallerContext } from "../context/index.js";
+import { forwardCall } from "../forward/index.js";
+import { ErrorCode, type JsonRpcRequest, RpcError } from "../jsonrpc/index.js";
+import { discover } from "../registry/discovery.js";
+import type { Deployment } from "../registry/model.js";
+import type { RegistryView } from "../registry/snapshot.js";
+import { selectDeployment } from "../routing/index.js";
+import { describeIssues, positionalMapper } from "../skill/index.js";
+import { openRpcDocument } from "./openrpc.js";
+import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
+
+const tracer = trace.getTracer("skillmesh-gateway");
+
+/** One HTTP request's calls: who calls, and which deployments answered (for `X-Skill-Version`). */
+export interface CallScope {
+  context: CallerContext;
+  answeredBy: Set<string>;
+}
+
+/** How long a caller waits when the registry itself cannot be read. */
+const RETRY_AFTER_REGISTRY_MS = 2_000;
+
+/**
+ * Answers one request through the gateway.
+ * @example const result = await invoke(request, scope, gatewayRuntime(env), env)
+ */
+export async function invoke(request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
+  return tracer.startActiveSpan(`skillmesh.call ${request.method}`, async (span) => {
+    try {
+      const view = await registryView(runtime);
+      const builtin = builtins[request.method];
+      if (builtin) return await builtin(request, view);
+      return await callSkill(request, scope, view, env);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+async function registryView(runtime: GatewayRuntime): Promise<RegistryView> {
+  try {
+    return await tracer.startActiveSpan("skillmesh.registry.lookup", async (span) => {
+      try {
+        return await runtime.snapshot.current();
+      } finally {
+        span.end();
+      }
+    });
+  } catch (error) {
+    console.error("[gateway] registry unavailable:", error instanceof Error ? error.message : error);
+    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_REGISTRY_MS,
+    });
+  }
+}
+
+async function callSkill(request: JsonRpcRequest, scope: CallScope, view: RegistryView, env: GatewayEnv): Promise<unknown> {
+  const entry = view.skills.get(request.method);
+  if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
+  const { context } = scope;
+  const deployment =
+    selectDeployment(entry, { group: context.group, stickyKey: context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined) }) ??
+    entry.degraded;
+  if (!deployment) {
+    throw new RpcError(ErrorCode.SkillUnavailable, `${request.method} has no deployment that can answer; retry after 5 s`, { retryAfterMs: 5_000 });
+  }
+  return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span) => {
+    try {
+      return await forwardCall(deployment, { method: request.method, params: request.params, context }, env);
+    } finally {
+      // An answer, even an error answer, came from this deployment.
+      scope.answeredBy.add(deployment.id);
+      span.end();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Built-in methods
+// ---------------------------------------------------------------------------------------------
+
+type Builtin = (request: JsonRpcRequest, view: RegistryView) => Promise<unknown>;
+
+/** A skill as listed to callers: what a model needs to pick and call it. */
+export interface SkillSummary {
+  name: string;
+  description: string;
+  tags: string[];
+  idempotent: boolean;
+  versions: Array<{ version: string; role: Deployment["role"] }>;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
+/** One summary per skill name, described by its stable (else newest) deployment. */
+export function summarize(deployments: Deployment[]): SkillSummary[] {
+  const byName = new Map<string, Deployment[]>();
+  for (const d of deployments) byName.set(d.name, [...(byName.get(d.name) ?? []), d]);
+  return [...byName.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, all]) => {
+      const main = all.find((d) => d.role === "stable") ?? all.find((d) => d.role !== "degraded") ?? all[0]!;
+      return {
+        name,
+        description: main.manifest.description,
+        tags: [...new Set(all.flatMap((d) => d.tags))].sort(),
+        idempotent: main.manifest.idempotent,
+        versions: all.map((d) => ({ version: d.version, role: d.role })),
+        inputSchema: main.manifest.inputSchema,
+        outputSchema: main.manifest.outputSchema,
+      };
+    });
+}
+
+const DiscoverParams = z.object({
+  capability: z.string().min(1).max(128).optional(),
+  tags: z.array(z.string().min(1).max(128)).max(16).optional(),
+});
+
+/** Validates a built-in's params with the same by-name / by-position rules as a skill. */
+function paramsOf<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.output<T> {
+  const parsed = schema.safeParse(positionalMapper(schema)(request.params));
+  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(parsed.error) });
+  return parsed.data;
+}
+
+const builtins: Record<string, Builtin> = {
+  "skills.list": async (request, view) => {
+    paramsOf(z.object({}), request);
+    return summarize(view.deployments());
+  },
+  "skills.discover": async (request, view) => summarize(discover(view.deployments(), paramsOf(DiscoverParams, request))),
+  "rpc.discover": async (request, view) => {
+    paramsOf(z.object({}), request);
+    return openRpcDocument(summarize(view.deployments()));
+  },
+};

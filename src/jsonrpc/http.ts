@@ -1,0 +1,54 @@
+/**
+ * JSON-RPC over HTTP, shared by skill Workers and the gateway: the guards every `POST` body
+ * passes (JSON content type, 1 MiB limit) and the mapping of a processed body to a Response.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { every } from "hono/combine";
+import { ErrorCode, failure, type ProcessedBody } from "./index.js";
+
+/** Largest request body accepted, in bytes (DESIGN: 1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+
+/**
+ * Middleware that refuses what is not a JSON body: 415 for another content type, 413 past
+ * `maxBytes` (checked while streaming, so a lying Content-Length does not help). Both answer
+ * with a JSON-RPC error object, so a client only ever has to read one shape.
+ * @example app.post("/rpc", jsonBodyGuard(), handler)
+ */
+export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
+  const contentType: MiddlewareHandler = async (c, next) => {
+    if (!JSON_CONTENT_TYPE.test(c.req.header("content-type") ?? "")) {
+      return c.json(
+        failure(null, ErrorCode.InvalidRequest, "Content-Type must be application/json"),
+        415,
+      );
+    }
+    await next();
+  };
+  const size = bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) =>
+      c.json(
+        failure(null, ErrorCode.InvalidRequest, `Request body is larger than ${maxBytes} bytes`, {
+          maxBytes,
+        }),
+        413,
+      ),
+  });
+  return every(contentType, size);
+}
+
+/**
+ * The HTTP response for a processed body: 200 with the JSON, or 204 when nothing is returned
+ * (a notification, or a batch of notifications only).
+ * @example return toHttpResponse(await processJsonRpc(body, handle))
+ */
+export function toHttpResponse(processed: ProcessedBody, headers?: HeadersInit): Response {
+  if (processed === undefined) return new Response(null, { status: 204, headers });
+  const response = new Response(JSON.stringify(processed), { status: 200, headers });
+  response.headers.set("content-type", "application/json");
+  return response;
+}

@@ -1,0 +1,180 @@
+/**
+ * JSON-RPC 2.0, defined once: the wire format as zod schemas (types inferred from them), the
+ * error codes of the spec and of the mesh, and `processJsonRpc`, which turns a raw body into the
+ * answer (single, batch, or nothing for notifications) given one function that answers a request.
+ * Skill Workers and the gateway both serve their `POST` bodies through it.
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------
+// Wire format
+// ---------------------------------------------------------------------------------------------
+
+/** A request id. `null` is allowed by the spec (though discouraged), fractions are not useful. */
+export const JsonRpcIdSchema = z.union([z.string(), z.number(), z.null()]);
+export type JsonRpcId = z.infer<typeof JsonRpcIdSchema>;
+
+/** `params`: by position (array) or by name (object). */
+export const JsonRpcParamsSchema = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+export type JsonRpcParams = z.infer<typeof JsonRpcParamsSchema>;
+
+/** A request or notification (a notification has no `id` member at all). */
+export const JsonRpcRequestSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  method: z.string(),
+  params: JsonRpcParamsSchema.optional(),
+  id: JsonRpcIdSchema.optional(),
+});
+export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
+
+export const JsonRpcErrorObjectSchema = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
+export type JsonRpcErrorObject = z.infer<typeof JsonRpcErrorObjectSchema>;
+
+export const JsonRpcSuccessSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  result: z.unknown(),
+  id: JsonRpcIdSchema,
+});
+export const JsonRpcFailureSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  error: JsonRpcErrorObjectSchema,
+  id: JsonRpcIdSchema,
+});
+/** A response: exactly one of `result` / `error`. */
+export const JsonRpcResponseSchema = z.union([JsonRpcFailureSchema, JsonRpcSuccessSchema]);
+export type JsonRpcSuccess = z.infer<typeof JsonRpcSuccessSchema>;
+export type JsonRpcFailure = z.infer<typeof JsonRpcFailureSchema>;
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+
+// ---------------------------------------------------------------------------------------------
+// Error codes
+// ---------------------------------------------------------------------------------------------
+
+/** Codes of the JSON-RPC 2.0 spec and of the mesh (server range, see DESIGN.md). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  SkillUnavailable: -32001,
+  IdempotencyInFlight: -32002,
+  IdempotencyMismatch: -32003,
+  SkillTimeout: -32004,
+  RateLimited: -32005,
+  Unauthorized: -32006,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const standardMessages: Record<number, string> = {
+  [ErrorCode.ParseError]: "Parse error",
+  [ErrorCode.InvalidRequest]: "Invalid Request",
+  [ErrorCode.MethodNotFound]: "Method not found",
+  [ErrorCode.InvalidParams]: "Invalid params",
+  [ErrorCode.InternalError]: "Internal error",
+};
+
+/**
+ * An error meant for the caller: thrown anywhere below a JSON-RPC handler, it becomes the
+ * response's `error` as is. Any other thrown value becomes a bare -32603 (no message, no stack).
+ * @example throw new RpcError(ErrorCode.InvalidParams, "frame must be hex", { field: "frame" })
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string = standardMessages[code] ?? "Error",
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "RpcError";
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/**
+ * Builds a failure response.
+ * @example failure(null, ErrorCode.ParseError) // {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
+ */
+export function failure(id: JsonRpcId, code: number, message?: string, data?: unknown): JsonRpcFailure {
+  return { jsonrpc: "2.0", error: new RpcError(code, message, data).toJSON(), id };
+}
+
+/** Builds a success response. @example success(1, 19) */
+export function success(id: JsonRpcId, result: unknown): JsonRpcSuccess {
+  // `undefined` would vanish from the JSON and leave a response with neither result nor error.
+  return { jsonrpc: "2.0", result: result === undefined ? null : result, id };
+}
+
+/** Turns whatever was thrown into a failure that is safe to show a caller (never a stack). */
+export function failureFromThrown(id: JsonRpcId, thrown: unknown): JsonRpcFailure {
+  if (thrown instanceof RpcError) return { jsonrpc: "2.0", error: thrown.toJSON(), id };
+  return failure(id, ErrorCode.InternalError);
+}
+
+/** True when the request is a notification: no `id` member, so no response is sent. */
+export function isNotification(request: JsonRpcRequest): boolean {
+  return !("id" in request) || request.id === undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processing a body
+// ---------------------------------------------------------------------------------------------
+
+/** Answers one valid request with its result; a thrown `RpcError` becomes the error response. */
+export type RequestHandler = (request: JsonRpcRequest) => Promise<unknown>;
+
+/** What a body turned into: the response body to send, or `undefined` when nothing is sent. */
+export type ProcessedBody = JsonRpcResponse | JsonRpcResponse[] | undefined;
+
+/**
+ * Parses a raw JSON-RPC body and answers it with `handle`: batches run concurrently, answers keep
+ * the order of the batch, notifications get no response, an empty result means HTTP 204.
+ * @example
+ * const out = await processJsonRpc('{"jsonrpc":"2.0","method":"ping","id":1}', async () => "pong")
+ * // {"jsonrpc":"2.0","result":"pong","id":1}
+ */
+export async function processJsonRpc(body: string, handle: RequestHandler): Promise<ProcessedBody> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return failure(null, ErrorCode.ParseError);
+  }
+  if (Array.isArray(parsed)) {
+    if (parsed.length === 0) return failure(null, ErrorCode.InvalidRequest);
+    const answers = await Promise.all(parsed.map((item) => answerOne(item, handle)));
+    const sent = answers.filter((a): a is JsonRpcResponse => a !== undefined);
+    return sent.length === 0 ? undefined : sent;
+  }
+  return answerOne(parsed, handle);
+}
+
+/** Validates one batch element or single body and answers it (or not, for a notification). */
+async function answerOne(item: unknown, handle: RequestHandler): Promise<JsonRpcResponse | undefined> {
+  const checked = JsonRpcRequestSchema.safeParse(item);
+  if (!checked.success) return failure(detectableId(item), ErrorCode.InvalidRequest);
+  const request = checked.data;
+  let response: JsonRpcResponse;
+  try {
+    response = success(request.id ?? null, await handle(request));
+  } catch (thrown) {
+    response = failureFromThrown(request.id ?? null, thrown);
+  }
+  return isNotification(request) ? undefined : response;
+}
+
+/** The id of an invalid request when it can be read unambiguously, else null (spec §5). */
+function detectableId(item: unknown): JsonRpcId {
+  if (item === null || typeof item !== "object" || Array.isArray(item)) return null;
+  const id = (item as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}

@@ -1,0 +1,65 @@
+/**
+ * The registry's data: deployments and per-skill routing tables, as zod schemas (they are read
+ * back from Redis, so they are checked, not trusted) with the types inferred from them.
+ */
+import { z } from "zod";
+import { SemverSchema, SkillManifestSchema, SkillNameSchema } from "../skill/manifest.js";
+
+/** Where a deployment answers: a service binding of the gateway (static, fast) or a URL. */
+export const EndpointSchema = z.union([
+  z.object({ binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name") }).strict(),
+  z.object({ url: z.url({ protocol: /^https?$/ }) }).strict(),
+]);
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+export const RoleSchema = z.enum(["stable", "canary", "degraded"]);
+export type Role = z.infer<typeof RoleSchema>;
+
+export const DeploymentSchema = z.object({
+  /** `name@version`. */
+  id: z.string(),
+  name: SkillNameSchema,
+  version: SemverSchema,
+  tags: z.array(z.string()),
+  manifest: SkillManifestSchema,
+  endpoint: EndpointSchema,
+  role: RoleSchema,
+  /** Same id twice = same registration: nothing changes (a heartbeat only refreshes the TTL). */
+  registrationId: z.string(),
+  registeredAt: z.number(),
+  /** Heartbeat TTL: the deployment disappears when not re-registered within it. */
+  ttlSeconds: z.number().int().positive().optional(),
+});
+export type Deployment = z.infer<typeof DeploymentSchema>;
+
+/** Per group (`*` = default), a percentage per version; each group adds up to 100. */
+export const RoutingTableSchema = z.record(z.string(), z.record(z.string(), z.number().min(0).max(100)));
+export type RoutingTable = z.infer<typeof RoutingTableSchema>;
+
+export const RegistryDocSchema = z.object({
+  deployments: z.record(z.string(), DeploymentSchema),
+  routes: z.record(z.string(), RoutingTableSchema),
+});
+export type RegistryDoc = z.infer<typeof RegistryDocSchema>;
+
+export const DEFAULT_GROUP = "*";
+
+/** The empty registry. */
+export function emptyRegistry(): RegistryDoc {
+  return { deployments: {}, routes: {} };
+}
+
+/** `name@version`, the id of a deployment. @example deploymentId("text.summarize", "2.0.0") */
+export function deploymentId(name: string, version: string): string {
+  return `${name}@${version}`;
+}
+
+/** What an admin sends to register a deployment. */
+export const RegistrationSchema = z.object({
+  endpoint: EndpointSchema,
+  /** Optional: fetched from the endpoint's `GET /manifest` when absent. */
+  manifest: SkillManifestSchema.optional(),
+  registrationId: z.string().min(1).max(128).optional(),
+  ttlSeconds: z.number().int().min(5).max(86_400).optional(),
+});
+export type Registration = z.infer<typeof RegistrationSchema>;

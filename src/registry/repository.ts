@@ -1,0 +1,94 @@
+/**
+ * The registry in the store: one JSON document (deployments + routing tables) under a revision
+ * counter, and a sorted set of heartbeat deadlines. Reads are one GET; writes are
+ * read-modify-compare-and-set, retried on conflict.
+ */
+import type { Store } from "../store/index.js";
+import { type RegistryDoc, RegistryDocSchema, emptyRegistry } from "./model.js";
+import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
+import { compareAndSetDoc, pollRegistry } from "./scripts.js";
+
+export const REGISTRY_KEYS = {
+  doc: "sm:registry",
+  rev: "sm:registry:rev",
+  expiry: "sm:registry:expiry",
+} as const;
+
+const MAX_CAS_ATTEMPTS = 8;
+
+export interface RegistryState {
+  rev: number;
+  doc: RegistryDoc;
+}
+
+export class RegistryRepository {
+  constructor(private readonly store: Store) {}
+
+  /** The whole registry and its revision (admin reads and snapshot reloads). */
+  async read(): Promise<RegistryState> {
+    // Revision first: a write between the two reads makes the next poll see a newer revision.
+    const rev = Number((await this.store.get(REGISTRY_KEYS.rev)) ?? "0");
+    const raw = await this.store.get(REGISTRY_KEYS.doc);
+    return { rev, doc: raw ? RegistryDocSchema.parse(JSON.parse(raw)) : emptyRegistry() };
+  }
+
+  /** The revision and the deployments whose heartbeat deadline has passed: one round trip. */
+  async poll(now: number): Promise<{ rev: number; expired: string[] }> {
+    return this.store.run(pollRegistry, [REGISTRY_KEYS.rev, REGISTRY_KEYS.expiry], [now]);
+  }
+
+  /**
+   * Registers a deployment (rules in `applyRegistration`); expired deployments are swept in the
+   * same write. A TTL registration also (re)sets its heartbeat deadline.
+   */
+  async register(input: RegistrationInput, now: number): Promise<RegistrationOutcome> {
+    let outcome: RegistrationOutcome | undefined;
+    await this.mutate(now, (doc) => {
+      outcome = applyRegistration(doc, input, now);
+      return outcome.changed ? outcome.doc : undefined;
+    });
+    const { deployment } = outcome!;
+    if (input.ttlSeconds) {
+      await this.store.zadd(REGISTRY_KEYS.expiry, [{ member: deployment.id, score: now + input.ttlSeconds * 1000 }]);
+    } else if (outcome!.changed) {
+      await this.store.zrem(REGISTRY_KEYS.expiry, deployment.id);
+    }
+    return outcome!;
+  }
+
+  /** Removes deployments by id; returns the ids that were there. */
+  async deregister(ids: string[], now: number): Promise<string[]> {
+    let removed: string[] = [];
+    await this.mutate(now, (doc) => {
+      removed = ids.filter((id) => doc.deployments[id]);
+      return removed.length ? removeDeployments(doc, removed) : undefined;
+    });
+    if (ids.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...ids);
+    return removed;
+  }
+
+  /** Removes every deployment whose heartbeat deadline has passed. */
+  async sweepExpired(now: number): Promise<string[]> {
+    return this.deregister((await this.poll(now)).expired, now);
+  }
+
+  /**
+   * Read-modify-write with compare-and-set: `change` returns the new doc, or undefined for "no
+   * change". Expired deployments are removed first, so every write also cleans up.
+   */
+  private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<void> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const [{ rev, doc }, { expired }] = await Promise.all([this.read(), this.poll(now)]);
+      const live = expired.some((id) => doc.deployments[id]) ? removeDeployments(doc, expired) : doc;
+      const next = change(live);
+      if (next === undefined && live === doc) return;
+      const written = await this.store.run(compareAndSetDoc, [REGISTRY_KEYS.doc, REGISTRY_KEYS.rev], [rev, JSON.stringify(next ?? live)]);
+      if (written !== -1) {
+        if (expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+    }
+    throw new Error("registry write kept conflicting with other writers; try again");
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The skill SDK: `defineSkill({...})` turns one typed handler into a Worker module (a Hono app)
+ * that serves JSON-RPC 2.0 on `POST /` and its manifest on `GET /manifest`.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { type CallerContext, readContext } from "../context/index.js";
+import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, processJsonRpc } from "../jsonrpc/index.js";
+import { jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { DEFAULT_TIMEOUT_MS, type SkillManifest, SkillManifestSchema } from "./manifest.js";
+
+export { z } from "zod";
+export { ErrorCode, RpcError } from "../jsonrpc/index.js";
+export type { SkillManifest } from "./manifest.js";
+
+/** What a handler gets besides its input: the caller context, the Worker's env and waitUntil. */
+export type SkillContext<Env = object> = CallerContext & {
+  env: Env;
+  /** The JSON-RPC id of the call (undefined for a notification). */
+  requestId: string | number | null | undefined;
+  /** Keeps work going after the response (Workers `ctx.waitUntil`). */
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+/** Everything a skill declares; see DESIGN.md "Defining a skill". */
+export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodType, Env> {
+  name: string;
+  version: string;
+  /** Shown to models: say what the skill does and when to use it. */
+  description: string;
+  tags: string[];
+  /** An object schema (its key order is the positional order) or an array/tuple schema. */
+  input: Input;
+  output: Output;
+  /** Pure or safe to repeat: the gateway may retry it on its own. Default false. */
+  idempotent?: boolean;
+  /** True: this deployment is only the fallback of `name`. Default false. */
+  degraded?: boolean;
+  /** Gateway-side timeout for one call. Default 10 s. */
+  timeoutMs?: number;
+  handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
+}
+
+/** The Worker module `defineSkill` returns: a Hono app, plus its manifest for tools and tests. */
+export type SkillWorker<Env extends object = object> = Hono<{ Bindings: Env }> & { manifest: SkillManifest };
+
+/**
+ * Defines a skill and returns its Worker module.
+ * @example
+ * export default defineSkill({
+ *   name: "math.subtract", version: "1.0.0", description: "a - b", tags: ["math"],
+ *   input: z.object({ minuend: z.number(), subtrahend: z.number() }), output: z.number(),
+ *   idempotent: true,
+ *   handler: ({ minuend, subtrahend }) => minuend - subtrahend,
+ * })
+ */
+export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, Env extends object = object>(
+  definition: SkillDefinition<Input, Output, Env>,
+): SkillWorker<Env> {
+  const manifest = manifestOf(definition);
+  const toInput = positionalMapper(definition.input);
+  const app = new Hono<{ Bindings: Env }>();
+
+  app.get("/manifest", (c) => c.json(manifest));
+  app.post("/", jsonBodyGuard(), async (c) => {
+    const caller = readContext(c.req.raw.headers);
+    const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
+    const body = await c.req.text();
+    const processed = await processJsonRpc(body, (request) =>
+      invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil }),
+    );
+    return toHttpResponse(processed, { "x-skill-version": `${manifest.name}@${manifest.version}` });
+  });
+  app.notFound((c) => c.json({ error: { message: "Not found: POST / for JSON-RPC, GET /manifest" } }, 404));
+  app.onError((err, c) => {
+    console.error(`[${manifest.name}@${manifest.version}]`, err);
+    return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Internal error" }, id: null }, 500);
+  });
+
+  async function invoke(request: JsonRpcRequest, ctx: SkillContext<Env>): Promise<unknown> {
+    if (request.method !== manifest.name) throw new RpcError(ErrorCode.MethodNotFound);
+    const input = definition.input.safeParse(toInput(request.params));
+    if (!input.success) {
+      throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(input.error) });
+    }
+    let output: unknown;
+    try {
+      output = await definition.handler(input.data, ctx);
+    } catch (thrown) {
+      if (thrown instanceof RpcError) throw thrown;
+      console.error(`[${manifest.name}@${manifest.version}] handler threw`, thrown);
+      throw new RpcError(ErrorCode.InternalError);
+    }
+    const checked = definition.output.safeParse(output);
+    if (!checked.success) {
+      console.error(`[${manifest.name}@${manifest.version}] output breaks the contract`, checked.error.issues);
+      throw new RpcError(ErrorCode.InternalError, "Internal error: the skill returned output that breaks its own schema");
+    }
+    return checked.data;
+  }
+
+  return Object.assign(app, { manifest });
+}
+
+/** Builds and checks the manifest (a bad name or version fails at module load, not per call). */
+function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never>, "handler">): SkillManifest {
+  return SkillManifestSchema.parse({
+    name: definition.name,
+    version: definition.version,
+    description: definition.description,
+    tags: definition.tags,
+    idempotent: definition.idempotent ?? false,
+    degraded: definition.degraded ?? false,
+    timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
+    outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),
+  });
+}
+
+/**
+ * Maps `params` onto what the input schema expects: by-name params pass through; by-position
+ * params fill an object schema's keys in declaration order, or pass through to an array schema.
+ * Missing params are `{}` (or `[]`).
+ */
+export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | undefined) => unknown {
+  if (input instanceof z.ZodObject) {
+    const keys = Object.keys(input.shape);
+    return (params) => {
+      if (params === undefined) return {};
+      if (!Array.isArray(params)) return params;
+      if (params.length > keys.length) {
+        throw new RpcError(ErrorCode.InvalidParams, `Invalid params: expected at most ${keys.length} positional params (${keys.join(", ")})`);
+      }
+      return Object.fromEntries(params.map((value, i) => [keys[i], value]));
+    };
+  }
+  if (input instanceof z.ZodArray || input instanceof z.ZodTuple) {
+    return (params) => {
+      if (params === undefined) return [];
+      if (!Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: this method takes positional params (an array)");
+      return params;
+    };
+  }
+  return (params) => params;
+}
+
+/** zod issues as plain data a model can act on: where, what, and the code. */
+export function describeIssues(error: z.ZodError): Array<{ path: string; message: string; code: string }> {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(root)",
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
+  try {
+    return c.executionCtx; // throws outside a Worker (e.g. app.request in a unit test)
+  } catch {
+    return undefined;
+  }
+}

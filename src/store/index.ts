@@ -1,0 +1,74 @@
+/**
+ * The store: one small Redis-shaped interface with two drivers, `memory` (embedded, per isolate)
+ * and `upstash` (Redis over the Upstash REST protocol). Multi-step operations that must be atomic
+ * are `StoreScript`s: Lua for Redis, and a synchronous twin for the memory driver (a JS isolate
+ * runs it without interleaving, which is what Redis gives a Lua script). One conformance suite
+ * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
+ */
+import type { MemoryData } from "./memory.js";
+
+export type StoreDriver = "memory" | "upstash";
+
+/** An atomic multi-step operation. `lua` runs in Redis; `memory` is its twin for `MemoryData`. */
+export interface StoreScript<Result> {
+  /** For logs and errors. */
+  name: string;
+  lua: string;
+  memory: (data: MemoryData, keys: string[], args: string[]) => Result;
+  /** Turns the raw Redis reply into the same value `memory` returns. */
+  fromRedis: (reply: unknown) => Result;
+}
+
+export interface SetOptions {
+  /** Expire after this many milliseconds. */
+  px?: number;
+  /** Only set when the key does not exist. */
+  nx?: boolean;
+}
+
+export interface Store {
+  readonly driver: StoreDriver;
+  get(key: string): Promise<string | null>;
+  /** Returns false when `nx` was given and the key existed. */
+  set(key: string, value: string, options?: SetOptions): Promise<boolean>;
+  /** Returns how many keys were removed. */
+  del(...keys: string[]): Promise<number>;
+  incr(key: string): Promise<number>;
+  /** Adds or updates members of a sorted set. */
+  zadd(key: string, entries: Array<{ score: number; member: string }>): Promise<void>;
+  zrem(key: string, ...members: string[]): Promise<number>;
+  /** Members with min ≤ score ≤ max, lowest score first. */
+  zrangeByScore(key: string, min: number, max: number): Promise<string[]>;
+  /** Runs an atomic script. */
+  run<Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>): Promise<Result>;
+  /** Round-trip check for health probes. */
+  ping(): Promise<boolean>;
+}
+
+/** Where a gateway's store comes from: Worker env vars (see README, "Store"). */
+export interface StoreEnv {
+  SKILLMESH_STORE?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
+}
+
+/** The options `storeFromEnv` picked, for `/healthz` and logs (never the token). */
+export interface StoreChoice {
+  driver: StoreDriver;
+  url?: string;
+}
+
+/**
+ * Which store the env asks for: `SKILLMESH_STORE` ("memory" | "upstash"), else `upstash` when the
+ * Upstash variables are set, else `memory`. Throws a readable error on a half-set config.
+ * @example storeChoice({ UPSTASH_REDIS_REST_URL: "https://…", UPSTASH_REDIS_REST_TOKEN: "…" }) // { driver: "upstash", … }
+ */
+export function storeChoice(env: StoreEnv): StoreChoice {
+  const wanted = env.SKILLMESH_STORE ?? (env.UPSTASH_REDIS_REST_URL ? "upstash" : "memory");
+  if (wanted === "memory") return { driver: "memory" };
+  if (wanted !== "upstash") throw new Error(`SKILLMESH_STORE must be "memory" or "upstash", not ${JSON.stringify(wanted)}`);
+  if (!env.UPSTASH_REDIS_REST_URL || !env.UPSTASH_REDIS_REST_TOKEN) {
+    throw new Error("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
+  }
+  return { driver: "upstash", url: env.UPSTASH_REDIS_REST_URL };
+}

@@ -1,0 +1,118 @@
+/**
+ * The `memory` driver: a tiny Redis (strings and sorted sets, with millisecond expiry) in the
+ * isolate's memory. It is the embedded default of `npm run dev`: one gateway isolate, no Redis.
+ */
+import type { SetOptions, Store, StoreScript } from "./index.js";
+
+interface Entry {
+  value: string | Map<string, number>;
+  expiresAt?: number;
+}
+
+/** The synchronous data a memory script works on; every method mirrors the Redis command. */
+export class MemoryData {
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= this.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #string(key: string): string | null {
+    const entry = this.#live(key);
+    if (!entry) return null;
+    if (typeof entry.value !== "string") throw wrongType();
+    return entry.value;
+  }
+
+  #zset(key: string, create: boolean): Map<string, number> | undefined {
+    const entry = this.#live(key);
+    if (entry && typeof entry.value === "string") throw wrongType();
+    if (entry) return entry.value as Map<string, number>;
+    if (!create) return undefined;
+    const zset = new Map<string, number>();
+    this.#entries.set(key, { value: zset });
+    return zset;
+  }
+
+  get(key: string): string | null {
+    return this.#string(key);
+  }
+
+  set(key: string, value: string, options: SetOptions = {}): boolean {
+    if (options.nx && this.#live(key)) return false;
+    this.#entries.set(key, { value, expiresAt: options.px === undefined ? undefined : this.now() + options.px });
+    return true;
+  }
+
+  del(...keys: string[]): number {
+    let removed = 0;
+    for (const key of keys) if (this.#live(key) && this.#entries.delete(key)) removed++;
+    return removed;
+  }
+
+  incr(key: string): number {
+    const current = this.#string(key);
+    const next = (current === null ? 0 : Number(current)) + 1;
+    if (!Number.isSafeInteger(next) || (current !== null && !/^-?\d+$/.test(current))) {
+      throw new Error("ERR value is not an integer or out of range");
+    }
+    const entry = this.#live(key);
+    this.#entries.set(key, { value: String(next), expiresAt: entry?.expiresAt });
+    return next;
+  }
+
+  zadd(key: string, entries: Array<{ score: number; member: string }>): void {
+    const zset = this.#zset(key, true)!;
+    for (const { score, member } of entries) zset.set(member, score);
+  }
+
+  zrem(key: string, ...members: string[]): number {
+    const zset = this.#zset(key, false);
+    if (!zset) return 0;
+    let removed = 0;
+    for (const member of members) if (zset.delete(member)) removed++;
+    if (zset.size === 0) this.#entries.delete(key);
+    return removed;
+  }
+
+  zrangeByScore(key: string, min: number, max: number): string[] {
+    const zset = this.#zset(key, false);
+    if (!zset) return [];
+    return [...zset]
+      .filter(([, score]) => score >= min && score <= max)
+      .sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([member]) => member);
+  }
+}
+
+function wrongType(): Error {
+  return new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+/**
+ * Creates a memory store. Each call is a fresh, empty store.
+ * @example const store = memoryStore(); await store.set("k", "v", { px: 1000 })
+ */
+export function memoryStore(now: () => number = Date.now): Store {
+  const data = new MemoryData(now);
+  return {
+    driver: "memory",
+    get: async (key) => data.get(key),
+    set: async (key, value, options) => data.set(key, value, options),
+    del: async (...keys) => data.del(...keys),
+    incr: async (key) => data.incr(key),
+    zadd: async (key, entries) => data.zadd(key, entries),
+    zrem: async (key, ...members) => data.zrem(key, ...members),
+    zrangeByScore: async (key, min, max) => data.zrangeByScore(key, min, max),
+    run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) =>
+      script.memory(data, keys, args.map(String)),
+    ping: async () => true,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The `upstash` driver: Redis through `@upstash/redis` (the Upstash REST protocol). In
+ * production it talks to Upstash; locally and in CI to scripts/redis-rest in front of a real
+ * `redis-server`.
+ */
+import { Redis } from "@upstash/redis/cloudflare";
+import type { Store, StoreScript } from "./index.js";
+
+export interface UpstashStoreOptions {
+  url: string;
+  token: string;
+  /** Retries of a failed HTTP request (the client's default of 5 makes a dead Redis slow to notice). */
+  retries?: number;
+}
+
+/**
+ * Creates an Upstash-backed store.
+ * @example const store = upstashStore({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN })
+ */
+export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): Store {
+  const redis = new Redis({
+    url,
+    token,
+    automaticDeserialization: false, // values are our own strings; no JSON guessing
+    enableTelemetry: false,
+    retry: { retries, backoff: (attempt) => 20 * 2 ** attempt },
+  });
+  const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
+
+  return {
+    driver: "upstash",
+    get: async (key) => (await redis.get<string>(key)) ?? null,
+    set: async (key, value, options = {}) => {
+      const reply = options.px !== undefined
+        ? options.nx
+          ? await redis.set(key, value, { px: options.px, nx: true })
+          : await redis.set(key, value, { px: options.px })
+        : options.nx
+          ? await redis.set(key, value, { nx: true })
+          : await redis.set(key, value);
+      return reply === "OK";
+    },
+    del: async (...keys) => (keys.length === 0 ? 0 : await redis.del(...keys)),
+    incr: async (key) => await redis.incr(key),
+    zadd: async (key, entries) => {
+      const [first, ...rest] = entries;
+      if (first) await redis.zadd(key, first, ...rest);
+    },
+    zrem: async (key, ...members) => (members.length === 0 ? 0 : await redis.zrem(key, ...members)),
+    zrangeByScore: async (key, min, max) => await redis.zrange<string[]>(key, min, max, { byScore: true }),
+    run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => {
+      let compiled = scripts.get(script.name);
+      if (!compiled) {
+        compiled = redis.createScript(script.lua);
+        scripts.set(script.name, compiled);
+      }
+      return script.fromRedis(await compiled.exec(keys, args.map(String)));
+    },
+    ping: async () => (await redis.ping()) === "PONG",
+  };
+}
