@@ -59,12 +59,12 @@ export class RegistryRepository {
   /** Removes deployments by id; returns the ids that were there. */
   async deregister(ids: string[], now: number): Promise<string[]> {
     let removed: string[] = [];
-    await this.mutate(now, (doc) => {
+    const swept = await this.mutate(now, (doc) => {
       removed = ids.filter((id) => doc.deployments[id]);
       return removed.length ? removeDeployments(doc, removed) : undefined;
     });
     if (ids.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...ids);
-    return removed;
+    return [...new Set([...removed, ...swept.filter((id) => ids.includes(id))])].sort();
   }
 
   /** Removes every deployment whose heartbeat deadline has passed. */
@@ -74,18 +74,20 @@ export class RegistryRepository {
 
   /**
    * Read-modify-write with compare-and-set: `change` returns the new doc, or undefined for "no
-   * change". Expired deployments are removed first, so every write also cleans up.
+   * change". Expired deployments are removed first, so every write also cleans up; returns the
+   * ids so swept.
    */
-  private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<void> {
+  private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<string[]> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const [{ rev, doc }, { expired }] = await Promise.all([this.read(), this.poll(now)]);
-      const live = expired.some((id) => doc.deployments[id]) ? removeDeployments(doc, expired) : doc;
+      const swept = expired.filter((id) => doc.deployments[id]);
+      const live = swept.length ? removeDeployments(doc, swept) : doc;
       const next = change(live);
-      if (next === undefined && live === doc) return;
+      if (next === undefined && live === doc) return swept;
       const written = await this.store.run(compareAndSetDoc, [REGISTRY_KEYS.doc, REGISTRY_KEYS.rev], [rev, JSON.stringify(next ?? live)]);
       if (written !== -1) {
         if (expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
-        return;
+        return swept;
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
     }

@@ -47,7 +47,7 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
       if (first) await redis.zadd(key, first, ...rest);
     },
     zrem: async (key, ...members) => (members.length === 0 ? 0 : await redis.zrem(key, ...members)),
-    zrangeByScore: async (key, min, max) => await redis.zrange<string[]>(key, min, max, { byScore: true }),
+    zrangeByScore: async (key, min, max) => await redis.zrange<string[]>(key, scoreBound(min), scoreBound(max), { byScore: true }),
     run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => {
       let compiled = scripts.get(script.name);
       if (!compiled) {
@@ -58,4 +58,9 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
     },
     ping: async () => (await redis.ping()) === "PONG",
   };
+}
+
+/** Redis spells infinite score bounds "-inf" / "+inf" (JSON has no Infinity). */
+function scoreBound(score: number): number | "-inf" | "+inf" {
+  return score === -Infinity ? "-inf" : score === Infinity ? "+inf" : score;
 }

@@ -1,0 +1,124 @@
+/**
+ * The local mesh: the gateway and any number of skill Workers in one Miniflare (workerd)
+ * instance, the gateway bound to each skill by a service binding, every skill also on its own
+ * loopback port for direct calls. Used by `npm run dev`, the integration tests and the benchmark.
+ */
+import { basename } from "node:path";
+import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import type { SkillManifest } from "../../src/skill/manifest.js";
+import { type Bundle, ROOT, bundleAll } from "./bundle.js";
+
+export interface MeshOptions {
+  /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`. */
+  skills: string[];
+  adminToken: string;
+  /** Use the upstash driver against this REST endpoint; default: the in-memory store. */
+  upstash?: { url: string; token: string };
+  /** Gateway port on `host`; 0 = any free port. */
+  port?: number;
+  host?: string;
+  /** Register every skill with the gateway after start (default true). */
+  register?: boolean;
+  /** Extra vars for the gateway Worker. */
+  gatewayVars?: Record<string, string>;
+  /** Print the Workers' logs (default false). */
+  verbose?: boolean;
+}
+
+export interface MeshSkill {
+  dir: string;
+  workerName: string;
+  /** The gateway's service binding to this skill. */
+  binding: string;
+  /** Direct URL of the skill Worker (bypassing the gateway). */
+  url: string;
+  manifest: SkillManifest;
+}
+
+export interface Mesh {
+  gatewayUrl: string;
+  skills: MeshSkill[];
+  miniflare: Miniflare;
+  dispose(): Promise<void>;
+}
+
+/** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2`. */
+export function bindingNameOf(dir: string): string {
+  return `SKILL_${basename(dir).toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+}
+
+function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.configPath);
+  return { ...(workerOptions as WorkerOptions), name, modules: true, scriptPath: bundle.scriptPath } as WorkerOptions;
+}
+
+/**
+ * Bundles (cached) and starts the mesh; registers the skills unless told not to.
+ * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
+ */
+export async function startMesh(options: MeshOptions): Promise<Mesh> {
+  const [gatewayBundle, ...skillBundles] = await bundleAll([ROOT, ...options.skills]);
+  const skills = skillBundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+
+  const gatewayVars: Record<string, string> = {
+    SKILLMESH_ADMIN_TOKEN: options.adminToken,
+    ...(options.upstash
+      ? { SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: options.upstash.url, UPSTASH_REDIS_REST_TOKEN: options.upstash.token }
+      : { SKILLMESH_STORE: "memory" }),
+    ...options.gatewayVars,
+  };
+  const gateway = workerOptionsOf(gatewayBundle!, "gateway");
+  const miniflare = new Miniflare({
+    host: options.host ?? "127.0.0.1",
+    port: options.port ?? 0,
+    log: options.verbose ? new Log(LogLevel.INFO) : new Log(LogLevel.NONE),
+    cf: false, // no network here: do not fetch the `Request.cf` placeholder
+    workers: [
+      {
+        ...gateway,
+        bindings: { ...(gateway.bindings ?? {}), ...gatewayVars },
+        serviceBindings: { ...(gateway.serviceBindings ?? {}), ...Object.fromEntries(skills.map((s) => [s.binding, s.workerName])) },
+      } as WorkerOptions,
+      ...skills.map(
+        (s) => ({ ...workerOptionsOf(s.bundle, s.workerName), unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] }) as WorkerOptions,
+      ),
+    ],
+  });
+  try {
+    const gatewayUrl = (await miniflare.ready).toString().replace(/\/$/, "");
+    const meshSkills: MeshSkill[] = [];
+    for (const s of skills) {
+      const url = (await miniflare.unsafeGetDirectURL(s.workerName)).toString().replace(/\/$/, "");
+      const manifest = (await (await fetch(`${url}/manifest`)).json()) as SkillManifest;
+      meshSkills.push({ dir: s.bundle.dir, workerName: s.workerName, binding: s.binding, url, manifest });
+    }
+    if (options.register ?? true) {
+      for (const skill of meshSkills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding });
+    }
+    return { gatewayUrl, skills: meshSkills, miniflare, dispose: () => miniflare.dispose() };
+  } catch (error) {
+    await miniflare.dispose();
+    throw error;
+  }
+}
+
+/**
+ * Registers one deployment with a gateway's admin API and returns the answer.
+ * @example await registerSkill("http://127.0.0.1:8787", token, { binding: "SKILL_HTML_EXTRACT" })
+ */
+export async function registerSkill(
+  gatewayUrl: string,
+  adminToken: string,
+  endpoint: { binding: string } | { url: string },
+  extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest } = {},
+): Promise<{ changed: boolean; deployment: { id: string; role: string } }> {
+  const response = await fetch(`${gatewayUrl}/admin/deployments`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ endpoint, ...extra }),
+  });
+  const body = (await response.json()) as { changed: boolean; deployment: { id: string; role: string }; error?: { message: string } };
+  if (!response.ok) throw new Error(`registering ${JSON.stringify(endpoint)} failed: HTTP ${response.status} ${body.error?.message ?? ""}`);
+  return body;
+}

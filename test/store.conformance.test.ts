@@ -1,0 +1,134 @@
+/**
+ * One conformance suite, two drivers: `memory` and `upstash` (through scripts/redis-rest in
+ * front of a real redis-server). Whatever the gateway relies on is asserted here for both.
+ */
+import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
+import { compareAndSetDoc } from "../src/registry/scripts.js";
+import type { Store } from "../src/store/index.js";
+import { memoryStore } from "../src/store/memory.js";
+import { upstashStore } from "../src/store/upstash.js";
+import { createClient } from "redis";
+import type { SkillManifest } from "../src/skill/manifest.js";
+
+const redis = createClient({ url: inject("redisUrl") });
+await redis.connect();
+afterAll(() => redis.quit());
+
+const drivers: Array<[string, () => Store]> = [
+  ["memory", () => memoryStore()],
+  ["upstash", () => upstashStore({ url: inject("redisRestUrl"), token: inject("redisRestToken") })],
+];
+
+const manifest = (name: string, version: string, extra: Partial<SkillManifest> = {}): SkillManifest => ({
+  name, version, description: "d", tags: ["t"], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {}, ...extra,
+});
+
+describe.each(drivers)("store driver %s", (driver, make) => {
+  let store: Store;
+  beforeEach(async () => {
+    await redis.flushAll();
+    store = make();
+  });
+
+  it("reports its driver and answers ping", async () => {
+    expect(store.driver).toBe(driver);
+    expect(await store.ping()).toBe(true);
+  });
+
+  it("gets and sets strings, null for a missing key", async () => {
+    expect(await store.get("missing")).toBeNull();
+    expect(await store.set("k", "v é 日本")).toBe(true);
+    expect(await store.get("k")).toBe("v é 日本");
+  });
+
+  it("keeps values that look like numbers or JSON as the exact strings written", async () => {
+    await store.set("n", "007");
+    await store.set("j", '{"a":1}');
+    expect(await store.get("n")).toBe("007");
+    expect(await store.get("j")).toBe('{"a":1}');
+  });
+
+  it("set nx only writes a missing key", async () => {
+    expect(await store.set("k", "first", { nx: true })).toBe(true);
+    expect(await store.set("k", "second", { nx: true })).toBe(false);
+    expect(await store.get("k")).toBe("first");
+  });
+
+  it("expires keys set with px", async () => {
+    await store.set("k", "v", { px: 50 });
+    expect(await store.get("k")).toBe("v");
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await store.get("k")).toBeNull();
+    expect(await store.set("k", "again", { nx: true })).toBe(true);
+  });
+
+  it("deletes keys and counts what was removed", async () => {
+    await store.set("a", "1");
+    await store.set("b", "2");
+    expect(await store.del("a", "b", "c")).toBe(2);
+    expect(await store.get("a")).toBeNull();
+  });
+
+  it("increments atomically under concurrency", async () => {
+    await Promise.all(Array.from({ length: 50 }, () => store.incr("counter")));
+    expect(await store.get("counter")).toBe("50");
+  });
+
+  it("orders a sorted set by score and ranges by score", async () => {
+    await store.zadd("z", [{ member: "c", score: 30 }, { member: "a", score: 10 }, { member: "b", score: 20 }]);
+    await store.zadd("z", [{ member: "a", score: 25 }]);
+    expect(await store.zrangeByScore("z", 0, 100)).toEqual(["b", "a", "c"]);
+    expect(await store.zrangeByScore("z", 21, 29)).toEqual(["a"]);
+    expect(await store.zrem("z", "a", "nope")).toBe(1);
+    expect(await store.zrangeByScore("z", -Infinity, Infinity)).toEqual(["b", "c"]);
+  });
+
+  it("runs the compare-and-set script: one winner per revision", async () => {
+    const keys = ["doc", "rev"];
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.run(compareAndSetDoc, keys, [0, `v${i}`])));
+    expect(results.filter((r) => r === 1)).toHaveLength(1);
+    expect(results.filter((r) => r === -1)).toHaveLength(9);
+    expect(await store.run(compareAndSetDoc, keys, [1, "next"])).toBe(2);
+    expect(await store.get("doc")).toBe("next");
+  });
+
+  it("registry: concurrent registrations through compare-and-set lose no write", async () => {
+    const repo = new RegistryRepository(store);
+    const names = Array.from({ length: 12 }, (_, i) => `skill.n${i}`);
+    await Promise.all(names.map((name) => repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now())));
+    const { rev, doc } = await repo.read();
+    expect(Object.keys(doc.deployments).sort()).toEqual(names.map((n) => `${n}@1.0.0`).sort());
+    expect(rev).toBe(12);
+  });
+
+  it("registry: heartbeat deadlines expire deployments and a poll reports them", async () => {
+    const repo = new RegistryRepository(store);
+    const now = Date.now();
+    await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 }, now);
+    expect((await repo.poll(now + 5_000)).expired).toEqual([]);
+    const later = await repo.poll(now + 11_000);
+    expect(later.expired).toEqual(["s@1.0.0"]);
+    expect(await repo.sweepExpired(now + 11_000)).toEqual(["s@1.0.0"]);
+    expect((await repo.read()).doc.deployments).toEqual({});
+    expect(await store.zrangeByScore(REGISTRY_KEYS.expiry, -Infinity, Infinity)).toEqual([]);
+  });
+
+  it("registry: the same registration twice changes nothing, not even the revision", async () => {
+    const repo = new RegistryRepository(store);
+    const input = { manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "same" };
+    expect((await repo.register(input, 1)).changed).toBe(true);
+    const before = await repo.read();
+    expect((await repo.register(input, 2)).changed).toBe(false);
+    expect(await repo.read()).toEqual(before);
+  });
+});
+
+describe("upstash driver against a dead endpoint", () => {
+  it("fails fast with an error instead of hanging", async () => {
+    const store = upstashStore({ url: "http://127.0.0.1:9", token: "x", retries: 0 });
+    const started = Date.now();
+    await expect(store.get("k")).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
