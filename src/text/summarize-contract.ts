@@ -1,0 +1,22 @@
+/**
+ * The contract every `text.summarize` deployment keeps (1.x, 2.x and the degraded fallback), so
+ * the gateway can move callers between them without the caller noticing anything but quality.
+ */
+import { z } from "zod";
+
+export const SummarizeInput = z.object({
+  text: z.string().min(1).max(200_000).describe("The text to summarize (plain text, up to 200,000 characters)"),
+  sentences: z.number().int().min(1).max(20).default(3).describe("How many sentences the summary keeps"),
+});
+
+export const SummarizeOutput = z.object({
+  summary: z.string().describe("The chosen sentences joined by spaces, in their original order"),
+  sentences: z.array(z.string()),
+  method: z.enum(["word-frequency", "textrank", "lead"]).describe("How sentences were chosen"),
+  totalSentences: z.number().int().describe("Sentences found in the input"),
+});
+export type SummarizeOutput = z.infer<typeof SummarizeOutput>;
+
+export const SUMMARIZE_DESCRIPTION =
+  "Summarize a plain-text document by extracting its most representative sentences (no rewording, so facts are never invented). Input: {text, sentences?=3}.";
+export const SUMMARIZE_TAGS = ["text.summarize", "text", "nlp.extractive"];
