@@ -30,15 +30,38 @@ export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   };
   const size = bodyLimit({
     maxSize: maxBytes,
-    onError: (c) =>
-      c.json(
+    onError: async (c) => {
+      await drain(c.req.raw);
+      return c.json(
         failure(null, ErrorCode.InvalidRequest, `Request body is larger than ${maxBytes} bytes`, {
           maxBytes,
         }),
         413,
-      ),
+      );
+    },
   });
   return every(contentType, size);
+}
+
+/** Past this, an oversized body is cut off rather than read to the end. */
+const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads and discards what is left of a refused body, so the client gets the 413 instead of a
+ * connection reset while it is still sending. Bounded: a huge upload is cut off.
+ */
+async function drain(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed) return;
+  const reader = request.body.getReader();
+  let seen = 0;
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      seen += chunk.value.byteLength;
+      if (seen > MAX_DRAIN_BYTES) return void (await reader.cancel());
+    }
+  } catch {
+    // The client went away: nothing to answer.
+  }
 }
 
 /**

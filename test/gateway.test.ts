@@ -1,0 +1,219 @@
+/**
+ * The gateway in workerd with the real skills and the fixtures, on the embedded memory store:
+ * routing by registry, admin API and its auth, discovery, timeouts and failure containment,
+ * body limits, headers and caller context.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { skillDirs } from "../scripts/mesh/bundle.js";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, FIXTURE_SKILLS, admin, post } from "./support/fixtures.js";
+
+let mesh: Mesh;
+let rpc: string;
+const call = (method: string, params?: unknown, headers: Record<string, string> = {}) =>
+  post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
+
+beforeAll(async () => {
+  mesh = await startMesh({ skills: [...skillDirs(), ...FIXTURE_SKILLS], adminToken: ADMIN_TOKEN });
+  rpc = `${mesh.gatewayUrl}/rpc`;
+});
+afterAll(() => mesh?.dispose());
+
+const TEXT = "Solar panels make electricity. Batteries store it. Homes use it at night. Cats sleep.";
+
+describe("routing through the registry", () => {
+  it("serves a skill and names the deployment that answered in X-Skill-Version", async () => {
+    const answer = await call("modbus.decode", { frame: "11 03 00 6B 00 03 76 87" });
+    expect(answer.status).toBe(200);
+    expect(answer.json.result.fields).toEqual({ startAddress: 107, quantity: 3 });
+    expect(answer.headers.get("x-skill-version")).toBe("modbus.decode@1.0.0");
+  });
+
+  it("the first version takes 100%, a later version registers as a canary at 0%", async () => {
+    const { json } = await admin(mesh.gatewayUrl, "GET", "/deployments");
+    const roles = Object.fromEntries(json.deployments.filter((d: any) => d.name === "text.summarize").map((d: any) => [d.version, d.role]));
+    expect(roles).toEqual({ "1.0.0": "stable", "2.0.0": "canary", "1.0.0-lead": "degraded" });
+    expect(json.routes["text.summarize"]).toEqual({ "*": { "1.0.0": 100, "2.0.0": 0 } });
+    const versions = new Set<string>();
+    for (let i = 0; i < 30; i++) versions.add((await call("text.summarize", { text: TEXT }, { "x-user-id": `u${i}` })).headers.get("x-skill-version")!);
+    expect([...versions]).toEqual(["text.summarize@1.0.0"]);
+  });
+
+  it("lists every deployment an answer came from for a batch", async () => {
+    const answer = await post(rpc, [
+      { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 },
+      { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 2 },
+    ]);
+    expect(answer.json).toEqual([{ jsonrpc: "2.0", result: 2, id: 1 }, { jsonrpc: "2.0", result: 3, id: 2 }]);
+    expect(answer.headers.get("x-skill-version")!.split(", ").sort()).toEqual(["subtract@1.0.0", "sum@1.0.0"]);
+  });
+
+  it("passes the caller context (hashed caller key, W3C trace) to the skill", async () => {
+    const parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const { json } = await call("test.whoami", {}, {
+      "x-user-id": "alice", "x-user-group": "beta", "x-session-id": "s-1", authorization: "Bearer sk_secret_key", traceparent: parent,
+    });
+    expect(json.result).toMatchObject({ userId: "alice", group: "beta", session: "s-1" });
+    expect(json.result.caller).toMatch(/^c_[0-9a-f]{16}$/);
+    expect(JSON.stringify(json)).not.toContain("sk_secret_key");
+    const [, traceId, spanId] = json.result.traceparent.split("-");
+    expect(traceId).toBe("0af7651916cd43dd8448eb211c80319c");
+    expect(spanId).not.toBe("b7ad6b7169203331");
+  });
+
+  it("starts a trace when the caller sends none", async () => {
+    const { json } = await call("test.whoami", {});
+    expect(json.result.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(json.result.caller).toBe("anonymous");
+  });
+});
+
+describe("failures are contained", () => {
+  it("a skill that hangs past its timeout answers -32004 with timeoutMs", async () => {
+    const started = Date.now();
+    const { json } = await call("test.misbehave", { mode: "hang", ms: 3_000 });
+    expect(json.error).toMatchObject({ code: -32004, data: { timeoutMs: 300 } });
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it("a handler that throws gives -32603 without its message or stack", async () => {
+    const { json, text } = await call("test.misbehave", { mode: "throw" });
+    expect(json.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(text).not.toMatch(/secret|srv|at /);
+  });
+
+  it("output that breaks the skill's own schema gives -32603, never the bad data", async () => {
+    const { json, text } = await call("test.misbehave", { mode: "bad-output" });
+    expect(json.error.code).toBe(-32603);
+    expect(text).not.toContain("yes");
+  });
+
+  it("invalid params reach the caller as -32602 with zod's issues", async () => {
+    const { json } = await call("subtract", { minuend: "ten" });
+    expect(json.error.code).toBe(-32602);
+    expect(json.error.data.issues.map((i: any) => i.path).sort()).toEqual(["minuend", "subtrahend"]);
+  });
+
+  it("too many positional params is -32602 too", async () => {
+    expect((await call("subtract", [1, 2, 3])).json.error.code).toBe(-32602);
+  });
+
+  it("bodies over 1 MiB get 413, other content types 415, both as JSON-RPC errors", async () => {
+    const big = await post(rpc, JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1], id: 1, pad: "x".repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(big.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+    const plain = await post(rpc, "{}", { "content-type": "text/plain" });
+    expect(plain.status).toBe(415);
+    expect(plain.json.error.code).toBe(-32600);
+  });
+
+  it("unknown routes get a JSON 404", async () => {
+    const response = await fetch(`${mesh.gatewayUrl}/nope`);
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).error.code).toBe(-32601);
+  });
+});
+
+describe("discovery", () => {
+  it("skills.list describes every skill once, with its versions and schemas", async () => {
+    const { json } = await call("skills.list");
+    const summarize = json.result.find((s: any) => s.name === "text.summarize");
+    expect(summarize.versions.map((v: any) => v.version).sort()).toEqual(["1.0.0", "1.0.0-lead", "2.0.0"]);
+    expect(summarize.inputSchema.required).toEqual(["text"]);
+    expect(json.result.filter((s: any) => s.name === "text.summarize")).toHaveLength(1);
+  });
+
+  it("skills.discover matches an exact tag, a glob, several tags, and by position", async () => {
+    const names = async (params: unknown) => (await call("skills.discover", params)).json.result.map((s: any) => s.name);
+    expect(await names({ capability: "grid.*" })).toEqual(["modbus.decode"]);
+    expect(await names({ capability: "text.summarize" })).toEqual(["text.summarize"]);
+    expect(await names({ tags: ["text"] })).toEqual(["html.extract", "text.summarize"]);
+    expect(await names({ tags: ["text", "html.*"] })).toEqual(["html.extract"]);
+    expect(await names(["*.decode"])).toEqual(["modbus.decode"]);
+    expect(await names({ capability: "nothing.*" })).toEqual([]);
+  });
+
+  it("skills.discover rejects bad params with -32602", async () => {
+    expect((await call("skills.discover", { tags: "text" })).json.error.code).toBe(-32602);
+  });
+
+  it("rpc.discover returns an OpenRPC 1.2.6 document", async () => {
+    const { json } = await call("rpc.discover");
+    expect(json.result.openrpc).toBe("1.2.6");
+    const subtract = json.result.methods.find((m: any) => m.name === "subtract");
+    expect(subtract.params.map((p: any) => p.name)).toEqual(["minuend", "subtrahend"]);
+  });
+});
+
+describe("admin API", () => {
+  it("refuses calls without the bearer token or with a wrong one", async () => {
+    for (const token of ["", "wrong-token"]) {
+      const answer = await admin(mesh.gatewayUrl, "GET", "/deployments", undefined, token);
+      expect(answer.status).toBe(401);
+      expect(answer.json.error.code).toBe(-32006);
+    }
+  });
+
+  it("re-registering the same deployment changes nothing", async () => {
+    const before = await admin(mesh.gatewayUrl, "GET", "/deployments");
+    const skill = mesh.skills.find((s) => s.manifest.name === "modbus.decode")!;
+    const again = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: skill.binding } });
+    expect(again.status).toBe(200);
+    expect(again.json.changed).toBe(false);
+    expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).json.revision).toBe(before.json.revision);
+  });
+
+  it("refuses a bad registration with the reasons, and a binding the gateway lacks with 502", async () => {
+    const bad = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { url: "ftp://x" } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.issues.length).toBeGreaterThan(0);
+    const missing = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: "NO_SUCH_SKILL" } });
+    expect(missing.status).toBe(502);
+  });
+
+  it("a TTL registration lives while its heartbeat comes and disappears after", async () => {
+    const sum = mesh.skills.find((s) => s.manifest.name === "sum")!;
+    const registration = { endpoint: { url: sum.url }, manifest: { ...sum.manifest, version: "1.1.0" }, ttlSeconds: 5, registrationId: "hb" };
+    const versions = async () => (await call("skills.list")).json.result.find((s: any) => s.name === "sum").versions.map((v: any) => v.version).sort();
+    expect((await admin(mesh.gatewayUrl, "POST", "/deployments", registration)).json.deployment).toMatchObject({ role: "canary" });
+    expect(await versions()).toEqual(["1.0.0", "1.1.0"]);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await admin(mesh.gatewayUrl, "POST", "/deployments", registration)).json.changed).toBe(false); // the heartbeat
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await versions()).toEqual(["1.0.0", "1.1.0"]); // 6 s after the first registration, 3 s after the heartbeat
+    await new Promise((r) => setTimeout(r, 3_200));
+    expect(await versions()).toEqual(["1.0.0"]);
+    const listed = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.map((d: any) => d.id);
+    expect(listed).not.toContain("sum@1.1.0");
+  }, 20_000);
+
+  it("deregistering the stable version promotes the next one to stable at 100%", async () => {
+    const removed = await admin(mesh.gatewayUrl, "DELETE", `/deployments/${encodeURIComponent("text.summarize@1.0.0")}`);
+    expect(removed.json).toEqual({ removed: ["text.summarize@1.0.0"] });
+    const { json } = await admin(mesh.gatewayUrl, "GET", "/deployments");
+    expect(json.routes["text.summarize"]).toEqual({ "*": { "2.0.0": 100 } });
+    const answer = await call("text.summarize", { text: TEXT });
+    expect(answer.headers.get("x-skill-version")).toBe("text.summarize@2.0.0");
+    expect(answer.json.result.method).toBe("textrank");
+    expect((await admin(mesh.gatewayUrl, "DELETE", "/deployments/text.summarize@1.0.0")).status).toBe(404);
+  });
+
+  it("with no routable version left, the degraded deployment answers; with nothing, the method is gone", async () => {
+    await admin(mesh.gatewayUrl, "DELETE", "/deployments/text.summarize@2.0.0");
+    const degraded = await call("text.summarize", { text: TEXT });
+    expect(degraded.headers.get("x-skill-version")).toBe("text.summarize@1.0.0-lead");
+    expect(degraded.json.result.method).toBe("lead");
+    await admin(mesh.gatewayUrl, "DELETE", "/deployments/text.summarize@1.0.0-lead");
+    expect((await call("text.summarize", { text: TEXT })).json.error.code).toBe(-32601);
+  });
+});
+
+describe("health", () => {
+  it("GET /healthz reports the store and the registry", async () => {
+    const response = await fetch(`${mesh.gatewayUrl}/healthz`);
+    const body = (await response.json()) as any;
+    expect(response.status).toBe(200);
+    expect(body).toMatchObject({ status: "ok", store: { driver: "memory", ok: true } });
+    expect(body.registry.deployments).toBeGreaterThan(5);
+  });
+});
