@@ -2,22 +2,20 @@
  * One conformance suite, two drivers: `memory` and `upstash` (through scripts/redis-rest in
  * front of a real redis-server). Whatever the gateway relies on is asserted here for both.
  */
-import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
 import { compareAndSetDoc } from "../src/registry/scripts.js";
-import type { Store } from "../src/store/index.js";
+import { type Store, withPrefix } from "../src/store/index.js";
 import { memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
-import { createClient } from "redis";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
-const redis = createClient({ url: inject("redisUrl") });
-await redis.connect();
-afterAll(() => redis.quit());
-
+// Every test gets its own key prefix: other test files share this Redis.
+let run = 0;
+const prefix = () => `conformance:${process.pid}:${++run}:`;
 const drivers: Array<[string, () => Store]> = [
   ["memory", () => memoryStore()],
-  ["upstash", () => upstashStore({ url: inject("redisRestUrl"), token: inject("redisRestToken") })],
+  ["upstash", () => withPrefix(upstashStore({ url: inject("redisRestUrl"), token: inject("redisRestToken") }), prefix())],
 ];
 
 const manifest = (name: string, version: string, extra: Partial<SkillManifest> = {}): SkillManifest => ({
@@ -26,9 +24,16 @@ const manifest = (name: string, version: string, extra: Partial<SkillManifest> =
 
 describe.each(drivers)("store driver %s", (driver, make) => {
   let store: Store;
-  beforeEach(async () => {
-    await redis.flushAll();
+  beforeEach(() => {
     store = make();
+  });
+
+  it("keeps prefixed keys apart from the same keys unprefixed", async () => {
+    const other = withPrefix(store, "other:");
+    await store.set("shared", "mine");
+    expect(await other.get("shared")).toBeNull();
+    await other.zadd("z", [{ member: "m", score: 1 }]);
+    expect(await store.zrangeByScore("z", 0, 2)).toEqual([]);
   });
 
   it("reports its driver and answers ping", async () => {

@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
 import type { RedisClientType } from "redis";
 
 type Command = string[];
@@ -47,7 +48,7 @@ export function redisRestApp(client: RedisClientType, token: string): Hono {
   });
 
   app.notFound((c) => c.json({ error: "Not found" }, 404));
-  app.onError((err, c) => c.json({ error: errorMessage(err) }, 500));
+  app.onError((err, c) => (err instanceof HTTPException ? err.getResponse() : c.json({ error: errorMessage(err) }, 500)));
   return app;
 }
 

@@ -1,5 +1,5 @@
 /** One store per isolate, built from the Worker's env on first use. */
-import { type Store, type StoreEnv, storeChoice } from "./index.js";
+import { type Store, type StoreEnv, storeChoice, withPrefix } from "./index.js";
 import { memoryStore } from "./memory.js";
 import { upstashStore } from "./upstash.js";
 
@@ -12,12 +12,13 @@ let cached: { signature: string; store: Store } | undefined;
  */
 export function storeFromEnv(env: StoreEnv): Store {
   const choice = storeChoice(env);
-  const signature = `${choice.driver}|${choice.url ?? ""}|${env.UPSTASH_REDIS_REST_TOKEN ?? ""}`;
+  const prefix = env.SKILLMESH_STORE_PREFIX ?? "";
+  const signature = `${choice.driver}|${choice.url ?? ""}|${env.UPSTASH_REDIS_REST_TOKEN ?? ""}|${prefix}`;
   if (cached?.signature === signature) return cached.store;
-  const store =
-    choice.driver === "memory"
-      ? memoryStore()
-      : upstashStore({ url: choice.url!, token: env.UPSTASH_REDIS_REST_TOKEN! });
+  const store = withPrefix(
+    choice.driver === "memory" ? memoryStore() : upstashStore({ url: choice.url!, token: env.UPSTASH_REDIS_REST_TOKEN! }),
+    prefix,
+  );
   cached = { signature, store };
   return store;
 }

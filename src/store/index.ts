@@ -50,6 +50,8 @@ export interface StoreEnv {
   SKILLMESH_STORE?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
+  /** Key prefix, for several meshes on one Redis (default none). */
+  SKILLMESH_STORE_PREFIX?: string;
 }
 
 /** The options `storeFromEnv` picked, for `/healthz` and logs (never the token). */
@@ -71,4 +73,26 @@ export function storeChoice(env: StoreEnv): StoreChoice {
     throw new Error("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
   }
   return { driver: "upstash", url: env.UPSTASH_REDIS_REST_URL };
+}
+
+/**
+ * The same store with every key (script keys included) under `prefix`: several meshes, or
+ * several test files, can share one Redis without seeing each other's data.
+ * @example const store = withPrefix(upstashStore(opts), "staging:")
+ */
+export function withPrefix(store: Store, prefix: string): Store {
+  if (!prefix) return store;
+  const k = (key: string) => prefix + key;
+  return {
+    driver: store.driver,
+    get: (key) => store.get(k(key)),
+    set: (key, value, options) => store.set(k(key), value, options),
+    del: (...keys) => store.del(...keys.map(k)),
+    incr: (key) => store.incr(k(key)),
+    zadd: (key, entries) => store.zadd(k(key), entries),
+    zrem: (key, ...members) => store.zrem(k(key), ...members),
+    zrangeByScore: (key, min, max) => store.zrangeByScore(k(key), min, max),
+    run: (script, keys, args) => store.run(script, keys.map(k), args),
+    ping: () => store.ping(),
+  };
 }

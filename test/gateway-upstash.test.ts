@@ -1,0 +1,109 @@
+/**
+ * The gateway on the `upstash` driver against a real redis-server (through scripts/redis-rest):
+ * two gateway instances share one registry, skills on URL endpoints, and a dead store does not
+ * take the gateway down.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { startRedisRest } from "../scripts/redis-rest/serve.js";
+import { ADMIN_TOKEN, FIXTURE_SKILLS, admin, post } from "./support/fixtures.js";
+
+const fixtures = FIXTURE_SKILLS.filter((dir) => /\/(subtract|sum)$/.test(dir));
+const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
+const call = (gatewayUrl: string, method: string, params?: unknown) => post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 });
+
+async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("two gateway isolates on one Redis", () => {
+  const prefix = `gw-upstash-${process.pid}:`;
+  let a: Mesh;
+  let b: Mesh;
+  beforeAll(async () => {
+    const gatewayVars = { SKILLMESH_STORE_PREFIX: prefix };
+    a = await startMesh({ skills: fixtures, adminToken: ADMIN_TOKEN, upstash: upstash(), register: false, gatewayVars });
+    b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
+  });
+  afterAll(async () => {
+    await a?.dispose();
+    await b?.dispose();
+  });
+
+  it("a skill registered by URL through one gateway is served by the other within seconds", async () => {
+    const subtract = a.skills.find((s) => s.manifest.name === "subtract")!;
+    const registered = await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: subtract.url });
+    expect(registered.deployment).toMatchObject({ id: "subtract@1.0.0", role: "stable" });
+    const started = Date.now();
+    const answer = await eventually(() => call(b.gatewayUrl, "subtract", [42, 23]), (r) => r.json.result === 19);
+    expect(answer.json).toEqual({ jsonrpc: "2.0", result: 19, id: 7 });
+    expect(answer.headers.get("x-skill-version")).toBe("subtract@1.0.0");
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("a deregistration through one gateway reaches the other", async () => {
+    const sum = a.skills.find((s) => s.manifest.name === "sum")!;
+    await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: sum.url });
+    await eventually(() => call(b.gatewayUrl, "sum", [1, 2]), (r) => r.json.result === 3);
+    expect((await admin(a.gatewayUrl, "DELETE", "/deployments/sum@1.0.0")).status).toBe(200);
+    const gone = await eventually(() => call(b.gatewayUrl, "sum", [1, 2]), (r) => r.json.error?.code === -32601);
+    expect(gone.json.error.code).toBe(-32601);
+  });
+
+  it("both gateways list the same registry revision", async () => {
+    const [ra, rb] = await Promise.all([admin(a.gatewayUrl, "GET", "/deployments"), admin(b.gatewayUrl, "GET", "/deployments")]);
+    expect(ra.json.revision).toBe(rb.json.revision);
+    expect(ra.json.deployments.map((d: any) => d.id)).toEqual(["subtract@1.0.0"]);
+  });
+});
+
+describe("when the store goes down", () => {
+  const prefix = `gw-dead-${process.pid}:`;
+  let mesh: Mesh;
+  let rest: Awaited<ReturnType<typeof startRedisRest>>;
+  beforeAll(async () => {
+    rest = await startRedisRest({ redisUrl: inject("redisUrl"), token: "dying" });
+    mesh = await startMesh({
+      skills: fixtures,
+      adminToken: ADMIN_TOKEN,
+      upstash: { url: rest.url, token: rest.token },
+      gatewayVars: { SKILLMESH_STORE_PREFIX: prefix, SKILLMESH_SNAPSHOT_MAX_AGE_MS: "200" },
+    });
+    expect((await call(mesh.gatewayUrl, "subtract", [3, 1])).json.result).toBe(2);
+    await rest.stop();
+  });
+  afterAll(() => mesh?.dispose());
+
+  it("keeps serving calls from the last registry snapshot", async () => {
+    await new Promise((r) => setTimeout(r, 400)); // past the snapshot's age: the next call polls a dead store
+    for (let i = 0; i < 3; i++) expect((await call(mesh.gatewayUrl, "sum", [i, 1])).json.result).toBe(i + 1);
+  });
+
+  it("says so on /healthz", async () => {
+    const health = (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as any;
+    expect(health).toMatchObject({ status: "degraded", store: { driver: "upstash", ok: false } });
+  });
+
+  it("answers admin calls with 503 and a readable message, no stack", async () => {
+    const answer = await admin(mesh.gatewayUrl, "GET", "/deployments");
+    expect(answer.status).toBe(503);
+    expect(answer.json.error.message).toMatch(/store is unavailable/);
+    expect(JSON.stringify(answer.json)).not.toMatch(/\bat \S+:\d+/);
+  });
+
+  it("a gateway that never saw the registry answers -32001 with retryAfterMs", async () => {
+    const fresh = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: { url: rest.url, token: rest.token } });
+    try {
+      const { json, status } = await call(fresh.gatewayUrl, "subtract", [1, 1]);
+      expect(status).toBe(200);
+      expect(json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
+    } finally {
+      await fresh.dispose();
+    }
+  });
+});
