@@ -1,0 +1,78 @@
+/**
+ * `npm run dev` — the whole mesh locally in workerd: the gateway and every folder of skills/,
+ * registered with the gateway, on http://127.0.0.1:8787 (the embedded memory store).
+ * `npm run dev -- --redis` — the same on a real redis-server (started here) through the local
+ * Upstash REST endpoint, with the `upstash` driver.
+ * Options: --port N (0 = any free port), --verbose (Workers' logs).
+ */
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { skillDirs } from "./mesh/bundle.js";
+import { startMesh } from "./mesh/index.js";
+import { findRedisServer, startRedisServer } from "./redis-rest/redis-server.js";
+import { startRedisRest } from "./redis-rest/serve.js";
+
+const { values } = parseArgs({
+  options: {
+    redis: { type: "boolean", default: false },
+    port: { type: "string", default: process.env.PORT ?? "8787" },
+    verbose: { type: "boolean", default: false },
+  },
+});
+
+const stops: Array<() => Promise<void>> = [];
+async function shutdown(code: number): Promise<never> {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+try {
+  const adminToken = process.env.SKILLMESH_ADMIN_TOKEN || `dev-${randomBytes(12).toString("hex")}`;
+  let upstash: { url: string; token: string } | undefined;
+  if (values.redis) {
+    if (!findRedisServer()) {
+      console.error("--redis needs redis-server: apt-get install -y redis-server (Debian/Ubuntu) or brew install redis");
+      await shutdown(1);
+    }
+    const redis = await startRedisServer();
+    stops.push(() => redis.stop());
+    const rest = await startRedisRest({ redisUrl: redis.url, token: randomBytes(16).toString("hex") });
+    stops.push(() => rest.stop());
+    upstash = { url: rest.url, token: rest.token };
+    console.log(`redis-server on ${redis.url}, Upstash REST endpoint on ${rest.url}`);
+  }
+
+  const dirs = skillDirs();
+  console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
+  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose });
+  stops.push(() => mesh.dispose());
+
+  const url = mesh.gatewayUrl;
+  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"})\n`);
+  const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
+    deployments: Array<{ id: string; name: string; version: string; role: string }>;
+    routes: Record<string, Record<string, Record<string, number>>>;
+  };
+  for (const skill of mesh.skills) {
+    const { name, version } = skill.manifest;
+    const deployment = registry.deployments.find((d) => d.id === `${name}@${version}`);
+    const weight = registry.routes[name]?.["*"]?.[version];
+    const role = `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
+    console.log(`  ${`${name}@${version}`.padEnd(28)} ${role.padEnd(12)} direct: ${skill.url}`);
+  }
+  console.log(`
+Try it:
+  curl -s ${url}/rpc -H 'content-type: application/json' \\
+    -d '{"jsonrpc":"2.0","method":"modbus.decode","params":{"frame":"11 03 00 6B 00 03 76 87"},"id":1}'
+
+Admin API token (for /admin/*):
+  export SKILLMESH_ADMIN_TOKEN=${adminToken}
+  curl -s ${url}/admin/deployments -H "Authorization: Bearer $SKILLMESH_ADMIN_TOKEN"
+
+Ctrl-C stops the mesh.`);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  await shutdown(1);
+}
