@@ -25,6 +25,11 @@ export interface Bundle {
   bytes: number;
 }
 
+/** A flat folder name for a Worker's bundle: `skills/html-extract` → `skills__html-extract`, the root → `gateway`. */
+function folderNameOf(dir: string): string {
+  return relative(ROOT, resolve(ROOT, dir)).replace(/[\\/]/g, "__") || "gateway";
+}
+
 /** Hash of every file below `paths` (sorted), for the cache key. */
 function hashOf(paths: string[]): string {
   const hash = createHash("sha256");
@@ -49,7 +54,7 @@ export async function bundleWorker(dir: string, options: { outdir?: string } = {
   const absDir = resolve(ROOT, dir);
   const configPath = join(absDir, "wrangler.toml");
   const key = hashOf([join(ROOT, "src"), absDir, join(ROOT, "package-lock.json")]);
-  const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", relative(ROOT, absDir).replace(/[\\/]/g, "__"), key);
+  const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), key);
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {
     rmSync(outdir, { recursive: true, force: true });
@@ -80,7 +85,7 @@ export async function bundleAll(dirs: string[], options: { outRoot?: string } = 
     while (next < dirs.length) {
       const i = next++;
       const dir = dirs[i]!;
-      const outdir = options.outRoot ? join(options.outRoot, relative(ROOT, resolve(ROOT, dir)).replace(/[\\/]/g, "__")) : undefined;
+      const outdir = options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined;
       results[i] = await bundleWorker(dir, { outdir });
     }
   };

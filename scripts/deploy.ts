@@ -1,0 +1,83 @@
+/**
+ * `npm run deploy -- --dry-run [--outdir dist]` bundles the gateway and every skill with
+ * wrangler (`deploy --dry-run --outdir`) and prints each bundle's size. Needs no account.
+ *
+ * `npm run deploy` deploys for real: the gateway first, then each skill with `wrangler deploy`,
+ * registering each with the gateway's admin API (SKILLMESH_URL, SKILLMESH_ADMIN_TOKEN; wrangler
+ * itself needs CLOUDFLARE_API_TOKEN). A skill that the gateway's wrangler.toml binds as a
+ * service registers by binding, any other by its workers.dev URL.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
+import { registerSkill } from "./mesh/index.js";
+import { unstable_readConfig } from "wrangler";
+
+const run = promisify(execFile);
+const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+
+const { values } = parseArgs({
+  options: {
+    "dry-run": { type: "boolean", default: false },
+    outdir: { type: "string", default: "dist" },
+  },
+});
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+async function dryRun(): Promise<void> {
+  const dirs = [ROOT, ...skillDirs()];
+  const outRoot = resolve(ROOT, values.outdir);
+  console.log(`Bundling ${dirs.length} Workers with wrangler into ${relative(ROOT, outRoot) || "."}/ …`);
+  const bundles = await bundleAll(dirs, { outRoot });
+  printSizes(bundles);
+}
+
+function printSizes(bundles: Bundle[]): void {
+  console.log(`\n${"worker".padEnd(34)}${"bundle".padStart(12)}${"gzip".padStart(12)}  file`);
+  for (const bundle of bundles) {
+    const name = unstable_readConfig({ config: bundle.configPath }).name ?? relative(ROOT, bundle.dir);
+    const gzip = gzipSync(readFileSync(bundle.scriptPath)).length;
+    console.log(`${name.padEnd(34)}${kib(bundle.bytes).padStart(12)}${kib(gzip).padStart(12)}  ${relative(ROOT, bundle.scriptPath)}`);
+  }
+}
+
+async function wrangler(args: string[]): Promise<string> {
+  const { stdout, stderr } = await run(process.execPath, [WRANGLER, ...args], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  return `${stdout}\n${stderr}`;
+}
+
+async function deploy(): Promise<void> {
+  const gatewayUrl = process.env.SKILLMESH_URL?.replace(/\/$/, "");
+  const adminToken = process.env.SKILLMESH_ADMIN_TOKEN;
+  if (!gatewayUrl || !adminToken || !process.env.CLOUDFLARE_API_TOKEN) {
+    throw new Error("npm run deploy needs SKILLMESH_URL (the gateway's URL), SKILLMESH_ADMIN_TOKEN and CLOUDFLARE_API_TOKEN; `npm run deploy -- --dry-run` needs none");
+  }
+  const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
+  const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
+
+  console.log("Deploying the gateway …");
+  await wrangler(["deploy", "-c", join(ROOT, "wrangler.toml")]);
+  for (const dir of skillDirs()) {
+    const config = unstable_readConfig({ config: join(dir, "wrangler.toml") });
+    console.log(`Deploying ${config.name} …`);
+    const output = await wrangler(["deploy", "-c", join(dir, "wrangler.toml")]);
+    const url = output.match(/https:\/\/\S+\.workers\.dev/)?.[0];
+    const versionId = output.match(/Current Version ID:\s*(\S+)/)?.[1];
+    const binding = bindingByService.get(config.name!);
+    if (!binding && !url) throw new Error(`${config.name} deployed, but wrangler printed no workers.dev URL and the gateway has no service binding to it`);
+    const { deployment, changed } = await registerSkill(gatewayUrl, adminToken, binding ? { binding } : { url: url! }, versionId ? { registrationId: versionId } : {});
+    console.log(`  registered ${deployment.id} as ${deployment.role}${changed ? "" : " (unchanged)"}`);
+  }
+}
+
+try {
+  await (values["dry-run"] ? dryRun() : deploy());
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
