@@ -76,7 +76,11 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
     .on("title", {
       element: (el) => {
         title = "";
-        el.onEndTag(() => void (page.title ??= cleanText(title ?? "") || null));
+        skipDepth++; // the title is metadata, not body text (also when there is no <head>)
+        el.onEndTag(() => {
+          skipDepth--;
+          page.title ??= cleanText(title ?? "") || null;
+        });
       },
       text: (chunk) => void (title = (title ?? "") + chunk.text),
     })

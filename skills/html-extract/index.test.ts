@@ -57,6 +57,11 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
     expect(result.links[1].href).toBe("spec.html");
   });
 
+  it("keeps the title out of the text even without a <head>", async () => {
+    const { result } = await skill.call({ html: "<title>Hi</title><h1>Meters</h1><p>See it.</p>" });
+    expect(result).toMatchObject({ title: "Hi", text: "Meters\nSee it." });
+  });
+
   it("truncates long text and says so", async () => {
     const { result } = await skill.call({ html: `<p>${"word ".repeat(100)}</p>`, maxTextChars: 100 });
     expect(result.text).toHaveLength(100);
