@@ -132,6 +132,12 @@ export function isNotification(request: JsonRpcRequest): boolean {
 /** Answers one valid request with its result; a thrown `RpcError` becomes the error response. */
 export type RequestHandler = (request: JsonRpcRequest) => Promise<unknown>;
 
+/**
+ * Most requests in one batch. Each may become a subrequest to a skill, and a Worker's
+ * subrequests per request are limited; a larger batch is refused whole, before any work.
+ */
+export const MAX_BATCH = 100;
+
 /** What a body turned into: the response body to send, or `undefined` when nothing is sent. */
 export type ProcessedBody = JsonRpcResponse | JsonRpcResponse[] | undefined;
 
@@ -151,6 +157,9 @@ export async function processJsonRpc(body: string, handle: RequestHandler): Prom
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return failure(null, ErrorCode.InvalidRequest);
+    if (parsed.length > MAX_BATCH) {
+      return failure(null, ErrorCode.InvalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH} requests`, { maxBatch: MAX_BATCH });
+    }
     const answers = await Promise.all(parsed.map((item) => answerOne(item, handle)));
     const sent = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     return sent.length === 0 ? undefined : sent;

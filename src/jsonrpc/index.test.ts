@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { ErrorCode, RpcError, failureFromThrown, processJsonRpc } from "./index.js";
+
+const echo = async (request: { method: string; params?: unknown }) => {
+  if (request.method === "boom") throw new Error("db password is hunter2");
+  if (request.method === "refuse") throw new RpcError(ErrorCode.RateLimited, "slow down", { retryAfterMs: 10 });
+  if (request.method === "nothing") return undefined;
+  return request.params ?? null;
+};
+
+describe("processJsonRpc", () => {
+  it("answers a request with the handler's result and the request's id", async () => {
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"m","params":[1],"id":"a"}', echo)).toEqual({ jsonrpc: "2.0", result: [1], id: "a" });
+  });
+
+  it("turns an RpcError into its error object and anything else into a bare -32603", async () => {
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"refuse","id":1}', echo)).toEqual({
+      jsonrpc: "2.0", error: { code: -32005, message: "slow down", data: { retryAfterMs: 10 } }, id: 1,
+    });
+    const failed = await processJsonRpc('{"jsonrpc":"2.0","method":"boom","id":2}', echo);
+    expect(failed).toEqual({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: 2 });
+    expect(JSON.stringify(failed)).not.toContain("hunter2");
+  });
+
+  it("never answers undefined as a result (it would vanish from the JSON)", async () => {
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"nothing","id":3}', echo)).toEqual({ jsonrpc: "2.0", result: null, id: 3 });
+  });
+
+  it("sends nothing for notifications, even failing ones, but answers an explicit null id", async () => {
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"boom"}', echo)).toBeUndefined();
+    expect(await processJsonRpc('[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":"m"}]', echo)).toBeUndefined();
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"m","id":null}', echo)).toEqual({ jsonrpc: "2.0", result: null, id: null });
+  });
+
+  it("keeps batch order and leaves out notifications", async () => {
+    const out = await processJsonRpc('[{"jsonrpc":"2.0","method":"m","params":[1],"id":1},{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":"m","params":[3],"id":3}]', echo);
+    expect(out).toEqual([{ jsonrpc: "2.0", result: [1], id: 1 }, { jsonrpc: "2.0", result: [3], id: 3 }]);
+  });
+
+  it("echoes a readable id of an invalid request, null otherwise", async () => {
+    expect(await processJsonRpc('{"jsonrpc":"1.0","method":"m","id":9}', echo)).toMatchObject({ error: { code: -32600 }, id: 9 });
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"m","id":{"x":1}}', echo)).toMatchObject({ error: { code: -32600 }, id: null });
+    expect(await processJsonRpc('{"jsonrpc":"2.0","method":"m","params":"str","id":1}', echo)).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it("refuses batches larger than the limit as one Invalid Request", async () => {
+    const batch = JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", method: "m", id: i })));
+    expect(await processJsonRpc(batch, echo)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/100/) }, id: null });
+  });
+});
+
+describe("failureFromThrown", () => {
+  it("keeps an RpcError's code, message and data", () => {
+    expect(failureFromThrown(1, new RpcError(-32004, "late", { timeoutMs: 5 })).error).toEqual({ code: -32004, message: "late", data: { timeoutMs: 5 } });
+  });
+});

@@ -1,0 +1,173 @@
+/** The registry's rules (pure), version order, tag discovery, and the per-isolate snapshot. */
+import { describe, expect, it } from "vitest";
+import type { SkillManifest } from "../skill/manifest.js";
+import { type Store, type StoreScript } from "../store/index.js";
+import { memoryStore } from "../store/memory.js";
+import { discover, tagMatcher } from "./discovery.js";
+import { emptyRegistry } from "./model.js";
+import { applyRegistration, removeDeployments } from "./mutations.js";
+import { RegistryRepository } from "./repository.js";
+import { compareSemver } from "./semver.js";
+import { RegistrySnapshot } from "./snapshot.js";
+
+const manifest = (name: string, version: string, extra: Partial<SkillManifest> = {}): SkillManifest => ({
+  name, version, description: "", tags: ["t"], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {}, ...extra,
+});
+const register = (doc = emptyRegistry(), m: SkillManifest, registrationId = `${m.name}@${m.version}`) =>
+  applyRegistration(doc, { manifest: m, endpoint: { binding: "X" }, registrationId }, 0);
+
+describe("registration rules", () => {
+  it("first version stable at 100%, later ones canary at 0% in every group, degraded out of the table", () => {
+    let doc = register(undefined, manifest("s", "1.0.0")).doc;
+    doc.routes.s!.beta = { "1.0.0": 100 };
+    doc = register(doc, manifest("s", "2.0.0")).doc;
+    doc = register(doc, manifest("s", "0.1.0-lead", { degraded: true })).doc;
+    expect(Object.values(doc.deployments).map((d) => [d.version, d.role])).toEqual([["1.0.0", "stable"], ["2.0.0", "canary"], ["0.1.0-lead", "degraded"]]);
+    expect(doc.routes.s).toEqual({ "*": { "1.0.0": 100, "2.0.0": 0 }, beta: { "1.0.0": 100, "2.0.0": 0 } });
+  });
+
+  it("the same registration id changes nothing; a new one (a redeploy) keeps role and weights", () => {
+    const first = register(undefined, manifest("s", "1.0.0"), "r1");
+    expect(register(first.doc, manifest("s", "1.0.0"), "r1")).toMatchObject({ changed: false, doc: first.doc });
+    const redeploy = register(first.doc, manifest("s", "1.0.0", { description: "new" }), "r2");
+    expect(redeploy.changed).toBe(true);
+    expect(redeploy.deployment.role).toBe("stable");
+    expect(redeploy.doc.routes.s).toEqual({ "*": { "1.0.0": 100 } });
+  });
+
+  it("a version registered when only a degraded one exists becomes stable", () => {
+    const doc = register(register(undefined, manifest("s", "0.1.0", { degraded: true })).doc, manifest("s", "1.0.0")).doc;
+    expect(doc.deployments["s@1.0.0"]!.role).toBe("stable");
+    expect(doc.routes.s).toEqual({ "*": { "1.0.0": 100 } });
+  });
+
+  it("does not change the document it was given", () => {
+    const doc = register(undefined, manifest("s", "1.0.0")).doc;
+    const before = structuredClone(doc);
+    register(doc, manifest("s", "2.0.0"));
+    removeDeployments(doc, ["s@1.0.0"]);
+    expect(doc).toEqual(before);
+  });
+});
+
+describe("removal rules", () => {
+  const three = () => {
+    let doc = register(undefined, manifest("s", "1.0.0")).doc;
+    doc = register(doc, manifest("s", "2.0.0")).doc;
+    doc = register(doc, manifest("s", "1.5.0")).doc;
+    doc.routes.s = { "*": { "1.0.0": 60, "2.0.0": 30, "1.5.0": 10 }, beta: { "1.0.0": 0, "2.0.0": 100, "1.5.0": 0 } };
+    return doc;
+  };
+
+  it("a removed canary's share returns to the stable version", () => {
+    expect(removeDeployments(three(), ["s@2.0.0"]).routes.s).toEqual({ "*": { "1.0.0": 90, "1.5.0": 10 }, beta: { "1.0.0": 100, "1.5.0": 0 } });
+  });
+
+  it("removing the stable version promotes the highest remaining one, which takes the share", () => {
+    const doc = removeDeployments(three(), ["s@1.0.0"]);
+    expect(doc.deployments["s@2.0.0"]!.role).toBe("stable");
+    expect(doc.routes.s).toEqual({ "*": { "2.0.0": 90, "1.5.0": 10 }, beta: { "2.0.0": 100, "1.5.0": 0 } });
+  });
+
+  it("removing every version drops the routing table", () => {
+    expect(removeDeployments(three(), ["s@1.0.0", "s@2.0.0", "s@1.5.0"])).toEqual(emptyRegistry());
+  });
+});
+
+describe("compareSemver", () => {
+  it("orders by precedence, numerically, pre-releases below their release", () => {
+    const sorted = ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0", "1.0.0-lead", "1.0.0", "2.0.0-beta.11", "2.0.0-beta.2", "1.0.0+build"].sort(compareSemver);
+    expect(sorted).toEqual(["1.0.0-lead", "1.0.0", "1.0.0+build", "1.2.0", "1.10.0", "2.0.0-beta.2", "2.0.0-beta.11", "2.0.0-rc.1", "2.0.0"]);
+  });
+});
+
+describe("discovery", () => {
+  it("matches exact tags, * across dots, ? for one character, and nothing else as special", () => {
+    expect(tagMatcher("grid.*")("grid.modbus")).toBe(true);
+    expect(tagMatcher("grid.*")("grid")).toBe(false);
+    expect(tagMatcher("*.decode")("industrial.decode")).toBe(true);
+    expect(tagMatcher("grid.???")("grid.698")).toBe(true);
+    expect(tagMatcher("a+b")("a+b")).toBe(true);
+    expect(tagMatcher("a.b")("axb")).toBe(false);
+  });
+
+  it("needs every pattern to match some tag of the deployment", () => {
+    const doc = register(register(undefined, manifest("a", "1.0.0", { tags: ["text", "html.extract"] })).doc, manifest("b", "1.0.0", { tags: ["text"] })).doc;
+    const all = Object.values(doc.deployments);
+    expect(discover(all, { tags: ["text", "html.*"] }).map((d) => d.name)).toEqual(["a"]);
+    expect(discover(all, { capability: "text" }).map((d) => d.name)).toEqual(["a", "b"]);
+    expect(discover(all, {}).length).toBe(2);
+  });
+});
+
+/** A memory store that counts calls and can be switched off. */
+function instrumented(): Store & { calls: string[]; down: boolean } {
+  const inner = memoryStore();
+  const state = { calls: [] as string[], down: false };
+  const wrap = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    if (state.down) throw new Error("store down");
+    state.calls.push(name === "run" ? `run:${(args[0] as StoreScript<unknown>).name}` : name);
+    return fn(...args);
+  };
+  return Object.assign(state, {
+    driver: inner.driver,
+    get: wrap("get", inner.get), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
+    zadd: wrap("zadd", inner.zadd), zrem: wrap("zrem", inner.zrem), zrangeByScore: wrap("zrangeByScore", inner.zrangeByScore),
+    run: wrap("run", inner.run) as Store["run"], ping: wrap("ping", inner.ping),
+  });
+}
+
+describe("RegistrySnapshot", () => {
+  async function setup() {
+    const store = instrumented();
+    const repo = new RegistryRepository(store);
+    await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r" }, 0);
+    let now = 1_000;
+    const snapshot = new RegistrySnapshot(repo, { maxAgeMs: 1_000, now: () => now, onStale: () => {} });
+    store.calls.length = 0;
+    return { store, repo, snapshot, tick: (ms: number) => (now += ms) };
+  }
+
+  it("reads the registry once, then serves from memory until it is maxAgeMs old", async () => {
+    const { store, snapshot, tick } = await setup();
+    await snapshot.current();
+    expect(store.calls).toEqual(["run:registry.poll", "get", "get"]);
+    store.calls.length = 0;
+    tick(500);
+    await Promise.all([snapshot.current(), snapshot.current()]);
+    expect(store.calls).toEqual([]);
+  });
+
+  it("revalidates with one poll, and reloads only when the revision moved", async () => {
+    const { store, repo, snapshot, tick } = await setup();
+    await snapshot.current();
+    store.calls.length = 0;
+    tick(1_000);
+    await Promise.all([snapshot.current(), snapshot.current(), snapshot.current()]);
+    expect(store.calls).toEqual(["run:registry.poll"]);
+    await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
+    store.calls.length = 0;
+    tick(1_000);
+    const view = await snapshot.current();
+    expect(store.calls).toEqual(["run:registry.poll", "get", "get"]);
+    expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+  });
+
+  it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
+    const { store, snapshot, tick } = await setup();
+    const before = await snapshot.current();
+    store.down = true;
+    tick(5_000);
+    expect(await snapshot.current()).toBe(before);
+    const fresh = new RegistrySnapshot(new RegistryRepository(store));
+    await expect(fresh.current()).rejects.toThrow("store down");
+  });
+
+  it("hides deployments whose heartbeat deadline passed, before anyone sweeps them", async () => {
+    const { repo, snapshot, tick } = await setup();
+    await repo.register({ manifest: manifest("t", "1.0.0"), endpoint: { binding: "X" }, registrationId: "t", ttlSeconds: 10 }, 1_000);
+    expect((await snapshot.current()).skills.has("t")).toBe(true);
+    tick(10_001);
+    expect((await snapshot.current()).skills.has("t")).toBe(false);
+  });
+});
