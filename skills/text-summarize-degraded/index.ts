@@ -1,19 +1,14 @@
 import { defineSkill } from "../../src/skill/index.js";
 import { splitSentences } from "../../src/text/index.js";
-import { SUMMARIZE_DESCRIPTION, SUMMARIZE_TAGS, SummarizeInput, SummarizeOutput } from "../../src/text/summarize-contract.js";
+import { summarizeContract } from "../../src/text/summarize-contract.js";
 
 /**
  * The fallback of `text.summarize`: the first sentences (the "lead"). No ranking, so it is cheap
  * and cannot fail on odd input; news-style text puts the gist first anyway.
  */
 export default defineSkill({
-  name: "text.summarize",
+  ...summarizeContract,
   version: "1.0.0-lead",
-  description: SUMMARIZE_DESCRIPTION,
-  tags: SUMMARIZE_TAGS,
-  input: SummarizeInput,
-  output: SummarizeOutput,
-  idempotent: true,
   degraded: true,
   timeoutMs: 2_000,
   handler: ({ text, sentences: count }) => {

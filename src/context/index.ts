@@ -45,11 +45,19 @@ export function readContext(headers: Headers): CallerContext {
     if (decoded) return decoded;
   }
   return CallerContextSchema.parse({
-    userId: headers.get("x-user-id")?.slice(0, 256) || undefined,
-    group: headers.get("x-user-group")?.slice(0, 64) || undefined,
-    session: (headers.get("x-session-id") ?? headers.get("mcp-session-id"))?.slice(0, 256) || undefined,
+    ...headerFields(headers),
     traceparent: validTraceparent(headers.get("traceparent")),
   });
+}
+
+/** User id, group and session from the plain request headers, clipped to the schema's limits. */
+function headerFields(headers: Headers): Pick<CallerContext, "userId" | "group" | "session"> {
+  const clip = (value: string | null, max: number) => (value ? value.slice(0, max) : undefined);
+  return {
+    userId: clip(headers.get("x-user-id"), 256),
+    group: clip(headers.get("x-user-group"), 64),
+    session: clip(headers.get("x-session-id") ?? headers.get("mcp-session-id"), 256),
+  };
 }
 
 function decodeContext(encoded: string): CallerContext | undefined {
@@ -81,4 +89,25 @@ export async function callerIdOf(authorization: string | null | undefined): Prom
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
   const hex = [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `c_${hex}`;
+}
+
+/**
+ * The caller context of a request to the gateway, from its headers: `X-User-Id`, `X-User-Group`,
+ * `X-Session-Id` (or `Mcp-Session-Id`), the caller's bearer key (hashed) and a `traceparent` for
+ * the hop to the skill (the caller's trace, or a new one, with a new span id).
+ * @example const context = await callerContextOf(request.headers)
+ */
+export async function callerContextOf(headers: Headers): Promise<CallerContext> {
+  return {
+    ...headerFields(headers),
+    caller: await callerIdOf(headers.get("authorization")),
+    traceparent: childTraceparent(validTraceparent(headers.get("traceparent"))),
+  };
+}
+
+/** A W3C traceparent for the next hop: the same trace (or a new one) and a new span id. */
+function childTraceparent(parent: string | undefined): string {
+  const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const [, traceId = hex(16), , flags = "01"] = parent?.split("-") ?? [];
+  return `00-${traceId}-${hex(8)}-${flags}`;
 }

@@ -14,7 +14,8 @@ export const REGISTRY_KEYS = {
   expiry: "sm:registry:expiry",
 } as const;
 
-const MAX_CAS_ATTEMPTS = 8;
+/** Writers that lose a compare-and-set retry; n concurrent writers need up to n rounds. */
+const MAX_CAS_ATTEMPTS = 30;
 
 export interface RegistryState {
   rev: number;
@@ -89,7 +90,8 @@ export class RegistryRepository {
         if (expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
         return swept;
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+      // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
     }
     throw new Error("registry write kept conflicting with other writers; try again");
   }

@@ -30,15 +30,10 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
   return {
     driver: "upstash",
     get: async (key) => (await redis.get<string>(key)) ?? null,
-    set: async (key, value, options = {}) => {
-      const reply = options.px !== undefined
-        ? options.nx
-          ? await redis.set(key, value, { px: options.px, nx: true })
-          : await redis.set(key, value, { px: options.px })
-        : options.nx
-          ? await redis.set(key, value, { nx: true })
-          : await redis.set(key, value);
-      return reply === "OK";
+    set: async (key, value, { px, nx } = {}) => {
+      // The client's SetCommandOptions is a union that rejects `undefined` members: build it.
+      const options = { ...(px !== undefined ? { px } : {}), ...(nx ? { nx: true } : {}) } as Parameters<Redis["set"]>[2];
+      return (await redis.set(key, value, options)) === "OK";
     },
     del: async (...keys) => (keys.length === 0 ? 0 : await redis.del(...keys)),
     incr: async (key) => await redis.incr(key),

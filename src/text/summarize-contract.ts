@@ -17,6 +17,16 @@ export const SummarizeOutput = z.object({
 });
 export type SummarizeOutput = z.infer<typeof SummarizeOutput>;
 
-export const SUMMARIZE_DESCRIPTION =
-  "Summarize a plain-text document by extracting its most representative sentences (no rewording, so facts are never invented). Input: {text, sentences?=3}.";
-export const SUMMARIZE_TAGS = ["text.summarize", "text", "nlp.extractive"];
+/**
+ * Everything but the version and the handler, spread into each deployment's `defineSkill`.
+ * @example defineSkill({ ...summarizeContract, version: "2.0.0", handler: ({ text, sentences }) => … })
+ */
+export const summarizeContract = {
+  name: "text.summarize",
+  description:
+    "Summarize a plain-text document by extracting its most representative sentences (no rewording, so facts are never invented). Input: {text, sentences?=3}.",
+  tags: ["text.summarize", "text", "nlp.extractive"],
+  input: SummarizeInput,
+  output: SummarizeOutput,
+  idempotent: true,
+};
