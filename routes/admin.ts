@@ -7,7 +7,8 @@ import { Hono, type Context } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { type Endpoint, RegistrationSchema } from "../src/registry/model.js";
+import { type Endpoint, RegistrationSchema, type RegistryDoc, RoutingTableSchema } from "../src/registry/model.js";
+import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { errorText, gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode } from "../src/jsonrpc/index.js";
 import { MAX_BODY_BYTES, jsonBodyGuard } from "../src/jsonrpc/http.js";
@@ -44,7 +45,7 @@ adminRoutes.get("/deployments", async (c) => {
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
-  return c.json({ revision: rev, deployments, routes });
+  return c.json({ revision: rev, deployments, routes, events: doc.events });
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
@@ -72,7 +73,50 @@ adminRoutes.delete("/deployments/:id", async (c) => {
   return c.json({ removed });
 });
 
-adminRoutes.notFound((c) => adminError(c, 404, "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version"));
+// ---------------------------------------------------------------------------------------------
+// Rollout: canary weights per group, promote, rollback (src/routing/rollout.ts holds the rules)
+// ---------------------------------------------------------------------------------------------
+
+const GroupName = z.string().regex(/^(\*|[A-Za-z0-9_.:-]{1,64})$/, "a group is * or [A-Za-z0-9_.:-]{1,64}");
+const Percent = z.number().int().min(0).max(100);
+const CanaryBody = z.object({ version: z.string().min(1), groups: z.record(GroupName, Percent) });
+const VersionBody = z.object({ version: z.string().min(1) });
+const RollbackBody = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
+const RoutesBody = z.object({ routes: RoutingTableSchema });
+
+/** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
+function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, now: number) => RegistryDoc) {
+  return async (c: Context<{ Bindings: GatewayEnv }>) => {
+    const body = schema.safeParse(await c.req.json().catch(() => ({})));
+    if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
+    const skill = c.req.param("name")!;
+    const { registry, snapshot } = gatewayRuntime(c.env);
+    try {
+      const doc = await registry.update(Date.now(), (current) => edit(current, skill, body.data, Date.now()));
+      snapshot.invalidate();
+      return c.json({ skill, routes: doc.routes[skill] ?? {}, event: doc.events[0] });
+    } catch (error) {
+      if (error instanceof RolloutError) return adminError(c, error.status, error.message);
+      throw error;
+    }
+  };
+}
+
+/** One skill: its deployments, routing table and rollout events. */
+adminRoutes.get("/skills/:name", async (c) => {
+  const skill = c.req.param("name");
+  const { doc } = await gatewayRuntime(c.env).registry.read();
+  const deployments = Object.values(doc.deployments).filter((d) => d.name === skill);
+  if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
+  return c.json({ skill, deployments, routes: doc.routes[skill] ?? {}, events: doc.events.filter((e) => e.skill === skill) });
+});
+
+adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryBody, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(VersionBody, (doc, skill, body, now) => promote(doc, skill, body.version, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackBody, (doc, skill, body, now) => rollback(doc, skill, { now, by: "admin", version: body.version, reason: body.reason })));
+adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesBody, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
+
+adminRoutes.notFound((c) => adminError(c, 404, "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes"));
 
 /** Reads `GET /manifest` from a skill endpoint (binding or URL), within 5 s. */
 async function fetchManifest(endpoint: Endpoint, env: GatewayEnv): Promise<SkillManifest> {

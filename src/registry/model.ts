@@ -36,9 +36,25 @@ export type Deployment = z.infer<typeof DeploymentSchema>;
 export const RoutingTableSchema = z.record(z.string(), z.record(z.string(), z.number().min(0).max(100)));
 export type RoutingTable = z.infer<typeof RoutingTableSchema>;
 
+/** A rollout event: who changed a skill's routing, when and why (newest first, capped). */
+export const RolloutEventSchema = z.object({
+  at: z.number(),
+  skill: z.string(),
+  type: z.enum(["canary", "promote", "rollback", "routes"]),
+  version: z.string().optional(),
+  /** "admin" or "breaker" (an automatic rollback). */
+  by: z.string(),
+  reason: z.string(),
+});
+export type RolloutEvent = z.infer<typeof RolloutEventSchema>;
+
+/** Events kept per registry (older ones fall off). */
+export const MAX_EVENTS = 100;
+
 export const RegistryDocSchema = z.object({
   deployments: z.record(z.string(), DeploymentSchema),
   routes: z.record(z.string(), RoutingTableSchema),
+  events: z.array(RolloutEventSchema).default([]),
 });
 export type RegistryDoc = z.infer<typeof RegistryDocSchema>;
 
@@ -46,7 +62,7 @@ export const DEFAULT_GROUP = "*";
 
 /** The empty registry. */
 export function emptyRegistry(): RegistryDoc {
-  return { deployments: {}, routes: {} };
+  return { deployments: {}, routes: {}, events: [] };
 }
 
 /** `name@version`, the id of a deployment. @example deploymentId("text.summarize", "2.0.0") */

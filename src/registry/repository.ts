@@ -68,6 +68,17 @@ export class RegistryRepository {
     return [...new Set([...removed, ...swept.filter((id) => ids.includes(id))])].sort();
   }
 
+  /**
+   * Applies an edit (e.g. a rollout from src/routing/rollout.ts) atomically and returns the new
+   * document. An edit that throws changes nothing; the error reaches the caller.
+   * @example await registry.update(Date.now(), (doc) => rollback(doc, "text.summarize", { now, by: "admin" }))
+   */
+  async update(now: number, edit: (doc: RegistryDoc) => RegistryDoc): Promise<RegistryDoc> {
+    let result: RegistryDoc | undefined;
+    await this.mutate(now, (doc) => (result = edit(doc)));
+    return result!;
+  }
+
   /** Removes every deployment whose heartbeat deadline has passed. */
   async sweepExpired(now: number): Promise<string[]> {
     return this.deregister((await this.poll(now)).expired, now);
