@@ -1,0 +1,142 @@
+/**
+ * `skillmesh` — the rollout CLI. It talks to a gateway's admin API:
+ *   SKILLMESH_URL (default http://127.0.0.1:8787) and SKILLMESH_ADMIN_TOKEN.
+ *
+ *   skillmesh status [skill]
+ *   skillmesh canary <skill> <version> --group beta=100 --group vip=20 --group '*'=5
+ *   skillmesh promote <skill> <version>
+ *   skillmesh rollback <skill> [--version <canary>] [--reason "..."]
+ */
+import { parseArgs } from "node:util";
+
+const USAGE = `usage: skillmesh <command>
+  status [skill]                                   deployments, weights per group, recent events
+  canary <skill> <version> --group <g>=<pct> ...   give a canary a share per group (stable takes the rest)
+  promote <skill> <version>                        make a version stable at 100% everywhere
+  rollback <skill> [--version <v>] [--reason <r>]  send every group (or one canary's share) back to stable
+env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
+
+interface Deployment { id: string; name: string; version: string; role: string; registeredAt: number; ttlSeconds?: number; endpoint: { binding?: string; url?: string } }
+interface Event { at: number; skill: string; type: string; version?: string; by: string; reason: string }
+type Routes = Record<string, Record<string, number>>;
+
+/** A failure the user can act on: printed as is, exit code 1. */
+export class CliError extends Error {}
+
+export interface CliIO {
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+  fetch: typeof fetch;
+}
+
+async function api(io: CliIO, method: string, path: string, body?: unknown): Promise<any> {
+  const base = (io.env.SKILLMESH_URL || "http://127.0.0.1:8787").replace(/\/$/, "");
+  const token = io.env.SKILLMESH_ADMIN_TOKEN;
+  if (!token) throw new CliError("SKILLMESH_ADMIN_TOKEN is not set: export the gateway's admin token first");
+  let response: Response;
+  try {
+    response = await io.fetch(`${base}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new CliError(`cannot reach the gateway at ${base} (${(error as Error).cause ?? (error as Error).message}); is SKILLMESH_URL right?`);
+  }
+  const answer = (await response.json().catch(() => ({}))) as { error?: { message?: string; issues?: Array<{ path: string; message: string }> } };
+  if (response.status === 401) throw new CliError(`the gateway at ${base} refused the admin token (check SKILLMESH_ADMIN_TOKEN)`);
+  if (!response.ok) {
+    const issues = answer.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join("") ?? "";
+    throw new CliError(`${answer.error?.message ?? `the gateway answered HTTP ${response.status}`}${issues}`);
+  }
+  return answer;
+}
+
+/** Lays rows out in aligned columns. */
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+/** Parses `--group beta=100` values into `{ beta: 100 }`, refusing anything else. */
+export function parseGroups(values: string[]): Record<string, number> {
+  const groups: Record<string, number> = {};
+  for (const value of values) {
+    const match = value.match(/^([^=]+)=(\d{1,3})$/);
+    if (!match) throw new CliError(`--group takes <group>=<percent>, e.g. --group beta=100 or --group '*'=5; got ${JSON.stringify(value)}`);
+    groups[match[1]!] = Number(match[2]);
+  }
+  return groups;
+}
+
+function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: Routes): void {
+  const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
+  io.out(name);
+  const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "ENDPOINT", "REGISTERED", "TTL"]];
+  const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
+  for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
+    const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
+    rows.push([`  ${d.version}`, d.role, ...weights, d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+  }
+  table(rows).forEach((line) => io.out(line));
+  io.out("");
+}
+
+function printEvents(io: CliIO, events: Event[]): void {
+  io.out("Recent events");
+  if (!events.length) return io.out("  (none)");
+  table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${time(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
+}
+
+/**
+ * Runs one CLI command; throws CliError for anything the user should fix.
+ * @example await runCli(["promote", "text.summarize", "2.0.0"], { env: process.env, out: console.log, fetch })
+ */
+export async function runCli(argv: string[], io: CliIO): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { group: { type: "string", multiple: true, default: [] }, version: { type: "string" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  const [command, skill, version] = positionals;
+  const need = (value: string | undefined, what: string) => {
+    if (!value) throw new CliError(`${command} needs ${what}\n${USAGE}`);
+    return value;
+  };
+  switch (values.help ? "help" : command) {
+    case "status": {
+      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; events: Event[] };
+      const names = [...new Set(all.deployments.map((d) => d.name))].filter((n) => !skill || n === skill).sort();
+      if (skill && !names.length) throw new CliError(`No skill ${skill} is registered`);
+      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {});
+      printEvents(io, all.events.filter((e) => !skill || e.skill === skill));
+      return;
+    }
+    case "canary": {
+      const groups = parseGroups(values.group as string[]);
+      if (!Object.keys(groups).length) throw new CliError("canary needs at least one --group <group>=<percent>, e.g. --group beta=100");
+      const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/canary`, { version: need(version, "a version"), groups });
+      io.out(answer.event.reason);
+      printSkill(io, skill!, (await api(io, "GET", `/skills/${encodeURIComponent(skill!)}`)).deployments, answer.routes);
+      return;
+    }
+    case "promote": {
+      const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/promote`, { version: need(version, "a version") });
+      io.out(answer.event.reason);
+      return;
+    }
+    case "rollback": {
+      const body = { ...(values.version ? { version: values.version } : {}), ...(values.reason ? { reason: values.reason } : {}) };
+      const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/rollback`, body);
+      io.out(answer.event.reason);
+      return;
+    }
+    case "help":
+      io.out(USAGE);
+      return;
+    default:
+      throw new CliError(`${command ? `unknown command ${command}` : "no command"}\n${USAGE}`);
+  }
+}
