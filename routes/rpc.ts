@@ -10,9 +10,14 @@ export const rpcRoutes = new Hono<{ Bindings: GatewayEnv }>();
 
 rpcRoutes.post("/", jsonBodyGuard(), async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const scope: CallScope = { context: await callerContextOf(c.req.raw.headers), answeredBy: new Set() };
-  const processed = await processJsonRpc(await c.req.text(), (request) => invoke(request, scope, runtime, c.env));
+  const scope: CallScope = {
+    context: await callerContextOf(c.req.raw.headers),
+    idempotencyKey: c.req.header("idempotency-key"),
+    answeredBy: new Set(),
+  };
+  const processed = await processJsonRpc(await c.req.text(), (request, slot) => invoke(request, slot, scope, runtime, c.env));
   const headers = new Headers();
   if (scope.answeredBy.size) headers.set("x-skill-version", [...scope.answeredBy].join(", "));
+  if (scope.replayed) headers.set("idempotent-replayed", "1");
   return toHttpResponse(processed, headers);
 });

@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
 import { compareAndSetDoc } from "../src/registry/scripts.js";
+import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { type Store, withPrefix } from "../src/store/index.js";
 import { memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
@@ -96,6 +97,30 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(results.filter((r) => r === -1)).toHaveLength(9);
     expect(await store.run(compareAndSetDoc, keys, [1, "next"])).toBe(2);
     expect(await store.get("doc")).toBe("next");
+  });
+
+  it("idempotency: only the claim's owner may complete or release it", async () => {
+    expect(await store.set("idem", "tok-1\n{}", { nx: true, px: 10_000 })).toBe(true);
+    expect(await store.run(completeClaim, ["idem"], ["tok-2", "tok-2\nx", 10_000])).toBe(false);
+    expect(await store.run(releaseClaim, ["idem"], ["tok-"])).toBe(false);
+    expect(await store.run(completeClaim, ["idem"], ["tok-1", "tok-1\ndone", 10_000])).toBe(true);
+    expect(await store.get("idem")).toBe("tok-1\ndone");
+    expect(await store.run(releaseClaim, ["idem"], ["tok-1"])).toBe(true);
+    expect(await store.get("idem")).toBeNull();
+    expect(await store.run(completeClaim, ["idem"], ["tok-1", "late", 10_000])).toBe(false);
+  });
+
+  it("idempotency: 20 concurrent runOnce calls execute once and agree", async () => {
+    let runs = 0;
+    const options = { ttlMs: 10_000, pendingTtlMs: 10_000, waitMs: 5_000, pollMs: 10 };
+    const results = await Promise.all(Array.from({ length: 20 }, () => runOnce(store, "once", "fp", options, async () => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 50));
+      return { ok: true as const, result: { n: runs }, deployment: "s@1" };
+    })));
+    expect(runs).toBe(1);
+    expect(new Set(results.map((r) => JSON.stringify(r.outcome)))).toEqual(new Set([JSON.stringify({ ok: true, result: { n: 1 }, deployment: "s@1" })]));
+    expect(results.filter((r) => r.replayed)).toHaveLength(19);
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

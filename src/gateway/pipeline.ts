@@ -8,10 +8,18 @@ import { trace, SpanStatusCode } from "@opentelemetry/api";
 import { z } from "zod";
 import type { CallerContext } from "../context/index.js";
 import { forwardCall } from "../forward/index.js";
-import { ErrorCode, type JsonRpcRequest, RpcError } from "../jsonrpc/index.js";
+import {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  type Outcome,
+  fingerprintOf,
+  idempotencyKeyOf,
+  isValidClientKey,
+  runOnce,
+} from "../idempotency/index.js";
+import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError } from "../jsonrpc/index.js";
 import { discover } from "../registry/discovery.js";
 import type { Deployment } from "../registry/model.js";
-import type { RegistryView } from "../registry/snapshot.js";
+import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { selectDeployment } from "../routing/index.js";
 import { describeIssues, positionalMapper } from "../skill/index.js";
 import { openRpcDocument } from "./openrpc.js";
@@ -19,10 +27,15 @@ import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
-/** One HTTP request's calls: who calls, and which deployments answered (for `X-Skill-Version`). */
+/** One HTTP request's calls: who calls, its headers' instructions, and what the answer reports. */
 export interface CallScope {
   context: CallerContext;
+  /** The `Idempotency-Key` header, if any. */
+  idempotencyKey?: string;
+  /** Deployments that answered (for `X-Skill-Version`). */
   answeredBy: Set<string>;
+  /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */
+  replayed?: boolean;
 }
 
 /** How long a caller waits when the registry itself cannot be read. */
@@ -32,13 +45,18 @@ const RETRY_AFTER_REGISTRY_MS = 2_000;
  * Answers one request through the gateway.
  * @example const result = await invoke(request, scope, gatewayRuntime(env), env)
  */
-export async function invoke(request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
+export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
   return tracer.startActiveSpan(`skillmesh.call ${request.method}`, async (span) => {
     try {
       const view = await registryView(runtime);
       const builtin = builtins[request.method];
       if (builtin) return await builtin(request, view);
-      return await callSkill(request, scope, view, env);
+      const entry = view.skills.get(request.method);
+      if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
+      const outcome = scope.idempotencyKey ? await callOnce(entry, request, slot, scope, runtime, env) : await callSkill(entry, request, scope, env);
+      if (outcome.deployment) scope.answeredBy.add(outcome.deployment);
+      if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
+      return outcome.result;
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
       throw error;
@@ -65,25 +83,44 @@ async function registryView(runtime: GatewayRuntime): Promise<RegistryView> {
   }
 }
 
-async function callSkill(request: JsonRpcRequest, scope: CallScope, view: RegistryView, env: GatewayEnv): Promise<unknown> {
-  const entry = view.skills.get(request.method);
-  if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
+/** Routes one call to a deployment and forwards it; every failure becomes an `Outcome`. */
+async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, env: GatewayEnv): Promise<Outcome> {
   const { context } = scope;
-  const deployment =
-    selectDeployment(entry, { group: context.group, stickyKey: context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined) }) ??
-    entry.degraded;
+  const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
+  const deployment = selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded;
   if (!deployment) {
-    throw new RpcError(ErrorCode.SkillUnavailable, `${request.method} has no deployment that can answer; retry after 5 s`, { retryAfterMs: 5_000 });
+    return { ok: false, error: { code: ErrorCode.SkillUnavailable, message: `${request.method} has no deployment that can answer; retry after 5 s`, data: { retryAfterMs: 5_000 } } };
   }
-  return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span) => {
+  return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span): Promise<Outcome> => {
     try {
-      return await forwardCall(deployment, { method: request.method, params: request.params, context }, env);
+      const result = await forwardCall(deployment, { method: request.method, params: request.params, context }, env);
+      return { ok: true, result, deployment: deployment.id };
+    } catch (error) {
+      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
+      return { ok: false, error: failure.toJSON(), deployment: deployment.id };
     } finally {
-      // An answer, even an error answer, came from this deployment.
-      scope.answeredBy.add(deployment.id);
       span.end();
     }
   });
+}
+
+/**
+ * `callSkill` under an `Idempotency-Key`: at most one execution per (caller, skill, key); a
+ * batch element's key is the header's plus its position, so one header covers a whole batch.
+ */
+async function callOnce(entry: SkillEntry, request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<Outcome> {
+  const clientKey = scope.idempotencyKey!;
+  if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
+  const manifest = (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
+  const key = await idempotencyKeyOf(entry.name, scope.context.caller, slot.batch ? `${clientKey}#${slot.index}` : clientKey);
+  const options = {
+    ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
+    pendingTtlMs: manifest.timeoutMs * 3 + 5_000,
+    waitMs: Math.min(manifest.timeoutMs + 1_000, 15_000),
+  };
+  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, () => callSkill(entry, request, scope, env));
+  if (replayed) scope.replayed = true;
+  return outcome;
 }
 
 // ---------------------------------------------------------------------------------------------

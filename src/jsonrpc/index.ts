@@ -129,8 +129,14 @@ export function isNotification(request: JsonRpcRequest): boolean {
 // Processing a body
 // ---------------------------------------------------------------------------------------------
 
+/** Where a request sits in its body: its index in a batch, or a single request (index 0). */
+export interface RequestSlot {
+  index: number;
+  batch: boolean;
+}
+
 /** Answers one valid request with its result; a thrown `RpcError` becomes the error response. */
-export type RequestHandler = (request: JsonRpcRequest) => Promise<unknown>;
+export type RequestHandler = (request: JsonRpcRequest, slot: RequestSlot) => Promise<unknown>;
 
 /**
  * Most requests in one batch. Each may become a subrequest to a skill, and a Worker's
@@ -160,21 +166,21 @@ export async function processJsonRpc(body: string, handle: RequestHandler): Prom
     if (parsed.length > MAX_BATCH) {
       return failure(null, ErrorCode.InvalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH} requests`, { maxBatch: MAX_BATCH });
     }
-    const answers = await Promise.all(parsed.map((item) => answerOne(item, handle)));
+    const answers = await Promise.all(parsed.map((item, index) => answerOne(item, { index, batch: true }, handle)));
     const sent = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     return sent.length === 0 ? undefined : sent;
   }
-  return answerOne(parsed, handle);
+  return answerOne(parsed, { index: 0, batch: false }, handle);
 }
 
 /** Validates one batch element or single body and answers it (or not, for a notification). */
-async function answerOne(item: unknown, handle: RequestHandler): Promise<JsonRpcResponse | undefined> {
+async function answerOne(item: unknown, slot: RequestSlot, handle: RequestHandler): Promise<JsonRpcResponse | undefined> {
   const checked = JsonRpcRequestSchema.safeParse(item);
   if (!checked.success) return failure(detectableId(item), ErrorCode.InvalidRequest);
   const request = checked.data;
   let response: JsonRpcResponse;
   try {
-    response = success(request.id ?? null, await handle(request));
+    response = success(request.id ?? null, await handle(request, slot));
   } catch (thrown) {
     response = failureFromThrown(request.id ?? null, thrown);
   }

@@ -22,6 +22,8 @@ export const SkillManifestSchema = z.object({
   degraded: z.boolean(),
   /** How long the gateway waits for this skill before answering -32004. */
   timeoutMs: z.number().int().positive().max(300_000),
+  /** How long the gateway keeps an answer for `Idempotency-Key` replays (default 1 h). */
+  idempotencyTtlSeconds: z.number().int().min(1).max(7 * 86_400).optional(),
   /** JSON Schema of the input (zod 4's `z.toJSONSchema`, io: input). */
   inputSchema: z.record(z.string(), z.unknown()),
   /** JSON Schema of the output (io: output). */

@@ -1,0 +1,170 @@
+/**
+ * Idempotent replay (DESIGN "Idempotent replay"): the first request with an `Idempotency-Key`
+ * claims it atomically (SET NX), runs, and stores its answer for the skill's TTL; a retry with
+ * the same key and params gets the stored answer; a duplicate that arrives while the first is
+ * still running waits for it, bounded, then gets -32002; the same key with other params gets
+ * -32003. Transient failures are not stored: the claim is released so the key can be retried.
+ */
+import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
+import type { Store, StoreScript } from "../store/index.js";
+
+/** What one call produced, as stored and replayed. */
+export type Outcome =
+  | { ok: true; result: unknown; deployment: string; degraded?: boolean }
+  | { ok: false; error: JsonRpcErrorObject; deployment?: string; degraded?: boolean };
+
+export interface IdempotencyOptions {
+  /** How long a finished answer is kept. */
+  ttlMs: number;
+  /** How long a claim lives if its owner never finishes (a crashed isolate). */
+  pendingTtlMs: number;
+  /** How long a duplicate waits for the first request's answer before -32002. */
+  waitMs: number;
+  /** How often a waiting duplicate looks again. */
+  pollMs?: number;
+}
+
+/** Default TTL of stored answers (DESIGN: 1 h). */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 3_600_000;
+
+/**
+ * Failures that say nothing about the request itself (the skill was down, slow, overloaded or
+ * broken): not stored, so the same key can be retried. Everything else is a deterministic answer.
+ */
+const TRANSIENT_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.InternalError,
+  ErrorCode.SkillUnavailable,
+  ErrorCode.SkillTimeout,
+  ErrorCode.RateLimited,
+]);
+
+/** Whether an outcome is kept for replays. */
+export function isStorable(outcome: Outcome): boolean {
+  return outcome.ok || !TRANSIENT_CODES.has(outcome.error.code);
+}
+
+interface StoredRecord {
+  state: "pending" | "done";
+  fingerprint: string;
+  outcome?: Outcome;
+}
+
+/** Stored values are `<token>\n<json>`: only the claim's owner (who knows the token) may write. */
+const encode = (token: string, record: StoredRecord) => `${token}\n${JSON.stringify(record)}`;
+const decode = (value: string): StoredRecord => JSON.parse(value.slice(value.indexOf("\n") + 1)) as StoredRecord;
+
+/** KEYS: key. ARGV: token, value, px. Sets the value only while the key holds the owner's claim. */
+export const completeClaim: StoreScript<boolean> = {
+  name: "idempotency.complete",
+  lua: `
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, #ARGV[1] + 1) ~= ARGV[1] .. '\\n' then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`,
+  memory: (data, [key], [token, value, px]) => {
+    const current = data.get(key!);
+    if (current === null || !current.startsWith(`${token}\n`)) return false;
+    return data.set(key!, value!, { px: Number(px) });
+  },
+  fromRedis: (reply) => Number(reply) === 1,
+};
+
+/** KEYS: key. ARGV: token. Deletes the key only while it holds the owner's claim. */
+export const releaseClaim: StoreScript<boolean> = {
+  name: "idempotency.release",
+  lua: `
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, #ARGV[1] + 1) ~= ARGV[1] .. '\\n' then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`,
+  memory: (data, [key], [token]) => {
+    const current = data.get(key!);
+    if (current === null || !current.startsWith(`${token}\n`)) return false;
+    return data.del(key!) === 1;
+  },
+  fromRedis: (reply) => Number(reply) === 1,
+};
+
+const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const sha256 = async (text: string) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` fingerprint alike. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as object).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The fingerprint of a call's params. @example await fingerprintOf({ b: 1, a: 2 }) === await fingerprintOf({ a: 2, b: 1 }) */
+export async function fingerprintOf(params: unknown): Promise<string> {
+  return (await sha256(canonicalJson(params))).slice(0, 32);
+}
+
+/**
+ * The store key of an idempotency key, scoped to the caller and the skill (a hash: client keys
+ * may hold anything).
+ * @example await idempotencyKeyOf("text.summarize", "c_1a2b", "order-42")
+ */
+export async function idempotencyKeyOf(skill: string, caller: string, clientKey: string): Promise<string> {
+  return `sm:idem:${skill}:${await sha256(`${caller}\u0000${clientKey}`)}`;
+}
+
+/** A key a client may send: 1-255 visible ASCII characters. */
+export function isValidClientKey(key: string): boolean {
+  return /^[\x21-\x7e]{1,255}$/.test(key);
+}
+
+/**
+ * Runs `run` at most once per key: claims the key, or replays / waits for / refuses according to
+ * what is there. Returns the outcome and whether it was replayed.
+ * @example const { outcome, replayed } = await runOnce(store, key, fingerprint, options, () => callSkill())
+ */
+export async function runOnce(
+  store: Store,
+  key: string,
+  fingerprint: string,
+  options: IdempotencyOptions,
+  run: () => Promise<Outcome>,
+): Promise<{ outcome: Outcome; replayed: boolean }> {
+  const deadline = Date.now() + options.waitMs;
+  const token = crypto.randomUUID();
+  for (;;) {
+    if (await store.set(key, encode(token, { state: "pending", fingerprint }), { nx: true, px: options.pendingTtlMs })) {
+      return { outcome: await finish(store, key, token, fingerprint, options, run), replayed: false };
+    }
+    const value = await store.get(key);
+    if (value !== null) {
+      const record = decode(value);
+      if (record.fingerprint !== fingerprint) {
+        throw new RpcError(ErrorCode.IdempotencyMismatch, "This Idempotency-Key was already used with other params; use a new key for a new request");
+      }
+      if (record.state === "done" && record.outcome) return { outcome: record.outcome, replayed: true };
+    }
+    // In flight (or just released after a transient failure: the next claim attempt takes it).
+    if (Date.now() >= deadline) {
+      throw new RpcError(ErrorCode.IdempotencyInFlight, "A request with this Idempotency-Key is still being processed; retry after 1 s", { retryAfterMs: 1_000 });
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
+  }
+}
+
+async function finish(store: Store, key: string, token: string, fingerprint: string, options: IdempotencyOptions, run: () => Promise<Outcome>): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    await store.run(releaseClaim, [key], [token]).catch(() => {});
+    throw error;
+  }
+  if (isStorable(outcome)) {
+    await store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs]);
+  } else {
+    await store.run(releaseClaim, [key], [token]);
+  }
+  return outcome;
+}
