@@ -14,10 +14,12 @@ rpcRoutes.post("/", jsonBodyGuard(), async (c) => {
     context: await callerContextOf(c.req.raw.headers),
     idempotencyKey: c.req.header("idempotency-key"),
     answeredBy: new Set(),
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
   const processed = await processJsonRpc(await c.req.text(), (request, slot) => invoke(request, slot, scope, runtime, c.env));
   const headers = new Headers();
   if (scope.answeredBy.size) headers.set("x-skill-version", [...scope.answeredBy].join(", "));
   if (scope.replayed) headers.set("idempotent-replayed", "1");
+  if (scope.degraded) headers.set("x-skill-degraded", "1");
   return toHttpResponse(processed, headers);
 });

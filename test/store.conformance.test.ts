@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
 import { compareAndSetDoc } from "../src/registry/scripts.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
+import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";
 import { memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
@@ -121,6 +122,44 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(runs).toBe(1);
     expect(new Set(results.map((r) => JSON.stringify(r.outcome)))).toEqual(new Set([JSON.stringify({ ok: true, result: { n: 1 }, deployment: "s@1" })]));
     expect(results.filter((r) => r.replayed)).toHaveLength(19);
+  });
+
+  it("breaker: opens on 5 consecutive failures, a success in between resets the streak", async () => {
+    const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
+    const record = (now: number, ok: number, fail: number, trailing: number, probe = "") => store.run(recordOutcome, ["b"], [now, ok, fail, trailing, probe, policy]);
+    const t = 1_000_000;
+    for (let i = 0; i < 4; i++) expect((await record(t + i, 0, 1, 1)).state).toBe("closed");
+    expect(await record(t + 4, 1, 0, 0)).toMatchObject({ state: "closed", tripped: false });
+    for (let i = 0; i < 4; i++) await record(t + 5 + i, 0, 1, 1);
+    const opened = await record(t + 10, 0, 1, 1);
+    expect(opened).toEqual({ state: "open", openUntil: t + 10 + 30_000, opens: 1, reason: "5 consecutive failures", tripped: true });
+    expect(statusOf(await store.get("b"))).toMatchObject({ state: "open", openUntil: t + 10 + 30_000 });
+  });
+
+  it("breaker: opens at a 50% failure rate over at least 20 calls in the window", async () => {
+    const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
+    const t = 2_000_000;
+    expect(await store.run(recordOutcome, ["r"], [t, 9, 9, 0, "", policy])).toMatchObject({ state: "closed" });
+    const opened = await store.run(recordOutcome, ["r"], [t + 1_000, 1, 1, 0, "", policy]);
+    expect(opened).toMatchObject({ state: "open", reason: "10 of 20 calls failed in 30 s", tripped: true });
+    // Old calls leave the window: 19 failures 31 s ago do not count.
+    await store.run(recordOutcome, ["w"], [t, 1, 18, 0, "", policy]);
+    expect(await store.run(recordOutcome, ["w"], [t + 31_000, 1, 1, 0, "", policy])).toMatchObject({ state: "closed" });
+  });
+
+  it("breaker: one probe after the open period; its failure doubles the period, its success closes", async () => {
+    const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
+    const t = 3_000_000;
+    for (let i = 0; i < 5; i++) await store.run(recordOutcome, ["p"], [t, 0, 1, 1, "", policy]);
+    expect(await store.run(claimProbe, ["p"], [t + 29_999, "early", 15_000])).toBe(false);
+    const claims = await Promise.all(["a", "b", "c", "d"].map((token) => store.run(claimProbe, ["p"], [t + 30_000, token, 15_000])));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const winner = ["a", "b", "c", "d"][claims.indexOf(true)]!;
+    expect(await store.run(recordOutcome, ["p"], [t + 30_001, 0, 1, 1, "not-the-probe", policy])).toMatchObject({ state: "half-open" });
+    const reopened = await store.run(recordOutcome, ["p"], [t + 30_100, 0, 1, 1, winner, policy]);
+    expect(reopened).toMatchObject({ state: "open", opens: 2, openUntil: t + 30_100 + 60_000, tripped: true });
+    expect(await store.run(claimProbe, ["p"], [t + 90_100, "again", 15_000])).toBe(true);
+    expect(await store.run(recordOutcome, ["p"], [t + 90_200, 1, 0, 0, "again", policy])).toMatchObject({ state: "closed", tripped: false });
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

@@ -7,6 +7,7 @@
 import { trace, SpanStatusCode } from "@opentelemetry/api";
 import { z } from "zod";
 import type { CallerContext } from "../context/index.js";
+import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { forwardCall } from "../forward/index.js";
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -36,6 +37,10 @@ export interface CallScope {
   answeredBy: Set<string>;
   /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */
   replayed?: boolean;
+  /** Set when any answer came from a degraded fallback (`X-Skill-Degraded: 1`). */
+  degraded?: boolean;
+  /** Work that may finish after the response (breaker bookkeeping). */
+  waitUntil: (promise: Promise<unknown>) => void;
 }
 
 /** How long a caller waits when the registry itself cannot be read. */
@@ -53,8 +58,9 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       if (builtin) return await builtin(request, view);
       const entry = view.skills.get(request.method);
       if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
-      const outcome = scope.idempotencyKey ? await callOnce(entry, request, slot, scope, runtime, env) : await callSkill(entry, request, scope, env);
+      const outcome = scope.idempotencyKey ? await callOnce(entry, request, slot, scope, runtime, env) : await callSkill(entry, request, scope, runtime, env);
       if (outcome.deployment) scope.answeredBy.add(outcome.deployment);
+      if (outcome.degraded) scope.degraded = true;
       if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
       return outcome.result;
     } catch (error) {
@@ -83,24 +89,67 @@ async function registryView(runtime: GatewayRuntime): Promise<RegistryView> {
   }
 }
 
-/** Routes one call to a deployment and forwards it; every failure becomes an `Outcome`. */
-async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, env: GatewayEnv): Promise<Outcome> {
+/** Errors that count against a deployment's breaker: it broke, not the caller (429 is back-pressure). */
+const BREAKER_FAILURES: ReadonlySet<number> = new Set([ErrorCode.InternalError, ErrorCode.SkillUnavailable, ErrorCode.SkillTimeout]);
+
+/** A deployment chosen to answer, and the probe token when it answers as a half-open probe. */
+interface Choice {
+  deployment: Deployment;
+  probe?: string;
+}
+
+/** The skill's breaker policy: the defaults with the manifest's overrides. */
+function policyOf(deployment: Deployment): BreakerPolicy {
+  return { ...DEFAULT_BREAKER_POLICY, ...deployment.manifest.breaker };
+}
+
+/**
+ * The fallback chain: the routed deployment; if its breaker is open, the stable version (for a
+ * canary); if that is open too, the degraded deployment. An open breaker whose period is over
+ * lets one probe through (claimed atomically, so one isolate probes). Undefined: nothing can answer.
+ */
+async function choose(entry: SkillEntry, routed: Deployment | undefined, scope: CallScope, runtime: GatewayRuntime): Promise<Choice | { retryAfterMs: number }> {
+  const stable = entry.versions.find((d) => d.role === "stable");
+  const chain = [...new Set([routed, routed?.role === "canary" ? stable : undefined, entry.degraded].filter((d): d is Deployment => !!d))];
+  let retryAt = Infinity;
+  for (const deployment of chain) {
+    const status = await runtime.breakers.status(deployment.id, scope.waitUntil);
+    if (status.state === "closed") return { deployment };
+    if (Date.now() >= status.openUntil) {
+      const probe = await runtime.breakers.claimProbe(deployment.id, policyOf(deployment));
+      if (probe) return { deployment, probe };
+    }
+    retryAt = Math.min(retryAt, status.openUntil);
+  }
+  return { retryAfterMs: Number.isFinite(retryAt) ? Math.max(1_000, retryAt - Date.now()) : 5_000 };
+}
+
+/** Routes one call, walks the fallback chain, forwards; every failure becomes an `Outcome`. */
+async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<Outcome> {
   const { context } = scope;
   const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
-  const deployment = selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded;
-  if (!deployment) {
-    return { ok: false, error: { code: ErrorCode.SkillUnavailable, message: `${request.method} has no deployment that can answer; retry after 5 s`, data: { retryAfterMs: 5_000 } } };
+  const choice = await choose(entry, selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded, scope, runtime);
+  if (!("deployment" in choice)) {
+    const seconds = Math.ceil(choice.retryAfterMs / 1000);
+    return { ok: false, error: { code: ErrorCode.SkillUnavailable, message: `${request.method} is unavailable: no healthy deployment is left; retry after ${seconds} s`, data: { retryAfterMs: choice.retryAfterMs } } };
   }
+  const { deployment, probe } = choice;
+  const degraded = deployment.role === "degraded" ? { degraded: true } : {};
   return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span): Promise<Outcome> => {
+    let outcome: Outcome;
     try {
       const result = await forwardCall(deployment, { method: request.method, params: request.params, context }, env);
-      return { ok: true, result, deployment: deployment.id };
+      outcome = { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
       const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
-      return { ok: false, error: failure.toJSON(), deployment: deployment.id };
+      outcome = { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
     } finally {
       span.end();
     }
+    const failed = !outcome.ok && BREAKER_FAILURES.has(outcome.error.code);
+    const write = runtime.breakers.record(deployment.id, failed, policyOf(deployment), probe);
+    if (write) scope.waitUntil(write);
+    return outcome;
   });
 }
 
@@ -118,7 +167,7 @@ async function callOnce(entry: SkillEntry, request: JsonRpcRequest, slot: Reques
     pendingTtlMs: manifest.timeoutMs * 3 + 5_000,
     waitMs: Math.min(manifest.timeoutMs + 1_000, 15_000),
   };
-  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, () => callSkill(entry, request, scope, env));
+  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, () => callSkill(entry, request, scope, runtime, env));
   if (replayed) scope.replayed = true;
   return outcome;
 }

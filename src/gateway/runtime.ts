@@ -2,7 +2,9 @@
  * The gateway's per-isolate state: the store, the registry repository and the registry snapshot,
  * built once from the Worker's env and reused by every request of the isolate.
  */
+import { BreakerBoard } from "../breaker/index.js";
 import { RegistryRepository } from "../registry/repository.js";
+import { rollback } from "../routing/rollout.js";
 import { RegistrySnapshot, SNAPSHOT_MAX_AGE_MS } from "../registry/snapshot.js";
 import type { Store, StoreEnv } from "../store/index.js";
 import { storeFromEnv } from "../store/from-env.js";
@@ -20,6 +22,7 @@ export interface GatewayRuntime {
   store: Store;
   registry: RegistryRepository;
   snapshot: RegistrySnapshot;
+  breakers: BreakerBoard;
 }
 
 const runtimes = new WeakMap<Store, GatewayRuntime>();
@@ -38,7 +41,20 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       maxAgeMs: Number.isFinite(maxAgeMs) && maxAgeMs >= 0 ? maxAgeMs : SNAPSHOT_MAX_AGE_MS,
       onStale: (error) => console.error("[gateway] registry store unreachable, serving the last snapshot:", errorText(error)),
     });
-    runtime = { store, registry, snapshot };
+    const breakers = new BreakerBoard(store, {
+      // A canary whose breaker opens is rolled back: its share goes to the stable version.
+      onTrip: async (deploymentId, status) => {
+        const { doc } = await registry.read();
+        const deployment = doc.deployments[deploymentId];
+        if (deployment?.role !== "canary") return;
+        const routed = Object.values(doc.routes[deployment.name] ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);
+        if (!routed) return;
+        const reason = `breaker opened (${status.reason}): ${deployment.version} rolled back automatically`;
+        await registry.update(Date.now(), (current) => rollback(current, deployment.name, { now: Date.now(), by: "breaker", version: deployment.version, reason }));
+        snapshot.invalidate();
+      },
+    });
+    runtime = { store, registry, snapshot, breakers };
     runtimes.set(store, runtime);
   }
   return runtime;

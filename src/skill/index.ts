@@ -38,6 +38,8 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   degraded?: boolean;
   /** Gateway-side timeout for one call. Default 10 s. */
   timeoutMs?: number;
+  /** Circuit-breaker overrides, e.g. `{ consecutiveFailures: 3, openMs: 10_000 }`. */
+  breaker?: SkillManifest["breaker"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
   idempotencyTtlSeconds?: number;
   handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
@@ -115,6 +117,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     degraded: definition.degraded ?? false,
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
+    ...(definition.breaker ? { breaker: definition.breaker } : {}),
     inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
     outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),
   });

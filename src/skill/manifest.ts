@@ -22,6 +22,18 @@ export const SkillManifestSchema = z.object({
   degraded: z.boolean(),
   /** How long the gateway waits for this skill before answering -32004. */
   timeoutMs: z.number().int().positive().max(300_000),
+  /** Overrides of the gateway's circuit-breaker defaults for this skill (see src/breaker). */
+  breaker: z
+    .object({
+      failureRate: z.number().gt(0).max(1),
+      windowMs: z.number().int().min(1_000).max(600_000),
+      minimumCalls: z.number().int().min(1).max(10_000),
+      consecutiveFailures: z.number().int().min(1).max(1_000),
+      openMs: z.number().int().min(100).max(3_600_000),
+      maxOpenMs: z.number().int().min(100).max(3_600_000),
+    })
+    .partial()
+    .optional(),
   /** How long the gateway keeps an answer for `Idempotency-Key` replays (default 1 h). */
   idempotencyTtlSeconds: z.number().int().min(1).max(7 * 86_400).optional(),
   /** JSON Schema of the input (zod 4's `z.toJSONSchema`, io: input). */

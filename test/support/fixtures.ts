@@ -5,7 +5,7 @@ import { ROOT } from "../../scripts/mesh/bundle.js";
 export const fixture = (name: string) => join(ROOT, "test/fixtures/skills", name);
 
 /** The JSON-RPC spec's example methods, plus a skill that fails on command. */
-export const FIXTURE_SKILLS = ["subtract", "sum", "get_data", "update", "notify_hello", "notify_sum", "misbehave", "whoami", "echo-v1", "echo-v2", "counter"].map(fixture);
+export const FIXTURE_SKILLS = ["subtract", "sum", "get_data", "update", "notify_hello", "notify_sum", "misbehave", "whoami", "echo-v1", "echo-v2", "counter", "flaky-v1", "flaky-v2", "flaky-degraded", "flaky-unsafe"].map(fixture);
 
 export const ADMIN_TOKEN = "test-admin-token";
 

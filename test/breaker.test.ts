@@ -1,0 +1,113 @@
+/**
+ * The circuit breaker and the fallback chain, in workerd on real Redis, with two gateway
+ * instances sharing one store: failures open a deployment's breaker under the default thresholds,
+ * the fallback answers every later call, 429s never open it, one probe closes it after recovery,
+ * and a failing canary is rolled back with an event.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Mesh, type MeshSkill, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+
+let a: Mesh;
+let b: Mesh;
+const skill = (version: string): MeshSkill => a.skills.find((s) => s.manifest.version === version)!;
+const control = async (version: string, mode: string, times?: number) =>
+  (await post(`${skill(version).url}/control`, { mode, ...(times === undefined ? {} : { times }) })).json;
+const callsTo = async (version: string) => ((await (await fetch(`${skill(version).url}/control`)).json()) as { calls: number }).calls;
+const call = (gateway: Mesh, headers: Record<string, string> = {}) =>
+  post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "v" }, id: 1 }, headers);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Calls one at a time until `done` holds (the breaker is written after each response). */
+async function callUntil(gateway: Mesh, done: (answer: Awaited<ReturnType<typeof call>>) => boolean, headers: Record<string, string> = {}, max = 20) {
+  const answers = [];
+  for (let i = 0; i < max; i++) {
+    const answer = await call(gateway, headers);
+    answers.push(answer);
+    if (done(answer)) break;
+    await sleep(30);
+  }
+  return answers;
+}
+
+beforeAll(async () => {
+  const upstash = { url: inject("redisRestUrl"), token: inject("redisRestToken") };
+  const gatewayVars = { SKILLMESH_STORE_PREFIX: `breaker-${process.pid}:` };
+  a = await startMesh({ skills: ["flaky-v1", "flaky-v2", "flaky-degraded"].map(fixture), adminToken: ADMIN_TOKEN, upstash, register: false, gatewayVars });
+  b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash, gatewayVars });
+  for (const version of ["1.0.0", "2.0.0", "0.9.0-lead"]) await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: skill(version).url });
+});
+afterAll(async () => {
+  await a?.dispose();
+  await b?.dispose();
+});
+
+describe("circuit breaker", () => {
+  it("429s are passed on as -32005 with retryAfterMs and never open the breaker", async () => {
+    await control("1.0.0", "429");
+    for (let i = 0; i < 25; i++) {
+      const answer = await call(a);
+      expect(answer.json.error).toMatchObject({ code: -32005, data: { retryAfterMs: 1_000 } });
+    }
+    await control("1.0.0", "ok");
+    const after = await call(a);
+    expect(after.headers.get("x-skill-version")).toBe("test.flaky@1.0.0");
+    expect(after.json.result).toEqual({ value: "v", version: "1.0.0" });
+  });
+
+  it("5 failures in a row open the stable's breaker; the degraded deployment answers every later call", async () => {
+    await control("1.0.0", "throw");
+    const answers = await callUntil(a, (r) => r.headers.get("x-skill-degraded") === "1");
+    const failures = answers.filter((r) => r.json.error?.code === -32603);
+    expect(failures.length).toBeGreaterThanOrEqual(5);
+    expect(failures.length).toBeLessThanOrEqual(7); // the last record may land a call late
+    const last = answers.at(-1)!;
+    expect(last.headers.get("x-skill-version")).toBe("test.flaky@0.9.0-lead");
+    expect(last.json.result.version).toBe("0.9.0-lead");
+    const reached = await callsTo("1.0.0");
+    for (let i = 0; i < 10; i++) expect((await call(a)).headers.get("x-skill-degraded")).toBe("1");
+    expect(await callsTo("1.0.0")).toBe(reached);
+  });
+
+  it("another gateway instance sees the same open breaker at its first call", async () => {
+    const answer = await call(b);
+    expect(answer.headers.get("x-skill-degraded")).toBe("1");
+    expect(answer.json.result.version).toBe("0.9.0-lead");
+  });
+
+  it("after the open period one probe goes through, and its success closes the breaker", async () => {
+    await control("1.0.0", "ok");
+    await sleep(1_200); // the fixture's open period is 1 s
+    const burst = await Promise.all(Array.from({ length: 10 }, () => call(a)));
+    expect(await callsTo("1.0.0")).toBe(1); // exactly one probe reached the recovered version
+    expect(burst.filter((r) => r.json.result?.version === "1.0.0")).toHaveLength(1);
+    expect(burst.filter((r) => r.headers.get("x-skill-degraded") === "1")).toHaveLength(9);
+    await sleep(1_100); // cached statuses refresh within a second
+    await call(a);
+    const closed = await call(a);
+    expect(closed.json.result.version).toBe("1.0.0");
+    expect(closed.headers.get("x-skill-degraded")).toBeNull();
+  });
+
+  it("a failing canary is rolled back automatically, with an event; its users go to stable", async () => {
+    expect((await admin(a.gatewayUrl, "POST", "/skills/test.flaky/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
+    await control("2.0.0", "503");
+    const beta = { "x-user-group": "beta", "x-user-id": "u1" };
+    const answers = await callUntil(a, (r) => r.json.result?.version === "1.0.0", beta);
+    expect(answers.filter((r) => r.json.error?.code === -32001).length).toBeGreaterThanOrEqual(5);
+    await sleep(300);
+    const { json } = await admin(a.gatewayUrl, "GET", "/skills/test.flaky");
+    expect(json.routes.beta).toEqual({ "1.0.0": 100, "2.0.0": 0 });
+    expect(json.events[0]).toMatchObject({ type: "rollback", version: "2.0.0", by: "breaker", reason: expect.stringMatching(/breaker opened \(5 consecutive failures\)/) });
+    expect(Number.isFinite(json.events[0].at)).toBe(true);
+  });
+
+  it("with every deployment's breaker open, -32001 says when to retry", async () => {
+    await control("1.0.0", "throw");
+    await control("0.9.0-lead", "throw");
+    const answers = await callUntil(a, (r) => r.json.error?.code === -32001, {}, 30);
+    const last = answers.at(-1)!;
+    expect(last.json.error.message).toMatch(/no healthy deployment/);
+    expect(last.json.error.data.retryAfterMs).toBeGreaterThan(0);
+  });
+});
