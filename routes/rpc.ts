@@ -13,6 +13,7 @@ rpcRoutes.post("/", jsonBodyGuard(), async (c) => {
   const scope: CallScope = {
     context: await callerContextOf(c.req.raw.headers),
     idempotencyKey: c.req.header("idempotency-key"),
+    budgetMs: budgetOf(c.req.header("x-timeout-ms")),
     answeredBy: new Set(),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
@@ -23,3 +24,9 @@ rpcRoutes.post("/", jsonBodyGuard(), async (c) => {
   if (scope.degraded) headers.set("x-skill-degraded", "1");
   return toHttpResponse(processed, headers);
 });
+
+/** `X-Timeout-Ms`: the caller's time budget for each call, 100 ms to 120 s; anything else is ignored. */
+function budgetOf(header: string | undefined): number | undefined {
+  const ms = Number(header);
+  return header && Number.isInteger(ms) ? Math.min(120_000, Math.max(100, ms)) : undefined;
+}

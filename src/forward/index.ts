@@ -17,6 +17,8 @@ export interface ForwardRequest {
   method: string;
   params?: JsonRpcParams;
   context: CallerContext;
+  /** This attempt's timeout; default the deployment's `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ForwardRequest {
  * @example const result = await forwardCall(deployment, { method, params, context }, env)
  */
 export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
-  const timeoutMs = deployment.manifest.timeoutMs;
+  const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {

@@ -21,8 +21,10 @@ import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError } from "../j
 import { discover } from "../registry/discovery.js";
 import type { Deployment } from "../registry/model.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
+import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
 import { describeIssues, positionalMapper } from "../skill/index.js";
+import type { SkillManifest } from "../skill/manifest.js";
 import { openRpcDocument } from "./openrpc.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 
@@ -33,6 +35,8 @@ export interface CallScope {
   context: CallerContext;
   /** The `Idempotency-Key` header, if any. */
   idempotencyKey?: string;
+  /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
+  budgetMs?: number;
   /** Deployments that answered (for `X-Skill-Version`). */
   answeredBy: Set<string>;
   /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */
@@ -58,7 +62,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       if (builtin) return await builtin(request, view);
       const entry = view.skills.get(request.method);
       if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
-      const outcome = scope.idempotencyKey ? await callOnce(entry, request, slot, scope, runtime, env) : await callSkill(entry, request, scope, runtime, env);
+      const outcome = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs), runtime);
       if (outcome.deployment) scope.answeredBy.add(outcome.deployment);
       if (outcome.degraded) scope.degraded = true;
       if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
@@ -125,7 +129,7 @@ async function choose(entry: SkillEntry, routed: Deployment | undefined, scope: 
 }
 
 /** Routes one call, walks the fallback chain, forwards; every failure becomes an `Outcome`. */
-async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<Outcome> {
+async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, timeLeftMs: number): Promise<Outcome> {
   const { context } = scope;
   const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
   const choice = await choose(entry, selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded, scope, runtime);
@@ -138,7 +142,8 @@ async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: Call
   return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span): Promise<Outcome> => {
     let outcome: Outcome;
     try {
-      const result = await forwardCall(deployment, { method: request.method, params: request.params, context }, env);
+      const timeoutMs = Math.max(1, Math.min(deployment.manifest.timeoutMs, timeLeftMs));
+      const result = await forwardCall(deployment, { method: request.method, params: request.params, context, timeoutMs }, env);
       outcome = { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
       const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
@@ -153,21 +158,40 @@ async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: Call
   });
 }
 
+/** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
+function manifestOf(entry: SkillEntry): SkillManifest {
+  return (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
+}
+
 /**
- * `callSkill` under an `Idempotency-Key`: at most one execution per (caller, skill, key); a
- * batch element's key is the header's plus its position, so one header covers a whole batch.
+ * The policies around one skill call, outermost first: idempotent replay (with an
+ * `Idempotency-Key`), then retries (for calls safe to repeat), each attempt within the caller's
+ * budget (`X-Timeout-Ms`, else twice the skill's timeout).
  */
-async function callOnce(entry: SkillEntry, request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<Outcome> {
-  const clientKey = scope.idempotencyKey!;
+async function runPolicies(
+  entry: SkillEntry,
+  request: JsonRpcRequest,
+  slot: RequestSlot,
+  scope: CallScope,
+  attempt: (timeLeftMs: number) => Promise<Outcome>,
+  runtime: GatewayRuntime,
+): Promise<Outcome> {
+  const manifest = manifestOf(entry);
+  const deadline = Date.now() + (scope.budgetMs ?? 2 * manifest.timeoutMs);
+  const safeToRepeat = manifest.idempotent || scope.idempotencyKey !== undefined;
+  const run = () => (safeToRepeat ? withRetries(attempt, { deadline }) : attempt(deadline - Date.now()));
+  if (scope.idempotencyKey === undefined) return run();
+
+  const clientKey = scope.idempotencyKey;
   if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
-  const manifest = (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
+  // A batch element's key is the header's plus its position: one header covers a whole batch.
   const key = await idempotencyKeyOf(entry.name, scope.context.caller, slot.batch ? `${clientKey}#${slot.index}` : clientKey);
   const options = {
     ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
-    pendingTtlMs: manifest.timeoutMs * 3 + 5_000,
-    waitMs: Math.min(manifest.timeoutMs + 1_000, 15_000),
+    pendingTtlMs: deadline - Date.now() + 5_000,
+    waitMs: Math.min(deadline - Date.now() + 500, 15_000),
   };
-  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, () => callSkill(entry, request, scope, runtime, env));
+  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, run);
   if (replayed) scope.replayed = true;
   return outcome;
 }
