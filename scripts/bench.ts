@@ -1,13 +1,18 @@
 /**
- * `npm run bench` — starts the local mesh and measures, in one run and side by side, the same
- * skill call made through the gateway (`POST /rpc`) and made directly to the skill Worker:
- * requests/s, p50 and p99, and the gateway/direct throughput ratio. The two are measured in
- * alternating segments so drift on the machine hits both alike.
- * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis (the upstash
- * driver on a local redis-server instead of the memory store), --json (one JSON line at the end).
+ * `npm run bench` — starts the local mesh and measures, in one run and side by side:
+ *   direct      modbus.decode called on the skill Worker itself
+ *   gateway     the same call through the gateway (POST /rpc)
+ *   idempotent  the same call through the gateway with a fresh Idempotency-Key each time
+ *   plain/canary text.summarize through the gateway, default group (one version) vs a group split
+ *               50/50 between 1.0.0 and 2.0.0 by the canary table
+ * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
+ * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
+ * the machine hits them alike.
+ * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
+import type { RedisClientType } from "redis";
 import { skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
 import { startRedisServer } from "./redis-rest/redis-server.js";
@@ -25,24 +30,34 @@ const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
 const SEGMENTS = 3;
 
-const METHOD = "modbus.decode";
-const BODY = JSON.stringify({ jsonrpc: "2.0", method: METHOD, params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+const MODBUS = JSON.stringify({ jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
+
+interface Side {
+  name: string;
+  url: string;
+  body: string;
+  headers: () => Record<string, string>;
+}
 
 interface Sample {
   requests: number;
   errors: number;
   elapsedMs: number;
   latencies: number[];
+  commands: number;
 }
 
-/** Sends the call from `concurrency` loops for `ms`; every answer must be a JSON-RPC result. */
-async function load(url: string, ms: number, sample: Sample): Promise<void> {
+const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [], commands: 0 });
+
+/** Sends the side's call from `concurrency` loops for `ms`; every answer must be a JSON-RPC result. */
+async function load(side: Side, ms: number, sample: Sample): Promise<void> {
   const until = performance.now() + ms;
   const started = performance.now();
   const loop = async () => {
     while (performance.now() < until) {
       const t0 = performance.now();
-      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: BODY });
+      const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
       const text = await response.text();
       sample.latencies.push(performance.now() - t0);
       sample.requests++;
@@ -53,61 +68,89 @@ async function load(url: string, ms: number, sample: Sample): Promise<void> {
   sample.elapsedMs += performance.now() - started;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+/** Total Redis commands executed so far (INFO commandstats), not counting INFO itself. */
+async function redisCommands(client: RedisClientType): Promise<number> {
+  const info = await client.info("commandstats");
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (match[1] !== "info") total += Number(match[2]);
+  return total;
 }
 
 function summary(sample: Sample) {
   const sorted = [...sample.latencies].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
   return {
     requests: sample.requests,
     errors: sample.errors,
     rps: sample.requests / (sample.elapsedMs / 1000),
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
+    p50: at(50),
+    p99: at(99),
+    commandsPerCall: sample.requests ? sample.commands / sample.requests : NaN,
   };
 }
 
 const stops: Array<() => Promise<void>> = [];
 try {
   let upstash: { url: string; token: string } | undefined;
+  let client: RedisClientType | undefined;
   if (values.redis) {
     const redis = await startRedisServer();
     stops.push(() => redis.stop());
     const rest = await startRedisRest({ redisUrl: redis.url, token: randomBytes(16).toString("hex") });
     stops.push(() => rest.stop());
     upstash = { url: rest.url, token: rest.token };
+    client = rest.client;
   }
-  const mesh = await startMesh({ skills: skillDirs(), adminToken: randomBytes(16).toString("hex"), upstash });
+  const adminToken = randomBytes(16).toString("hex");
+  const mesh = await startMesh({ skills: skillDirs(), adminToken, upstash });
   stops.push(() => mesh.dispose());
-  const skill = mesh.skills.find((s) => s.manifest.name === METHOD)!;
-  const targets = { gateway: `${mesh.gatewayUrl}/rpc`, direct: skill.url };
-  type Side = keyof typeof targets;
+  const canary = await fetch(`${mesh.gatewayUrl}/admin/skills/text.summarize/canary`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ version: "2.0.0", groups: { bench: 50 } }),
+  });
+  if (!canary.ok) throw new Error(`could not set the canary: ${await canary.text()}`);
 
-  console.log(`Benchmark: ${METHOD} through the gateway vs direct, ${CONCURRENCY} concurrent, ${SECONDS} s each (${SEGMENTS} alternating segments), store: ${upstash ? "upstash → redis-server" : "memory"}`);
-  const warm: Sample = { requests: 0, errors: 0, elapsedMs: 0, latencies: [] };
-  await load(targets.gateway, 1_000, warm);
-  await load(targets.direct, 1_000, warm);
+  const rpc = `${mesh.gatewayUrl}/rpc`;
+  let user = 0;
+  const sides: Side[] = [
+    { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
+    { name: "gateway", url: rpc, body: MODBUS, headers: () => ({}) },
+    { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID() }) },
+    { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}` }) },
+    { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench" }) },
+  ];
+  const store = upstash ? "upstash → redis-server" : "memory";
+  console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
+  for (const side of sides) await load(side, 500, empty()); // warm every isolate and cache
 
-  const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [] });
-  const samples: Record<Side, Sample> = { gateway: empty(), direct: empty() };
-  const order: Side[] = ["gateway", "direct"];
+  const samples = new Map(sides.map((side) => [side.name, empty()]));
   for (let segment = 0; segment < SEGMENTS; segment++) {
-    for (const side of segment % 2 ? [...order].reverse() : order) await load(targets[side], (SECONDS * 1000) / SEGMENTS, samples[side]);
+    for (const side of segment % 2 ? [...sides].reverse() : sides) {
+      const before = client ? await redisCommands(client) : 0;
+      await load(side, (SECONDS * 1000) / SEGMENTS, samples.get(side.name)!);
+      if (client) {
+        await new Promise((r) => setTimeout(r, 100)); // let waitUntil writes of this side land
+        samples.get(side.name)!.commands += (await redisCommands(client)) - before;
+      }
+    }
   }
-  const gateway = summary(samples.gateway);
-  const direct = summary(samples.direct);
 
-  const ratio = gateway.rps / direct.rps;
-  const row = (name: string, s: ReturnType<typeof summary>) =>
-    `${name.padEnd(10)}${s.rps.toFixed(0).padStart(10)}${s.p50.toFixed(2).padStart(10)}${s.p99.toFixed(2).padStart(10)}${String(s.requests).padStart(10)}${String(s.errors).padStart(8)}`;
-  console.log(`\n${"".padEnd(10)}${"req/s".padStart(10)}${"p50 ms".padStart(10)}${"p99 ms".padStart(10)}${"requests".padStart(10)}${"errors".padStart(8)}`);
-  console.log(row("direct", direct));
-  console.log(row("gateway", gateway));
-
-  console.log(`\ngateway/direct throughput: ${ratio.toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(gateway.p50 - direct.p50).toFixed(2)} ms`);
-  if (values.json) console.log(JSON.stringify({ method: METHOD, concurrency: CONCURRENCY, store: upstash ? "upstash" : "memory", direct, gateway, ratio }));
-  if (gateway.errors || direct.errors) process.exitCode = 1;
+  const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
+  const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
+  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(12))).join("")}`);
+  for (const side of sides) {
+    const r = results[side.name]!;
+    const cells = [r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors)];
+    console.log(`${side.name.padEnd(12)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
+  }
+  const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
+  console.log(`
+gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
+idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
+canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x`);
+  if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
+  if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

@@ -94,7 +94,9 @@ describe("circuit breaker", () => {
     await control("2.0.0", "503");
     const beta = { "x-user-group": "beta", "x-user-id": "u1" };
     const answers = await callUntil(a, (r) => r.json.result?.version === "1.0.0", beta);
-    expect(answers.filter((r) => r.json.error?.code === -32001).length).toBeGreaterThanOrEqual(5);
+    expect(answers.at(-1)!.json.result.version).toBe("1.0.0");
+    // test.flaky is idempotent: each call's 503 is retried, so fewer calls than failures are needed.
+    expect(await callsTo("2.0.0")).toBeGreaterThanOrEqual(5);
     await sleep(300);
     const { json } = await admin(a.gatewayUrl, "GET", "/skills/test.flaky");
     expect(json.routes.beta).toEqual({ "1.0.0": 100, "2.0.0": 0 });
