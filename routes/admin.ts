@@ -7,6 +7,7 @@ import { Hono, type Context } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
+import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { type Endpoint, RegistrationSchema, type RegistryDoc, RoutingTableSchema } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { errorText, gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
@@ -36,16 +37,19 @@ adminRoutes.onError((error, c) => {
   return adminError(c, 503, "The registry store is unavailable; retry in a few seconds");
 });
 
-/** Every deployment with its heartbeat deadline, and every routing table. */
+/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
 adminRoutes.get("/deployments", async (c) => {
-  const { registry } = gatewayRuntime(c.env);
+  const { registry, store } = gatewayRuntime(c.env);
   const now = Date.now();
   const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(now)]);
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
-  return c.json({ revision: rev, deployments, routes, events: doc.events });
+  const breakers = Object.fromEntries(
+    await Promise.all(deployments.map(async (d) => [d.id, statusOf(await store.get(breakerKey(d.id)))] as const)),
+  );
+  return c.json({ revision: rev, deployments, routes, breakers, events: doc.events });
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, type MeshSkill, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { runCli } from "../scripts/cli/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 let a: Mesh;
@@ -102,6 +103,13 @@ describe("circuit breaker", () => {
     expect(json.routes.beta).toEqual({ "1.0.0": 100, "2.0.0": 0 });
     expect(json.events[0]).toMatchObject({ type: "rollback", version: "2.0.0", by: "breaker", reason: expect.stringMatching(/breaker opened \(5 consecutive failures\)/) });
     expect(Number.isFinite(json.events[0].at)).toBe(true);
+
+    const lines: string[] = [];
+    await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: b.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (l) => lines.push(l), fetch });
+    const status = lines.join("\n");
+    expect(status).toMatch(/2\.0\.0\s+canary\s+0%\s+0%\s+(open|half-open).*\(5 consecutive failures\)/);
+    expect(status).toMatch(/1\.0\.0\s+stable\s+100%\s+100%\s+closed/);
+    expect(status).toMatch(/rollback\s+2\.0\.0\s+breaker\s+breaker opened/);
   });
 
   it("with every deployment's breaker open, -32001 says when to retry", async () => {

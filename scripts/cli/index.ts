@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 
 const USAGE = `usage: skillmesh <command>
-  status [skill]                                   deployments, weights per group, recent events
+  status [skill]                                   deployments, weights per group, breakers, recent events
   canary <skill> <version> --group <g>=<pct> ...   give a canary a share per group (stable takes the rest)
   promote <skill> <version>                        make a version stable at 100% everywhere
   rollback <skill> [--version <v>] [--reason <r>]  send every group (or one canary's share) back to stable
@@ -19,6 +19,7 @@ env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 interface Deployment { id: string; name: string; version: string; role: string; registeredAt: number; ttlSeconds?: number; endpoint: { binding?: string; url?: string } }
 interface Event { at: number; skill: string; type: string; version?: string; by: string; reason: string }
 type Routes = Record<string, Record<string, number>>;
+interface Breaker { state: string; openUntil: number; reason: string }
 
 /** A failure the user can act on: printed as is, exit code 1. */
 export class CliError extends Error {}
@@ -71,14 +72,21 @@ export function parseGroups(values: string[]): Record<string, number> {
   return groups;
 }
 
-function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: Routes): void {
+/** A breaker in a few words: "closed", "open until 03:25:10 (5 consecutive failures)". */
+function describeBreaker(breaker: Breaker | undefined): string {
+  if (!breaker || breaker.state === "closed") return "closed";
+  const until = breaker.state === "open" && breaker.openUntil > Date.now() ? ` until ${time(breaker.openUntil).slice(11)}` : "";
+  return `${breaker.state}${until}${breaker.reason ? ` (${breaker.reason})` : ""}`;
+}
+
+function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: Routes, breakers: Record<string, Breaker> = {}): void {
   const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
   io.out(name);
-  const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "ENDPOINT", "REGISTERED", "TTL"]];
+  const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "BREAKER", "ENDPOINT", "REGISTERED", "TTL"]];
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, d.role, ...weights, d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");
@@ -107,10 +115,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
   };
   switch (values.help ? "help" : command) {
     case "status": {
-      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; events: Event[] };
+      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; events: Event[] };
       const names = [...new Set(all.deployments.map((d) => d.name))].filter((n) => !skill || n === skill).sort();
       if (skill && !names.length) throw new CliError(`No skill ${skill} is registered`);
-      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {});
+      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers);
       printEvents(io, all.events.filter((e) => !skill || e.skill === skill));
       return;
     }

@@ -7,7 +7,7 @@
 import type { Store } from "../store/index.js";
 import { type BreakerPolicy, type BreakerStatus, DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "./state.js";
 
-export { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerStatus } from "./state.js";
+export { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerStatus, statusOf } from "./state.js";
 
 /** Breaker keys live under this prefix; the id is the deployment's `name@version`. */
 export const breakerKey = (deploymentId: string) => `sm:breaker:${deploymentId}`;
