@@ -52,7 +52,7 @@ const RETRY_AFTER_REGISTRY_MS = 2_000;
 
 /**
  * Answers one request through the gateway.
- * @example const result = await invoke(request, scope, gatewayRuntime(env), env)
+ * @example await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, gatewayRuntime(env), env))
  */
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
   return tracer.startActiveSpan(`skillmesh.call ${request.method}`, async (span) => {
@@ -110,7 +110,8 @@ function policyOf(deployment: Deployment): BreakerPolicy {
 /**
  * The fallback chain: the routed deployment; if its breaker is open, the stable version (for a
  * canary); if that is open too, the degraded deployment. An open breaker whose period is over
- * lets one probe through (claimed atomically, so one isolate probes). Undefined: nothing can answer.
+ * lets one probe through (claimed atomically, so one isolate probes). With every breaker open:
+ * how long until one may let a probe through.
  */
 async function choose(entry: SkillEntry, routed: Deployment | undefined, scope: CallScope, runtime: GatewayRuntime): Promise<Choice | { retryAfterMs: number }> {
   const stable = entry.versions.find((d) => d.role === "stable");
