@@ -93,6 +93,15 @@ describe("Idempotency-Key", () => {
     expect(second.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("a duplicate that cannot wait for the first answer within its budget gets -32002", async () => {
+    const first = call({ label: "slow", delayMs: 1_500 }, "key-slow", { "x-timeout-ms": "5000" });
+    await new Promise((r) => setTimeout(r, 200));
+    const impatient = await call({ label: "slow", delayMs: 1_500 }, "key-slow", { "x-timeout-ms": "100" });
+    expect(impatient.json.error).toMatchObject({ code: -32002, data: { retryAfterMs: expect.any(Number) } });
+    expect((await first).json.result.count).toBe(1);
+    expect((await call({ label: "slow", delayMs: 1_500 }, "key-slow")).headers.get("idempotent-replayed")).toBe("1");
+  });
+
   it("refuses a key with spaces or control characters", async () => {
     expect((await call({ label: "x" }, "bad key")).json.error.code).toBe(-32600);
   });

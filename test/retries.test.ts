@@ -63,6 +63,18 @@ describe("retries", () => {
     expect(await callsTo("test.flaky")).toBe(1);
   });
 
+  it("timeouts count against the breaker: a skill that keeps hanging is cut off with -32001", async () => {
+    await control("test.unsafe", "hang");
+    const codes: number[] = [];
+    for (let i = 0; i < 8 && codes.at(-1) !== -32001; i++) {
+      codes.push((await call("test.unsafe")).json.error.code);
+      await new Promise((r) => setTimeout(r, 30)); // the breaker is written after each response
+    }
+    expect(codes.filter((c) => c === -32004).length).toBeGreaterThanOrEqual(5);
+    const cut = await call("test.unsafe");
+    expect(cut.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
+  });
+
   it("gives up after 2 retries", async () => {
     await control("test.flaky", "503");
     const answer = await call("test.flaky", { "x-timeout-ms": "5000" });
