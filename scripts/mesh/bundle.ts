@@ -57,6 +57,8 @@ export async function bundleWorker(dir: string, options: { outdir?: string } = {
   const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), key);
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {
+    // A cached worker keeps only its newest bundle: drop the ones of older sources.
+    if (!options.outdir) rmSync(dirname(outdir), { recursive: true, force: true });
     rmSync(outdir, { recursive: true, force: true });
     mkdirSync(outdir, { recursive: true });
     try {
