@@ -84,6 +84,11 @@ describe("when the store goes down", () => {
     for (let i = 0; i < 3; i++) expect((await call(mesh.gatewayUrl, "sum", [i, 1])).json.result).toBe(i + 1);
   });
 
+  it("refuses a call with an Idempotency-Key it cannot check (-32001), rather than risk running it twice", async () => {
+    const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 }, { "idempotency-key": "k1" });
+    expect(json.error).toMatchObject({ code: -32001, message: expect.stringMatching(/Idempotency-Key cannot be checked/), data: { retryAfterMs: 2_000 } });
+  });
+
   it("says so on /healthz", async () => {
     const health = (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as any;
     expect(health).toMatchObject({ status: "degraded", store: { driver: "upstash", ok: false } });

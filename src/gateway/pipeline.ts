@@ -47,7 +47,7 @@ export interface CallScope {
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
-/** How long a caller waits when the registry itself cannot be read. */
+/** How long a caller waits when the store (registry, idempotency keys) cannot be read. */
 const RETRY_AFTER_REGISTRY_MS = 2_000;
 
 /**
@@ -192,9 +192,19 @@ async function runPolicies(
     pendingTtlMs: deadline - Date.now() + 5_000,
     waitMs: Math.min(deadline - Date.now() + 500, 15_000),
   };
-  const { outcome, replayed } = await runOnce(runtime.store, key, await fingerprintOf(request.params ?? null), options, run);
-  if (replayed) scope.replayed = true;
-  return outcome;
+  const fingerprint = await fingerprintOf(request.params ?? null);
+  try {
+    const { outcome, replayed } = await runOnce(runtime.store, key, fingerprint, options, run);
+    if (replayed) scope.replayed = true;
+    return outcome;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    // Without the store the key cannot be honoured; running anyway could run the skill twice.
+    console.error("[gateway] idempotency store unavailable:", error instanceof Error ? error.message : error);
+    throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_REGISTRY_MS,
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
