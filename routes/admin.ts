@@ -12,7 +12,7 @@ import { type Endpoint, RegistrationSchema, type RegistryDoc, RoutingTableSchema
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { errorText, gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode } from "../src/jsonrpc/index.js";
-import { MAX_BODY_BYTES, jsonBodyGuard } from "../src/jsonrpc/http.js";
+import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
 import { describeIssues } from "../src/skill/index.js";
 
@@ -53,7 +53,7 @@ adminRoutes.get("/deployments", async (c) => {
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
-adminRoutes.post("/deployments", jsonBodyGuard(MAX_BODY_BYTES), async (c) => {
+adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const body = RegistrationSchema.safeParse(await c.req.json().catch(() => undefined));
   if (!body.success) return adminError(c, 400, "Invalid registration", describeIssues(body.error));
   const { endpoint, ttlSeconds } = body.data;
