@@ -1,6 +1,7 @@
 /** `GET /healthz`: the gateway is alive; says whether the store answers and what the registry holds. */
 import { Hono } from "hono";
-import { errorText, gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
+import { errorText } from "../src/jsonrpc/index.js";
 
 export const healthRoutes = new Hono<{ Bindings: GatewayEnv }>();
 

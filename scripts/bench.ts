@@ -15,8 +15,7 @@ import { parseArgs } from "node:util";
 import type { RedisClientType } from "redis";
 import { skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
-import { startRedisServer } from "./redis-rest/redis-server.js";
-import { startRedisRest } from "./redis-rest/serve.js";
+import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({
   options: {
@@ -94,12 +93,10 @@ try {
   let upstash: { url: string; token: string } | undefined;
   let client: RedisClientType | undefined;
   if (values.redis) {
-    const redis = await startRedisServer();
-    stops.push(() => redis.stop());
-    const rest = await startRedisRest({ redisUrl: redis.url, token: randomBytes(16).toString("hex") });
-    stops.push(() => rest.stop());
-    upstash = { url: rest.url, token: rest.token };
-    client = rest.client;
+    const local = await startLocalUpstash();
+    stops.push(() => local.stop());
+    upstash = { url: local.url, token: local.token };
+    client = local.client;
   }
   const adminToken = randomBytes(16).toString("hex");
   const mesh = await startMesh({ skills: skillDirs(), adminToken, upstash });

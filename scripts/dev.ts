@@ -9,8 +9,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
-import { findRedisServer, startRedisServer } from "./redis-rest/redis-server.js";
-import { startRedisRest } from "./redis-rest/serve.js";
+import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({
   options: {
@@ -32,16 +31,10 @@ try {
   const adminToken = process.env.SKILLMESH_ADMIN_TOKEN || `dev-${randomBytes(12).toString("hex")}`;
   let upstash: { url: string; token: string } | undefined;
   if (values.redis) {
-    if (!findRedisServer()) {
-      console.error("--redis needs redis-server: apt-get install -y redis-server (Debian/Ubuntu) or brew install redis");
-      await shutdown(1);
-    }
-    const redis = await startRedisServer();
-    stops.push(() => redis.stop());
-    const rest = await startRedisRest({ redisUrl: redis.url, token: randomBytes(16).toString("hex") });
-    stops.push(() => rest.stop());
-    upstash = { url: rest.url, token: rest.token };
-    console.log(`redis-server on ${redis.url}, Upstash REST endpoint on ${rest.url}`);
+    const local = await startLocalUpstash(); // says how to install redis-server when it is missing
+    stops.push(() => local.stop());
+    upstash = { url: local.url, token: local.token };
+    console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}`);
   }
 
   const dirs = skillDirs();

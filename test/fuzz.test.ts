@@ -8,14 +8,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { JsonRpcResponseSchema } from "../src/jsonrpc/index.js";
-import { ADMIN_TOKEN, FIXTURE_SKILLS } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SPEC_FIXTURES, fixture } from "./support/fixtures.js";
 
 const BODIES = 2_400;
 const CONCURRENCY = 12;
 
 let mesh: Mesh;
 beforeAll(async () => {
-  mesh = await startMesh({ skills: FIXTURE_SKILLS.filter((dir) => !dir.endsWith("misbehave")), adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [...SPEC_FIXTURES, fixture("whoami")], adminToken: ADMIN_TOKEN });
 });
 afterAll(() => mesh?.dispose());
 

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { startRedisRest } from "../scripts/redis-rest/serve.js";
-import { ADMIN_TOKEN, FIXTURE_SKILLS, admin, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
-const fixtures = FIXTURE_SKILLS.filter((dir) => /\/(subtract|sum)$/.test(dir));
+const fixtures = [fixture("subtract"), fixture("sum")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
 const call = (gatewayUrl: string, method: string, params?: unknown) => post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 });
 

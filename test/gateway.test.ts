@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, FIXTURE_SKILLS, admin, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SPEC_FIXTURES, admin, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
 let rpc: string;
@@ -14,7 +14,7 @@ const call = (method: string, params?: unknown, headers: Record<string, string> 
   post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...skillDirs(), ...FIXTURE_SKILLS], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [...skillDirs(), ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami")], adminToken: ADMIN_TOKEN });
   rpc = `${mesh.gatewayUrl}/rpc`;
 });
 afterAll(() => mesh?.dispose());

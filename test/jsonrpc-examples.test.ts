@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, FIXTURE_SKILLS, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SPEC_FIXTURES, post } from "./support/fixtures.js";
 import { methodsOf, readSpecExamples } from "./support/examples.js";
 
 const cases = readSpecExamples();
 let mesh: Mesh;
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: FIXTURE_SKILLS, adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: SPEC_FIXTURES, adminToken: ADMIN_TOKEN });
 });
 afterAll(() => mesh?.dispose());
 

@@ -178,7 +178,7 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect((await repo.poll(now + 5_000)).expired).toEqual([]);
     const later = await repo.poll(now + 11_000);
     expect(later.expired).toEqual(["s@1.0.0"]);
-    expect(await repo.sweepExpired(now + 11_000)).toEqual(["s@1.0.0"]);
+    expect(await repo.deregister(later.expired, now + 11_000)).toEqual(["s@1.0.0"]);
     expect((await repo.read()).doc.deployments).toEqual({});
     expect(await store.zrangeByScore(REGISTRY_KEYS.expiry, -Infinity, Infinity)).toEqual([]);
   });

@@ -1,7 +1,9 @@
 /** Runs the Redis REST endpoint as a Node server (used by tests, `npm run dev -- --redis`, bench). */
+import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { createClient, type RedisClientType } from "redis";
 import { redisRestApp } from "./index.js";
+import { startRedisServer } from "./redis-server.js";
 
 export interface RunningRedisRest {
   /** Base URL for `UPSTASH_REDIS_REST_URL`. */
@@ -34,4 +36,27 @@ export async function startRedisRest(options: { redisUrl: string; token: string;
       await client.quit().catch(() => {});
     },
   };
+}
+
+/**
+ * A throwaway `redis-server` with the REST endpoint in front of it: what `npm run dev -- --redis`,
+ * `npm run bench -- --redis` and the tests use as "Upstash". `stop()` stops both.
+ * @example const local = await startLocalUpstash(); startMesh({ upstash: local, … })
+ */
+export async function startLocalUpstash(token = randomBytes(16).toString("hex")): Promise<RunningRedisRest & { redisUrl: string }> {
+  const redis = await startRedisServer();
+  try {
+    const rest = await startRedisRest({ redisUrl: redis.url, token });
+    return {
+      ...rest,
+      redisUrl: redis.url,
+      stop: async () => {
+        await rest.stop();
+        await redis.stop();
+      },
+    };
+  } catch (error) {
+    await redis.stop();
+    throw error;
+  }
 }

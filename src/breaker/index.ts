@@ -4,6 +4,7 @@
  * successes recorded in batches at most once a second, failures recorded at once — all after the
  * response, through `waitUntil`. The state itself lives in the store (see state.ts).
  */
+import { errorText } from "../jsonrpc/index.js";
 import type { Store } from "../store/index.js";
 import { type BreakerPolicy, type BreakerStatus, DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "./state.js";
 
@@ -106,7 +107,7 @@ export class BreakerBoard {
       this.#cache.set(deploymentId, { status, at: this.#now() });
       if (status.tripped) await this.options.onTrip?.(deploymentId, status);
     } catch (error) {
-      console.error(`[gateway] could not record the breaker of ${deploymentId}:`, error instanceof Error ? error.message : error);
+      console.error(`[gateway] could not record the breaker of ${deploymentId}:`, errorText(error));
     }
   }
 }

@@ -17,7 +17,7 @@ import {
   isValidClientKey,
   runOnce,
 } from "../idempotency/index.js";
-import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import { discover } from "../registry/discovery.js";
 import type { Deployment } from "../registry/model.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
@@ -48,7 +48,7 @@ export interface CallScope {
 }
 
 /** How long a caller waits when the store (registry, idempotency keys) cannot be read. */
-const RETRY_AFTER_REGISTRY_MS = 2_000;
+const RETRY_AFTER_STORE_MS = 2_000;
 
 /**
  * Answers one request through the gateway.
@@ -68,7 +68,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
       return outcome.result;
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorText(error) });
       throw error;
     } finally {
       span.end();
@@ -86,9 +86,9 @@ async function registryView(runtime: GatewayRuntime): Promise<RegistryView> {
       }
     });
   } catch (error) {
-    console.error("[gateway] registry unavailable:", error instanceof Error ? error.message : error);
-    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {
-      retryAfterMs: RETRY_AFTER_REGISTRY_MS,
+    console.error("[gateway] registry unavailable:", errorText(error));
+    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
     });
   }
 }
@@ -200,9 +200,9 @@ async function runPolicies(
   } catch (error) {
     if (error instanceof RpcError) throw error;
     // Without the store the key cannot be honoured; running anyway could run the skill twice.
-    console.error("[gateway] idempotency store unavailable:", error instanceof Error ? error.message : error);
-    throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {
-      retryAfterMs: RETRY_AFTER_REGISTRY_MS,
+    console.error("[gateway] idempotency store unavailable:", errorText(error));
+    throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
     });
   }
 }

@@ -3,6 +3,7 @@
  * built once from the Worker's env and reused by every request of the isolate.
  */
 import { BreakerBoard } from "../breaker/index.js";
+import { errorText } from "../jsonrpc/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { rollback } from "../routing/rollout.js";
 import { RegistrySnapshot, SNAPSHOT_MAX_AGE_MS } from "../registry/snapshot.js";
@@ -26,12 +27,16 @@ export interface GatewayRuntime {
 }
 
 const runtimes = new WeakMap<Store, GatewayRuntime>();
+/** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
+const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
 /**
  * The isolate's runtime for this env (built on first use).
  * @example const { snapshot } = gatewayRuntime(c.env)
  */
 export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
+  const known = runtimesByEnv.get(env);
+  if (known) return known;
   const store = storeFromEnv(env);
   let runtime = runtimes.get(store);
   if (!runtime) {
@@ -44,23 +49,21 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     const breakers = new BreakerBoard(store, {
       // A canary whose breaker opens is rolled back: its share goes to the stable version.
       onTrip: async (deploymentId, status) => {
-        const { doc } = await registry.read();
-        const deployment = doc.deployments[deploymentId];
-        if (deployment?.role !== "canary") return;
-        const routed = Object.values(doc.routes[deployment.name] ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);
-        if (!routed) return;
-        const reason = `breaker opened (${status.reason}): ${deployment.version} rolled back automatically`;
-        await registry.update(Date.now(), (current) => rollback(current, deployment.name, { now: Date.now(), by: "breaker", version: deployment.version, reason }));
+        const now = Date.now();
+        await registry.update(now, (doc) => {
+          const deployment = doc.deployments[deploymentId];
+          if (deployment?.role !== "canary") return undefined;
+          const routed = Object.values(doc.routes[deployment.name] ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);
+          if (!routed) return undefined; // nothing to roll back: no write, no event
+          const reason = `breaker opened (${status.reason}): ${deployment.version} rolled back automatically`;
+          return rollback(doc, deployment.name, { now, by: "breaker", version: deployment.version, reason });
+        });
         snapshot.invalidate();
       },
     });
     runtime = { store, registry, snapshot, breakers };
     runtimes.set(store, runtime);
   }
+  runtimesByEnv.set(env, runtime);
   return runtime;
-}
-
-/** An error's message without its stack, for logs that might be shipped elsewhere. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

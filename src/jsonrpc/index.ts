@@ -120,6 +120,11 @@ export function failureFromThrown(id: JsonRpcId, thrown: unknown): JsonRpcFailur
   return failure(id, ErrorCode.InternalError);
 }
 
+/** A thrown value's message without its stack: what logs (and span statuses) get. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** True when the request is a notification: no `id` member, so no response is sent. */
 export function isNotification(request: JsonRpcRequest): boolean {
   return !("id" in request) || request.id === undefined;

@@ -69,19 +69,19 @@ export class RegistryRepository {
   }
 
   /**
-   * Applies an edit (e.g. a rollout from src/routing/rollout.ts) atomically and returns the new
-   * document. An edit that throws changes nothing; the error reaches the caller.
+   * Applies an edit (e.g. a rollout from src/routing/rollout.ts) atomically and returns the
+   * resulting document. An edit that returns undefined changes nothing (no write, no new
+   * revision); one that throws changes nothing either, and the error reaches the caller.
    * @example await registry.update(Date.now(), (doc) => rollback(doc, "text.summarize", { now, by: "admin" }))
    */
-  async update(now: number, edit: (doc: RegistryDoc) => RegistryDoc): Promise<RegistryDoc> {
+  async update(now: number, edit: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<RegistryDoc> {
     let result: RegistryDoc | undefined;
-    await this.mutate(now, (doc) => (result = edit(doc)));
+    await this.mutate(now, (doc) => {
+      const next = edit(doc);
+      result = next ?? doc;
+      return next;
+    });
     return result!;
-  }
-
-  /** Removes every deployment whose heartbeat deadline has passed. */
-  async sweepExpired(now: number): Promise<string[]> {
-    return this.deregister((await this.poll(now)).expired, now);
   }
 
   /**

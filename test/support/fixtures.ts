@@ -1,11 +1,17 @@
 /** Paths of the fixture skills (test/fixtures/skills) and small helpers shared by the tests. */
 import { join } from "node:path";
-import { ROOT } from "../../scripts/mesh/bundle.js";
+import { ROOT, skillDirs } from "../../scripts/mesh/bundle.js";
 
-export const fixture = (name: string) => join(ROOT, "test/fixtures/skills", name);
+const FIXTURES_ROOT = join(ROOT, "test/fixtures/skills");
 
-/** The JSON-RPC spec's example methods, plus a skill that fails on command. */
-export const FIXTURE_SKILLS = ["subtract", "sum", "get_data", "update", "notify_hello", "notify_sum", "misbehave", "whoami", "echo-v1", "echo-v2", "counter", "flaky-v1", "flaky-v2", "flaky-degraded", "flaky-unsafe"].map(fixture);
+/** The folder of one fixture skill. @example fixture("flaky-v1") */
+export const fixture = (name: string) => join(FIXTURES_ROOT, name);
+
+/** Every fixture skill (the global setup bundles them all once). */
+export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
+
+/** The methods of the JSON-RPC spec's examples. Tests start only the fixtures they call. */
+export const SPEC_FIXTURES = ["subtract", "sum", "get_data", "update", "notify_hello", "notify_sum"].map(fixture);
 
 export const ADMIN_TOKEN = "test-admin-token";
 

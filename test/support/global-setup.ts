@@ -6,9 +6,8 @@
 import "vitest";
 import type { TestProject } from "vitest/node";
 import { bundleAll, skillDirs } from "../../scripts/mesh/bundle.js";
-import { startRedisServer } from "../../scripts/redis-rest/redis-server.js";
-import { startRedisRest } from "../../scripts/redis-rest/serve.js";
-import { FIXTURE_SKILLS } from "./fixtures.js";
+import { startLocalUpstash } from "../../scripts/redis-rest/serve.js";
+import { ALL_FIXTURES } from "./fixtures.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -19,14 +18,10 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  const redis = await startRedisServer();
-  const rest = await startRedisRest({ redisUrl: redis.url, token: "test-token" });
-  project.provide("redisUrl", redis.url);
-  project.provide("redisRestUrl", rest.url);
-  project.provide("redisRestToken", rest.token);
-  await bundleAll([".", ...skillDirs(), ...FIXTURE_SKILLS]);
-  return async () => {
-    await rest.stop();
-    await redis.stop();
-  };
+  const redis = await startLocalUpstash("test-token");
+  project.provide("redisUrl", redis.redisUrl);
+  project.provide("redisRestUrl", redis.url);
+  project.provide("redisRestToken", redis.token);
+  await bundleAll([".", ...skillDirs(), ...ALL_FIXTURES]);
+  return () => redis.stop();
 }
