@@ -93,21 +93,14 @@ export async function callerIdOf(authorization: string | null | undefined): Prom
 
 /**
  * The caller context of a request to the gateway, from its headers: `X-User-Id`, `X-User-Group`,
- * `X-Session-Id` (or `Mcp-Session-Id`), the caller's bearer key (hashed) and a `traceparent` for
- * the hop to the skill (the caller's trace, or a new one, with a new span id).
+ * `X-Session-Id` (or `Mcp-Session-Id`), the caller's bearer key (hashed) and the caller's
+ * `traceparent` (the gateway replaces it with its own for the hop to the skill).
  * @example const context = await callerContextOf(request.headers)
  */
 export async function callerContextOf(headers: Headers): Promise<CallerContext> {
   return {
     ...headerFields(headers),
     caller: await callerIdOf(headers.get("authorization")),
-    traceparent: childTraceparent(validTraceparent(headers.get("traceparent"))),
+    traceparent: validTraceparent(headers.get("traceparent")),
   };
-}
-
-/** A W3C traceparent for the next hop: the same trace (or a new one) and a new span id. */
-function childTraceparent(parent: string | undefined): string {
-  const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const [, traceId = hex(16), , flags = "01"] = parent?.split("-") ?? [];
-  return `00-${traceId}-${hex(8)}-${flags}`;
 }

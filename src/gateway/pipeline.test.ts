@@ -1,70 +1,64 @@
 /**
- * The pipeline's OpenTelemetry spans: with a tracer provider registered (here a tiny recording
- * one), a call produces `skillmesh.call`, `skillmesh.registry.lookup` and `skillmesh.forward`.
- * The skill runs in Node (a skill Worker is a Hono app) behind a URL endpoint.
+ * The pipeline's spans with the OpenTelemetry SDK's own in-memory exporter: one call makes
+ * `skillmesh.call` → `skillmesh.registry.lookup` + `skillmesh.forward` → the skill's handler
+ * span, all in one trace (the caller's, when it sent a `traceparent`). The skill Worker (a Hono
+ * app) runs in Node behind a URL endpoint so one provider sees both sides; the same chain across
+ * two workerd isolates is checked in test/tracing.test.ts.
  */
 import { serve } from "@hono/node-server";
-import { type Span, type Tracer, trace } from "@opentelemetry/api";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import subtract from "../../test/fixtures/skills/subtract/index.js";
 import { gatewayRuntime } from "./runtime.js";
 import { invoke } from "./pipeline.js";
+import { callScopeOf } from "./scope.js";
 
-interface Recorded { name: string; attributes: Record<string, unknown>; ended: boolean; error: boolean }
-const recorded: Recorded[] = [];
-
-/** The least a Tracer must do for the pipeline: make spans that remember what was done to them. */
-function recordingSpan(name: string, attributes: Record<string, unknown> = {}): Span {
-  const entry: Recorded = { name, attributes: { ...attributes }, ended: false, error: false };
-  recorded.push(entry);
-  const span = {
-    spanContext: () => ({ traceId: "0".repeat(32), spanId: "0".repeat(16), traceFlags: 1 }),
-    setAttribute: (k: string, v: unknown) => ((entry.attributes[k] = v), span),
-    setAttributes: (a: Record<string, unknown>) => (Object.assign(entry.attributes, a), span),
-    addEvent: () => span, addLink: () => span, addLinks: () => span, recordException: () => {},
-    setStatus: (status: { code: number }) => ((entry.error = status.code === 2), span),
-    updateName: () => span, isRecording: () => true,
-    end: () => void (entry.ended = true),
-  };
-  return span as unknown as Span;
-}
-const tracer = {
-  startSpan: (name: string, options?: { attributes?: Record<string, unknown> }) => recordingSpan(name, options?.attributes),
-  startActiveSpan: (name: string, ...rest: unknown[]) => {
-    const fn = rest.at(-1) as (span: Span) => unknown;
-    const options = rest.length > 1 ? (rest[0] as { attributes?: Record<string, unknown> }) : undefined;
-    return fn(recordingSpan(name, options?.attributes));
-  },
-} as unknown as Tracer;
-
+const exporter = new InMemorySpanExporter();
 let server: ReturnType<typeof serve>;
-let url: string;
 const env = { SKILLMESH_STORE: "memory", SKILLMESH_STORE_PREFIX: "otel-test:" };
 
 beforeAll(async () => {
-  trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
   await new Promise<void>((resolve) => (server = serve({ fetch: subtract.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve())));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   await gatewayRuntime(env).registry.register({ manifest: subtract.manifest, endpoint: { url }, registrationId: "r" }, Date.now());
 });
 afterAll(() => {
   trace.disable();
   server?.close();
 });
+beforeEach(() => exporter.reset());
 
-const scope = () => ({ context: { caller: "anonymous" }, answeredBy: new Set<string>(), waitUntil: () => {} });
+const call = async (method: string, headers: Record<string, string> = {}) =>
+  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, await callScopeOf(new Headers(headers), () => {}), gatewayRuntime(env), env);
+const named = (name: string) => exporter.getFinishedSpans().find((s) => s.name === name)!;
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
-it("records a call, its registry lookup and its forward, all ended", async () => {
-  recorded.length = 0;
-  const result = await invoke({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }, { index: 0, batch: false }, scope(), gatewayRuntime(env), env);
-  expect(result).toBe(19);
-  expect(recorded.map((s) => s.name)).toEqual(["skillmesh.call subtract", "skillmesh.registry.lookup", "skillmesh.forward"]);
-  expect(recorded.find((s) => s.name === "skillmesh.forward")!.attributes).toEqual({ "skillmesh.deployment": "subtract@1.0.0" });
-  expect(recorded.every((s) => s.ended)).toBe(true);
+it("chains call → lookup + forward → the skill's span in the caller's trace", async () => {
+  const callerTrace = "0af7651916cd43dd8448eb211c80319c";
+  expect(await call("subtract", { traceparent: `00-${callerTrace}-b7ad6b7169203331-01`, "x-user-group": "beta" })).toBe(19);
+  const [callSpan, lookup, forward, skill] = ["skillmesh.call subtract", "skillmesh.registry.lookup", "skillmesh.forward", "skill subtract"].map(named);
+  expect(new Set([callSpan, lookup, forward, skill].map((s) => s!.spanContext().traceId))).toEqual(new Set([callerTrace]));
+  expect(parentOf(callSpan!)).toBe("b7ad6b7169203331");
+  expect(parentOf(lookup!)).toBe(callSpan!.spanContext().spanId);
+  expect(parentOf(forward!)).toBe(callSpan!.spanContext().spanId);
+  expect(parentOf(skill!)).toBe(forward!.spanContext().spanId);
+  expect(callSpan!.attributes).toMatchObject({
+    "rpc.method": "subtract", "skillmesh.skill": "subtract", "skillmesh.version": "1.0.0", "skillmesh.group": "beta",
+    "skillmesh.outcome": "ok", "skillmesh.degraded": false, "skillmesh.replayed": false,
+  });
+  expect(forward!.attributes).toMatchObject({ "skillmesh.deployment": "subtract@1.0.0", "skillmesh.role": "stable" });
+});
+
+it("starts a new trace when the caller sent none, and still chains the skill's span", async () => {
+  await call("subtract");
+  const callSpan = named("skillmesh.call subtract");
+  expect(callSpan.parentSpanContext).toBeUndefined();
+  expect(named("skill subtract").spanContext().traceId).toBe(callSpan.spanContext().traceId);
 });
 
 it("marks the call span as an error when the call fails", async () => {
-  recorded.length = 0;
-  await expect(invoke({ jsonrpc: "2.0", method: "nope", id: 1 }, { index: 0, batch: false }, scope(), gatewayRuntime(env), env)).rejects.toThrow();
-  expect(recorded[0]).toMatchObject({ name: "skillmesh.call nope", error: true, ended: true });
+  await expect(call("nope")).rejects.toThrow();
+  expect(named("skillmesh.call nope").status.code).toBe(2);
 });

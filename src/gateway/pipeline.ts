@@ -1,12 +1,10 @@
 /**
  * The gateway's one invocation pipeline: a valid JSON-RPC request in, a result (or a thrown
- * `RpcError`) out. `/rpc` serves every request of a body through it, and so will `/mcp`'s
- * `tools/call`. Built-in methods (`skills.list`, `skills.discover`, `rpc.discover`) are answered
+ * `RpcError`) out. `/rpc` serves every request of a body through it, and `/mcp` its
+ * `tools/call` and `tools/list`. Built-in methods (`skills.list`, `skills.discover`, `rpc.discover`) are answered
  * here; every other method is a skill, routed and forwarded.
  */
-import { trace, SpanStatusCode } from "@opentelemetry/api";
 import { z } from "zod";
-import type { CallerContext } from "../context/index.js";
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { forwardCall } from "../forward/index.js";
 import {
@@ -25,66 +23,59 @@ import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
 import { describeIssues, positionalMapper } from "../skill/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
+import { type Context, ROOT_CONTEXT, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import { openRpcDocument } from "./openrpc.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
+import type { CallScope } from "./scope.js";
+
+export type { CallScope } from "./scope.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
-
-/** One HTTP request's calls: who calls, its headers' instructions, and what the answer reports. */
-export interface CallScope {
-  context: CallerContext;
-  /** The `Idempotency-Key` header, if any. */
-  idempotencyKey?: string;
-  /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
-  budgetMs?: number;
-  /** Deployments that answered (for `X-Skill-Version`). */
-  answeredBy: Set<string>;
-  /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */
-  replayed?: boolean;
-  /** Set when any answer came from a degraded fallback (`X-Skill-Degraded: 1`). */
-  degraded?: boolean;
-  /** Work that may finish after the response (breaker bookkeeping). */
-  waitUntil: (promise: Promise<unknown>) => void;
-}
 
 /** How long a caller waits when the store (registry, idempotency keys) cannot be read. */
 const RETRY_AFTER_STORE_MS = 2_000;
 
+/** A skill call's outcome, and whether it was replayed from an earlier request. */
+type Answer = Outcome & { replayed?: boolean };
+
 /**
- * Answers one request through the gateway.
+ * Answers one request through the gateway, inside a `skillmesh.call` span (a child of the
+ * caller's trace) that records the method, skill, version, group and how it went.
  * @example await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, gatewayRuntime(env), env))
  */
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
-  return tracer.startActiveSpan(`skillmesh.call ${request.method}`, async (span) => {
-    try {
-      const view = await registryView(runtime);
-      const builtin = builtins[request.method];
-      if (builtin) return await builtin(request, view);
-      const entry = view.skills.get(request.method);
-      if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
-      const outcome = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs), runtime);
-      if (outcome.deployment) scope.answeredBy.add(outcome.deployment);
-      if (outcome.degraded) scope.degraded = true;
-      if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
-      return outcome.result;
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorText(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
+  const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
+  return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace ?? ROOT_CONTEXT, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
+    const view = await registryView(runtime, context);
+    const builtin = builtins[request.method];
+    if (builtin) return builtin(request, view);
+    const entry = view.skills.get(request.method);
+    if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
+    span.setAttribute("skillmesh.skill", entry.name);
+    const answer = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs, context), runtime);
+    span.setAttributes({
+      "skillmesh.outcome": answer.ok ? "ok" : "error",
+      "skillmesh.degraded": !!answer.degraded,
+      "skillmesh.replayed": !!answer.replayed,
+      ...(answer.deployment ? { "skillmesh.version": answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) } : {}),
+      ...(answer.ok ? {} : { "skillmesh.error_code": answer.error.code }),
+    });
+    if (answer.deployment) scope.answeredBy.add(answer.deployment);
+    if (answer.degraded) scope.degraded = true;
+    if (answer.replayed) scope.replayed = true;
+    if (!answer.ok) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
+    return answer.result;
   });
 }
 
-async function registryView(runtime: GatewayRuntime): Promise<RegistryView> {
+/**
+ * The registry as this isolate sees it (a snapshot, revalidated at most once a second), inside
+ * a `skillmesh.registry.lookup` span.
+ * @example const view = await registryView(runtime, ROOT_CONTEXT)
+ */
+export async function registryView(runtime: GatewayRuntime, parent: Context): Promise<RegistryView> {
   try {
-    return await tracer.startActiveSpan("skillmesh.registry.lookup", async (span) => {
-      try {
-        return await runtime.snapshot.current();
-      } finally {
-        span.end();
-      }
-    });
+    return await inSpan(tracer, "skillmesh.registry.lookup", parent, {}, () => runtime.snapshot.current());
   } catch (error) {
     console.error("[gateway] registry unavailable:", errorText(error));
     throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
@@ -130,7 +121,15 @@ async function choose(entry: SkillEntry, routed: Deployment | undefined, scope: 
 }
 
 /** Routes one call, walks the fallback chain, forwards; every failure becomes an `Outcome`. */
-async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, timeLeftMs: number): Promise<Outcome> {
+async function callSkill(
+  entry: SkillEntry,
+  request: JsonRpcRequest,
+  scope: CallScope,
+  runtime: GatewayRuntime,
+  env: GatewayEnv,
+  timeLeftMs: number,
+  parent: Context,
+): Promise<Outcome> {
   const { context } = scope;
   const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
   const choice = await choose(entry, selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded, scope, runtime);
@@ -140,23 +139,23 @@ async function callSkill(entry: SkillEntry, request: JsonRpcRequest, scope: Call
   }
   const { deployment, probe } = choice;
   const degraded = deployment.role === "degraded" ? { degraded: true } : {};
-  return tracer.startActiveSpan("skillmesh.forward", { attributes: { "skillmesh.deployment": deployment.id } }, async (span): Promise<Outcome> => {
-    let outcome: Outcome;
+  const attributes = { "skillmesh.deployment": deployment.id, "skillmesh.role": deployment.role };
+  const outcome = await inSpan(tracer, "skillmesh.forward", parent, { kind: SpanKind.CLIENT, attributes }, async (span): Promise<Outcome> => {
     try {
       const timeoutMs = Math.max(1, Math.min(deployment.manifest.timeoutMs, timeLeftMs));
-      const result = await forwardCall(deployment, { method: request.method, params: request.params, context, timeoutMs }, env);
-      outcome = { ok: true, result, deployment: deployment.id, ...degraded };
+      const traceparent = outgoingTraceparent(span, parent);
+      const result = await forwardCall(deployment, { method: request.method, params: request.params, context: { ...context, traceparent }, timeoutMs }, env);
+      return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
       const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
-      outcome = { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
-    } finally {
-      span.end();
+      span.setAttribute("skillmesh.error_code", failure.code);
+      return { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
     }
-    const failed = !outcome.ok && BREAKER_FAILURES.has(outcome.error.code);
-    const write = runtime.breakers.record(deployment.id, failed, policyOf(deployment), probe);
-    if (write) scope.waitUntil(write);
-    return outcome;
   });
+  const failed = !outcome.ok && BREAKER_FAILURES.has(outcome.error.code);
+  const write = runtime.breakers.record(deployment.id, failed, policyOf(deployment), probe);
+  if (write) scope.waitUntil(write);
+  return outcome;
 }
 
 /** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
@@ -176,7 +175,7 @@ async function runPolicies(
   scope: CallScope,
   attempt: (timeLeftMs: number) => Promise<Outcome>,
   runtime: GatewayRuntime,
-): Promise<Outcome> {
+): Promise<Answer> {
   const manifest = manifestOf(entry);
   const deadline = Date.now() + (scope.budgetMs ?? 2 * manifest.timeoutMs);
   const safeToRepeat = manifest.idempotent || scope.idempotencyKey !== undefined;
@@ -195,8 +194,7 @@ async function runPolicies(
   const fingerprint = await fingerprintOf(request.params ?? null);
   try {
     const { outcome, replayed } = await runOnce(runtime.store, key, fingerprint, options, run);
-    if (replayed) scope.replayed = true;
-    return outcome;
+    return replayed ? { ...outcome, replayed } : outcome;
   } catch (error) {
     if (error instanceof RpcError) throw error;
     // Without the store the key cannot be honoured; running anyway could run the skill twice.

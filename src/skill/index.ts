@@ -7,7 +7,10 @@ import { z } from "zod";
 import { type CallerContext, readContext } from "../context/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, processJsonRpc } from "../jsonrpc/index.js";
 import { jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, type SkillManifest, SkillManifestSchema } from "./manifest.js";
+
+const tracer = trace.getTracer("skillmesh-skill");
 
 export { z } from "zod";
 export { ErrorCode, RpcError } from "../jsonrpc/index.js";
@@ -70,8 +73,13 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const caller = readContext(c.req.raw.headers);
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
     const body = await c.req.text();
+    // The handler's span continues the trace the gateway (or a direct caller) sent.
+    const parent = parentContextOf(caller.traceparent);
+    const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
     const processed = await processJsonRpc(body, (request) =>
-      invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil }),
+      inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
+        invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil }),
+      ),
     );
     return toHttpResponse(processed, { "x-skill-version": `${manifest.name}@${manifest.version}` });
   });

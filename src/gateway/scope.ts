@@ -1,0 +1,59 @@
+/**
+ * One HTTP request's calls, as both front doors (`/rpc`, `/mcp`) see them: who calls, what the
+ * request headers ask for, and what the answer's headers report. Built once per request from
+ * its headers, so both routes mean the same by `X-User-Group`, `Idempotency-Key`, … .
+ */
+import { type CallerContext, callerContextOf } from "../context/index.js";
+import { type Context, parentContextOf } from "../tracing/index.js";
+
+export interface CallScope {
+  context: CallerContext;
+  /** The `Idempotency-Key` header, if any. */
+  idempotencyKey?: string;
+  /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
+  budgetMs?: number;
+  /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
+  trace?: Context;
+  /** Deployments that answered (for `X-Skill-Version`). */
+  answeredBy: Set<string>;
+  /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */
+  replayed?: boolean;
+  /** Set when any answer came from a degraded fallback (`X-Skill-Degraded: 1`). */
+  degraded?: boolean;
+  /** Work that may finish after the response (breaker bookkeeping). */
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+/**
+ * The scope of a request to the gateway, from its headers.
+ * @example const scope = await callScopeOf(c.req.raw.headers, (p) => c.executionCtx.waitUntil(p))
+ */
+export async function callScopeOf(headers: Headers, waitUntil: CallScope["waitUntil"]): Promise<CallScope> {
+  const context = await callerContextOf(headers);
+  return {
+    context,
+    idempotencyKey: headers.get("idempotency-key") ?? undefined,
+    budgetMs: budgetOf(headers.get("x-timeout-ms")),
+    trace: parentContextOf(context.traceparent),
+    answeredBy: new Set(),
+    waitUntil,
+  };
+}
+
+/**
+ * The response headers that report how a request's calls were answered.
+ * @example return toHttpResponse(processed, answerHeadersOf(scope))
+ */
+export function answerHeadersOf(scope: CallScope): Headers {
+  const headers = new Headers();
+  if (scope.answeredBy.size) headers.set("x-skill-version", [...scope.answeredBy].join(", "));
+  if (scope.replayed) headers.set("idempotent-replayed", "1");
+  if (scope.degraded) headers.set("x-skill-degraded", "1");
+  return headers;
+}
+
+/** `X-Timeout-Ms`: the caller's time budget for each call, 100 ms to 120 s; anything else is ignored. */
+function budgetOf(header: string | null): number | undefined {
+  const ms = Number(header);
+  return header && Number.isInteger(ms) ? Math.min(120_000, Math.max(100, ms)) : undefined;
+}

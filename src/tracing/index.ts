@@ -1,0 +1,90 @@
+/**
+ * Tracing through `@opentelemetry/api` only: spans are no-ops until the operator registers a
+ * provider, and the W3C `traceparent` is read and written here (the API alone has no
+ * propagator). Contexts are passed explicitly, never through an "active" context, because
+ * workerd has no context manager unless the operator's SDK installs one.
+ */
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  ROOT_CONTEXT,
+  isSpanContextValid,
+  trace,
+} from "@opentelemetry/api";
+import { errorText } from "../jsonrpc/index.js";
+
+export type { Context, Span } from "@opentelemetry/api";
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The span context a `traceparent` header names, if it is a valid W3C version-00 value.
+ * @example spanContextOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")?.traceId // "0af7…319c"
+ */
+export function spanContextOf(traceparent: string | null | undefined): SpanContext | undefined {
+  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!match) return undefined;
+  const spanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/**
+ * The context to start a request's first span in: the caller's trace when a valid
+ * `traceparent` came in, else a new root.
+ * @example const parent = parentContextOf(request.headers.get("traceparent"))
+ */
+export function parentContextOf(traceparent: string | null | undefined): Context {
+  const spanContext = spanContextOf(traceparent);
+  return spanContext ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
+}
+
+/** A span context as a `traceparent` header value. @example formatTraceparent(span.spanContext()) */
+export function formatTraceparent({ traceId, spanId, traceFlags }: SpanContext): string {
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+}
+
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The `traceparent` for a call leaving through `span`: the span's own context when a provider
+ * records it; without one (the API's no-op span carries its parent's ids), the parent's trace
+ * with a fresh span id, or a new trace. Either way the next hop gets a span id of its own.
+ * @example headers.set("traceparent", outgoingTraceparent(forwardSpan, parent))
+ */
+export function outgoingTraceparent(span: Span, parent: Context): string {
+  const own = span.spanContext();
+  const inherited = trace.getSpanContext(parent);
+  if (isSpanContextValid(own) && own.spanId !== inherited?.spanId) return formatTraceparent(own);
+  return formatTraceparent({ traceId: inherited?.traceId ?? randomHex(16), spanId: randomHex(8), traceFlags: inherited?.traceFlags ?? 1 });
+}
+
+/**
+ * Runs `work` inside a span that is a child of `parent`, ends it, and marks it failed when
+ * `work` throws. `work` gets the span and the context for its own children.
+ * @example await inSpan(tracer, "skillmesh.forward", parent, { kind: SpanKind.CLIENT }, (span, ctx) => send(ctx))
+ */
+export async function inSpan<T>(
+  tracer: ReturnType<typeof trace.getTracer>,
+  name: string,
+  parent: Context,
+  options: { kind?: SpanKind; attributes?: Attributes },
+  work: (span: Span, context: Context) => Promise<T>,
+): Promise<T> {
+  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  try {
+    return await work(span, trace.setSpan(parent, span));
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorText(error) });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+export { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
