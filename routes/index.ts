@@ -7,18 +7,20 @@ import type { GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
+import { mcpRoutes } from "./mcp.js";
 import { rpcRoutes } from "./rpc.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
 
 gateway.route("/rpc", rpcRoutes);
+gateway.route("/mcp", mcpRoutes);
 gateway.route("/admin", adminRoutes);
 gateway.route("/healthz", healthRoutes);
 gateway.get("/", (c) =>
-  c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
+  c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", mcp: "POST /mcp", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
 );
 
-gateway.notFound((c) => c.json(failure(null, ErrorCode.MethodNotFound, `No route ${c.req.method} ${c.req.path}; JSON-RPC is served at POST /rpc`), 404));
+gateway.notFound((c) => c.json(failure(null, ErrorCode.MethodNotFound, `No route ${c.req.method} ${c.req.path}; JSON-RPC is served at POST /rpc, MCP at POST /mcp`), 404));
 gateway.onError((error, c) => {
   console.error("[gateway] unhandled:", error);
   return c.json(failure(null, ErrorCode.InternalError), 500);

@@ -242,6 +242,22 @@ export function summarize(deployments: Deployment[]): SkillSummary[] {
     });
 }
 
+const catalogs = new WeakMap<RegistryView, SkillSummary[]>();
+
+/**
+ * Every skill of a registry view, summarized once per view (a view is replaced, never changed,
+ * when the registry changes).
+ * @example catalogOf(await registryView(runtime, ROOT_CONTEXT)).map((s) => s.name)
+ */
+export function catalogOf(view: RegistryView): SkillSummary[] {
+  let catalog = catalogs.get(view);
+  if (!catalog) {
+    catalog = summarize(view.deployments());
+    catalogs.set(view, catalog);
+  }
+  return catalog;
+}
+
 const DiscoverParams = z.object({
   capability: z.string().min(1).max(128).optional(),
   tags: z.array(z.string().min(1).max(128)).max(16).optional(),
@@ -257,11 +273,11 @@ function paramsOf<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.ou
 const builtins: Record<string, Builtin> = {
   "skills.list": async (request, view) => {
     paramsOf(z.object({}), request);
-    return summarize(view.deployments());
+    return catalogOf(view);
   },
   "skills.discover": async (request, view) => summarize(discover(view.deployments(), paramsOf(DiscoverParams, request))),
   "rpc.discover": async (request, view) => {
     paramsOf(z.object({}), request);
-    return openRpcDocument(summarize(view.deployments()));
+    return openRpcDocument(catalogOf(view));
   },
 };

@@ -1,0 +1,284 @@
+/**
+ * The gateway's MCP server: stateless, over Streamable HTTP, both eras on one endpoint.
+ * `answerMcpPost` turns one POST (headers + body) into the HTTP status and JSON to send:
+ * - the handshake era (2025-03-26, 2025-06-18, 2025-11-25): `initialize`, `ping`,
+ *   `tools/list`, `tools/call`; batches only for 2025-03-26;
+ * - the stateless era (2026-07-28): the version in every request's `_meta`, checked against the
+ *   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers; `server/discover`.
+ * Tools are the registry's skills and calls go through the gateway's one pipeline (`McpBackend`),
+ * so MCP calls get canary routing, idempotency, retries and the breaker like `/rpc` calls.
+ */
+import type { z } from "zod";
+import type { SkillSummary } from "../gateway/pipeline.js";
+import {
+  ErrorCode,
+  type JsonRpcFailure,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  JsonRpcRequestSchema,
+  MAX_BATCH,
+  RpcError,
+  failure,
+  failureFromThrown,
+  success,
+} from "../jsonrpc/index.js";
+import { describeIssues } from "../skill/index.js";
+import {
+  CallToolParamsSchema,
+  DEFAULT_VERSION,
+  HANDSHAKE_VERSIONS,
+  InitializeParamsSchema,
+  ListToolsParamsSchema,
+  META,
+  McpErrorCode,
+  SUPPORTED_VERSIONS,
+  StatelessMetaSchema,
+  type Tool,
+  allowsBatches,
+  isStateless,
+} from "./protocol.js";
+import { paramsOf, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
+
+/** What the MCP server needs from the gateway. */
+export interface McpBackend {
+  /** Every skill the registry serves now. */
+  catalog(): Promise<SkillSummary[]>;
+  /** Calls a skill through the gateway pipeline; a failure is a thrown `RpcError`. */
+  call(name: string, params: JsonRpcParams): Promise<unknown>;
+}
+
+export interface McpOptions {
+  serverInfo: { name: string; version: string };
+  /** Tools per `tools/list` page. */
+  pageSize: number;
+  instructions?: string;
+}
+
+/** What to send: an HTTP status and a JSON body (none for 202). */
+export interface McpAnswer {
+  status: 200 | 202 | 400 | 404;
+  body?: JsonRpcResponse | JsonRpcResponse[];
+}
+
+/**
+ * Answers one POST to `/mcp`.
+ * @example const { status, body } = await answerMcpPost(request.headers, await request.text(), backend, options)
+ */
+export async function answerMcpPost(headers: Headers, text: string, backend: McpBackend, options: McpOptions): Promise<McpAnswer> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { status: 400, body: failure(null, ErrorCode.ParseError) };
+  }
+  const server = new McpServer(backend, options);
+  if (!Array.isArray(parsed)) return server.answerMessage(headers, parsed);
+
+  const version = headers.get("mcp-protocol-version") ?? DEFAULT_VERSION;
+  if (!allowsBatches(version) || parsed.length === 0 || parsed.length > MAX_BATCH) {
+    const why = allowsBatches(version) ? `a batch holds 1 to ${MAX_BATCH} messages` : `protocol version ${version} takes one message per request`;
+    return { status: 400, body: failure(null, ErrorCode.InvalidRequest, `Invalid Request: ${why}`) };
+  }
+  const answers = await Promise.all(parsed.map((message) => server.answerMessage(headers, message, { inBatch: true })));
+  const bodies = answers.flatMap((a) => (a.body === undefined ? [] : [a.body as JsonRpcResponse]));
+  return bodies.length ? { status: 200, body: bodies } : { status: 202 };
+}
+
+/** A message that is a response (to a server request we never send) or a notification: 202. */
+function isAcceptedOnly(message: unknown): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  const m = message as Record<string, unknown>;
+  const isResponse = !("method" in m) && ("result" in m || "error" in m) && "id" in m;
+  const isNotification = typeof m.method === "string" && !("id" in m);
+  return m.jsonrpc === "2.0" && (isResponse || isNotification);
+}
+
+class McpServer {
+  constructor(
+    private readonly backend: McpBackend,
+    private readonly options: McpOptions,
+  ) {}
+
+  async answerMessage(headers: Headers, message: unknown, { inBatch = false } = {}): Promise<McpAnswer> {
+    if (isAcceptedOnly(message)) return { status: 202 };
+    const checked = JsonRpcRequestSchema.safeParse(message);
+    if (!checked.success || checked.data.id === null) {
+      return { status: 400, body: failure(idOf(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
+    }
+    const request = checked.data;
+    const id = request.id!;
+    const version = inBatch ? { version: DEFAULT_VERSION } : admit(headers, request);
+    if ("error" in version) return { status: 400, body: { ...version.error, id } };
+    try {
+      const result = await this.answer(request, version.version);
+      return { status: 200, body: success(id, isStateless(version.version) ? { ...(result as object), resultType: "complete" } : result) };
+    } catch (thrown) {
+      const body = failureFromThrown(id, thrown);
+      const status = body.error.code === ErrorCode.MethodNotFound && isStateless(version.version) ? 404 : 200;
+      return { status, body };
+    }
+  }
+
+  /** One request's result; a thrown `RpcError` is its error. */
+  private async answer(request: JsonRpcRequest, version: string): Promise<unknown> {
+    const stateless = isStateless(version);
+    switch (request.method) {
+      case "initialize":
+        if (!stateless) return this.initialize(request);
+        break;
+      case "ping":
+        if (!stateless) return {};
+        break;
+      case "server/discover":
+        return this.discover();
+      case "tools/list":
+        return this.listTools(request);
+      case "tools/call":
+        return this.callTool(request);
+    }
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
+  }
+
+  private capabilities() {
+    return { tools: { listChanged: false } };
+  }
+
+  private initialize(request: JsonRpcRequest) {
+    const params = parse(InitializeParamsSchema, request.params);
+    const requested = params.protocolVersion;
+    // Echo a version we speak with a handshake, else offer our newest (the client decides).
+    const protocolVersion = (HANDSHAKE_VERSIONS as readonly string[]).includes(requested) ? requested : HANDSHAKE_VERSIONS[0];
+    return {
+      protocolVersion,
+      capabilities: this.capabilities(),
+      serverInfo: this.options.serverInfo,
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+    };
+  }
+
+  private discover() {
+    return {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: this.capabilities(),
+      serverInfo: this.options.serverInfo,
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+    };
+  }
+
+  private async tools(): Promise<Map<string, { skill: SkillSummary; tool: Tool }>> {
+    return toolsOf(await this.backend.catalog());
+  }
+
+  private async listTools(request: JsonRpcRequest) {
+    const { cursor } = parse(ListToolsParamsSchema, request.params ?? {});
+    const all = [...(await this.tools()).values()].map((t) => t.tool);
+    const start = cursor === undefined ? 0 : startAfter(all, cursor);
+    const page = all.slice(start, start + this.options.pageSize);
+    const more = start + page.length < all.length;
+    return { tools: page, ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}) };
+  }
+
+  private async callTool(request: JsonRpcRequest) {
+    const params = parse(CallToolParamsSchema, request.params);
+    const known = (await this.tools()).get(params.name);
+    if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
+    try {
+      return toolResultOf(known.skill, await this.backend.call(params.name, paramsOf(known.skill, params.arguments)));
+    } catch (thrown) {
+      // The tool's own failure (bad argument values included) is a result the model can read.
+      const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
+      return toolErrorOf(error);
+    }
+  }
+}
+
+/** Tools per catalog: a catalog is rebuilt only when the registry changes, so this is computed once per change. */
+const toolCache = new WeakMap<SkillSummary[], Map<string, { skill: SkillSummary; tool: Tool }>>();
+function toolsOf(catalog: SkillSummary[]): Map<string, { skill: SkillSummary; tool: Tool }> {
+  let tools = toolCache.get(catalog);
+  if (!tools) {
+    // Sorted by code unit, the order cursors compare in.
+    const sorted = [...catalog].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    tools = new Map(sorted.map((skill) => [skill.name, { skill, tool: toolOf(skill) }]));
+    toolCache.set(catalog, tools);
+  }
+  return tools;
+}
+
+/**
+ * The protocol version a single request speaks, or the 400 error that refuses it: an unknown
+ * version (-32022), or headers that disagree with the body (-32020).
+ */
+function admit(headers: Headers, request: JsonRpcRequest): { version: string } | { error: JsonRpcFailure } {
+  const header = headers.get("mcp-protocol-version");
+  const meta = metaOf(request);
+  const fromMeta = typeof meta?.[META.protocolVersion] === "string" ? (meta[META.protocolVersion] as string) : undefined;
+  const version = fromMeta ?? header ?? DEFAULT_VERSION;
+  if (!SUPPORTED_VERSIONS.includes(version)) {
+    return refuse(McpErrorCode.UnsupportedVersion, `Unsupported protocol version ${version}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`, {
+      supportedVersions: SUPPORTED_VERSIONS,
+      requested: version,
+    });
+  }
+  if (fromMeta !== undefined && header !== fromMeta) {
+    return refuse(McpErrorCode.HeaderMismatch, `The MCP-Protocol-Version header (${header ?? "missing"}) must equal _meta["${META.protocolVersion}"] (${fromMeta})`);
+  }
+  if (!isStateless(version)) return { version };
+  if (fromMeta === undefined) {
+    return refuse(McpErrorCode.HeaderMismatch, `Protocol ${version} carries its version in params._meta["${META.protocolVersion}"] too`);
+  }
+  const method = headers.get("mcp-method");
+  if (method !== request.method) {
+    return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Method header (${method ?? "missing"}) must equal the request's method (${request.method})`);
+  }
+  if (request.method === "tools/call") {
+    const name = headers.get("mcp-name");
+    const bodyName = (request.params as { name?: unknown } | undefined)?.name;
+    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${name ?? "missing"}) must equal params.name (${String(bodyName)})`);
+  }
+  const checked = StatelessMetaSchema.safeParse(meta);
+  if (!checked.success) {
+    return refuse(ErrorCode.InvalidParams, `Invalid params._meta for protocol ${version}`, { issues: describeIssues(checked.error) });
+  }
+  return { version };
+}
+
+function refuse(code: number, message: string, data?: unknown): { error: JsonRpcFailure } {
+  return { error: failure(null, code, message, data) };
+}
+
+function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
+  const params = request.params;
+  if (!params || Array.isArray(params)) return undefined;
+  const meta = params._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+}
+
+function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(parsed.error) });
+  return parsed.data;
+}
+
+/** Cursors name the last tool of the page before: stable while tools come and go. */
+function cursorAfter(name: string): string {
+  return btoa(JSON.stringify({ after: name })).replace(/=+$/, "");
+}
+
+function startAfter(tools: Tool[], cursor: string): number {
+  let after: unknown;
+  try {
+    after = (JSON.parse(atob(cursor)) as { after?: unknown }).after;
+  } catch {
+    after = undefined;
+  }
+  if (typeof after !== "string") throw new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tools/list page");
+  const index = tools.findIndex((t) => t.name > after);
+  return index === -1 ? tools.length : index;
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = typeof message === "object" && message !== null ? (message as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}

@@ -1,0 +1,266 @@
+/**
+ * `/mcp` end to end in workerd: the official MCP TypeScript SDK client, the official conformance
+ * scenarios (`@modelcontextprotocol/conformance`, run as a user runs it), and the protocol rules
+ * of both eras on the wire: versions, headers, batches, 202/400/403/404/405, pagination, tool
+ * errors, and the gateway's own headers (`X-User-Group`, `Idempotency-Key`).
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../scripts/mesh/bundle.js";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+
+const run = promisify(execFile);
+let mesh: Mesh;
+let mcpUrl: string;
+
+beforeAll(async () => {
+  mesh = await startMesh({
+    skills: [
+      join(ROOT, "skills/text-summarize-v1"),
+      join(ROOT, "skills/text-summarize-v2"),
+      fixture("test_simple_text"),
+      fixture("test_error_handling"),
+      fixture("json_schema_2020_12_tool"),
+      fixture("sum"),
+      fixture("counter"),
+    ],
+    adminToken: ADMIN_TOKEN,
+    gatewayVars: { SKILLMESH_MCP_PAGE_SIZE: "3" },
+  });
+  mcpUrl = `${mesh.gatewayUrl}/mcp`;
+  await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 100 } });
+});
+afterAll(() => mesh?.dispose());
+
+const TEXT = "Edge workers run close to users. Skills are small. A gateway routes calls to skills. Users like fast answers.";
+
+/** An SDK client connected to the mesh, with extra request headers. */
+async function connect(headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "skillmesh-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  return client;
+}
+
+/** Every tool, following `nextCursor` page by page. */
+async function allTools(client: Client) {
+  const tools = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+describe("the official MCP SDK client", () => {
+  it("connects, lists every skill as a tool across pages, and calls one", async () => {
+    const client = await connect();
+    expect(client.getServerVersion()).toEqual({ name: "skillmesh-gateway", version: "0.1.0" });
+    const { tools } = await client.listTools();
+    // The SDK client follows no cursors itself: a page holds 3 (SKILLMESH_MCP_PAGE_SIZE).
+    expect(tools).toHaveLength(3);
+    const names = (await allTools(client)).map((t) => t.name);
+    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test_error_handling", "test_simple_text", "text.summarize"]);
+
+    const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ method: "word-frequency", totalSentences: 4 });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
+    await client.close();
+  });
+
+  it("reaches the canary version with X-User-Group: beta", async () => {
+    const client = await connect({ "x-user-group": "beta" });
+    const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
+    expect(result.structuredContent).toMatchObject({ method: "textrank" });
+    await client.close();
+  });
+
+  it("gets bad argument values back as a tool error a model can act on", async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: "text.summarize", arguments: { text: "", sentences: 0 } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    expect(text).toMatch(/^Invalid arguments\./);
+    expect(text).toMatch(/- text: /);
+    expect(text).toMatch(/- sentences: /);
+    await client.close();
+  });
+
+  it("calls a positional-only skill through its `params` argument, and wraps a non-object result", async () => {
+    const client = await connect();
+    const sum = (await allTools(client)).find((t) => t.name === "sum")!;
+    expect(sum.inputSchema).toMatchObject({ type: "object", properties: { params: { type: "array" } }, required: ["params"] });
+    expect(sum.annotations).toEqual({ idempotentHint: true });
+    const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
+    expect(result.structuredContent).toEqual({ result: 7 });
+    expect((result.content as Array<{ text: string }>)[0]!.text).toBe("7");
+    await client.close();
+  });
+});
+
+describe("official conformance scenarios", () => {
+  const scenarios = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "tools-call-simple-text", "tools-call-error", "json-schema-2020-12"];
+  it.each(scenarios)("%s passes", async (scenario) => {
+    const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    const { stdout } = await run(process.execPath, [bin, "server", "--url", mcpUrl, "--scenario", scenario], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
+      },
+    );
+    expect(stdout).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+  });
+});
+
+const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
+const mcp = (body: unknown, headers: Record<string, string> = {}) => post(mcpUrl, body, headers);
+
+describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
+  it("negotiates: echoes a version it speaks, offers its newest otherwise", async () => {
+    for (const [asked, got] of [["2025-03-26", "2025-03-26"], ["2025-06-18", "2025-06-18"], ["2024-11-05", "2025-11-25"], ["2026-07-28", "2025-11-25"]]) {
+      const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INIT, protocolVersion: asked } });
+      expect(answer.status).toBe(200);
+      expect(answer.json.result.protocolVersion).toBe(got);
+      expect(answer.headers.get("mcp-session-id")).toBeNull();
+    }
+  });
+
+  it("accepts notifications and responses with 202 and no body", async () => {
+    const answer = await mcp({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-protocol-version": "2025-11-25" });
+    expect(answer.status).toBe(202);
+    expect(answer.text).toBe("");
+  });
+
+  it("refuses an unsupported MCP-Protocol-Version header with 400", async () => {
+    const answer = await mcp({ jsonrpc: "2.0", id: 7, method: "ping" }, { "mcp-protocol-version": "2099-01-01" });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code: -32022, data: { requested: "2099-01-01" } });
+    expect(answer.json.id).toBe(7);
+  });
+
+  it("takes batches only without a version header or with 2025-03-26", async () => {
+    const batch = [{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "ping" }];
+    const old = await mcp(batch);
+    expect(old.status).toBe(200);
+    expect(old.json).toEqual([{ jsonrpc: "2.0", result: {}, id: 1 }, { jsonrpc: "2.0", result: {}, id: 2 }]);
+    const refused = await mcp(batch, { "mcp-protocol-version": "2025-06-18" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.code).toBe(-32600);
+  });
+
+  it("answers an unknown tool with a JSON-RPC error, and a bad cursor with -32602", async () => {
+    const h = { "mcp-protocol-version": "2025-11-25" };
+    const unknown = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "skills.list", arguments: {} } }, h);
+    expect(unknown.json.error).toMatchObject({ code: -32602, message: expect.stringContaining("Unknown tool: skills.list") });
+    const cursor = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { cursor: "garbage" } }, h);
+    expect(cursor.json.error.code).toBe(-32602);
+  });
+
+  it("answers malformed bodies with 400 and a JSON-RPC error, never a crash", async () => {
+    expect((await mcp("{not json")).json.error.code).toBe(-32700);
+    expect((await mcp({ jsonrpc: "2.0", id: null, method: "ping" })).status).toBe(400);
+    expect((await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } })).json.error.code).toBe(-32602);
+  });
+
+  it("refuses GET and DELETE with 405, and a foreign Origin with 403", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const response = await fetch(mcpUrl, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+    }
+    const foreign = await mcp({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    const local = await mcp({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "http://localhost:6274" });
+    expect(local.status).toBe(200);
+  });
+
+  it("replays a tools/call retried with the same Idempotency-Key: the skill runs once", async () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.counter", arguments: { label: "mcp-replay" } } };
+    const headers = { "mcp-protocol-version": "2025-11-25", "idempotency-key": "mcp-key-1" };
+    const first = await mcp(call, headers);
+    const retry = await mcp({ ...call, id: 2 }, headers);
+    expect(first.json.result.structuredContent).toEqual({ label: "mcp-replay", count: 1 });
+    expect(retry.json.result).toEqual(first.json.result);
+    expect(retry.headers.get("idempotent-replayed")).toBe("1");
+    expect(first.headers.get("x-skill-version")).toBe("test.counter@1.0.0");
+  });
+});
+
+describe("the stateless era (2026-07-28) on the wire", () => {
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  const headers = (method: string, extra: Record<string, string> = {}) => ({ "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...extra });
+
+  it("serves server/discover, tools/list and tools/call without initialize", async () => {
+    const discover = await mcp({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }, headers("server/discover"));
+    expect(discover.status).toBe(200);
+    expect(discover.json.result).toMatchObject({
+      supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: { name: "skillmesh-gateway" },
+      resultType: "complete",
+    });
+    const list = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }, headers("tools/list"));
+    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["json_schema_2020_12_tool", "sum", "test.counter"]);
+    const call = await mcp(
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "test_simple_text", arguments: {}, _meta: meta } },
+      headers("tools/call", { "mcp-name": "test_simple_text" }),
+    );
+    expect(call.json.result).toMatchObject({ content: [{ type: "text", text: "This is a simple text response for testing." }], resultType: "complete" });
+  });
+
+  it("refuses headers that disagree with the body with 400 and -32020", async () => {
+    const cases: Array<[unknown, Record<string, string>]> = [
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, headers("tools/list", { "mcp-protocol-version": "2025-11-25" })],
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, { "mcp-protocol-version": "2026-07-28" }],
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, headers("tools/call")],
+      [{ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", _meta: meta } }, headers("tools/call", { "mcp-name": "other" })],
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers("tools/list")],
+    ];
+    for (const [body, h] of cases) {
+      const answer = await mcp(body, h);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ error: { code: -32020 }, id: 1 });
+    }
+  });
+
+  it("refuses an unsupported version with 400, -32022 and the versions it speaks", async () => {
+    const future = { ...meta, "io.modelcontextprotocol/protocolVersion": "2027-01-01" };
+    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: future } }, { ...headers("server/discover"), "mcp-protocol-version": "2027-01-01" });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code: -32022, data: { supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"] } });
+  });
+
+  it("has no initialize or ping: 404 with -32601", async () => {
+    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: meta } }, headers("ping"));
+    expect(answer.status).toBe(404);
+    expect(answer.json.error.code).toBe(-32601);
+  });
+
+  it("refuses a request without client capabilities with -32602", async () => {
+    const partial = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: partial } }, headers("tools/list"));
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.code).toBe(-32602);
+  });
+});
+
+describe("configured origins", () => {
+  let other: Mesh;
+  beforeAll(async () => {
+    other = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_ALLOWED_ORIGINS: "https://app.example.com" } });
+  });
+  afterAll(() => other?.dispose());
+
+  it("lets exactly the listed origins in", async () => {
+    const ping = (origin: string) => post(`${other.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "ping" }, { origin });
+    expect((await ping("https://app.example.com")).status).toBe(200);
+    expect((await ping("http://localhost:6274")).status).toBe(403);
+    expect((await ping("https://app.example.com.evil.example")).status).toBe(403);
+  });
+});
