@@ -82,7 +82,7 @@ export function toolResultOf(skill: SkillSummary, result: unknown): CallToolResu
  * @example toolErrorOf({ code: -32602, message: "Invalid params", data: { issues: [...] } })
  */
 export function toolErrorOf(error: JsonRpcErrorObject): CallToolResult {
-  const lines = [error.code === -32602 ? "Invalid arguments." : error.message];
+  const lines = [error.code === -32602 && error.message === "Invalid params" ? "Invalid arguments." : error.message];
   const data = isPlainObject(error.data) ? error.data : {};
   if (Array.isArray(data.issues)) {
     for (const issue of data.issues as Array<{ path?: string; message?: string }>) lines.push(`- ${issue.path ?? "(root)"}: ${issue.message ?? "invalid"}`);

@@ -59,7 +59,8 @@ function randomHex(bytes: number): string {
  */
 export function outgoingTraceparent(span: Span, parent: Context): string {
   const own = span.spanContext();
-  const inherited = trace.getSpanContext(parent);
+  const found = trace.getSpanContext(parent);
+  const inherited = found && isSpanContextValid(found) ? found : undefined;
   if (isSpanContextValid(own) && own.spanId !== inherited?.spanId) return formatTraceparent(own);
   return formatTraceparent({ traceId: inherited?.traceId ?? randomHex(16), spanId: randomHex(8), traceFlags: inherited?.traceFlags ?? 1 });
 }

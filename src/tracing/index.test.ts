@@ -1,0 +1,33 @@
+import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { describe, expect, it } from "vitest";
+import { formatTraceparent, outgoingTraceparent, parentContextOf, spanContextOf } from "./index.js";
+
+const CALLER = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+describe("traceparent", () => {
+  it("reads a valid W3C traceparent and writes it back the same", () => {
+    expect(formatTraceparent(spanContextOf(CALLER)!)).toBe(CALLER);
+  });
+  it("drops what is not a valid version-00 traceparent", () => {
+    for (const bad of ["", "nonsense", "00-00000000000000000000000000000000-b7ad6b7169203331-01", "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", `${CALLER}-x`]) {
+      expect(spanContextOf(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe("outgoingTraceparent without a tracer provider", () => {
+  // With only the API, spans are no-ops that carry their parent's ids.
+  const tracer = trace.getTracer("test");
+  it("keeps the caller's trace and flags with a fresh span id", () => {
+    const parent = parentContextOf(CALLER);
+    const out = outgoingTraceparent(tracer.startSpan("s", {}, parent), parent).split("-");
+    expect(out[1]).toBe("0af7651916cd43dd8448eb211c80319c");
+    expect(out[2]).toMatch(/^[0-9a-f]{16}$/);
+    expect(out[2]).not.toBe("b7ad6b7169203331");
+    expect(out[3]).toBe("01");
+  });
+  it("starts a valid new trace when the caller sent none", () => {
+    const out = outgoingTraceparent(tracer.startSpan("s", {}, ROOT_CONTEXT), ROOT_CONTEXT);
+    expect(spanContextOf(out)).toBeDefined();
+  });
+});
