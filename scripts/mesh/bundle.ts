@@ -46,14 +46,24 @@ function hashOf(paths: string[]): string {
 }
 
 /**
+ * Modules beside a Worker's folder (`test/fixtures/skills/echo.ts` for `echo-v1`), which its
+ * code may share with its siblings: part of its cache key. The root's parent is not ours.
+ */
+function siblingModulesOf(absDir: string): string[] {
+  const parent = dirname(absDir);
+  if (absDir === ROOT || !parent.startsWith(ROOT)) return [];
+  return readdirSync(parent).filter((name) => /\.[cm]?[jt]s$/.test(name)).map((name) => join(parent, name));
+}
+
+/**
  * Bundles the Worker configured in `dir/wrangler.toml` into `outdir` (or a cached folder under
- * `.skillmesh/bundles`). The whole `src/` and the lockfile are part of the cache key.
+ * `.skillmesh/bundles`). `src/`, `routes/`, sibling modules and the lockfile are part of the cache key.
  * @example const { scriptPath } = await bundleWorker("skills/html-extract")
  */
 export async function bundleWorker(dir: string, options: { outdir?: string } = {}): Promise<Bundle> {
   const absDir = resolve(ROOT, dir);
   const configPath = join(absDir, "wrangler.toml");
-  const key = hashOf([join(ROOT, "src"), absDir, join(ROOT, "package-lock.json")]);
+  const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), absDir, ...siblingModulesOf(absDir), join(ROOT, "package-lock.json")]);
   const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), key);
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {

@@ -12,6 +12,8 @@ import { type Bundle, ROOT, bundleAll } from "./bundle.js";
 export interface MeshOptions {
   /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`. */
   skills: string[];
+  /** The gateway's folder (with wrangler.toml); default the repository root. */
+  gateway?: string;
   adminToken: string;
   /** Use the upstash driver against this REST endpoint; default: the in-memory store. */
   upstash?: { url: string; token: string };
@@ -59,7 +61,7 @@ function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
  * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
  */
 export async function startMesh(options: MeshOptions): Promise<Mesh> {
-  const [gatewayBundle, ...skillBundles] = await bundleAll([ROOT, ...options.skills]);
+  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills]);
   const skills = skillBundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
 
   const gatewayVars: Record<string, string> = {

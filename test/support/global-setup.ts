@@ -7,7 +7,7 @@ import "vitest";
 import type { TestProject } from "vitest/node";
 import { bundleAll, skillDirs } from "../../scripts/mesh/bundle.js";
 import { startLocalUpstash } from "../../scripts/redis-rest/serve.js";
-import { ALL_FIXTURES } from "./fixtures.js";
+import { ALL_FIXTURES, TRACING_FIXTURES } from "./fixtures.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,6 +22,6 @@ export default async function setup(project: TestProject) {
   project.provide("redisUrl", redis.redisUrl);
   project.provide("redisRestUrl", redis.url);
   project.provide("redisRestToken", redis.token);
-  await bundleAll([".", ...skillDirs(), ...ALL_FIXTURES]);
+  await bundleAll([".", ...skillDirs(), ...ALL_FIXTURES, ...Object.values(TRACING_FIXTURES)]);
   return () => redis.stop();
 }

@@ -1,0 +1,52 @@
+/**
+ * Traces across Workers, in workerd: the gateway and a skill each register the OpenTelemetry
+ * SDK with an in-memory exporter (as an operator's provider would), a call goes through the
+ * gateway, and the spans of both isolates form one trace: the caller's → `skillmesh.call` →
+ * `skillmesh.forward` → the skill's handler span.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, TRACING_FIXTURES, post } from "./support/fixtures.js";
+
+interface ExportedSpan { name: string; traceId: string; spanId: string; parentSpanId: string | null; attributes: Record<string, unknown> }
+
+let mesh: Mesh;
+beforeAll(async () => {
+  mesh = await startMesh({ gateway: TRACING_FIXTURES.gateway, skills: [TRACING_FIXTURES.skill], adminToken: ADMIN_TOKEN });
+});
+afterAll(() => mesh?.dispose());
+
+const spansOf = async (url: string) => (await (await fetch(`${url}/__spans`)).json()) as ExportedSpan[];
+
+it("joins the gateway's spans and the skill's span into the caller's trace", async () => {
+  const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, "x-user-group": "beta" });
+  expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-01$`));
+
+  const gatewaySpans = (await spansOf(mesh.gatewayUrl)).filter((s) => s.traceId === callerTrace);
+  const skillSpans = (await spansOf(mesh.skills[0]!.url)).filter((s) => s.traceId === callerTrace);
+  const call = gatewaySpans.find((s) => s.name === "skillmesh.call test.traced")!;
+  const lookup = gatewaySpans.find((s) => s.name === "skillmesh.registry.lookup" && s.parentSpanId === call.spanId);
+  const forward = gatewaySpans.find((s) => s.name === "skillmesh.forward")!;
+  const handler = skillSpans.find((s) => s.name === "skill test.traced")!;
+
+  expect(call.parentSpanId).toBe("00f067aa0ba902b7");
+  expect(lookup).toBeDefined();
+  expect(forward.parentSpanId).toBe(call.spanId);
+  expect(handler.parentSpanId).toBe(forward.spanId);
+  // The skill was told the forward span's id: its ctx.traceparent names its parent.
+  expect(answer.json.result.traceparent.split("-")[2]).toBe(forward.spanId);
+  expect(call.attributes).toMatchObject({
+    "rpc.method": "test.traced", "skillmesh.skill": "test.traced", "skillmesh.version": "1.0.0", "skillmesh.group": "beta",
+    "skillmesh.outcome": "ok", "skillmesh.degraded": false, "skillmesh.replayed": false,
+  });
+});
+
+it("starts one trace per call when the caller sends none, still joined across Workers", async () => {
+  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 2 });
+  const [, traceId, parentId] = answer.json.result.traceparent.split("-");
+  const forward = (await spansOf(mesh.gatewayUrl)).find((s) => s.spanId === parentId)!;
+  expect(forward).toMatchObject({ name: "skillmesh.forward", traceId });
+  const handler = (await spansOf(mesh.skills[0]!.url)).find((s) => s.parentSpanId === parentId)!;
+  expect(handler).toMatchObject({ name: "skill test.traced", traceId });
+});
