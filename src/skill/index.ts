@@ -48,8 +48,14 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
 }
 
-/** The Worker module `defineSkill` returns: a Hono app, plus its manifest for tools and tests. */
-export type SkillWorker<Env extends object = object> = Hono<{ Bindings: Env }> & { manifest: SkillManifest };
+/**
+ * The Worker module `defineSkill` returns: a Hono app, plus its manifest and its definition (for
+ * tools, tests and benchmarks that host the same logic elsewhere).
+ */
+export type SkillWorker<Env extends object = object, Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> = Hono<{ Bindings: Env }> & {
+  manifest: SkillManifest;
+  definition: SkillDefinition<Input, Output, Env>;
+};
 
 /**
  * Defines a skill and returns its Worker module.
@@ -63,7 +69,7 @@ export type SkillWorker<Env extends object = object> = Hono<{ Bindings: Env }> &
  */
 export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, Env extends object = object>(
   definition: SkillDefinition<Input, Output, Env>,
-): SkillWorker<Env> {
+): SkillWorker<Env, Input, Output> {
   const manifest = manifestOf(definition);
   const toInput = positionalMapper(definition.input);
   const app = new Hono<{ Bindings: Env }>();
@@ -111,7 +117,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return checked.data;
   }
 
-  return Object.assign(app, { manifest });
+  return Object.assign(app, { manifest, definition });
 }
 
 /** Builds and checks the manifest (a bad name or version fails at module load, not per call). */

@@ -5,17 +5,22 @@
  *   idempotent  the same call through the gateway with a fresh Idempotency-Key each time
  *   plain/canary text.summarize through the gateway, default group (one version) vs a group split
  *               50/50 between 1.0.0 and 2.0.0 by the canary table
+ *   mcp         modbus.decode as an MCP tools/call through the gateway (POST /mcp)
+ *   mcp-sdk     the same tools/call on the official MCP SDK's stateless server on Node, hosting
+ *               the skill's own handler and schemas (mcp-sdk-server.ts, its own process)
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  */
+import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { RedisClientType } from "redis";
-import { skillDirs } from "./mesh/bundle.js";
-import { startMesh } from "./mesh/index.js";
-import { startLocalUpstash } from "./redis-rest/serve.js";
+import { skillDirs } from "../mesh/bundle.js";
+import { startMesh } from "../mesh/index.js";
+import { startLocalUpstash } from "../redis-rest/serve.js";
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +36,20 @@ const SEGMENTS = 3;
 
 const MODBUS = JSON.stringify({ jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
+
+const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
+const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+
+/** Starts the SDK reference server in its own Node process; resolves its URL. */
+async function startSdkServer(stops: Array<() => Promise<void>>): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL("./mcp-sdk-server.ts", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+  stops.push(async () => void child.kill());
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const { port } = JSON.parse(line) as { port: number };
+    return `http://127.0.0.1:${port}/`;
+  }
+  throw new Error("the MCP SDK reference server did not start");
+}
 
 interface Side {
   name: string;
@@ -116,6 +135,8 @@ try {
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID() }) },
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}` }) },
     { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench" }) },
+    { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => MCP_HEADERS },
+    { name: "mcp-sdk", url: await startSdkServer(stops), body: MCP_CALL, headers: () => MCP_HEADERS },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
@@ -145,7 +166,9 @@ try {
   console.log(`
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
-canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x`);
+canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
+mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
+mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)`);
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;
 } catch (error) {

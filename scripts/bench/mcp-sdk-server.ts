@@ -1,0 +1,45 @@
+/**
+ * The benchmark's reference: the official MCP TypeScript SDK serving the same tool logic as
+ * the gateway's `modbus.decode` skill (its own handler and zod schemas), statelessly on Node's
+ * http server: a new `McpServer` and transport per request, as the SDK requires for stateless
+ * use (GHSA-345p-7cg4-v4c7), JSON responses. Run in its own process; prints `{"port":N}`.
+ */
+import { createServer } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import modbus from "../../skills/modbus-decode/index.js";
+
+const { definition } = modbus;
+
+function serverWithTool(): McpServer {
+  const server = new McpServer({ name: "sdk-reference", version: "1.0.0" });
+  server.registerTool(
+    definition.name,
+    { description: definition.description, inputSchema: definition.input.shape, outputSchema: definition.output.shape, annotations: { idempotentHint: true } },
+    async (args) => {
+      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {} });
+      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+    },
+  );
+  return server;
+}
+
+const http = createServer(async (req, res) => {
+  if (req.method !== "POST") {
+    res.writeHead(405, { allow: "POST" }).end();
+    return;
+  }
+  const server = serverWithTool();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  } catch {
+    if (!res.headersSent) res.writeHead(500).end();
+  }
+});
+http.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (http.address() as { port: number }).port })));
