@@ -2,9 +2,11 @@
  * Traces across Workers, in workerd: the gateway and a skill each register the OpenTelemetry
  * SDK with an in-memory exporter (as an operator's provider would), a call goes through the
  * gateway, and the spans of both isolates form one trace: the caller's → `skillmesh.call` →
- * `skillmesh.forward` → the skill's handler span.
+ * `skillmesh.forward` → the skill's handler span. Then the README's @microlabs/otel-cf-workers
+ * gateway exports the same chain over OTLP to a collector the test runs.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { createServer } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, TRACING_FIXTURES, post } from "./support/fixtures.js";
 
@@ -49,4 +51,54 @@ it("starts one trace per call when the caller sends none, still joined across Wo
   expect(forward).toMatchObject({ name: "skillmesh.forward", traceId });
   const handler = (await spansOf(mesh.skills[0]!.url)).find((s) => s.parentSpanId === parentId)!;
   expect(handler).toMatchObject({ name: "skill test.traced", traceId });
+});
+
+describe("export with @microlabs/otel-cf-workers (the README's example)", () => {
+  interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string }
+  const received: OtlpSpan[] = [];
+  const collector = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const payload = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+      for (const resource of payload.resourceSpans) for (const scope of resource.scopeSpans) received.push(...scope.spans);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  let otelMesh: Mesh;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+    const endpoint = `http://127.0.0.1:${(collector.address() as { port: number }).port}/v1/traces`;
+    otelMesh = await startMesh({
+      gateway: TRACING_FIXTURES.otelGateway,
+      skills: [TRACING_FIXTURES.skill],
+      adminToken: ADMIN_TOKEN,
+      gatewayVars: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_HEADERS: "x-team=test" },
+    });
+  });
+  afterAll(async () => {
+    await otelMesh?.dispose();
+    collector.close();
+  });
+
+  it("exports the gateway's spans in the caller's trace, and the skill's span nests under the forward", async () => {
+    const callerTrace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const answer = await post(`${otelMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` });
+    expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-`));
+    const deadline = Date.now() + 10_000;
+    while (!received.some((s) => s.name === "skillmesh.forward") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+
+    const inTrace = received.filter((s) => s.traceId === callerTrace);
+    const byId = new Map(inTrace.map((s) => [s.spanId, s]));
+    const call = inTrace.find((s) => s.name === "skillmesh.call test.traced")!;
+    const forward = inTrace.find((s) => s.name === "skillmesh.forward")!;
+    expect(call).toBeDefined();
+    expect(forward.parentSpanId).toBe(call.spanId);
+    // The call span sits under otel-cf-workers' own request span, which continues the caller's.
+    const ancestors = (span: OtlpSpan | undefined): string[] => (span?.parentSpanId ? [span.parentSpanId, ...ancestors(byId.get(span.parentSpanId))] : []);
+    expect(ancestors(call)).toContain("00f067aa0ba902b8");
+    // The skill's handler span (in-memory exporter there) descends from the forward span.
+    const handler = (await spansOf(otelMesh.skills[0]!.url)).find((s) => s.traceId === callerTrace && s.name === "skill test.traced")!;
+    expect([handler.parentSpanId, ...ancestors(byId.get(handler.parentSpanId!))]).toContain(forward.spanId);
+  });
 });

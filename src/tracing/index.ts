@@ -1,8 +1,10 @@
 /**
  * Tracing through `@opentelemetry/api` only: spans are no-ops until the operator registers a
  * provider, and the W3C `traceparent` is read and written here (the API alone has no
- * propagator). Contexts are passed explicitly, never through an "active" context, because
- * workerd has no context manager unless the operator's SDK installs one.
+ * propagator). Contexts are passed explicitly, because workerd has no context manager unless
+ * the operator's SDK installs one; when one does (e.g. `@microlabs/otel-cf-workers`), its
+ * active span is the parent and each span is made active around its work, so auto-instrumented
+ * fetches nest under it.
  */
 import {
   type Attributes,
@@ -12,6 +14,7 @@ import {
   SpanKind,
   SpanStatusCode,
   ROOT_CONTEXT,
+  context as contextApi,
   isSpanContextValid,
   trace,
 } from "@opentelemetry/api";
@@ -33,11 +36,14 @@ export function spanContextOf(traceparent: string | null | undefined): SpanConte
 }
 
 /**
- * The context to start a request's first span in: the caller's trace when a valid
- * `traceparent` came in, else a new root.
+ * The context to start a request's first span in: the span an operator's instrumentation made
+ * active for this request (it already continues the caller's trace); else the caller's trace
+ * when a valid `traceparent` came in; else a new root.
  * @example const parent = parentContextOf(request.headers.get("traceparent"))
  */
 export function parentContextOf(traceparent: string | null | undefined): Context {
+  const active = contextApi.active();
+  if (trace.getSpan(active)) return active;
   const spanContext = spanContextOf(traceparent);
   return spanContext ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
 }
@@ -78,8 +84,9 @@ export async function inSpan<T>(
   work: (span: Span, context: Context) => Promise<T>,
 ): Promise<T> {
   const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const context = trace.setSpan(parent, span);
   try {
-    return await work(span, trace.setSpan(parent, span));
+    return await contextApi.with(context, () => work(span, context));
   } catch (error) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: errorText(error) });
     throw error;

@@ -11,7 +11,12 @@ export const fixture = (name: string) => join(FIXTURES_ROOT, name);
 export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
 
 /** A gateway and a skill with an in-memory OpenTelemetry exporter (test/tracing.test.ts). */
-export const TRACING_FIXTURES = { gateway: join(ROOT, "test/fixtures/tracing/gateway"), skill: join(ROOT, "test/fixtures/tracing/skill") };
+export const TRACING_FIXTURES = {
+  gateway: join(ROOT, "test/fixtures/tracing/gateway"),
+  skill: join(ROOT, "test/fixtures/tracing/skill"),
+  /** The README's @microlabs/otel-cf-workers gateway (OTLP export). */
+  otelGateway: join(ROOT, "test/fixtures/tracing/otel-cf-workers"),
+};
 
 /** The methods of the JSON-RPC spec's examples. Tests start only the fixtures they call. */
 export const SPEC_FIXTURES = ["subtract", "sum", "get_data", "update", "notify_hello", "notify_sum"].map(fixture);
