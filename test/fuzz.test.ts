@@ -1,8 +1,8 @@
 /**
- * Fuzz: 2,400 malformed, random or half-valid bodies to the gateway's `/rpc` (in workerd). Every
- * answer must be a well-formed JSON-RPC response (or batch of them), a 204, or a 413/415 with a
- * JSON-RPC error: never a 5xx, never a stack trace. The generator is seeded, so a failure
- * reproduces: the failing body is in the assertion message.
+ * Fuzz: 2,400 malformed, random or half-valid bodies to the gateway's `/rpc`, and 1,200 to `/mcp`
+ * with random MCP methods and headers (in workerd). Every answer must be a well-formed JSON-RPC
+ * response (or batch of them) or an empty 202/204: never a 5xx, never a stack trace. The
+ * generator is seeded, so a failure reproduces: the failing body is in the assertion message.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
@@ -79,21 +79,23 @@ function randomBody(): { body: string; contentType: string } {
 
 const isResponse = (value: unknown) => JsonRpcResponseSchema.safeParse(value).success;
 
-it(`answers ${BODIES} random bodies with well-formed JSON-RPC, never a 5xx`, async () => {
+interface FuzzCase { body: string; contentType: string; headers?: Record<string, string> }
+
+/** Sends every case to `path`; checks each answer; returns how many got each status. */
+async function fuzz(path: string, cases: FuzzCase[], statusesAllowed: number[], emptyStatuses: number[]): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
-  const bodies = Array.from({ length: BODIES }, randomBody);
   let next = 0;
   const worker = async () => {
-    while (next < bodies.length) {
-      const { body, contentType } = bodies[next++]!;
-      const response = await fetch(`${mesh.gatewayUrl}/rpc`, { method: "POST", headers: contentType ? { "content-type": contentType } : {}, body });
+    while (next < cases.length) {
+      const { body, contentType, headers = {} } = cases[next++]!;
+      const response = await fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", headers: { ...(contentType ? { "content-type": contentType } : {}), ...headers }, body });
       const text = await response.text();
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      const where = `body ${JSON.stringify(body.slice(0, 200))} (${contentType}) → ${response.status} ${text.slice(0, 200)}`;
+      const where = `body ${JSON.stringify(body.slice(0, 200))} (${contentType}, ${JSON.stringify(headers)}) → ${response.status} ${text.slice(0, 200)}`;
       expect(response.status, where).toBeLessThan(500);
-      expect([200, 204, 413, 415], where).toContain(response.status);
+      expect(statusesAllowed, where).toContain(response.status);
       expect(text, where).not.toMatch(/\bat \S+:\d+:\d+|Error:/);
-      if (response.status === 204) {
+      if (emptyStatuses.includes(response.status)) {
         expect(text, where).toBe("");
         continue;
       }
@@ -103,11 +105,66 @@ it(`answers ${BODIES} random bodies with well-formed JSON-RPC, never a 5xx`, asy
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  expect([...statuses.values()].reduce((a, b) => a + b)).toBe(cases.length);
+  return statuses;
+}
+
+it(`answers ${BODIES} random bodies to /rpc with well-formed JSON-RPC, never a 5xx`, async () => {
+  const statuses = await fuzz("/rpc", Array.from({ length: BODIES }, randomBody), [200, 204, 413, 415], [204]);
   // The generator must reach every kind of answer, or the fuzz is not testing what it claims.
   expect(statuses.get(200)).toBeGreaterThan(1_000);
   expect(statuses.get(204)).toBeGreaterThan(10);
   expect(statuses.get(415)).toBeGreaterThan(10);
-  expect([...statuses.values()].reduce((a, b) => a + b)).toBe(BODIES);
+}, 120_000);
+
+const MCP_METHODS = ["initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled", "resources/list", "nope"];
+const VERSIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "2024-11-05", "junk", ""];
+
+function randomMcpParams(): unknown {
+  const meta = { "io.modelcontextprotocol/protocolVersion": pick(VERSIONS), ...(random() < 0.7 ? { "io.modelcontextprotocol/clientCapabilities": pick([{}, [], null]) } : {}) };
+  switch (int(6)) {
+    case 0: return { protocolVersion: pick(VERSIONS), capabilities: pick([{}, null]), clientInfo: pick([{ name: "f", version: "1" }, {}]) };
+    case 1: return { name: pick(["subtract", "sum", "test.whoami", "nope", "skills.list", ""]), arguments: pick([{ minuend: 3, subtrahend: 1 }, { params: [1, 2] }, [], randomValue()]) };
+    case 2: return { cursor: pick(["", "e30", randomString(), "eyJhZnRlciI6InN1YnRyYWN0In0"]) };
+    case 3: return { _meta: meta, ...(random() < 0.5 ? { name: pick(["sum", "subtract"]), arguments: { params: [1] } } : {}) };
+    default: return randomValue(1);
+  }
+}
+
+function randomMcpCase(): FuzzCase {
+  const message: Record<string, unknown> = { jsonrpc: random() < 0.9 ? "2.0" : randomValue(1) };
+  if (random() < 0.95) message.method = random() < 0.9 ? pick(MCP_METHODS) : randomValue(1);
+  if (random() < 0.8) message.params = randomMcpParams();
+  if (random() < 0.8) message.id = pick([1, "a", null, 0, 2.5, "😀"]);
+  if (random() < 0.05) Object.assign(message, { result: {}, id: 3 });
+  const headers: Record<string, string> = {};
+  if (random() < 0.6) headers["mcp-protocol-version"] = pick(VERSIONS.filter(Boolean));
+  if (random() < 0.4) headers["mcp-method"] = pick(MCP_METHODS);
+  if (random() < 0.2) headers["mcp-name"] = pick(["sum", "subtract", "x"]);
+  if (random() < 0.1) {
+    // A well-formed 2026-07-28 request, so the stateless paths (including 404) are reached too.
+    const method = pick(MCP_METHODS);
+    const params = { name: pick(["sum", "nope"]), arguments: { params: [1, 2] }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } };
+    const stateless = { "mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": params.name };
+    return { body: JSON.stringify({ jsonrpc: "2.0", id: int(100), method, params }), contentType: "application/json", headers: stateless };
+  }
+  const kind = int(10);
+  const body = kind === 0 ? randomString() : kind === 1 ? JSON.stringify(Array.from({ length: int(4) }, randomMcpCase).map((c) => JSON.parse(c.body === "" ? "null" : safe(c.body)))) : JSON.stringify(message);
+  return { body, contentType: "application/json", headers };
+}
+
+const safe = (text: string) => {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    return "null";
+  }
+};
+
+it("answers 1,200 random MCP messages and headers to /mcp with well-formed JSON-RPC, never a 5xx", async () => {
+  const statuses = await fuzz("/mcp", Array.from({ length: 1_200 }, randomMcpCase), [200, 202, 400, 404], [202]);
+  for (const status of [200, 202, 400, 404]) expect(statuses.get(status), `status ${status}`).toBeGreaterThan(10);
 }, 120_000);
 
 it("the response schema the fuzz relies on rejects malformed responses", () => {

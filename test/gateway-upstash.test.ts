@@ -62,6 +62,38 @@ describe("two gateway isolates on one Redis", () => {
   });
 });
 
+describe("under concurrent load", () => {
+  let mesh: Mesh;
+  beforeAll(async () => {
+    mesh = await startMesh({ skills: fixtures, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars: { SKILLMESH_STORE_PREFIX: `gw-load-${process.pid}:` } });
+  });
+  afterAll(() => mesh?.dispose());
+
+  // Concurrent requests of one isolate share the registry snapshot and the breaker board, never
+  // another request's I/O: a shared poll or an auto-pipelined Redis fetch made requests hang.
+  it("answers every one of 32 concurrent callers for 3 s, across registry polls and breaker flushes", async () => {
+    let key = 0;
+    const until = Date.now() + 3_000;
+    const failures: string[] = [];
+    let calls = 0;
+    const caller = async () => {
+      while (Date.now() < until) {
+        // Every other call carries an Idempotency-Key: those make Redis calls of their own.
+        const headers: Record<string, string> = key % 2 ? { "idempotency-key": `load-${process.pid}-${key}` } : {};
+        key++;
+        const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [calls, 1], id: 1 }, headers).catch(
+          (error: Error) => ({ status: 0, text: error.message, json: undefined }),
+        );
+        calls++;
+        if (answer.status !== 200 || answer.json?.result === undefined) failures.push(`${answer.status} ${answer.text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, caller));
+    expect(failures).toEqual([]);
+    expect(calls).toBeGreaterThan(300);
+  });
+});
+
 describe("when the store goes down", () => {
   const prefix = `gw-dead-${process.pid}:`;
   let mesh: Mesh;

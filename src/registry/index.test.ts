@@ -153,6 +153,24 @@ describe("RegistrySnapshot", () => {
     expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
   });
 
+  it("lets other callers keep the current view while one polls: a Worker request never awaits another's I/O", async () => {
+    const { store, snapshot, tick } = await setup();
+    const before = await snapshot.current();
+    tick(1_000);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const run = store.run;
+    store.run = (async (...args: Parameters<Store["run"]>) => {
+      await gate;
+      return run(...args);
+    }) as Store["run"];
+    const polling = snapshot.current();
+    // Answered while the poll is still held at the gate.
+    expect(await snapshot.current()).toBe(before);
+    release();
+    await polling;
+  });
+
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();

@@ -61,7 +61,7 @@ export class RegistrySnapshot {
   #view: RegistryView | undefined;
   #checkedAt = -Infinity;
   #expiredKey = "";
-  #inFlight: Promise<RegistryView> | undefined;
+  #polling = false;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
 
@@ -80,8 +80,15 @@ export class RegistrySnapshot {
    */
   async current(): Promise<RegistryView> {
     if (this.#view && this.#now() - this.#checkedAt < this.#maxAgeMs) return this.#view;
-    this.#inFlight ??= this.#revalidate().finally(() => (this.#inFlight = undefined));
-    return this.#inFlight;
+    // A request must not await another request's I/O (workerd cancels it, or the request hangs
+    // when the other one ends first): while one request polls, the others keep the view they have.
+    if (this.#view && this.#polling) return this.#view;
+    this.#polling = true;
+    try {
+      return await this.#revalidate();
+    } finally {
+      this.#polling = false;
+    }
   }
 
   /** Forget freshness: the next call polls (after a write by this isolate). */

@@ -23,6 +23,9 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
     token,
     automaticDeserialization: false, // values are our own strings; no JSON guessing
     enableTelemetry: false,
+    // Auto-pipelining would merge commands of concurrent requests into one fetch, and a Worker
+    // request cannot use another request's I/O (it fails or hangs under load).
+    enableAutoPipelining: false,
     retry: { retries, backoff: (attempt) => 20 * 2 ** attempt },
   });
   const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
