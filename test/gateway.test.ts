@@ -61,6 +61,14 @@ describe("routing through the registry", () => {
     expect(spanId).not.toBe("b7ad6b7169203331");
   });
 
+  it("gives a skill called directly an empty context, and ignores a forged context header", async () => {
+    const whoami = mesh.skills.find((s) => s.manifest.name === "test.whoami")!.url;
+    const bare = await post(whoami, { jsonrpc: "2.0", method: "test.whoami", id: 1 });
+    expect(bare.json.result).toEqual({ userId: null, group: null, session: null, caller: "anonymous", traceparent: null });
+    const forged = await post(whoami, { jsonrpc: "2.0", method: "test.whoami", id: 2 }, { "x-skillmesh-context": "not-base64!!", "x-user-group": "beta" });
+    expect(forged.json.result).toEqual({ userId: null, group: "beta", session: null, caller: "anonymous", traceparent: null });
+  });
+
   it("starts a trace when the caller sends none", async () => {
     const { json } = await call("test.whoami", {});
     expect(json.result.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);

@@ -171,6 +171,26 @@ describe("RegistrySnapshot", () => {
     await polling;
   });
 
+  it("after this isolate's own write, no caller gets the old view, even while another polls", async () => {
+    const { store, repo, snapshot, tick } = await setup();
+    await snapshot.current();
+    tick(1_000);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const run = store.run;
+    store.run = (async (...args: Parameters<Store["run"]>) => {
+      await gate;
+      return run(...args);
+    }) as Store["run"];
+    const slowPoll = snapshot.current(); // began before the write
+    store.run = run;
+    await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
+    snapshot.invalidate();
+    expect((await snapshot.current()).skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    release();
+    await slowPoll;
+  });
+
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();

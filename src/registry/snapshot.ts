@@ -61,7 +61,11 @@ export class RegistrySnapshot {
   #view: RegistryView | undefined;
   #checkedAt = -Infinity;
   #expiredKey = "";
-  #polling = false;
+  /** Polls under way in this isolate (each request polls on its own). */
+  #polls = 0;
+  /** Bumped by `invalidate()`; the view is current when it was read at the latest generation. */
+  #generation = 0;
+  #viewGeneration = 0;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
 
@@ -81,23 +85,26 @@ export class RegistrySnapshot {
   async current(): Promise<RegistryView> {
     if (this.#view && this.#now() - this.#checkedAt < this.#maxAgeMs) return this.#view;
     // A request must not await another request's I/O (workerd cancels it, or the request hangs
-    // when the other one ends first): while one request polls, the others keep the view they have.
-    if (this.#view && this.#polling) return this.#view;
-    this.#polling = true;
+    // when the other one ends first): while one request polls, the others keep the view they
+    // have — unless this isolate knows it is outdated (it wrote since), then each polls itself.
+    if (this.#view && this.#polls > 0 && this.#viewGeneration === this.#generation) return this.#view;
+    this.#polls++;
     try {
       return await this.#revalidate();
     } finally {
-      this.#polling = false;
+      this.#polls--;
     }
   }
 
-  /** Forget freshness: the next call polls (after a write by this isolate). */
+  /** The view is outdated (this isolate wrote to the registry): every call polls until one has. */
   invalidate(): void {
     this.#checkedAt = -Infinity;
+    this.#generation++;
   }
 
   async #revalidate(): Promise<RegistryView> {
     const now = this.#now();
+    const generation = this.#generation;
     try {
       const { rev, expired } = await this.repository.poll(now);
       const expiredKey = expired.join("\n");
@@ -108,7 +115,9 @@ export class RegistrySnapshot {
         this.#view = new RegistryView(this.#view.rev, this.#view.doc, new Set(expired));
       }
       this.#expiredKey = expiredKey;
-      this.#checkedAt = now;
+      // A poll that began before this isolate's last write may have read the old registry.
+      if (generation === this.#generation) this.#checkedAt = now;
+      this.#viewGeneration = Math.max(this.#viewGeneration, generation);
       return this.#view;
     } catch (error) {
       if (!this.#view) throw error;
