@@ -43,7 +43,8 @@ try {
   stops.push(() => mesh.dispose());
 
   const url = mesh.gatewayUrl;
-  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"})\n`);
+  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"})`);
+  console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
   const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
     deployments: Array<{ id: string; name: string; version: string; role: string }>;
     routes: Record<string, Record<string, Record<string, number>>>;
@@ -59,6 +60,7 @@ try {
 Try it:
   curl -s ${url}/rpc -H 'content-type: application/json' \\
     -d '{"jsonrpc":"2.0","method":"modbus.decode","params":{"frame":"11 03 00 6B 00 03 76 87"},"id":1}'
+  MCP hosts and the Inspector: Streamable HTTP at ${url}/mcp
 
 Admin API token (for /admin/*):
   export SKILLMESH_ADMIN_TOKEN=${adminToken}

@@ -51,6 +51,8 @@ describe("npm run dev", () => {
     expect(output()).toMatch(/text\.summarize@2\.0\.0\s+canary 0%/);
     const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
     expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
+    const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
+    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["html.extract", "modbus.decode", "text.summarize"]);
     await stopDev();
     await new Promise((r) => setTimeout(r, 500));
     await expect(fetch(`${url}/healthz`)).rejects.toThrow(); // nothing left listening

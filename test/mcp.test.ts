@@ -165,6 +165,7 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
   it("answers malformed bodies with 400 and a JSON-RPC error, never a crash", async () => {
     expect((await mcp("{not json")).json.error.code).toBe(-32700);
     expect((await mcp({ jsonrpc: "2.0", id: null, method: "ping" })).status).toBe(400);
+    expect((await mcp({ jsonrpc: "2.0", id: 1.5, method: "ping" })).json.error.code).toBe(-32600);
     expect((await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } })).json.error.code).toBe(-32602);
   });
 

@@ -1,8 +1,9 @@
 /**
  * The gateway's one invocation pipeline: a valid JSON-RPC request in, a result (or a thrown
- * `RpcError`) out. `/rpc` serves every request of a body through it, and `/mcp` its
- * `tools/call` and `tools/list`. Built-in methods (`skills.list`, `skills.discover`, `rpc.discover`) are answered
- * here; every other method is a skill, routed and forwarded.
+ * `RpcError`) out. `/rpc` serves every request of a body through it, and `/mcp` every
+ * `tools/call` (its `tools/list` reads the same registry view). Built-in methods
+ * (`skills.list`, `skills.discover`, `rpc.discover`) are answered here; every other method is a
+ * skill, routed and forwarded.
  */
 import { z } from "zod";
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";

@@ -103,13 +103,13 @@ class McpServer {
   async answerMessage(headers: Headers, message: unknown, { inBatch = false } = {}): Promise<McpAnswer> {
     if (isAcceptedOnly(message)) return { status: 202 };
     const checked = JsonRpcRequestSchema.safeParse(message);
-    if (!checked.success || checked.data.id === null) {
+    const id = checked.success ? checked.data.id : undefined;
+    if (!checked.success || id === undefined || id === null || (typeof id === "number" && !Number.isInteger(id))) {
       return { status: 400, body: failure(idOf(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
     }
     const request = checked.data;
-    const id = request.id!;
     const version = inBatch ? { version: DEFAULT_VERSION } : admit(headers, request);
-    if ("error" in version) return { status: 400, body: { ...version.error, id } };
+    if ("error" in version) return { status: 400, body: { ...version.error, id: id } };
     try {
       const result = await this.answer(request, version.version);
       return { status: 200, body: success(id, isStateless(version.version) ? { ...(result as object), resultType: "complete" } : result) };
