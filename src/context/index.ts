@@ -5,6 +5,7 @@
  * the gateway.
  */
 import { z } from "zod";
+import { spanContextOf } from "../tracing/index.js";
 
 export const CONTEXT_HEADER = "x-skillmesh-context";
 
@@ -71,11 +72,9 @@ function decodeContext(encoded: string): CallerContext | undefined {
   }
 }
 
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-
-/** The `traceparent` header if it has the W3C shape, else undefined (a bad one is dropped). */
+/** The `traceparent` header if it is a valid W3C one, else undefined (a bad one is dropped). */
 export function validTraceparent(value: string | null | undefined): string | undefined {
-  return value && TRACEPARENT.test(value) ? value : undefined;
+  return spanContextOf(value) ? (value as string) : undefined;
 }
 
 /**
