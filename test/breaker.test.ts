@@ -76,6 +76,18 @@ describe("circuit breaker", () => {
     expect(answer.json.result.version).toBe("0.9.0-lead");
   });
 
+  it("an MCP tools/call takes the same fallback (one pipeline): the degraded answer, marked", async () => {
+    const answer = await post(
+      `${a.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.flaky", arguments: { value: "v" } } },
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(answer.headers.get("x-skill-degraded")).toBe("1");
+    expect(answer.headers.get("x-skill-version")).toBe("test.flaky@0.9.0-lead");
+    expect(answer.json.result).toMatchObject({ structuredContent: { value: "v", version: "0.9.0-lead" } });
+    expect(answer.json.result.isError).toBeUndefined();
+  });
+
   it("after the open period one probe goes through, and its success closes the breaker", async () => {
     await control("1.0.0", "ok");
     await sleep(1_200); // the fixture's open period is 1 s
