@@ -44,7 +44,7 @@ mcpRoutes.post("/", jsonBodyGuard(), async (c) => {
   const scope = await callScopeOf(c.req.raw.headers, (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
     catalog: async () => catalogOf(await registryView(runtime, scope.trace ?? ROOT_CONTEXT)),
-    call: (name, params) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, { index: 0, batch: false }, scope, runtime, c.env),
+    call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
   };
   const pageSize = Number(c.env.SKILLMESH_MCP_PAGE_SIZE) || 100;
   const { status, body } = await answerMcpPost(c.req.raw.headers, await c.req.text(), backend, { serverInfo: SERVER_INFO, pageSize, instructions: INSTRUCTIONS });

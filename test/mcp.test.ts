@@ -191,6 +191,19 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
     expect(retry.headers.get("idempotent-replayed")).toBe("1");
     expect(first.headers.get("x-skill-version")).toBe("test.counter@1.0.0");
   });
+
+  it("keys each call of a 2025-03-26 batch by its position, as /rpc does", async () => {
+    const tool = (id: number, label: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "test.counter", arguments: { label } } });
+    const batch = [tool(1, "mcp-batch-a"), tool(2, "mcp-batch-b")];
+    const first = await mcp(batch, { "idempotency-key": "mcp-batch-key" });
+    expect(first.json.map((r: { result: { structuredContent: unknown } }) => r.result.structuredContent)).toEqual([
+      { label: "mcp-batch-a", count: 1 },
+      { label: "mcp-batch-b", count: 1 },
+    ]);
+    const retry = await mcp(batch, { "idempotency-key": "mcp-batch-key" });
+    expect(retry.json).toEqual(first.json);
+    expect(retry.headers.get("idempotent-replayed")).toBe("1");
+  });
 });
 
 describe("the stateless era (2026-07-28) on the wire", () => {

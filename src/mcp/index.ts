@@ -17,6 +17,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   JsonRpcRequestSchema,
+  type RequestSlot,
   MAX_BATCH,
   RpcError,
   failure,
@@ -45,7 +46,7 @@ export interface McpBackend {
   /** Every skill the registry serves now. */
   catalog(): Promise<SkillSummary[]>;
   /** Calls a skill through the gateway pipeline; a failure is a thrown `RpcError`. */
-  call(name: string, params: JsonRpcParams): Promise<unknown>;
+  call(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
 }
 
 export interface McpOptions {
@@ -73,14 +74,14 @@ export async function answerMcpPost(headers: Headers, text: string, backend: Mcp
     return { status: 400, body: failure(null, ErrorCode.ParseError) };
   }
   const server = new McpServer(backend, options);
-  if (!Array.isArray(parsed)) return server.answerMessage(headers, parsed);
+  if (!Array.isArray(parsed)) return server.answerMessage(headers, parsed, { index: 0, batch: false });
 
   const version = headers.get("mcp-protocol-version") ?? DEFAULT_VERSION;
   if (!allowsBatches(version) || parsed.length === 0 || parsed.length > MAX_BATCH) {
     const why = allowsBatches(version) ? `a batch holds 1 to ${MAX_BATCH} messages` : `protocol version ${version} takes one message per request`;
     return { status: 400, body: failure(null, ErrorCode.InvalidRequest, `Invalid Request: ${why}`) };
   }
-  const answers = await Promise.all(parsed.map((message) => server.answerMessage(headers, message, { inBatch: true })));
+  const answers = await Promise.all(parsed.map((message, index) => server.answerMessage(headers, message, { index, batch: true })));
   const bodies = answers.flatMap((a) => (a.body === undefined ? [] : [a.body as JsonRpcResponse]));
   return bodies.length ? { status: 200, body: bodies } : { status: 202 };
 }
@@ -100,7 +101,8 @@ class McpServer {
     private readonly options: McpOptions,
   ) {}
 
-  async answerMessage(headers: Headers, message: unknown, { inBatch = false } = {}): Promise<McpAnswer> {
+  /** Answers one message; `slot` places it in its body (a batch element's `Idempotency-Key` is the header's plus its index). */
+  async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
     if (isAcceptedOnly(message)) return { status: 202 };
     const checked = JsonRpcRequestSchema.safeParse(message);
     const id = checked.success ? checked.data.id : undefined;
@@ -108,10 +110,10 @@ class McpServer {
       return { status: 400, body: failure(idOf(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
     }
     const request = checked.data;
-    const version = inBatch ? { version: DEFAULT_VERSION } : admit(headers, request);
+    const version = slot.batch ? { version: DEFAULT_VERSION } : admit(headers, request);
     if ("error" in version) return { status: 400, body: { ...version.error, id: id } };
     try {
-      const result = await this.answer(request, version.version);
+      const result = await this.answer(request, version.version, slot);
       return { status: 200, body: success(id, isStateless(version.version) ? { ...(result as object), resultType: "complete" } : result) };
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
@@ -121,7 +123,7 @@ class McpServer {
   }
 
   /** One request's result; a thrown `RpcError` is its error. */
-  private async answer(request: JsonRpcRequest, version: string): Promise<unknown> {
+  private async answer(request: JsonRpcRequest, version: string, slot: RequestSlot): Promise<unknown> {
     const stateless = isStateless(version);
     switch (request.method) {
       case "initialize":
@@ -135,7 +137,7 @@ class McpServer {
       case "tools/list":
         return this.listTools(request);
       case "tools/call":
-        return this.callTool(request);
+        return this.callTool(request, slot);
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -179,12 +181,12 @@ class McpServer {
     return { tools: page, ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}) };
   }
 
-  private async callTool(request: JsonRpcRequest) {
+  private async callTool(request: JsonRpcRequest, slot: RequestSlot) {
     const params = parse(CallToolParamsSchema, request.params);
     const known = (await this.tools()).get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     try {
-      return toolResultOf(known.skill, await this.backend.call(params.name, paramsOf(known.skill, params.arguments)));
+      return toolResultOf(known.skill, await this.backend.call(params.name, paramsOf(known.skill, params.arguments), slot));
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
