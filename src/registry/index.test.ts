@@ -117,6 +117,18 @@ function instrumented(): Store & { calls: string[]; down: boolean } {
   });
 }
 
+/** Holds the store's script calls (the registry poll) until the returned function is called. */
+function holdScripts(store: Store): () => void {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const run = store.run;
+  store.run = (async (...args: Parameters<Store["run"]>) => {
+    await gate;
+    return run(...args);
+  }) as Store["run"];
+  return release;
+}
+
 describe("RegistrySnapshot", () => {
   async function setup() {
     const store = instrumented();
@@ -157,13 +169,7 @@ describe("RegistrySnapshot", () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();
     tick(1_000);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const run = store.run;
-    store.run = (async (...args: Parameters<Store["run"]>) => {
-      await gate;
-      return run(...args);
-    }) as Store["run"];
+    const release = holdScripts(store);
     const polling = snapshot.current();
     // Answered while the poll is still held at the gate.
     expect(await snapshot.current()).toBe(before);
@@ -174,14 +180,9 @@ describe("RegistrySnapshot", () => {
   it("after this isolate's own write, no caller gets the old view, even while another polls", async () => {
     const { store, repo, snapshot, tick } = await setup();
     await snapshot.current();
-    tick(1_000);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
     const run = store.run;
-    store.run = (async (...args: Parameters<Store["run"]>) => {
-      await gate;
-      return run(...args);
-    }) as Store["run"];
+    tick(1_000);
+    const release = holdScripts(store);
     const slowPoll = snapshot.current(); // began before the write
     store.run = run;
     await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
