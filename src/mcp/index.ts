@@ -142,8 +142,13 @@ class McpServer {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
 
-  private capabilities() {
-    return { tools: { listChanged: false } };
+  /** What both `initialize` and `server/discover` say about this server. */
+  private about() {
+    return {
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: this.options.serverInfo,
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+    };
   }
 
   private initialize(request: JsonRpcRequest) {
@@ -151,24 +156,14 @@ class McpServer {
     const requested = params.protocolVersion;
     // Echo a version we speak with a handshake, else offer our newest (the client decides).
     const protocolVersion = (HANDSHAKE_VERSIONS as readonly string[]).includes(requested) ? requested : HANDSHAKE_VERSIONS[0];
-    return {
-      protocolVersion,
-      capabilities: this.capabilities(),
-      serverInfo: this.options.serverInfo,
-      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-    };
+    return { protocolVersion, ...this.about() };
   }
 
   private discover() {
-    return {
-      supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: this.capabilities(),
-      serverInfo: this.options.serverInfo,
-      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-    };
+    return { supportedVersions: SUPPORTED_VERSIONS, ...this.about() };
   }
 
-  private async tools(): Promise<Map<string, { skill: SkillSummary; tool: Tool }>> {
+  private async tools(): Promise<Map<string, ListedTool>> {
     return toolsOf(await this.backend.catalog());
   }
 
@@ -195,9 +190,15 @@ class McpServer {
   }
 }
 
+/** A skill and the tool it is listed as. */
+interface ListedTool {
+  skill: SkillSummary;
+  tool: Tool;
+}
+
 /** Tools per catalog: a catalog is rebuilt only when the registry changes, so this is computed once per change. */
-const toolCache = new WeakMap<SkillSummary[], Map<string, { skill: SkillSummary; tool: Tool }>>();
-function toolsOf(catalog: SkillSummary[]): Map<string, { skill: SkillSummary; tool: Tool }> {
+const toolCache = new WeakMap<SkillSummary[], Map<string, ListedTool>>();
+function toolsOf(catalog: SkillSummary[]): Map<string, ListedTool> {
   let tools = toolCache.get(catalog);
   if (!tools) {
     // Sorted by code unit, the order cursors compare in.
