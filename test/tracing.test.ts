@@ -56,6 +56,11 @@ it("starts one trace per call when the caller sends none, still joined across Wo
 describe("export with @microlabs/otel-cf-workers (the README's example)", () => {
   interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string }
   const received: OtlpSpan[] = [];
+  /** The span ids above `span` in its trace, nearest first. */
+  const ancestorsOf = (span: OtlpSpan | undefined): string[] => {
+    const parent = span?.parentSpanId ? received.find((s) => s.traceId === span.traceId && s.spanId === span.parentSpanId) : undefined;
+    return span?.parentSpanId ? [span.parentSpanId, ...ancestorsOf(parent)] : [];
+  };
   const collector = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
@@ -71,9 +76,10 @@ describe("export with @microlabs/otel-cf-workers (the README's example)", () => 
     const endpoint = `http://127.0.0.1:${(collector.address() as { port: number }).port}/v1/traces`;
     otelMesh = await startMesh({
       gateway: TRACING_FIXTURES.otelGateway,
-      skills: [TRACING_FIXTURES.skill],
+      skills: [TRACING_FIXTURES.skill, TRACING_FIXTURES.otelSkill],
       adminToken: ADMIN_TOKEN,
       gatewayVars: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_HEADERS: "x-team=test" },
+      skillVars: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
     });
   });
   afterAll(async () => {
@@ -89,16 +95,25 @@ describe("export with @microlabs/otel-cf-workers (the README's example)", () => 
     while (!received.some((s) => s.name === "skillmesh.forward") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 
     const inTrace = received.filter((s) => s.traceId === callerTrace);
-    const byId = new Map(inTrace.map((s) => [s.spanId, s]));
     const call = inTrace.find((s) => s.name === "skillmesh.call test.traced")!;
     const forward = inTrace.find((s) => s.name === "skillmesh.forward")!;
     expect(call).toBeDefined();
     expect(forward.parentSpanId).toBe(call.spanId);
     // The call span sits under otel-cf-workers' own request span, which continues the caller's.
-    const ancestors = (span: OtlpSpan | undefined): string[] => (span?.parentSpanId ? [span.parentSpanId, ...ancestors(byId.get(span.parentSpanId))] : []);
-    expect(ancestors(call)).toContain("00f067aa0ba902b8");
+    expect(ancestorsOf(call)).toContain("00f067aa0ba902b8");
     // The skill's handler span (in-memory exporter there) descends from the forward span.
     const handler = (await spansOf(otelMesh.skills[0]!.url)).find((s) => s.traceId === callerTrace && s.name === "skill test.traced")!;
-    expect([handler.parentSpanId, ...ancestors(byId.get(handler.parentSpanId!))]).toContain(forward.spanId);
+    const handlerParent = received.find((s) => s.traceId === callerTrace && s.spanId === handler.parentSpanId);
+    expect([handler.parentSpanId, ...ancestorsOf(handlerParent)]).toContain(forward.spanId);
+  });
+
+  it("exports a wrapped skill's span too, in the same trace, under the gateway's forward", async () => {
+    const callerTrace = "6bf92f3577b34da6a3ce929d0e0e4738";
+    await post(`${otelMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.otel", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b9-01` });
+    const deadline = Date.now() + 10_000;
+    const skillSpan = () => received.find((s) => s.traceId === callerTrace && s.name === "skill test.otel");
+    while (!(skillSpan() && received.some((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const forward = received.find((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")!;
+    expect(ancestorsOf(skillSpan())).toContain(forward.spanId);
   });
 });

@@ -24,6 +24,8 @@ export interface MeshOptions {
   register?: boolean;
   /** Extra vars for the gateway Worker. */
   gatewayVars?: Record<string, string>;
+  /** Extra vars for every skill Worker. */
+  skillVars?: Record<string, string>;
   /** Print the Workers' logs (default false). */
   verbose?: boolean;
 }
@@ -88,7 +90,10 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         unsafeDirectSockets: [{ host: options.host ?? "127.0.0.1", port: options.port ?? 0 }],
       } as WorkerOptions,
       ...skills.map(
-        (s) => ({ ...workerOptionsOf(s.bundle, s.workerName), unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] }) as WorkerOptions,
+        (s) => {
+          const worker = workerOptionsOf(s.bundle, s.workerName);
+          return { ...worker, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] } as WorkerOptions;
+        },
       ),
     ],
   });

@@ -14,8 +14,9 @@ export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
 export const TRACING_FIXTURES = {
   gateway: join(ROOT, "test/fixtures/tracing/gateway"),
   skill: join(ROOT, "test/fixtures/tracing/skill"),
-  /** The README's @microlabs/otel-cf-workers gateway (OTLP export). */
+  /** The README's @microlabs/otel-cf-workers gateway and skill (OTLP export). */
   otelGateway: join(ROOT, "test/fixtures/tracing/otel-cf-workers"),
+  otelSkill: join(ROOT, "test/fixtures/tracing/otel-skill"),
 };
 
 /** The methods of the JSON-RPC spec's examples. Tests start only the fixtures they call. */
