@@ -14,7 +14,7 @@ import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
-import { describeIssues } from "../src/skill/index.js";
+import { describeIssues } from "../src/jsonrpc/index.js";
 
 export const adminRoutes = new Hono<{ Bindings: GatewayEnv }>();
 

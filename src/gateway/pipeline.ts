@@ -16,13 +16,13 @@ import {
   isValidClientKey,
   runOnce,
 } from "../idempotency/index.js";
-import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText, parseParams } from "../jsonrpc/index.js";
 import { discover } from "../registry/discovery.js";
 import type { Deployment } from "../registry/model.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
-import { describeIssues, positionalMapper } from "../skill/index.js";
+import { positionalMapper } from "../skill/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { type Context, ROOT_CONTEXT, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import { openRpcDocument } from "./openrpc.js";
@@ -265,20 +265,18 @@ const DiscoverParams = z.object({
 });
 
 /** Validates a built-in's params with the same by-name / by-position rules as a skill. */
-function paramsOf<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.output<T> {
-  const parsed = schema.safeParse(positionalMapper(schema)(request.params));
-  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(parsed.error) });
-  return parsed.data;
+function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.output<T> {
+  return parseParams(schema, positionalMapper(schema)(request.params));
 }
 
 const builtins: Record<string, Builtin> = {
   "skills.list": async (request, view) => {
-    paramsOf(z.object({}), request);
+    builtinParams(z.object({}), request);
     return catalogOf(view);
   },
-  "skills.discover": async (request, view) => summarize(discover(view.deployments(), paramsOf(DiscoverParams, request))),
+  "skills.discover": async (request, view) => summarize(discover(view.deployments(), builtinParams(DiscoverParams, request))),
   "rpc.discover": async (request, view) => {
-    paramsOf(z.object({}), request);
+    builtinParams(z.object({}), request);
     return openRpcDocument(catalogOf(view));
   },
 };

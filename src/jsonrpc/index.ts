@@ -125,6 +125,25 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** zod issues as plain data a model can act on: where, what, and the code. */
+export function describeIssues(error: z.ZodError): Array<{ path: string; message: string; code: string }> {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(root)",
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+/**
+ * Parses params with a zod schema, or throws -32602 with the issues in `data.issues`.
+ * @example const { cursor } = parseParams(z.object({ cursor: z.string().optional() }), request.params ?? {})
+ */
+export function parseParams<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(parsed.error) });
+  return parsed.data;
+}
+
 /** True when the request is a notification: no `id` member, so no response is sent. */
 export function isNotification(request: JsonRpcRequest): boolean {
   return !("id" in request) || request.id === undefined;
@@ -193,7 +212,7 @@ async function answerOne(item: unknown, slot: RequestSlot, handle: RequestHandle
 }
 
 /** The id of an invalid request when it can be read unambiguously, else null (spec §5). */
-function detectableId(item: unknown): JsonRpcId {
+export function detectableId(item: unknown): JsonRpcId {
   if (item === null || typeof item !== "object" || Array.isArray(item)) return null;
   const id = (item as { id?: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? id : null;

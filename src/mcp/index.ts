@@ -8,7 +8,6 @@
  * Tools are the registry's skills and calls go through the gateway's one pipeline (`McpBackend`),
  * so MCP calls get canary routing, idempotency, retries and the breaker like `/rpc` calls.
  */
-import type { z } from "zod";
 import type { SkillSummary } from "../gateway/pipeline.js";
 import {
   ErrorCode,
@@ -20,11 +19,13 @@ import {
   type RequestSlot,
   MAX_BATCH,
   RpcError,
+  describeIssues,
+  detectableId,
   failure,
   failureFromThrown,
+  parseParams,
   success,
 } from "../jsonrpc/index.js";
-import { describeIssues } from "../skill/index.js";
 import {
   CallToolParamsSchema,
   DEFAULT_VERSION,
@@ -107,11 +108,11 @@ class McpServer {
     const checked = JsonRpcRequestSchema.safeParse(message);
     const id = checked.success ? checked.data.id : undefined;
     if (!checked.success || id === undefined || id === null || (typeof id === "number" && !Number.isInteger(id))) {
-      return { status: 400, body: failure(idOf(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
+      return { status: 400, body: failure(detectableId(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
     }
     const request = checked.data;
     const version = slot.batch ? { version: DEFAULT_VERSION } : admit(headers, request);
-    if ("error" in version) return { status: 400, body: { ...version.error, id: id } };
+    if ("error" in version) return { status: 400, body: { ...version.error, id } };
     try {
       const result = await this.answer(request, version.version, slot);
       return { status: 200, body: success(id, isStateless(version.version) ? { ...(result as object), resultType: "complete" } : result) };
@@ -152,7 +153,7 @@ class McpServer {
   }
 
   private initialize(request: JsonRpcRequest) {
-    const params = parse(InitializeParamsSchema, request.params);
+    const params = parseParams(InitializeParamsSchema, request.params);
     const requested = params.protocolVersion;
     // Echo a version we speak with a handshake, else offer our newest (the client decides).
     const protocolVersion = (HANDSHAKE_VERSIONS as readonly string[]).includes(requested) ? requested : HANDSHAKE_VERSIONS[0];
@@ -168,7 +169,7 @@ class McpServer {
   }
 
   private async listTools(request: JsonRpcRequest) {
-    const { cursor } = parse(ListToolsParamsSchema, request.params ?? {});
+    const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
     const all = [...(await this.tools()).values()].map((t) => t.tool);
     const start = cursor === undefined ? 0 : startAfter(all, cursor);
     const page = all.slice(start, start + this.options.pageSize);
@@ -177,7 +178,7 @@ class McpServer {
   }
 
   private async callTool(request: JsonRpcRequest, slot: RequestSlot) {
-    const params = parse(CallToolParamsSchema, request.params);
+    const params = parseParams(CallToolParamsSchema, request.params);
     const known = (await this.tools()).get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     try {
@@ -258,11 +259,6 @@ function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
   return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }
 
-function parse<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
-  const parsed = schema.safeParse(params);
-  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(parsed.error) });
-  return parsed.data;
-}
 
 /** Cursors name the last tool of the page before: stable while tools come and go. */
 function cursorAfter(name: string): string {
@@ -279,9 +275,4 @@ function startAfter(tools: Tool[], cursor: string): number {
   if (typeof after !== "string") throw new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tools/list page");
   const index = tools.findIndex((t) => t.name > after);
   return index === -1 ? tools.length : index;
-}
-
-function idOf(message: unknown): string | number | null {
-  const id = typeof message === "object" && message !== null ? (message as { id?: unknown }).id : undefined;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }

@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { type CallerContext, readContext } from "../context/index.js";
-import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, processJsonRpc } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, type SkillManifest, SkillManifestSchema } from "./manifest.js";
@@ -97,13 +97,10 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
 
   async function invoke(request: JsonRpcRequest, ctx: SkillContext<Env>): Promise<unknown> {
     if (request.method !== manifest.name) throw new RpcError(ErrorCode.MethodNotFound);
-    const input = definition.input.safeParse(toInput(request.params));
-    if (!input.success) {
-      throw new RpcError(ErrorCode.InvalidParams, "Invalid params", { issues: describeIssues(input.error) });
-    }
+    const input = parseParams(definition.input, toInput(request.params));
     let output: unknown;
     try {
-      output = await definition.handler(input.data, ctx);
+      output = await definition.handler(input, ctx);
     } catch (thrown) {
       if (thrown instanceof RpcError) throw thrown;
       console.error(`[${manifest.name}@${manifest.version}] handler threw`, thrown);
@@ -164,14 +161,6 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
   return (params) => params;
 }
 
-/** zod issues as plain data a model can act on: where, what, and the code. */
-export function describeIssues(error: z.ZodError): Array<{ path: string; message: string; code: string }> {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(root)",
-    message: issue.message,
-    code: issue.code,
-  }));
-}
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
   try {
