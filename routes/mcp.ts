@@ -11,7 +11,6 @@ import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
 import { allowedOriginsOf, isAllowedOrigin } from "../src/mcp/origin.js";
-import { ROOT_CONTEXT } from "../src/tracing/index.js";
 
 export interface McpEnv extends GatewayEnv {
   /** Comma-separated origins allowed to call `/mcp` from a browser, or `*`. Default: loopback only. */
@@ -43,7 +42,7 @@ mcpRoutes.post("/", jsonBodyGuard(), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const scope = await callScopeOf(c.req.raw.headers, (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
-    catalog: async () => catalogOf(await registryView(runtime, scope.trace ?? ROOT_CONTEXT)),
+    catalog: async () => catalogOf(await registryView(runtime, scope.trace)),
     call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
   };
   const pageSize = Number(c.env.SKILLMESH_MCP_PAGE_SIZE) || 100;

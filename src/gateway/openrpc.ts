@@ -16,7 +16,7 @@ interface Param {
  * (the positional order too), by name or by position. A tuple: its items, by position. Any
  * other array (variadic, like `sum`): one descriptor for every value, by position.
  */
-function paramsOf(input: JsonSchema): { paramStructure: "either" | "by-position"; params: Param[] } {
+function contentDescriptorsOf(input: JsonSchema): { paramStructure: "either" | "by-position"; params: Param[] } {
   // Keep $defs reachable: a property schema's "#/$defs/…" refers to the input schema's root.
   const withDefs = (schema: unknown): JsonSchema => (input.$defs ? { ...(schema as JsonSchema), $defs: input.$defs } : (schema as JsonSchema));
   if (input.type === "object") {
@@ -47,7 +47,7 @@ export function openRpcDocument(skills: SkillSummary[]): Record<string, unknown>
       name: skill.name,
       description: skill.description,
       tags: skill.tags.map((name) => ({ name })),
-      ...paramsOf(skill.inputSchema),
+      ...contentDescriptorsOf(skill.inputSchema),
       result: { name: "result", schema: skill.outputSchema },
     })),
   };

@@ -24,7 +24,7 @@ import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
 import { positionalMapper } from "../skill/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
-import { type Context, ROOT_CONTEXT, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
+import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import { openRpcDocument } from "./openrpc.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
@@ -46,7 +46,7 @@ type Answer = Outcome & { replayed?: boolean };
  */
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
-  return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace ?? ROOT_CONTEXT, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
+  return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
     const view = await registryView(runtime, context);
     const builtin = builtins[request.method];
     if (builtin) return builtin(request, view);
@@ -72,7 +72,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
 /**
  * The registry as this isolate sees it (a snapshot, revalidated at most once a second), inside
  * a `skillmesh.registry.lookup` span.
- * @example const view = await registryView(runtime, ROOT_CONTEXT)
+ * @example const view = await registryView(runtime, scope.trace)
  */
 export async function registryView(runtime: GatewayRuntime, parent: Context): Promise<RegistryView> {
   try {
@@ -248,7 +248,7 @@ const catalogs = new WeakMap<RegistryView, SkillSummary[]>();
 /**
  * Every skill of a registry view, summarized once per view (a view is replaced, never changed,
  * when the registry changes).
- * @example catalogOf(await registryView(runtime, ROOT_CONTEXT)).map((s) => s.name)
+ * @example catalogOf(await registryView(runtime, scope.trace)).map((s) => s.name)
  */
 export function catalogOf(view: RegistryView): SkillSummary[] {
   let catalog = catalogs.get(view);

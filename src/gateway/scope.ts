@@ -13,7 +13,7 @@ export interface CallScope {
   /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
   budgetMs?: number;
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
-  trace?: Context;
+  trace: Context;
   /** Deployments that answered (for `X-Skill-Version`). */
   answeredBy: Set<string>;
   /** Set when any answer was replayed from an earlier request (`Idempotent-Replayed: 1`). */

@@ -40,7 +40,7 @@ import {
   allowsBatches,
   isStateless,
 } from "./protocol.js";
-import { paramsOf, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
+import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
@@ -182,7 +182,7 @@ class McpServer {
     const known = (await this.tools()).get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     try {
-      return toolResultOf(known.skill, await this.backend.call(params.name, paramsOf(known.skill, params.arguments), slot));
+      return toolResultOf(known.skill, await this.backend.call(params.name, argumentsToParams(known.skill, params.arguments), slot));
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();

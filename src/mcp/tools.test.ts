@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SkillSummary } from "../gateway/pipeline.js";
-import { paramsOf, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
+import { argumentsToParams, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
 
 const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): SkillSummary => ({
   name: "s", description: "d", tags: ["t"], idempotent: false, versions: [], inputSchema, outputSchema,
@@ -30,13 +30,13 @@ describe("toolOf", () => {
   });
 });
 
-describe("paramsOf", () => {
+describe("argumentsToParams", () => {
   it("passes named arguments through, and unwraps the positional params of an array-input skill", () => {
-    expect(paramsOf(skill(objectIn, {}), { a: 1 })).toEqual({ a: 1 });
-    expect(paramsOf(skill(objectIn, {}), undefined)).toEqual({});
-    expect(paramsOf(skill({ type: "array" }, {}), { params: [1, 2] })).toEqual([1, 2]);
+    expect(argumentsToParams(skill(objectIn, {}), { a: 1 })).toEqual({ a: 1 });
+    expect(argumentsToParams(skill(objectIn, {}), undefined)).toEqual({});
+    expect(argumentsToParams(skill({ type: "array" }, {}), { params: [1, 2] })).toEqual([1, 2]);
     // Not an array: the skill answers it with its own "Invalid params".
-    expect(paramsOf(skill({ type: "array" }, {}), { params: 3 })).toEqual({ params: 3 });
+    expect(argumentsToParams(skill({ type: "array" }, {}), { params: 3 })).toEqual({ params: 3 });
   });
 });
 

@@ -56,9 +56,9 @@ export function toolOf(skill: SkillSummary): Tool {
 /**
  * The JSON-RPC params a tool call's arguments become: by name, or the positional `params`
  * argument of an array-input skill.
- * @example paramsOf(sumSkill, { params: [1, 2] }) // [1, 2]
+ * @example argumentsToParams(sumSkill, { params: [1, 2] }) // [1, 2]
  */
-export function paramsOf(skill: SkillSummary, args: Record<string, unknown> | undefined): JsonRpcParams {
+export function argumentsToParams(skill: SkillSummary, args: Record<string, unknown> | undefined): JsonRpcParams {
   if (isObjectSchema(skill.inputSchema)) return args ?? {};
   const positional = args?.[PARAMS_ARGUMENT];
   // Anything else goes to the skill as is, which answers it with its own "Invalid params".

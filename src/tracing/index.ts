@@ -95,4 +95,4 @@ export async function inSpan<T>(
   }
 }
 
-export { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+export { SpanKind, trace } from "@opentelemetry/api";
