@@ -1,22 +1,29 @@
 /**
  * `/admin/*`: registry management. Every route needs `Authorization: Bearer
- * $SKILLMESH_ADMIN_TOKEN` (compared in constant time by Hono's bearerAuth); with no token
- * configured the admin API refuses everything.
+ * $SKILLMESH_ADMIN_TOKEN` (compared in constant time, src/gateway/admin-token.ts); with no
+ * token configured the admin API refuses everything.
  */
 import { Hono, type Context } from "hono";
-import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { breakerKey, statusOf } from "../src/breaker/index.js";
-import { type Endpoint, RegistrationSchema, type RegistryDoc, RoutingTableSchema } from "../src/registry/model.js";
+import { endpointPolicyOf, endpointRefusal } from "../src/forward/endpoint-policy.js";
+import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
+import { own } from "../src/json/index.js";
+import { DeploymentIdSchema, type Endpoint, GroupNameSchema, RegistrationSchema, type RegistryDoc, RoutingTableSchema } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
+import { hasAdminToken } from "../src/gateway/admin-token.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { ErrorCode, errorText } from "../src/jsonrpc/index.js";
+import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
-import { describeIssues } from "../src/jsonrpc/index.js";
+import type { SkillManifest } from "../src/skill/manifest.js";
 
-export const adminRoutes = new Hono<{ Bindings: GatewayEnv }>();
+export interface AdminEnv extends GatewayEnv {
+  /** `"true"`: skills may register on `http` and private or loopback URLs (local development only). */
+  SKILLMESH_ALLOW_PRIVATE_ENDPOINTS?: string;
+}
+
+export const adminRoutes = new Hono<{ Bindings: AdminEnv }>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
 function adminError(c: Context, status: 400 | 401 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
@@ -27,24 +34,33 @@ function adminError(c: Context, status: 400 | 401 | 404 | 409 | 502 | 503, messa
 adminRoutes.use("*", async (c, next) => {
   const token = c.env.SKILLMESH_ADMIN_TOKEN;
   if (!token) return adminError(c, 401, "The admin API is disabled: set SKILLMESH_ADMIN_TOKEN on the gateway");
-  const unauthorized = { message: { error: { code: ErrorCode.Unauthorized, message: "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN>" } } };
-  return bearerAuth<{ Bindings: GatewayEnv }>({ token, noAuthenticationHeader: unauthorized, invalidAuthenticationHeader: unauthorized, invalidToken: unauthorized })(c, next);
+  if (!(await hasAdminToken(c.req.header("authorization"), token))) {
+    c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
+    return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN>");
+  }
+  await next();
 });
 
 adminRoutes.onError((error, c) => {
-  if (error instanceof HTTPException) return error.getResponse(); // bearerAuth's 401 / 400
+  if (error instanceof HTTPException) return error.getResponse(); // a ready answer, e.g. an unreadable body
   console.error("[admin]", errorText(error));
   return adminError(c, 503, "The registry store is unavailable; retry in a few seconds");
 });
 
-/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
-adminRoutes.get("/deployments", async (c) => {
-  const { registry, store } = gatewayRuntime(c.env);
-  const now = Date.now();
-  const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(now)]);
+/** The registry as stored, and its live deployments (those whose heartbeat has not expired), by id. */
+async function liveRegistry(env: AdminEnv) {
+  const { registry } = gatewayRuntime(env);
+  const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
+  return { rev, doc, deployments };
+}
+
+/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
+adminRoutes.get("/deployments", async (c) => {
+  const { store } = gatewayRuntime(c.env);
+  const { rev, doc, deployments } = await liveRegistry(c.env);
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
   const breakers = Object.fromEntries(
     await Promise.all(deployments.map(async (d) => [d.id, statusOf(await store.get(breakerKey(d.id)))] as const)),
@@ -57,8 +73,15 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const body = RegistrationSchema.safeParse(await c.req.json().catch(() => undefined));
   if (!body.success) return adminError(c, 400, "Invalid registration", describeIssues(body.error));
   const { endpoint, ttlSeconds } = body.data;
-  const manifest = body.data.manifest ?? (await fetchManifest(endpoint, c.env).catch((error: Error) => error));
-  if (manifest instanceof Error) return adminError(c, 502, `Could not read the manifest from the endpoint: ${manifest.message}`);
+  const refusal = "url" in endpoint ? endpointRefusal(endpoint.url, endpointPolicyOf(c.env)) : undefined;
+  if (refusal) return adminError(c, 400, `Invalid registration: ${refusal}`);
+  let manifest = body.data.manifest;
+  try {
+    manifest ??= await fetchManifest(endpoint, c.env);
+  } catch (error) {
+    if (error instanceof ManifestUnavailable) return adminError(c, 502, `Could not register: ${error.message}`);
+    throw error;
+  }
   const registrationId = body.data.registrationId ?? (await defaultRegistrationId(manifest, endpoint));
 
   const { registry, snapshot } = gatewayRuntime(c.env);
@@ -70,6 +93,7 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
 /** Removes one deployment: `DELETE /admin/deployments/text.summarize@2.0.0`. */
 adminRoutes.delete("/deployments/:id", async (c) => {
   const id = c.req.param("id");
+  if (!DeploymentIdSchema.safeParse(id).success) return adminError(c, 404, `No deployment ${id}: ids are name@version; GET /admin/deployments lists them`);
   const { registry, snapshot } = gatewayRuntime(c.env);
   const removed = await registry.deregister([id], Date.now());
   snapshot.invalidate();
@@ -81,16 +105,15 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 // Rollout: canary weights per group, promote, rollback (src/routing/rollout.ts holds the rules)
 // ---------------------------------------------------------------------------------------------
 
-const GroupName = z.string().regex(/^(\*|[A-Za-z0-9_.:-]{1,64})$/, "a group is * or [A-Za-z0-9_.:-]{1,64}");
 const Percent = z.number().int().min(0).max(100);
-const CanaryBody = z.object({ version: z.string().min(1), groups: z.record(GroupName, Percent) });
+const CanaryBody = z.object({ version: z.string().min(1), groups: z.record(GroupNameSchema, Percent) });
 const VersionBody = z.object({ version: z.string().min(1) });
 const RollbackBody = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
 const RoutesBody = z.object({ routes: RoutingTableSchema });
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
 function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, now: number) => RegistryDoc) {
-  return async (c: Context<{ Bindings: GatewayEnv }>) => {
+  return async (c: Context<{ Bindings: AdminEnv }>) => {
     const body = schema.safeParse(await c.req.json().catch(() => ({})));
     if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
     const skill = c.req.param("name")!;
@@ -98,7 +121,7 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
     try {
       const doc = await registry.update(Date.now(), (current) => edit(current, skill, body.data, Date.now()));
       snapshot.invalidate();
-      return c.json({ skill, routes: doc.routes[skill] ?? {}, event: doc.events[0] });
+      return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0] });
     } catch (error) {
       if (error instanceof RolloutError) return adminError(c, error.status, error.message);
       throw error;
@@ -109,10 +132,10 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
 /** One skill: its deployments, routing table and rollout events. */
 adminRoutes.get("/skills/:name", async (c) => {
   const skill = c.req.param("name");
-  const { doc } = await gatewayRuntime(c.env).registry.read();
-  const deployments = Object.values(doc.deployments).filter((d) => d.name === skill);
+  const { doc, deployments: live } = await liveRegistry(c.env);
+  const deployments = live.filter((d) => d.name === skill);
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  return c.json({ skill, deployments, routes: doc.routes[skill] ?? {}, events: doc.events.filter((e) => e.skill === skill) });
+  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, events: doc.events.filter((e) => e.skill === skill) });
 });
 
 adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryBody, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
@@ -121,23 +144,6 @@ adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(Rollbac
 adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesBody, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
 
 adminRoutes.notFound((c) => adminError(c, 404, "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes"));
-
-/** Reads `GET /manifest` from a skill endpoint (binding or URL), within 5 s. */
-async function fetchManifest(endpoint: Endpoint, env: GatewayEnv): Promise<SkillManifest> {
-  const signal = AbortSignal.timeout(5_000);
-  let response: Response;
-  if ("url" in endpoint) {
-    response = await fetch(new URL("manifest", endpoint.url.endsWith("/") ? endpoint.url : `${endpoint.url}/`), { signal });
-  } else {
-    const binding = env[endpoint.binding] as Fetcher | undefined;
-    if (!binding?.fetch) throw new Error(`the gateway has no service binding ${endpoint.binding}`);
-    response = await binding.fetch("https://skill.internal/manifest", { signal });
-  }
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  const parsed = SkillManifestSchema.safeParse(await response.json().catch(() => undefined));
-  if (!parsed.success) throw new Error(`not a skill manifest (${z.prettifyError(parsed.error).split("\n")[0]})`);
-  return parsed.data;
-}
 
 /** Same manifest at the same endpoint = same registration. */
 async function defaultRegistrationId(manifest: SkillManifest, endpoint: Endpoint): Promise<string> {

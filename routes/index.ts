@@ -3,6 +3,8 @@
  * route becomes a well-formed JSON error without a stack.
  */
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { browserGuard } from "../src/browser/index.js";
 import type { GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
@@ -11,6 +13,9 @@ import { mcpRoutes } from "./mcp.js";
 import { rpcRoutes } from "./rpc.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
+
+// Before any route: a web page (cross-site, or DNS-rebound to a local gateway) gets nothing.
+gateway.use(browserGuard());
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);
@@ -22,6 +27,7 @@ gateway.get("/", (c) =>
 
 gateway.notFound((c) => c.json(failure(null, ErrorCode.MethodNotFound, `No route ${c.req.method} ${c.req.path}; JSON-RPC is served at POST /rpc, MCP at POST /mcp`), 404));
 gateway.onError((error, c) => {
+  if (error instanceof HTTPException) return error.getResponse(); // a ready answer, e.g. an unreadable body
   console.error("[gateway] unhandled:", error);
   return c.json(failure(null, ErrorCode.InternalError), 500);
 });

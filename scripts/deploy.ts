@@ -2,10 +2,12 @@
  * `npm run deploy -- --dry-run [--outdir dist]` bundles the gateway and every skill with
  * wrangler (`deploy --dry-run --outdir`) and prints each bundle's size. Needs no account.
  *
- * `npm run deploy` deploys for real: the gateway first, then each skill with `wrangler deploy`,
- * registering each with the gateway's admin API (SKILLMESH_URL, SKILLMESH_ADMIN_TOKEN; wrangler
- * itself needs CLOUDFLARE_API_TOKEN). A skill that the gateway's wrangler.toml binds as a
- * service registers by binding, any other by its workers.dev URL.
+ * `npm run deploy` deploys for real: each skill with `wrangler deploy`, then the gateway (whose
+ * service bindings name the skills), then registers each skill with the gateway's admin API
+ * (SKILLMESH_URL, SKILLMESH_ADMIN_TOKEN; wrangler itself needs CLOUDFLARE_API_TOKEN). A skill
+ * that the gateway's wrangler.toml binds as a service registers by binding; only a skill that
+ * does not trust the caller-context header may register by its workers.dev URL
+ * (scripts/mesh/deploy-plan.ts).
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
+import { registrationEndpointOf } from "./mesh/deploy-plan.js";
 import { registerSkill } from "./mesh/index.js";
 import { unstable_readConfig } from "wrangler";
 
@@ -60,18 +63,22 @@ async function deploy(): Promise<void> {
   const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
 
-  console.log("Deploying the gateway …");
-  await wrangler(["deploy", "-c", join(ROOT, "wrangler.toml")]);
+  // Skills first: the gateway's service bindings name them.
+  const deployed: Array<{ name: string; endpoint: ReturnType<typeof registrationEndpointOf>; versionId?: string }> = [];
   for (const dir of skillDirs()) {
     const config = unstable_readConfig({ config: join(dir, "wrangler.toml") });
-    console.log(`Deploying ${config.name} …`);
+    const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
+    if (skill.trustsContext && config.workers_dev !== false) throw new Error(`${skill.name} trusts the caller context, so it must set workers_dev = false`);
+    console.log(`Deploying ${skill.name} …`);
     const output = await wrangler(["deploy", "-c", join(dir, "wrangler.toml")]);
     const url = output.match(/https:\/\/\S+\.workers\.dev/)?.[0];
-    const versionId = output.match(/Current Version ID:\s*(\S+)/)?.[1];
-    const binding = bindingByService.get(config.name!);
-    if (!binding && !url) throw new Error(`${config.name} deployed, but wrangler printed no workers.dev URL and the gateway has no service binding to it`);
-    const { deployment, changed } = await registerSkill(gatewayUrl, adminToken, binding ? { binding } : { url: url! }, versionId ? { registrationId: versionId } : {});
-    console.log(`  registered ${deployment.id} as ${deployment.role}${changed ? "" : " (unchanged)"}`);
+    deployed.push({ name: skill.name, endpoint: registrationEndpointOf(skill, bindingByService, url), versionId: output.match(/Current Version ID:\s*(\S+)/)?.[1] });
+  }
+  console.log("Deploying the gateway …");
+  await wrangler(["deploy", "-c", join(ROOT, "wrangler.toml")]);
+  for (const { name, endpoint, versionId } of deployed) {
+    const { deployment, changed } = await registerSkill(gatewayUrl, adminToken, endpoint, versionId ? { registrationId: versionId } : {});
+    console.log(`  ${name}: registered ${deployment.id} as ${deployment.role}${changed ? "" : " (unchanged)"}`);
   }
 }
 

@@ -6,20 +6,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { startRedisRest } from "../scripts/redis-rest/serve.js";
-import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const fixtures = [fixture("subtract"), fixture("sum")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
 const call = (gatewayUrl: string, method: string, params?: unknown) => post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 });
-
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("two gateway isolates on one Redis", () => {
   const prefix = `gw-upstash-${process.pid}:`;
@@ -80,7 +71,7 @@ describe("under concurrent load", () => {
     const caller = async () => {
       while (Date.now() < until) {
         // Every other call carries an Idempotency-Key: those make Redis calls of their own.
-        const headers: Record<string, string> = key % 2 ? { "idempotency-key": `load-${process.pid}-${key}` } : {};
+        const headers: Record<string, string> = key % 2 ? { "idempotency-key": `load-${process.pid}-${key}`, authorization: "Bearer load-test" } : {};
         key++;
         const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [calls, 1], id: 1 }, headers).catch(
           (error: Error) => ({ status: 0, text: error.message, json: undefined }),
@@ -118,13 +109,15 @@ describe("when the store goes down", () => {
   });
 
   it("refuses a call with an Idempotency-Key it cannot check (-32001), rather than risk running it twice", async () => {
-    const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 }, { "idempotency-key": "k1" });
+    const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 }, { "idempotency-key": "k1", authorization: "Bearer k" });
     expect(json.error).toMatchObject({ code: -32001, message: expect.stringMatching(/Idempotency-Key cannot be checked/), data: { retryAfterMs: 2_000 } });
   });
 
   it("says so on /healthz", async () => {
     const health = (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as any;
-    expect(health).toMatchObject({ status: "degraded", store: { driver: "upstash", ok: false } });
+    expect(health).toEqual({ status: "degraded" });
+    const detailed = (await (await fetch(`${mesh.gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as any;
+    expect(detailed).toMatchObject({ status: "degraded", store: { driver: "upstash", ok: false } });
   });
 
   it("answers admin calls with 503 and a readable message, no stack", async () => {

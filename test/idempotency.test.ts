@@ -20,8 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
+/** Keys belong to an identified caller: every call here carries a bearer key unless told otherwise. */
+const IDENTIFIED = { authorization: "Bearer idempotency-tests" };
 const call = (params: unknown, key?: string, headers: Record<string, string> = {}, id: number | string = 1) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params, id }, { ...(key ? { "idempotency-key": key } : {}), ...headers });
+  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params, id }, { ...IDENTIFIED, ...(key ? { "idempotency-key": key } : {}), ...headers });
 /** How often the skill really ran for a label (asked directly, not through the gateway). */
 const executions = async (label: string) => (await post(counterUrl, { jsonrpc: "2.0", method: "test.counter", params: { label, peek: true }, id: 1 })).json.result.count;
 
@@ -69,8 +71,8 @@ describe("Idempotency-Key", () => {
       { jsonrpc: "2.0", method: "test.counter", params: { label: "batch-a" }, id: 1 },
       { jsonrpc: "2.0", method: "test.counter", params: { label: "batch-b" }, id: 2 },
     ];
-    const first = await post(`${mesh.gatewayUrl}/rpc`, batch, { "idempotency-key": "key-batch" });
-    const again = await post(`${mesh.gatewayUrl}/rpc`, batch, { "idempotency-key": "key-batch" });
+    const first = await post(`${mesh.gatewayUrl}/rpc`, batch, { ...IDENTIFIED, "idempotency-key": "key-batch" });
+    const again = await post(`${mesh.gatewayUrl}/rpc`, batch, { ...IDENTIFIED, "idempotency-key": "key-batch" });
     expect(again.json).toEqual(first.json);
     expect(again.headers.get("idempotent-replayed")).toBe("1");
     expect([await executions("batch-a"), await executions("batch-b")]).toEqual([1, 1]);
@@ -86,9 +88,9 @@ describe("Idempotency-Key", () => {
 
   it("does not store a transient failure: the same key runs again", async () => {
     const hang = { jsonrpc: "2.0", method: "test.misbehave", params: { mode: "hang", ms: 1_000 }, id: 1 };
-    const first = await post(`${mesh.gatewayUrl}/rpc`, hang, { "idempotency-key": "key-timeout" });
+    const first = await post(`${mesh.gatewayUrl}/rpc`, hang, { ...IDENTIFIED, "idempotency-key": "key-timeout" });
     expect(first.json.error.code).toBe(-32004);
-    const second = await post(`${mesh.gatewayUrl}/rpc`, hang, { "idempotency-key": "key-timeout" });
+    const second = await post(`${mesh.gatewayUrl}/rpc`, hang, { ...IDENTIFIED, "idempotency-key": "key-timeout" });
     expect(second.json.error.code).toBe(-32004);
     expect(second.headers.get("idempotent-replayed")).toBeNull();
   });

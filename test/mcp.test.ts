@@ -183,7 +183,7 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
 
   it("replays a tools/call retried with the same Idempotency-Key: the skill runs once", async () => {
     const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.counter", arguments: { label: "mcp-replay" } } };
-    const headers = { "mcp-protocol-version": "2025-11-25", "idempotency-key": "mcp-key-1" };
+    const headers = { "mcp-protocol-version": "2025-11-25", "idempotency-key": "mcp-key-1", authorization: "Bearer mcp-tests" };
     const first = await mcp(call, headers);
     const retry = await mcp({ ...call, id: 2 }, headers);
     expect(first.json.result.structuredContent).toEqual({ label: "mcp-replay", count: 1 });
@@ -195,12 +195,12 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
   it("keys each call of a 2025-03-26 batch by its position, as /rpc does", async () => {
     const tool = (id: number, label: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "test.counter", arguments: { label } } });
     const batch = [tool(1, "mcp-batch-a"), tool(2, "mcp-batch-b")];
-    const first = await mcp(batch, { "idempotency-key": "mcp-batch-key" });
+    const first = await mcp(batch, { "idempotency-key": "mcp-batch-key", authorization: "Bearer mcp-tests" });
     expect(first.json.map((r: { result: { structuredContent: unknown } }) => r.result.structuredContent)).toEqual([
       { label: "mcp-batch-a", count: 1 },
       { label: "mcp-batch-b", count: 1 },
     ]);
-    const retry = await mcp(batch, { "idempotency-key": "mcp-batch-key" });
+    const retry = await mcp(batch, { "idempotency-key": "mcp-batch-key", authorization: "Bearer mcp-tests" });
     expect(retry.json).toEqual(first.json);
     expect(retry.headers.get("idempotent-replayed")).toBe("1");
   });

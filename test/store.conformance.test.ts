@@ -124,42 +124,71 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(results.filter((r) => r.replayed)).toHaveLength(19);
   });
 
-  it("breaker: opens on 5 consecutive failures, a success in between resets the streak", async () => {
+  describe("breaker", () => {
     const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
-    const record = (now: number, ok: number, fail: number, trailing: number, probe = "") => store.run(recordOutcome, ["b"], [now, ok, fail, trailing, probe, policy]);
-    const t = 1_000_000;
-    for (let i = 0; i < 4; i++) expect((await record(t + i, 0, 1, 1)).state).toBe("closed");
-    expect(await record(t + 4, 1, 0, 0)).toMatchObject({ state: "closed", tripped: false });
-    for (let i = 0; i < 4; i++) await record(t + 5 + i, 0, 1, 1);
-    const opened = await record(t + 10, 0, 1, 1);
-    expect(opened).toEqual({ state: "open", openUntil: t + 10 + 30_000, opens: 1, reason: "5 consecutive failures", tripped: true });
-    expect(statusOf(await store.get("b"))).toMatchObject({ state: "open", openUntil: t + 10 + 30_000 });
-  });
+    /** One record: `successes` since the last one, then a failure of `failedBy` ("" = none). */
+    const record = (key: string, now: number, successes: number, failedBy = "", probe = "") => store.run(recordOutcome, [key], [now, successes, failedBy, probe, policy]);
+    const claim = (key: string, now: number, token: string, caller: string) => store.run(claimProbe, [key], [now, token, 15_000, caller]);
 
-  it("breaker: opens at a 50% failure rate over at least 20 calls in the window", async () => {
-    const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
-    const t = 2_000_000;
-    expect(await store.run(recordOutcome, ["r"], [t, 9, 9, 0, "", policy])).toMatchObject({ state: "closed" });
-    const opened = await store.run(recordOutcome, ["r"], [t + 1_000, 1, 1, 0, "", policy]);
-    expect(opened).toMatchObject({ state: "open", reason: "10 of 20 calls failed in 30 s", tripped: true });
-    // Old calls leave the window: 19 failures 31 s ago do not count.
-    await store.run(recordOutcome, ["w"], [t, 1, 18, 0, "", policy]);
-    expect(await store.run(recordOutcome, ["w"], [t + 31_000, 1, 1, 0, "", policy])).toMatchObject({ state: "closed" });
-  });
+    it("opens on 5 failures in a row not counting the caller with most of them; a success resets the streak", async () => {
+      const t = 1_000_000;
+      for (let i = 0; i < 30; i++) expect((await record("b", t + i, 0, "mallory")).state).toBe("closed"); // one caller alone: never
+      expect(await record("b", t + 30, 1)).toMatchObject({ state: "closed", tripped: false });
+      const callers = ["a", "b", "c"];
+      for (let i = 0; i < 7; i++) expect((await record("b", t + 31 + i, 0, callers[i % 3])).state, `failure ${i + 1}`).toBe("closed");
+      const opened = await record("b", t + 40, 0, "b"); // a3 b3 c2: 8 in a row, 5 without a's
+      expect(opened).toEqual({ state: "open", openUntil: t + 40 + 30_000, opens: 1, reason: "8 consecutive failures from 3 callers", tripped: true });
+      expect(statusOf(await store.get("b"))).toMatchObject({ state: "open", openUntil: t + 40 + 30_000 });
+    });
 
-  it("breaker: one probe after the open period; its failure doubles the period, its success closes", async () => {
-    const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
-    const t = 3_000_000;
-    for (let i = 0; i < 5; i++) await store.run(recordOutcome, ["p"], [t, 0, 1, 1, "", policy]);
-    expect(await store.run(claimProbe, ["p"], [t + 29_999, "early", 15_000])).toBe(false);
-    const claims = await Promise.all(["a", "b", "c", "d"].map((token) => store.run(claimProbe, ["p"], [t + 30_000, token, 15_000])));
-    expect(claims.filter(Boolean)).toHaveLength(1);
-    const winner = ["a", "b", "c", "d"][claims.indexOf(true)]!;
-    expect(await store.run(recordOutcome, ["p"], [t + 30_001, 0, 1, 1, "not-the-probe", policy])).toMatchObject({ state: "half-open" });
-    const reopened = await store.run(recordOutcome, ["p"], [t + 30_100, 0, 1, 1, winner, policy]);
-    expect(reopened).toMatchObject({ state: "open", opens: 2, openUntil: t + 30_100 + 60_000, tripped: true });
-    expect(await store.run(claimProbe, ["p"], [t + 90_100, "again", 15_000])).toBe(true);
-    expect(await store.run(recordOutcome, ["p"], [t + 90_200, 1, 0, 0, "again", policy])).toMatchObject({ state: "closed", tripped: false });
+    it("opens at a 50% failure rate over at least 20 calls in the window, not counting the caller who failed most", async () => {
+      const t = 2_000_000;
+      // Groups of one success and four failures of distinct callers: never 5 in a row.
+      const group = async (key: string, at: number, name: (i: number) => string) => {
+        const statuses = [await record(key, at, 1, name(0))];
+        for (let i = 1; i < 4; i++) statuses.push(await record(key, at + i, 0, name(i)));
+        return statuses;
+      };
+      for (let g = 0; g < 4; g++) for (const status of await group("r", t + g * 10, (i) => `g${g}c${i}`)) expect(status.state).toBe("closed");
+      const opened = await record("r", t + 50, 1, "last"); // 22 calls, 17 failed: 16 of 21 without one caller's
+      expect(opened).toMatchObject({ state: "open", reason: "17 of 22 calls failed in 30 s", tripped: true });
+      // The same traffic with every failure from one caller stays closed.
+      for (let g = 0; g < 6; g++) for (const status of await group("m", t + g * 10, () => "mallory")) expect(status.state).toBe("closed");
+      // Old calls leave the window: failures 31 s ago do not count.
+      for (let g = 0; g < 4; g++) await group("w", t, (i) => `g${g}c${i}`);
+      expect(await record("w", t + 31_000, 1, "late")).toMatchObject({ state: "closed" });
+    });
+
+    it("lets one probe through after the open period; one caller's failed probe bars only that caller, two callers' double the period", async () => {
+      const t = 3_000_000;
+      for (let i = 0; i < 9; i++) await record("p", t, 0, ["a", "b", "c"][i % 3]);
+      expect(statusOf(await store.get("p"))).toMatchObject({ state: "open", openUntil: t + 30_000 });
+      expect(await claim("p", t + 29_999, "early", "a")).toBe(false);
+      const claims = await Promise.all(["w", "x", "y", "z"].map((token) => claim("p", t + 30_000, token, "mallory")));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const winner = ["w", "x", "y", "z"][claims.indexOf(true)]!;
+      expect(await record("p", t + 30_001, 0, "a", "not-the-probe")).toMatchObject({ state: "half-open" });
+      // Mallory's probe fails: nothing reopens, Mallory may not probe for a period, Alice may at once.
+      expect(await record("p", t + 30_100, 0, "mallory", winner)).toMatchObject({ state: "half-open", opens: 1, tripped: false });
+      expect(await claim("p", t + 30_200, "m2", "mallory")).toBe(false);
+      expect(await claim("p", t + 30_200, "a1", "alice")).toBe(true);
+      // Alice's call is cut short by her own deadline: the probe is freed, nothing else changes.
+      expect(await record("p", t + 30_300, 0, "", "a1")).toMatchObject({ state: "half-open", opens: 1 });
+      expect(await claim("p", t + 30_400, "b1", "bob")).toBe(true);
+      // Bob's probe fails too: two callers' probes, so it reopens for twice the period.
+      expect(await record("p", t + 30_500, 0, "bob", "b1")).toMatchObject({ state: "open", opens: 2, openUntil: t + 30_500 + 60_000, tripped: true });
+      expect(await claim("p", t + 90_500, "again", "mallory")).toBe(true); // a new open period: nobody is barred
+      expect(await record("p", t + 90_600, 1, "", "again")).toMatchObject({ state: "closed", tripped: false });
+    });
+
+    it("a caller whose probe failed alone may probe again after a period", async () => {
+      const t = 4_000_000;
+      for (let i = 0; i < 9; i++) await record("q", t, 0, ["a", "b", "c"][i % 3]);
+      expect(await claim("q", t + 30_000, "m1", "mallory")).toBe(true);
+      await record("q", t + 30_000, 0, "mallory", "m1");
+      expect(await claim("q", t + 59_999, "m2", "mallory")).toBe(false);
+      expect(await claim("q", t + 60_000, "m3", "mallory")).toBe(true);
+    });
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

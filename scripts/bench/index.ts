@@ -132,7 +132,7 @@ try {
   const sides: Side[] = [
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({}) },
-    { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID() }) },
+    { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: "Bearer bench-caller" }) },
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}` }) },
     { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench" }) },
     { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => MCP_HEADERS },

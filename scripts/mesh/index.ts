@@ -28,6 +28,8 @@ export interface MeshOptions {
   skillVars?: Record<string, string>;
   /** Print the Workers' logs (default false). */
   verbose?: boolean;
+  /** Receives every line the Workers log (instead of printing them), e.g. for a test to read. */
+  onLog?: (line: { level: string; message: string }) => void;
 }
 
 export interface MeshSkill {
@@ -48,6 +50,10 @@ export interface Mesh {
   dispose(): Promise<void>;
 }
 
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
+}
+
 /** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2`. */
 export function bindingNameOf(dir: string): string {
   return `SKILL_${basename(dir).toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
@@ -66,8 +72,13 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
   const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills]);
   const skills = skillBundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
 
+  const host = options.host ?? "127.0.0.1";
   const gatewayVars: Record<string, string> = {
     SKILLMESH_ADMIN_TOKEN: options.adminToken,
+    // A local mesh: skills on loopback URLs may register; a page DNS-rebound to this loopback
+    // gateway (under its own host name) is refused.
+    SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "true",
+    ...(isLoopback(host) ? { SKILLMESH_ALLOWED_HOSTS: "localhost,127.0.0.1,[::1]" } : {}),
     ...(options.upstash
       ? { SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: options.upstash.url, UPSTASH_REDIS_REST_TOKEN: options.upstash.token }
       : { SKILLMESH_STORE: "memory" }),
@@ -82,12 +93,14 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     port: 0,
     log: options.verbose ? new Log(LogLevel.INFO) : new Log(LogLevel.NONE),
     cf: false, // no network here: do not fetch the `Request.cf` placeholder
+    ...(options.onLog ? { handleStructuredLogs: ({ level, message }: { level: string; message: string }) => void options.onLog!({ level, message }) } : {}),
     workers: [
       {
         ...gateway,
         bindings: { ...(gateway.bindings ?? {}), ...gatewayVars },
-        serviceBindings: { ...(gateway.serviceBindings ?? {}), ...Object.fromEntries(skills.map((s) => [s.binding, s.workerName])) },
-        unsafeDirectSockets: [{ host: options.host ?? "127.0.0.1", port: options.port ?? 0 }],
+        // The mesh's own skills only: the [[services]] of wrangler.toml name Workers deployed to Cloudflare.
+        serviceBindings: Object.fromEntries(skills.map((s) => [s.binding, s.workerName])),
+        unsafeDirectSockets: [{ host, port: options.port ?? 0 }],
       } as WorkerOptions,
       ...skills.map(
         (s) => {

@@ -4,6 +4,7 @@
  * (no DOM, constant memory per element). Script, style and other non-content elements are
  * skipped; block elements become line breaks.
  */
+import { InputError } from "../../src/skill/index.js";
 
 export interface ExtractedPage {
   title: string | null;
@@ -50,6 +51,18 @@ export function decodeEntities(text: string): string {
   });
 }
 
+/**
+ * Runs `done` at the element's end tag, or at once when it has none: a void element, or `<a/>`
+ * inside SVG or MathML, where lol-html throws ("No end tag") when asked for one.
+ */
+function atEnd(el: Element, done: () => void): void {
+  try {
+    el.onEndTag(() => done());
+  } catch {
+    done();
+  }
+}
+
 function resolveUrl(href: string, baseUrl: string | undefined): string {
   if (!baseUrl) return href;
   try {
@@ -77,7 +90,7 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
       element: (el) => {
         title = "";
         skipDepth++; // the title is metadata, not body text (also when there is no <head>)
-        el.onEndTag(() => {
+        atEnd(el, () => {
           skipDepth--;
           page.title ??= cleanText(title ?? "") || null;
         });
@@ -91,14 +104,14 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
     .on(SKIPPED, {
       element: (el) => {
         skipDepth++;
-        el.onEndTag(() => void skipDepth--);
+        atEnd(el, () => void skipDepth--);
       },
     })
     .on("h1, h2, h3, h4, h5, h6", {
       element: (el) => {
         heading = { level: Number(el.tagName.slice(1)), text: "" };
         body += "\n";
-        el.onEndTag(() => {
+        atEnd(el, () => {
           body += "\n";
           const text = cleanText(heading?.text ?? "");
           if (text && skipDepth === 0) page.headings.push({ level: heading!.level, text });
@@ -111,7 +124,7 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
         const href = el.getAttribute("href") ?? "";
         if (/^(javascript|data):/i.test(href) || href.startsWith("#")) return;
         link = { href: resolveUrl(href, options.baseUrl), text: "" };
-        el.onEndTag(() => {
+        atEnd(el, () => {
           if (link && page.links.length < options.maxItems) page.links.push({ href: link.href, text: cleanText(link.text) });
           link = null;
         });
@@ -125,7 +138,7 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
     .on(BLOCKS, {
       element: (el) => {
         body += "\n";
-        if (!el.removed && el.tagName !== "br" && el.tagName !== "hr") el.onEndTag(() => void (body += "\n"));
+        if (!el.removed && el.tagName !== "br" && el.tagName !== "hr") atEnd(el, () => void (body += "\n"));
       },
     })
     .onDocument({
@@ -137,8 +150,15 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
       },
     });
 
-  // The rewriter streams: reading the transformed body drives every handler above.
-  await rewriter.transform(new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } })).arrayBuffer();
+  // The rewriter streams: reading the transformed body drives every handler above. What its
+  // parser refuses (lol-html's "Parser error: …", e.g. its memory limit) is the input's fault.
+  try {
+    await rewriter.transform(new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } })).arrayBuffer();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/^Parser error/i.test(message)) throw new InputError(`The HTML could not be parsed: ${message.replace(/^Parser error:\s*/i, "")}`);
+    throw error;
+  }
 
   const text = cleanText(body);
   page.wordCount = (text.match(/[\p{L}\p{N}]+/gu) ?? []).length;

@@ -62,6 +62,12 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
     expect(result).toMatchObject({ title: "Hi", text: "Meters\nSee it." });
   });
 
+  it("takes self-closing elements inside SVG and MathML (no end tag) in its stride", async () => {
+    const { result } = await skill.call({ html: '<p>Before</p><svg><a href="x"/><title/></svg><math><h1/></math><p>After <a href="/y">link</a></p>' });
+    expect(result.text).toBe("Before\nAfter link");
+    expect(result.links).toEqual([{ href: "x", text: "" }, { href: "/y", text: "link" }]);
+  });
+
   it("truncates long text and says so", async () => {
     const { result } = await skill.call({ html: `<p>${"word ".repeat(100)}</p>`, maxTextChars: 100 });
     expect(result.text).toHaveLength(100);

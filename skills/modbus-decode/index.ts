@@ -1,4 +1,4 @@
-import { ErrorCode, RpcError, defineSkill, z } from "../../src/skill/index.js";
+import { InputError, defineSkill, z } from "../../src/skill/index.js";
 import { decodeFrame, parseHex } from "./modbus.js";
 
 export default defineSkill({
@@ -41,7 +41,7 @@ export default defineSkill({
   timeoutMs: 2_000,
   handler: ({ frame, role }) => {
     const bytes = parseHex(frame)!;
-    if (bytes.length < 4) throw new RpcError(ErrorCode.InvalidParams, `a Modbus RTU frame has at least 4 bytes; got ${bytes.length}`);
+    if (bytes.length < 4) throw new InputError(`a Modbus RTU frame has at least 4 bytes; got ${bytes.length}`);
     return decodeFrame(bytes, role);
   },
 });

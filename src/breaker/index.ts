@@ -6,7 +6,7 @@
  */
 import { errorText } from "../jsonrpc/index.js";
 import type { Store } from "../store/index.js";
-import { type BreakerPolicy, type BreakerStatus, DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "./state.js";
+import { type BreakerPolicy, type BreakerRecord, type BreakerStatus, DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "./state.js";
 
 export { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerStatus, statusOf } from "./state.js";
 
@@ -18,8 +18,7 @@ export const BREAKER_SYNC_MS = 1_000;
 
 interface Pending {
   successes: number;
-  failures: number;
-  trailingFailures: number;
+  lastFlush: number;
 }
 
 export interface BreakerBoardOptions {
@@ -30,7 +29,7 @@ export interface BreakerBoardOptions {
 
 export class BreakerBoard {
   readonly #cache = new Map<string, { status: BreakerStatus; at: number }>();
-  readonly #pending = new Map<string, Pending & { lastFlush: number }>();
+  readonly #pending = new Map<string, Pending>();
   readonly #refreshing = new Set<string>();
   readonly #now: () => number;
 
@@ -69,40 +68,47 @@ export class BreakerBoard {
     }
   }
 
-  /** Claims the single half-open probe of an open breaker whose open period is over. */
-  async claimProbe(deploymentId: string, policy: BreakerPolicy): Promise<string | undefined> {
+  /**
+   * Claims the single half-open probe of an open breaker whose open period is over, for
+   * `caller` (refused while that caller's own failed probe bars it).
+   */
+  async claimProbe(deploymentId: string, policy: BreakerPolicy, caller: string): Promise<string | undefined> {
     const token = crypto.randomUUID();
-    const claimed = await this.store.run(claimProbe, [breakerKey(deploymentId)], [this.#now(), token, policy.probeTimeoutMs]).catch(() => false);
+    const claimed = await this.store.run(claimProbe, [breakerKey(deploymentId)], [this.#now(), token, policy.probeTimeoutMs, caller]).catch(() => false);
     return claimed ? token : undefined;
   }
 
   /**
-   * Records one call's outcome. Failures and probe results are written now; successes are
-   * added up and written at most once per second. Returns the write (for `waitUntil`), if any.
+   * Records one call's outcome: a success (`failedBy` undefined) or a failure of the caller
+   * `failedBy`. Failures and probe results are written now; successes are added up and written
+   * at most once per second. Returns the write (for `waitUntil`), if any.
+   * @example const write = board.record(id, failed ? principal : undefined, policy, probe)
    */
-  record(deploymentId: string, failed: boolean, policy: BreakerPolicy, probe?: string): Promise<void> | undefined {
+  record(deploymentId: string, failedBy: string | undefined, policy: BreakerPolicy, probe?: string): Promise<void> | undefined {
     const now = this.#now();
-    const pending = this.#pending.get(deploymentId) ?? { successes: 0, failures: 0, trailingFailures: 0, lastFlush: now };
+    const pending = this.#pending.get(deploymentId) ?? { successes: 0, lastFlush: now };
     this.#pending.set(deploymentId, pending);
-    if (failed) {
-      pending.failures++;
-      pending.trailingFailures++;
-    } else {
-      pending.successes++;
-      pending.trailingFailures = 0;
-    }
-    if (!failed && !probe && now - pending.lastFlush < BREAKER_SYNC_MS) return undefined;
-    const batch = { successes: pending.successes, failures: pending.failures, trailingFailures: pending.trailingFailures };
-    Object.assign(pending, { successes: 0, failures: 0, trailingFailures: 0, lastFlush: now });
-    return this.#flush(deploymentId, batch, policy, probe);
+    if (failedBy === undefined) pending.successes++;
+    if (failedBy === undefined && !probe && now - pending.lastFlush < BREAKER_SYNC_MS) return undefined;
+    const successes = pending.successes;
+    Object.assign(pending, { successes: 0, lastFlush: now });
+    return this.#flush(deploymentId, { successes, failedBy, probe }, policy);
   }
 
-  async #flush(deploymentId: string, batch: Pending, policy: BreakerPolicy, probe?: string): Promise<void> {
+  /**
+   * Frees a claimed probe whose call says nothing about the deployment (the caller's own
+   * deadline cut it short), so the next call can probe at once.
+   */
+  releaseProbe(deploymentId: string, policy: BreakerPolicy, probe: string): Promise<void> {
+    return this.#flush(deploymentId, { successes: 0, probe }, policy);
+  }
+
+  async #flush(deploymentId: string, record: BreakerRecord, policy: BreakerPolicy): Promise<void> {
     try {
       const status = await this.store.run(
         recordOutcome,
         [breakerKey(deploymentId)],
-        [this.#now(), batch.successes, batch.failures, batch.trailingFailures, probe ?? "", JSON.stringify(policy)],
+        [this.#now(), record.successes, record.failedBy ?? "", record.probe ?? "", JSON.stringify(policy)],
       );
       this.#cache.set(deploymentId, { status, at: this.#now() });
       if (status.tripped) await this.options.onTrip?.(deploymentId, status);

@@ -1,7 +1,14 @@
 /**
  * The circuit breaker's state machine, shared by every gateway isolate through the store
- * (DESIGN "Circuit breaker and degraded fallback"). The transitions live in two twins that the
- * conformance suite holds to the same behaviour: Lua (Redis) and `recordInMemory` (memory).
+ * (docs/security.md "Circuit breakers"). The transitions live in two twins that the conformance
+ * suite holds to the same behaviour: Lua (Redis) and `recordInMemory` (memory).
+ *
+ * Failures are counted per caller, and no single caller decides for everyone: a breaker opens
+ * only when its thresholds are met without the failures of the caller who failed most (so one
+ * key or one client address sending input that crashes a skill never opens it), and in the
+ * half-open state a failed probe doubles the open period only once probes of two callers have
+ * failed; a caller whose probe failed alone waits out one period before it may probe again,
+ * while the others keep probing.
  */
 import type { StoreScript } from "../store/index.js";
 
@@ -12,7 +19,7 @@ export interface BreakerPolicy {
   windowMs: number;
   /** …once the window holds at least this many calls. */
   minimumCalls: number;
-  /** Or after this many failures in a row. */
+  /** Or after this many failures in a row (not counting the caller with most of them). */
   consecutiveFailures: number;
   /** First open period; doubles on each repeated open, up to `maxOpenMs`. */
   openMs: number;
@@ -47,36 +54,70 @@ export interface BreakerStatus {
   tripped: boolean;
 }
 
+/** Failures per caller id. At most `MAX_TRACKED` callers by name; the rest add up under `OTHERS`. */
+type FailuresByCaller = Record<string, number>;
+
 /** The stored document of one breaker. */
 interface StoredBreaker {
   state: "closed" | "open" | "half-open";
   openUntil: number;
   opens: number;
   closedAt: number;
-  consecutive: number;
-  buckets: Array<{ t: number; ok: number; fail: number }>;
+  /** The failures since the last success, per caller. */
+  streak: FailuresByCaller;
+  buckets: Array<{ t: number; ok: number; fail: number; by: FailuresByCaller }>;
   probe?: string;
   probeAt?: number;
+  /** The caller whose half-open probe failed while no other caller's had, and until when it may not probe. */
+  probeFailedBy?: string;
+  probeBarredUntil?: number;
   reason?: string;
 }
 
-/** A record: calls that ended since the last one, and failures since the last success. */
+/** A record: the successes since the last record, then at most one failure (a failure is written at once). */
 export interface BreakerRecord {
   successes: number;
-  failures: number;
-  trailingFailures: number;
-  /** Set when the record is the result of a claimed half-open probe. */
+  /** The caller whose call failed, if this record holds a failure. */
+  failedBy?: string;
+  /**
+   * Set when the record is the result of a claimed half-open probe. A probe record with neither
+   * a success nor a failure (the caller's own deadline cut it short) only frees the probe.
+   */
   probe?: string;
 }
 
 const STATE_TTL_MS = 86_400_000;
+/** Callers tracked by name per bucket and streak; beyond that many callers, no one decides alone anyway. */
+const MAX_TRACKED = 16;
+const OTHERS = "~";
 
 function fresh(): StoredBreaker {
-  return { state: "closed", openUntil: 0, opens: 0, closedAt: 0, consecutive: 0, buckets: [] };
+  return { state: "closed", openUntil: 0, opens: 0, closedAt: 0, streak: {}, buckets: [] };
 }
 
 function status(s: StoredBreaker, tripped: boolean): BreakerStatus {
   return { state: s.state, openUntil: s.openUntil, opens: s.opens, reason: s.reason ?? "", tripped };
+}
+
+function count(by: FailuresByCaller, caller: string): void {
+  const key = Object.hasOwn(by, caller) || Object.keys(by).length < MAX_TRACKED ? caller : OTHERS;
+  by[key] = (Object.hasOwn(by, key) ? by[key]! : 0) + 1;
+}
+
+/** The failures of the caller who failed most (never `OTHERS`: that is many callers). */
+function top(by: FailuresByCaller): number {
+  return Math.max(0, ...Object.entries(by).filter(([caller]) => caller !== OTHERS).map(([, n]) => n));
+}
+
+const sum = (by: FailuresByCaller) => Object.values(by).reduce((a, b) => a + b, 0);
+
+/** The open period after `opens` opens in a row: doubling, capped. */
+function periodOf(opens: number, policy: BreakerPolicy): number {
+  return Math.min(policy.openMs * 2 ** (opens - 1), policy.maxOpenMs);
+}
+
+function clearEpisode(s: StoredBreaker): void {
+  Object.assign(s, { streak: {}, buckets: [], probe: undefined, probeAt: undefined, probeFailedBy: undefined, probeBarredUntil: undefined });
 }
 
 function open(s: StoredBreaker, now: number, policy: BreakerPolicy, reason: string): void {
@@ -84,43 +125,56 @@ function open(s: StoredBreaker, now: number, policy: BreakerPolicy, reason: stri
   if (s.state === "closed" && now - s.closedAt > policy.maxOpenMs) s.opens = 0;
   s.opens += 1;
   s.state = "open";
-  s.openUntil = now + Math.min(policy.openMs * 2 ** (s.opens - 1), policy.maxOpenMs);
-  s.buckets = [];
-  s.consecutive = 0;
-  s.probe = undefined;
+  s.openUntil = now + periodOf(s.opens, policy);
   s.reason = reason;
+  clearEpisode(s);
 }
 
 /** The memory twin of `recordOutcome`: the same transitions on a parsed document. */
 export function recordInMemory(raw: string | null, now: number, record: BreakerRecord, policy: BreakerPolicy): { stored: StoredBreaker; status: BreakerStatus } {
-  const s: StoredBreaker = raw ? (JSON.parse(raw) as StoredBreaker) : fresh();
+  const s: StoredBreaker = { ...fresh(), ...(raw ? (JSON.parse(raw) as Partial<StoredBreaker>) : {}) };
   if (!Array.isArray(s.buckets)) s.buckets = []; // Lua's cjson writes an empty list as {}
   let tripped = false;
   if (s.state !== "closed") {
     // Only the claimed probe's result moves an open breaker; stragglers from before are ignored.
     if (record.probe && s.probe === record.probe) {
-      if (record.failures > 0) {
-        open(s, now, policy, "the half-open probe failed");
+      const caller = record.failedBy;
+      if (caller === undefined && record.successes > 0) {
+        Object.assign(s, { state: "closed", closedAt: now });
+        clearEpisode(s);
+      } else if (caller === undefined) {
+        Object.assign(s, { probe: undefined, probeAt: undefined }); // cut short by the caller: says nothing
+      } else if (s.probeFailedBy !== undefined && s.probeFailedBy !== caller) {
+        open(s, now, policy, "half-open probes of two callers failed");
         tripped = true;
       } else {
-        Object.assign(s, { state: "closed", buckets: [], consecutive: 0, probe: undefined, probeAt: undefined, closedAt: now });
+        Object.assign(s, { probe: undefined, probeAt: undefined, probeFailedBy: caller, probeBarredUntil: now + periodOf(s.opens, policy) });
       }
     }
   } else {
     const start = now - (now % policy.bucketMs);
     s.buckets = s.buckets.filter((b) => b.t > now - policy.windowMs);
     let bucket = s.buckets.find((b) => b.t === start);
-    if (!bucket) s.buckets.push((bucket = { t: start, ok: 0, fail: 0 }));
+    if (!bucket) s.buckets.push((bucket = { t: start, ok: 0, fail: 0, by: {} }));
+    bucket.by ??= {};
     bucket.ok += record.successes;
-    bucket.fail += record.failures;
-    s.consecutive = record.successes > 0 ? record.trailingFailures : s.consecutive + record.failures;
-    const total = s.buckets.reduce((n, b) => n + b.ok + b.fail, 0);
-    const failed = s.buckets.reduce((n, b) => n + b.fail, 0);
-    if (s.consecutive >= policy.consecutiveFailures) {
-      open(s, now, policy, `${s.consecutive} consecutive failures`);
+    if (record.successes > 0) s.streak = {};
+    if (record.failedBy !== undefined) {
+      bucket.fail += 1;
+      count(bucket.by, record.failedBy);
+      count(s.streak, record.failedBy);
+    }
+    const inARow = sum(s.streak);
+    const windowBy: FailuresByCaller = {};
+    for (const b of s.buckets) for (const [caller, n] of Object.entries(b.by ?? {})) windowBy[caller] = (windowBy[caller] ?? 0) + n;
+    const most = top(windowBy);
+    const total = s.buckets.reduce((n, b) => n + b.ok + b.fail, 0) - most;
+    const failed = s.buckets.reduce((n, b) => n + b.fail, 0) - most;
+    if (inARow - top(s.streak) >= policy.consecutiveFailures) {
+      open(s, now, policy, `${inARow} consecutive failures from ${Object.keys(s.streak).length} callers`);
       tripped = true;
     } else if (total >= policy.minimumCalls && failed / total >= policy.failureRate) {
-      open(s, now, policy, `${failed} of ${total} calls failed in ${policy.windowMs / 1000} s`);
+      open(s, now, policy, `${failed + most} of ${total + most} calls failed in ${policy.windowMs / 1000} s`);
       tripped = true;
     }
   }
@@ -128,34 +182,55 @@ export function recordInMemory(raw: string | null, now: number, record: BreakerR
 }
 
 /**
- * KEYS: breaker. ARGV: now, successes, failures, trailingFailures, probe token ("" = none),
+ * KEYS: breaker. ARGV: now, successes, failedBy ("" = no failure), probe token ("" = none),
  * policy JSON. Applies the record and returns the status (JSON).
  */
 export const recordOutcome: StoreScript<BreakerStatus> = {
   name: "breaker.record",
   lua: `
 local raw = redis.call('GET', KEYS[1])
-local s = raw and cjson.decode(raw) or {state='closed', openUntil=0, opens=0, closedAt=0, consecutive=0, buckets={}}
+local s = raw and cjson.decode(raw) or {state='closed', openUntil=0, opens=0, closedAt=0}
+s.streak = s.streak or {}
+s.buckets = s.buckets or {}
 local now = tonumber(ARGV[1])
-local ok, fail, trailing, probe = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local p = cjson.decode(ARGV[6])
+local ok, caller, probe = tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local p = cjson.decode(ARGV[5])
 local tripped = false
+local function period() return math.min(p.openMs * 2 ^ (s.opens - 1), p.maxOpenMs) end
+local function clear()
+  s.streak = {}; s.buckets = {}; s.probe = nil; s.probeAt = nil; s.probeFailedBy = nil; s.probeBarredUntil = nil
+end
 local function open(reason)
   if s.state == 'closed' and now - s.closedAt > p.maxOpenMs then s.opens = 0 end
   s.opens = s.opens + 1
   s.state = 'open'
-  s.openUntil = now + math.min(p.openMs * 2 ^ (s.opens - 1), p.maxOpenMs)
-  s.buckets = {}
-  s.consecutive = 0
-  s.probe = nil
+  s.openUntil = now + period()
   s.reason = reason
+  clear()
   tripped = true
+end
+local function count(by, who)
+  if by[who] == nil then
+    local n = 0
+    for _ in pairs(by) do n = n + 1 end
+    if n >= ${MAX_TRACKED} then who = '${OTHERS}' end
+  end
+  by[who] = (by[who] or 0) + 1
+end
+local function top(by)
+  local most = 0
+  for who, n in pairs(by) do if who ~= '${OTHERS}' and n > most then most = n end end
+  return most
 end
 if s.state ~= 'closed' then
   if probe ~= '' and s.probe == probe then
-    if fail > 0 then open('the half-open probe failed')
+    if caller == '' then
+      if ok > 0 then s.state = 'closed'; s.closedAt = now; clear()
+      else s.probe = nil; s.probeAt = nil end
+    elseif s.probeFailedBy and s.probeFailedBy ~= caller then
+      open('half-open probes of two callers failed')
     else
-      s.state = 'closed'; s.buckets = {}; s.consecutive = 0; s.probe = nil; s.probeAt = nil; s.closedAt = now
+      s.probe = nil; s.probeAt = nil; s.probeFailedBy = caller; s.probeBarredUntil = now + period()
     end
   end
 else
@@ -164,24 +239,36 @@ else
   for _, b in ipairs(s.buckets) do
     if b.t > now - p.windowMs then table.insert(kept, b); if b.t == start then bucket = b end end
   end
-  if not bucket then bucket = {t=start, ok=0, fail=0}; table.insert(kept, bucket) end
+  if not bucket then bucket = {t=start, ok=0, fail=0, by={}}; table.insert(kept, bucket) end
   s.buckets = kept
+  bucket.by = bucket.by or {}
   bucket.ok = bucket.ok + ok
-  bucket.fail = bucket.fail + fail
-  if ok > 0 then s.consecutive = trailing else s.consecutive = s.consecutive + fail end
-  local total, failed = 0, 0
-  for _, b in ipairs(s.buckets) do total = total + b.ok + b.fail; failed = failed + b.fail end
-  if s.consecutive >= p.consecutiveFailures then open(s.consecutive .. ' consecutive failures')
-  elseif total >= p.minimumCalls and failed / total >= p.failureRate then
+  if ok > 0 then s.streak = {} end
+  if caller ~= '' then
+    bucket.fail = bucket.fail + 1
+    count(bucket.by, caller)
+    count(s.streak, caller)
+  end
+  local inARow, callers = 0, 0
+  for _, n in pairs(s.streak) do inARow = inARow + n; callers = callers + 1 end
+  local total, failed, windowBy = 0, 0, {}
+  for _, b in ipairs(s.buckets) do
+    total = total + b.ok + b.fail; failed = failed + b.fail
+    for who, n in pairs(b.by or {}) do windowBy[who] = (windowBy[who] or 0) + n end
+  end
+  local most = top(windowBy)
+  if inARow - top(s.streak) >= p.consecutiveFailures then
+    open(inARow .. ' consecutive failures from ' .. callers .. ' callers')
+  elseif total - most >= p.minimumCalls and (failed - most) / (total - most) >= p.failureRate then
     open(failed .. ' of ' .. total .. ' calls failed in ' .. (p.windowMs / 1000) .. ' s')
   end
 end
 redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ${STATE_TTL_MS})
 return cjson.encode({state=s.state, openUntil=s.openUntil, opens=s.opens, reason=s.reason or '', tripped=tripped})
 `,
-  memory: (data, [key], [now, successes, failures, trailingFailures, probe, policy]) => {
+  memory: (data, [key], [now, successes, failedBy, probe, policy]) => {
     const { stored, status: result } = recordInMemory(data.get(key!), Number(now), {
-      successes: Number(successes), failures: Number(failures), trailingFailures: Number(trailingFailures), probe: probe || undefined,
+      successes: Number(successes), failedBy: failedBy || undefined, probe: probe || undefined,
     }, JSON.parse(policy!) as BreakerPolicy);
     data.set(key!, JSON.stringify(stored), { px: STATE_TTL_MS });
     return result;
@@ -190,8 +277,9 @@ return cjson.encode({state=s.state, openUntil=s.openUntil, opens=s.opens, reason
 };
 
 /**
- * KEYS: breaker. ARGV: now, token, probeTimeoutMs. Claims the one half-open probe of an open
- * breaker whose open period is over (or whose last probe never reported back). 1 = claimed.
+ * KEYS: breaker. ARGV: now, token, probeTimeoutMs, caller. Claims the one half-open probe of an
+ * open breaker whose open period is over (or whose last probe never reported back), unless this
+ * caller's own probe just failed (it waits out a period; the others may probe). 1 = claimed.
  */
 export const claimProbe: StoreScript<boolean> = {
   name: "breaker.claimProbe",
@@ -202,16 +290,18 @@ local s = cjson.decode(raw)
 local now = tonumber(ARGV[1])
 if s.state == 'closed' or now < s.openUntil then return 0 end
 if s.probe and s.probeAt and now < s.probeAt + tonumber(ARGV[3]) then return 0 end
+if s.probeFailedBy == ARGV[4] and now < (s.probeBarredUntil or 0) then return 0 end
 s.state = 'half-open'; s.probe = ARGV[2]; s.probeAt = now
 redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ${STATE_TTL_MS})
 return 1
 `,
-  memory: (data, [key], [now, token, probeTimeoutMs]) => {
+  memory: (data, [key], [now, token, probeTimeoutMs, caller]) => {
     const raw = data.get(key!);
     if (!raw) return false;
     const s = JSON.parse(raw) as StoredBreaker;
     if (s.state === "closed" || Number(now) < s.openUntil) return false;
     if (s.probe && s.probeAt !== undefined && Number(now) < s.probeAt + Number(probeTimeoutMs)) return false;
+    if (s.probeFailedBy === caller && Number(now) < (s.probeBarredUntil ?? 0)) return false;
     Object.assign(s, { state: "half-open", probe: token, probeAt: Number(now) });
     data.set(key!, JSON.stringify(s), { px: STATE_TTL_MS });
     return true;
@@ -221,5 +311,5 @@ return 1
 
 /** Reads a breaker's status without changing it (closed when never recorded). */
 export function statusOf(raw: string | null): BreakerStatus {
-  return status(raw ? (JSON.parse(raw) as StoredBreaker) : fresh(), false);
+  return status(raw ? { ...fresh(), ...(JSON.parse(raw) as Partial<StoredBreaker>) } : fresh(), false);
 }

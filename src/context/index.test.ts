@@ -1,16 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { CONTEXT_HEADER, callerIdOf, encodeContext, readContext, validTraceparent } from "./index.js";
+import { CONTEXT_HEADER, addressIdOf, callerIdOf, encodeContext, readContext, validTraceparent } from "./index.js";
 
 describe("caller context header", () => {
   it("round-trips through X-Skillmesh-Context, non-ASCII included", () => {
     const context = { userId: "ünï-😀", group: "beta", session: "s", caller: "c_1", traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
     const headers = new Headers({ [CONTEXT_HEADER]: encodeContext(context) });
-    expect(readContext(headers)).toEqual(context);
+    expect(readContext(headers, true)).toEqual(context);
   });
 
-  it("falls back to the plain headers of a direct call when the header is absent or garbage", () => {
+  it("is empty unless the skill trusts its caller, whatever the headers claim", () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const claimed = { [CONTEXT_HEADER]: encodeContext({ userId: "admin", group: "staff", caller: "c_1" }), "x-user-id": "bob", "x-user-group": "vip", traceparent };
+    expect(readContext(new Headers(claimed), false)).toEqual({ caller: "anonymous", traceparent });
+  });
+
+  it("is empty when the header is absent or garbage; a bad traceparent is dropped", () => {
     const headers = new Headers({ [CONTEXT_HEADER]: "%%%not-base64", "x-user-id": "bob", "x-user-group": "vip", traceparent: "nonsense" });
-    expect(readContext(headers)).toEqual({ userId: "bob", group: "vip", caller: "anonymous" });
+    expect(readContext(headers, true)).toEqual({ caller: "anonymous", traceparent: undefined });
   });
 });
 
@@ -29,5 +35,17 @@ describe("callerIdOf", () => {
     expect(await callerIdOf("Bearer other")).not.toBe(id);
     expect(await callerIdOf(null)).toBe("anonymous");
     expect(await callerIdOf("Basic abc")).toBe("anonymous");
+  });
+});
+
+describe("addressIdOf", () => {
+  it("names a client address without giving it away; IPv6 by its /64", async () => {
+    const id = await addressIdOf("203.0.113.7");
+    expect(id).toMatch(/^a_[0-9a-f]{16}$/);
+    expect(await addressIdOf("203.0.113.8")).not.toBe(id);
+    expect(await addressIdOf("::ffff:203.0.113.7")).toBe(id);
+    expect(await addressIdOf("2001:db8:1:2::1")).toBe(await addressIdOf("2001:db8:1:2:ffff::9"));
+    expect(await addressIdOf("2001:db8:1:3::1")).not.toBe(await addressIdOf("2001:db8:1:2::1"));
+    for (const none of [null, "", "not-an-ip"]) expect(await addressIdOf(none)).toBe("anonymous");
   });
 });

@@ -1,9 +1,11 @@
 /**
  * The caller context the gateway hands to a skill: who is calling (user id, group, session,
  * caller key hash) and the W3C trace. It travels in one header, `X-Skillmesh-Context`, as
- * base64url JSON, so a skill sees the same context whether it was called directly or through
- * the gateway.
+ * base64url JSON. Anyone who can reach a skill can send that header, so a skill believes it only
+ * when its operator says that nothing but the gateway reaches it (`SKILLMESH_TRUST_CONTEXT`);
+ * otherwise it sees an empty context.
  */
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { spanContextOf } from "../tracing/index.js";
 
@@ -34,21 +36,20 @@ export function encodeContext(context: CallerContext): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** Who called when nothing says so, or nothing that says so can be believed. */
+const ANONYMOUS = "anonymous";
+
 /**
- * Reads the caller context of a request: the gateway's header when present and valid, else the
- * plain request headers (a direct call to a skill Worker).
- * @example const ctx = readContext(request.headers)
+ * The caller context of a request to a skill Worker. `trusted` (the skill is reachable only
+ * through the gateway, by service binding): the gateway's header. Otherwise, or when the header
+ * is absent or garbled, an empty context: on a direct call every identity header could be
+ * forged. A valid `traceparent` is kept either way (it names a trace, not a caller).
+ * @example const ctx = readContext(request.headers, env.SKILLMESH_TRUST_CONTEXT === "true")
  */
-export function readContext(headers: Headers): CallerContext {
-  const encoded = headers.get(CONTEXT_HEADER);
-  if (encoded) {
-    const decoded = decodeContext(encoded);
-    if (decoded) return decoded;
-  }
-  return CallerContextSchema.parse({
-    ...headerFields(headers),
-    traceparent: validTraceparent(headers.get("traceparent")),
-  });
+export function readContext(headers: Headers, trusted: boolean): CallerContext {
+  const encoded = trusted ? headers.get(CONTEXT_HEADER) : null;
+  const decoded = encoded ? decodeContext(encoded) : undefined;
+  return decoded ?? { caller: ANONYMOUS, traceparent: validTraceparent(headers.get("traceparent")) };
 }
 
 /** User id, group and session from the plain request headers, clipped to the schema's limits. */
@@ -77,6 +78,12 @@ export function validTraceparent(value: string | null | undefined): string | und
   return spanContextOf(value) ? (value as string) : undefined;
 }
 
+/** The first 8 bytes of SHA-256, in hex: a short id that does not give its input away. */
+async function shortHash(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /**
  * A short, stable, non-reversible id for a caller's bearer key (the key itself never leaves the
  * gateway). No key: "anonymous".
@@ -84,10 +91,20 @@ export function validTraceparent(value: string | null | undefined): string | und
  */
 export async function callerIdOf(authorization: string | null | undefined): Promise<string> {
   const key = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-  if (!key) return "anonymous";
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  const hex = [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `c_${hex}`;
+  return key ? `c_${await shortHash(key)}` : ANONYMOUS;
+}
+
+/**
+ * Who a caller is when it has no key: an id for its client address (`CF-Connecting-IP`, which
+ * Cloudflare's edge sets and overwrites), by /64 for IPv6 since one host holds a whole /64. No
+ * readable address (a local gateway): "anonymous", one caller for all.
+ * @example await addressIdOf("203.0.113.7") // "a_…"
+ */
+export async function addressIdOf(address: string | null | undefined): Promise<string> {
+  if (!address || !ipaddr.isValid(address)) return ANONYMOUS;
+  const parsed = ipaddr.process(address);
+  const key = parsed.kind() === "ipv6" ? `${(parsed as ipaddr.IPv6).parts.slice(0, 4).join(":")}::/64` : parsed.toString();
+  return `a_${await shortHash(key)}`;
 }
 
 /**

@@ -54,7 +54,8 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
 
   let response: Response;
   try {
-    response = await fetcherOf(deployment, env)(new Request(urlOf(deployment), { method: "POST", headers, body, signal }));
+    // A redirect is not followed: it would re-send the body and the caller context elsewhere.
+    response = await fetcherOf(deployment, env)(new Request(urlOf(deployment), { method: "POST", headers, body, signal, redirect: "manual" }));
   } catch (thrown) {
     if (thrown instanceof RpcError || signal.aborted) throw thrown;
     console.error(`[gateway] ${deployment.id} unreachable:`, thrown);
@@ -80,7 +81,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
 function fetcherOf(deployment: Deployment, env: BindingEnv): (request: Request) => Promise<Response> {
   const { endpoint } = deployment;
   if ("url" in endpoint) return (request) => fetch(request);
-  const binding = env[endpoint.binding] as Fetcher | undefined;
+  const binding = Object.hasOwn(env, endpoint.binding) ? (env[endpoint.binding] as Fetcher | undefined) : undefined;
   if (!binding || typeof binding.fetch !== "function") {
     throw new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} is not reachable from this gateway (no binding ${endpoint.binding})`, {
       retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,

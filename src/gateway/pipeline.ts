@@ -16,6 +16,7 @@ import {
   isValidClientKey,
   runOnce,
 } from "../idempotency/index.js";
+import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText, parseParams } from "../jsonrpc/index.js";
 import { discover } from "../registry/discovery.js";
 import type { Deployment } from "../registry/model.js";
@@ -48,11 +49,13 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
   return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
     const view = await registryView(runtime, context);
-    const builtin = builtins[request.method];
+    const builtin = builtins.get(request.method);
     if (builtin) return builtin(request, view);
     const entry = view.skills.get(request.method);
     if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
     span.setAttribute("skillmesh.skill", entry.name);
+    // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
+    if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
     const answer = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs, context), runtime);
     span.setAttributes({
       "skillmesh.outcome": answer.ok ? "ok" : "error",
@@ -88,6 +91,18 @@ export async function registryView(runtime: GatewayRuntime, parent: Context): Pr
 /** Errors that count against a deployment's breaker: it broke, not the caller (429 is back-pressure). */
 const BREAKER_FAILURES: ReadonlySet<number> = new Set([ErrorCode.InternalError, ErrorCode.SkillUnavailable, ErrorCode.SkillTimeout]);
 
+/**
+ * What one forwarded call tells the deployment's breaker: a failure (it broke), a success
+ * (it answered, bad input included: -32602 is the caller's problem), or nothing — a timeout
+ * that came from the caller's own budget (`X-Timeout-Ms`, or what retries left of it) rather
+ * than the skill's `timeoutMs` says nothing about the skill.
+ */
+function breakerVerdict(outcome: Outcome, cutByCaller: boolean): "failure" | "success" | "none" {
+  if (outcome.ok) return "success";
+  if (outcome.error.code === ErrorCode.SkillTimeout && cutByCaller) return "none";
+  return BREAKER_FAILURES.has(outcome.error.code) ? "failure" : "success";
+}
+
 /** A deployment chosen to answer, and the probe token when it answers as a half-open probe. */
 interface Choice {
   deployment: Deployment;
@@ -113,7 +128,7 @@ async function choose(entry: SkillEntry, routed: Deployment | undefined, scope: 
     const status = await runtime.breakers.status(deployment.id, scope.waitUntil);
     if (status.state === "closed") return { deployment };
     if (Date.now() >= status.openUntil) {
-      const probe = await runtime.breakers.claimProbe(deployment.id, policyOf(deployment));
+      const probe = await runtime.breakers.claimProbe(deployment.id, policyOf(deployment), await scope.principal());
       if (probe) return { deployment, probe };
     }
     retryAt = Math.min(retryAt, status.openUntil);
@@ -141,20 +156,28 @@ async function callSkill(
   const { deployment, probe } = choice;
   const degraded = deployment.role === "degraded" ? { degraded: true } : {};
   const attributes = { "skillmesh.deployment": deployment.id, "skillmesh.role": deployment.role };
+  const timeoutMs = Math.max(1, Math.min(deployment.manifest.timeoutMs, timeLeftMs));
+  const cutByCaller = timeoutMs < deployment.manifest.timeoutMs;
   const outcome = await inSpan(tracer, "skillmesh.forward", parent, { kind: SpanKind.CLIENT, attributes }, async (span): Promise<Outcome> => {
     try {
-      const timeoutMs = Math.max(1, Math.min(deployment.manifest.timeoutMs, timeLeftMs));
       const traceparent = outgoingTraceparent(span, parent);
       const result = await forwardCall(deployment, { method: request.method, params: request.params, context: { ...context, traceparent }, timeoutMs }, env);
       return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
-      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
+      let failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
+      if (failure.code === ErrorCode.SkillTimeout && cutByCaller) {
+        failure = new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within the ${timeoutMs} ms left of this call's budget (X-Timeout-Ms)`, { timeoutMs });
+      }
       span.setAttribute("skillmesh.error_code", failure.code);
       return { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
     }
   });
-  const failed = !outcome.ok && BREAKER_FAILURES.has(outcome.error.code);
-  const write = runtime.breakers.record(deployment.id, failed, policyOf(deployment), probe);
+  const policy = policyOf(deployment);
+  const verdict = breakerVerdict(outcome, cutByCaller);
+  const write =
+    verdict === "none"
+      ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)
+      : runtime.breakers.record(deployment.id, verdict === "failure" ? await scope.principal() : undefined, policy, probe);
   if (write) scope.waitUntil(write);
   return outcome;
 }
@@ -185,8 +208,12 @@ async function runPolicies(
 
   const clientKey = scope.idempotencyKey;
   if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
+  // Keys are scoped to the caller's key: without one, callers would read and poison each other's answers.
+  if (scope.context.caller === "anonymous") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller: send Authorization: Bearer <your key> with it");
+  }
   // A batch element's key is the header's plus its position: one header covers a whole batch.
-  const key = await idempotencyKeyOf(entry.name, scope.context.caller, slot.batch ? `${clientKey}#${slot.index}` : clientKey);
+  const key = await idempotencyKeyOf(entry.name, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
   const options = {
     ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
     pendingTtlMs: deadline - Date.now() + 5_000,
@@ -212,13 +239,15 @@ async function runPolicies(
 
 type Builtin = (request: JsonRpcRequest, view: RegistryView) => Promise<unknown>;
 
-/** A skill as listed to callers: what a model needs to pick and call it. */
+/**
+ * A skill as listed to callers: what a model needs to pick and call it — not which versions
+ * are deployed or how they are rolled out (the admin API tells operators).
+ */
 export interface SkillSummary {
   name: string;
   description: string;
   tags: string[];
   idempotent: boolean;
-  versions: Array<{ version: string; role: Deployment["role"] }>;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
 }
@@ -236,7 +265,6 @@ export function summarize(deployments: Deployment[]): SkillSummary[] {
         description: main.manifest.description,
         tags: [...new Set(all.flatMap((d) => d.tags))].sort(),
         idempotent: main.manifest.idempotent,
-        versions: all.map((d) => ({ version: d.version, role: d.role })),
         inputSchema: main.manifest.inputSchema,
         outputSchema: main.manifest.outputSchema,
       };
@@ -269,14 +297,21 @@ function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest):
   return parseParams(schema, positionalMapper(schema)(request.params));
 }
 
-const builtins: Record<string, Builtin> = {
-  "skills.list": async (request, view) => {
-    builtinParams(z.object({}), request);
-    return catalogOf(view);
-  },
-  "skills.discover": async (request, view) => summarize(discover(view.deployments(), builtinParams(DiscoverParams, request))),
-  "rpc.discover": async (request, view) => {
-    builtinParams(z.object({}), request);
-    return openRpcDocument(catalogOf(view));
-  },
-};
+/** The gateway's own methods, by name (a Map: a method named `constructor` is no built-in). */
+const builtins = new Map<string, Builtin>([
+  [
+    "skills.list",
+    async (request, view) => {
+      builtinParams(z.object({}), request);
+      return catalogOf(view);
+    },
+  ],
+  ["skills.discover", async (request, view) => summarize(discover(view.deployments(), builtinParams(DiscoverParams, request)))],
+  [
+    "rpc.discover",
+    async (request, view) => {
+      builtinParams(z.object({}), request);
+      return openRpcDocument(catalogOf(view));
+    },
+  ],
+]);

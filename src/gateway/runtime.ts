@@ -3,6 +3,8 @@
  * built once from the Worker's env and reused by every request of the isolate.
  */
 import { BreakerBoard } from "../breaker/index.js";
+import type { BrowserGuardEnv } from "../browser/index.js";
+import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { rollback } from "../routing/rollout.js";
@@ -10,7 +12,7 @@ import { RegistrySnapshot, SNAPSHOT_MAX_AGE_MS } from "../registry/snapshot.js";
 import type { Store, StoreEnv } from "../store/index.js";
 import { storeFromEnv } from "../store/from-env.js";
 
-export interface GatewayEnv extends StoreEnv {
+export interface GatewayEnv extends StoreEnv, BrowserGuardEnv {
   /** Bearer token of `/admin/*`. Unset: the admin API refuses every call. */
   SKILLMESH_ADMIN_TOKEN?: string;
   /** Registry revalidation interval in ms (default 1000). */
@@ -51,9 +53,9 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       onTrip: async (deploymentId, status) => {
         const now = Date.now();
         await registry.update(now, (doc) => {
-          const deployment = doc.deployments[deploymentId];
+          const deployment = own(doc.deployments, deploymentId);
           if (deployment?.role !== "canary") return undefined;
-          const routed = Object.values(doc.routes[deployment.name] ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);
+          const routed = Object.values(own(doc.routes, deployment.name) ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);
           if (!routed) return undefined; // nothing to roll back: no write, no event
           const reason = `breaker opened (${status.reason}): ${deployment.version} rolled back automatically`;
           return rollback(doc, deployment.name, { now, by: "breaker", version: deployment.version, reason });

@@ -3,11 +3,16 @@
  * request headers ask for, and what the answer's headers report. Built once per request from
  * its headers, so both routes mean the same by `X-User-Group`, `Idempotency-Key`, … .
  */
-import { type CallerContext, callerContextOf } from "../context/index.js";
+import { type CallerContext, addressIdOf, callerContextOf } from "../context/index.js";
 import { type Context, parentContextOf } from "../tracing/index.js";
 
 export interface CallScope {
   context: CallerContext;
+  /**
+   * Who a skill's failure is charged to, for the circuit breakers: the caller's key id, else an
+   * id of its client address, else "anonymous". Computed when first needed (on a failure).
+   */
+  principal: () => Promise<string>;
   /** The `Idempotency-Key` header, if any. */
   idempotencyKey?: string;
   /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
@@ -30,8 +35,10 @@ export interface CallScope {
  */
 export async function callScopeOf(headers: Headers, waitUntil: CallScope["waitUntil"]): Promise<CallScope> {
   const context = await callerContextOf(headers);
+  let principal: Promise<string> | undefined;
   return {
     context,
+    principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),
     idempotencyKey: headers.get("idempotency-key") ?? undefined,
     budgetMs: budgetOf(headers.get("x-timeout-ms")),
     trace: parentContextOf(context.traceparent),

@@ -106,12 +106,14 @@ export async function fingerprintOf(params: unknown): Promise<string> {
 }
 
 /**
- * The store key of an idempotency key, scoped to the caller and the skill (a hash: client keys
- * may hold anything).
+ * The store key of an idempotency key, scoped to the caller and the skill, and for a batch
+ * element to its position (a hash of an unambiguous encoding: a single request's `B1#0` and the
+ * first element of a batch under `B1` are different keys).
  * @example await idempotencyKeyOf("text.summarize", "c_1a2b", "order-42")
+ * @example await idempotencyKeyOf("text.summarize", "c_1a2b", "order-42", 3) // the batch's fourth request
  */
-export async function idempotencyKeyOf(skill: string, caller: string, clientKey: string): Promise<string> {
-  return `sm:idem:${skill}:${await sha256(`${caller}\u0000${clientKey}`)}`;
+export async function idempotencyKeyOf(skill: string, caller: string, clientKey: string, batchIndex?: number): Promise<string> {
+  return `sm:idem:${skill}:${await sha256(JSON.stringify([caller, clientKey, batchIndex ?? null]))}`;
 }
 
 /** A key a client may send: 1-255 visible ASCII characters. */

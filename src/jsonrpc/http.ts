@@ -2,9 +2,10 @@
  * JSON-RPC over HTTP, shared by skill Workers and the gateway: the guards every `POST` body
  * passes (JSON content type, 1 MiB limit) and the mapping of a processed body to a Response.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
+import { HTTPException } from "hono/http-exception";
 import { ErrorCode, failure, type ProcessedBody } from "./index.js";
 
 /** Largest request body accepted, in bytes (DESIGN: 1 MiB). */
@@ -61,6 +62,21 @@ async function drain(request: Request): Promise<void> {
     }
   } catch {
     // The client went away: nothing to answer.
+  }
+}
+
+/**
+ * The request body as text. A body that cannot be read (the client went away mid-upload) is
+ * thrown as a ready 400 answer (`HTTPException`): nobody is left to read it and nothing went
+ * wrong on our side, so the route's `onError` sends it without logging anything.
+ * @example const processed = await processJsonRpc(await bodyText(c), handle)
+ */
+export async function bodyText(c: Context): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch {
+    const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, "The request body could not be read"));
+    throw new HTTPException(400, { res: new Response(body, { status: 400, headers: { "content-type": "application/json" } }) });
   }
 }
 

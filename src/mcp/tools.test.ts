@@ -3,7 +3,7 @@ import type { SkillSummary } from "../gateway/pipeline.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
 
 const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): SkillSummary => ({
-  name: "s", description: "d", tags: ["t"], idempotent: false, versions: [], inputSchema, outputSchema,
+  name: "s", description: "d", tags: ["t"], idempotent: false, inputSchema, outputSchema,
 });
 const objectIn = { type: "object", properties: { a: { type: "number" } } };
 

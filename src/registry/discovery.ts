@@ -3,14 +3,42 @@ import type { Deployment } from "./model.js";
 
 /**
  * A predicate for a tag pattern. `*` matches any run of characters (dots included), `?` one
- * character; everything else is literal. Patterns are case-sensitive, like tags.
+ * character; everything else is literal. Patterns are case-sensitive, like tags. Matching never
+ * backtracks: the pattern is cut at its `*`s, the first piece must start the tag, the last must
+ * end it, and each piece between takes its leftmost place after the one before (which is
+ * enough for `*`), so a tag costs at most its length times the pattern's.
  * @example tagMatcher("grid.*")("grid.modbus") // true
  */
 export function tagMatcher(pattern: string): (tag: string) => boolean {
   if (!/[*?]/.test(pattern)) return (tag) => tag === pattern;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  const regex = new RegExp(`^${source}$`);
-  return (tag) => regex.test(tag);
+  const pieces = pattern.split("*");
+  if (pieces.length === 1) return (tag) => tag.length === pattern.length && piecesAt(tag, pattern, 0);
+  const first = pieces[0]!;
+  const last = pieces[pieces.length - 1]!;
+  const middle = pieces.slice(1, -1).filter(Boolean);
+  return (tag) => {
+    if (tag.length < first.length + last.length || !piecesAt(tag, first, 0) || !piecesAt(tag, last, tag.length - last.length)) return false;
+    let from = first.length;
+    const end = tag.length - last.length;
+    for (const piece of middle) {
+      const at = leftmost(tag, piece, from, end);
+      if (at < 0) return false;
+      from = at + piece.length;
+    }
+    return true;
+  };
+}
+
+/** True when `piece` (where `?` is any character) matches `tag` at `at`. */
+function piecesAt(tag: string, piece: string, at: number): boolean {
+  for (let i = 0; i < piece.length; i++) if (piece[i] !== "?" && piece[i] !== tag[at + i]) return false;
+  return true;
+}
+
+/** The first index in [from, end - piece.length] where `piece` matches, or -1. */
+function leftmost(tag: string, piece: string, from: number, end: number): number {
+  for (let at = from; at + piece.length <= end; at++) if (piecesAt(tag, piece, at)) return at;
+  return -1;
 }
 
 export interface DiscoveryQuery {

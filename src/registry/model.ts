@@ -3,11 +3,18 @@
  * back from Redis, so they are checked, not trusted) with the types inferred from them.
  */
 import { z } from "zod";
-import { SemverSchema, SkillManifestSchema, SkillNameSchema } from "../skill/manifest.js";
+import { isPlainKey } from "../json/index.js";
+import { RegisteredManifestSchema, SemverSchema, SkillManifestSchema, SkillNameSchema } from "../skill/manifest.js";
 
-/** Where a deployment answers: a service binding of the gateway (static, fast) or a URL. */
+/**
+ * Where a deployment answers: a service binding of the gateway (static, fast) or a URL. Which
+ * URLs a gateway may call is its own setting (src/registry/endpoint-policy.ts), checked when a
+ * deployment registers.
+ */
 export const EndpointSchema = z.union([
-  z.object({ binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name") }).strict(),
+  z.object({
+    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name").refine(isPlainKey, "binding must not be an object property name"),
+  }).strict(),
   z.object({ url: z.url({ protocol: /^https?$/ }) }).strict(),
 ]);
 export type Endpoint = z.infer<typeof EndpointSchema>;
@@ -32,8 +39,14 @@ export const DeploymentSchema = z.object({
 });
 export type Deployment = z.infer<typeof DeploymentSchema>;
 
+/** A routing group (`X-User-Group`): `*` (the default) or a name that is plain data. */
+export const GroupNameSchema = z
+  .string()
+  .regex(/^(\*|[A-Za-z0-9_.:-]{1,64})$/, "a group is * or [A-Za-z0-9_.:-]{1,64}")
+  .refine(isPlainKey, "a group must not be an object property name such as __proto__ or constructor");
+
 /** Per group (`*` = default), a percentage per version; each group adds up to 100. */
-export const RoutingTableSchema = z.record(z.string(), z.record(z.string(), z.number().min(0).max(100)));
+export const RoutingTableSchema = z.record(GroupNameSchema, z.record(SemverSchema, z.number().min(0).max(100)));
 export type RoutingTable = z.infer<typeof RoutingTableSchema>;
 
 /** A rollout event: who changed a skill's routing, when and why (newest first, capped). */
@@ -51,9 +64,15 @@ export type RolloutEvent = z.infer<typeof RolloutEventSchema>;
 /** Events kept per registry (older ones fall off). */
 export const MAX_EVENTS = 100;
 
+/** `name@version`: the key of a deployment in the registry. */
+export const DeploymentIdSchema = z.string().refine((id) => {
+  const at = id.lastIndexOf("@");
+  return at > 0 && SkillNameSchema.safeParse(id.slice(0, at)).success && SemverSchema.safeParse(id.slice(at + 1)).success;
+}, "a deployment id is name@version");
+
 export const RegistryDocSchema = z.object({
-  deployments: z.record(z.string(), DeploymentSchema),
-  routes: z.record(z.string(), RoutingTableSchema),
+  deployments: z.record(DeploymentIdSchema, DeploymentSchema),
+  routes: z.record(SkillNameSchema, RoutingTableSchema),
   events: z.array(RolloutEventSchema).default([]),
 });
 export type RegistryDoc = z.infer<typeof RegistryDocSchema>;
@@ -74,7 +93,7 @@ export function deploymentId(name: string, version: string): string {
 export const RegistrationSchema = z.object({
   endpoint: EndpointSchema,
   /** Optional: fetched from the endpoint's `GET /manifest` when absent. */
-  manifest: SkillManifestSchema.optional(),
+  manifest: RegisteredManifestSchema.optional(),
   registrationId: z.string().min(1).max(128).optional(),
   ttlSeconds: z.number().int().min(5).max(86_400).optional(),
 });

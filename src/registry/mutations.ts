@@ -3,6 +3,7 @@
  * idempotent registration, first version at 100%, new versions at 0%, and what happens to the
  * routing table when a deployment goes away. The repository commits their result atomically.
  */
+import { own } from "../json/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { DEFAULT_GROUP, type Deployment, type Endpoint, type RegistryDoc, deploymentId } from "./model.js";
 import { compareSemver } from "./semver.js";
@@ -31,7 +32,7 @@ export interface RegistrationOutcome {
 export function applyRegistration(current: RegistryDoc, input: RegistrationInput, now: number): RegistrationOutcome {
   const { manifest } = input;
   const id = deploymentId(manifest.name, manifest.version);
-  const existing = current.deployments[id];
+  const existing = own(current.deployments, id);
   if (existing && existing.registrationId === input.registrationId) {
     return { doc: current, deployment: existing, changed: false };
   }
@@ -71,7 +72,7 @@ export function removeDeployments(current: RegistryDoc, ids: string[]): Registry
   const doc = structuredClone(current);
   const touched = new Set<string>();
   for (const id of ids) {
-    const gone = doc.deployments[id];
+    const gone = own(doc.deployments, id);
     if (!gone) continue;
     delete doc.deployments[id];
     touched.add(gone.name);

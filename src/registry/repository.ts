@@ -3,6 +3,7 @@
  * counter, and a sorted set of heartbeat deadlines. Reads are one GET; writes are
  * read-modify-compare-and-set, retried on conflict.
  */
+import { own } from "../json/index.js";
 import type { Store } from "../store/index.js";
 import { type RegistryDoc, RegistryDocSchema, emptyRegistry } from "./model.js";
 import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
@@ -61,7 +62,7 @@ export class RegistryRepository {
   async deregister(ids: string[], now: number): Promise<string[]> {
     let removed: string[] = [];
     const swept = await this.mutate(now, (doc) => {
-      removed = ids.filter((id) => doc.deployments[id]);
+      removed = ids.filter((id) => own(doc.deployments, id));
       return removed.length ? removeDeployments(doc, removed) : undefined;
     });
     if (ids.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...ids);
@@ -92,7 +93,7 @@ export class RegistryRepository {
   private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<string[]> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const [{ rev, doc }, { expired }] = await Promise.all([this.read(), this.poll(now)]);
-      const swept = expired.filter((id) => doc.deployments[id]);
+      const swept = expired.filter((id) => own(doc.deployments, id));
       const live = swept.length ? removeDeployments(doc, swept) : doc;
       const next = change(live);
       if (next === undefined && live === doc) return swept;

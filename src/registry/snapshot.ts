@@ -4,6 +4,7 @@
  * only a changed revision reloads the document. When the store is down the last snapshot keeps
  * serving.
  */
+import { own } from "../json/index.js";
 import { compareSemver } from "./semver.js";
 import type { Deployment, RegistryDoc, RoutingTable } from "./model.js";
 import type { RegistryRepository } from "./repository.js";
@@ -32,7 +33,7 @@ export class RegistryView {
       .filter((d) => !expired.has(d.id))
       .sort((a, b) => compareSemver(b.version, a.version));
     for (const deployment of live) {
-      const entry = skills.get(deployment.name) ?? { name: deployment.name, versions: [], routes: doc.routes[deployment.name] ?? {} };
+      const entry = skills.get(deployment.name) ?? { name: deployment.name, versions: [], routes: own(doc.routes, deployment.name) ?? {} };
       if (deployment.role === "degraded") entry.degraded ??= deployment;
       else entry.versions.push(deployment);
       skills.set(deployment.name, entry);

@@ -4,6 +4,7 @@
  * picks the version. Versions take consecutive bucket ranges, newest first, so raising a canary
  * from 10% to 20% only adds users to it: nobody already on the canary moves off.
  */
+import { own } from "../json/index.js";
 import { DEFAULT_GROUP, type Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 
@@ -47,11 +48,12 @@ export interface RouteKey {
  * @example selectDeployment(view.skills.get("text.summarize")!, { group: "beta", stickyKey: "u1" })
  */
 export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment | undefined {
-  const weights = (key.group !== undefined ? entry.routes[key.group] : undefined) ?? entry.routes[DEFAULT_GROUP] ?? {};
+  // The group comes from a request header: only a group of the table (an own key) counts.
+  const weights = (key.group !== undefined ? own(entry.routes, key.group) : undefined) ?? own(entry.routes, DEFAULT_GROUP) ?? {};
   const bucket = bucketOf(entry.name, key.stickyKey);
   let upper = 0;
   for (const deployment of entry.versions) {
-    upper += Math.round((weights[deployment.version] ?? 0) * (BUCKETS / 100));
+    upper += Math.round((own(weights, deployment.version) ?? 0) * (BUCKETS / 100));
     if (bucket < upper) return deployment;
   }
   return entry.versions.find((d) => d.role === "stable") ?? entry.versions[0];

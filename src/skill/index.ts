@@ -6,7 +6,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { type CallerContext, readContext } from "../context/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
-import { jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { HTTPException } from "hono/http-exception";
+import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, type SkillManifest, SkillManifestSchema } from "./manifest.js";
 
@@ -15,6 +16,20 @@ const tracer = trace.getTracer("skillmesh-skill");
 export { z } from "zod";
 export { ErrorCode, RpcError } from "../jsonrpc/index.js";
 export type { SkillManifest } from "./manifest.js";
+
+/**
+ * Thrown by a handler when the input is the problem, not the skill: it cannot be parsed, it
+ * names something that does not exist, it asks for more than the skill does. The caller gets
+ * -32602 with the message (and `data`), and the gateway never counts it against the skill's
+ * circuit breaker. Anything else a handler throws is -32603, the skill's own failure.
+ * @example throw new InputError("frame is not hex: 0x4G", { field: "frame" })
+ */
+export class InputError extends RpcError {
+  constructor(message: string, data?: unknown) {
+    super(ErrorCode.InvalidParams, message, data);
+    this.name = "InputError";
+  }
+}
 
 /** What a handler gets besides its input: the caller context, the Worker's env and waitUntil. */
 export type SkillContext<Env = object> = CallerContext & {
@@ -76,9 +91,9 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
 
   app.get("/manifest", (c) => c.json(manifest));
   app.post("/", jsonBodyGuard(), async (c) => {
-    const caller = readContext(c.req.raw.headers);
+    const caller = readContext(c.req.raw.headers, trustsContext(c.env));
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
-    const body = await c.req.text();
+    const body = await bodyText(c);
     // The handler's span continues the trace the gateway (or a direct caller) sent.
     const parent = parentContextOf(caller.traceparent);
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
@@ -91,6 +106,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   });
   app.notFound((c) => c.json({ error: { message: "Not found: POST / for JSON-RPC, GET /manifest" } }, 404));
   app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
     console.error(`[${manifest.name}@${manifest.version}]`, err);
     return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Internal error" }, id: null }, 500);
   });
@@ -161,6 +177,15 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
   return (params) => params;
 }
 
+
+/**
+ * Whether this Worker believes the caller-context header: only when its operator set
+ * `SKILLMESH_TRUST_CONTEXT = "true"`, promising that nothing but the gateway reaches it (a
+ * service binding, `workers_dev = false`). A direct call to anything else could forge it.
+ */
+function trustsContext(env: unknown): boolean {
+  return (env as { SKILLMESH_TRUST_CONTEXT?: unknown } | undefined)?.SKILLMESH_TRUST_CONTEXT === "true";
+}
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
   try {

@@ -1,8 +1,19 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
+import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
 
-/** JSON-RPC method / MCP tool name. */
-export const SkillNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must match [A-Za-z0-9_.-]{1,64}");
+/**
+ * Method names the gateway keeps for itself: `rpc.*` (reserved by JSON-RPC 2.0) and `skills.*`
+ * (its built-in methods, `skills.list`, `skills.discover`, and any it adds later).
+ */
+export const RESERVED_NAME = /^(rpc|skills)\./;
+
+/** JSON-RPC method / MCP tool name: not an inherited object property, not a reserved method. */
+export const SkillNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must match [A-Za-z0-9_.-]{1,64}")
+  .refine(isPlainKey, "name must not be an object property name such as __proto__ or constructor")
+  .refine((name) => !RESERVED_NAME.test(name), "names starting with rpc. or skills. are reserved for the gateway's own methods");
 /** Semver 2.0 (with optional pre-release and build). */
 export const SemverSchema = z
   .string()
@@ -42,3 +53,23 @@ export const SkillManifestSchema = z.object({
   outputSchema: z.record(z.string(), z.unknown()),
 });
 export type SkillManifest = z.infer<typeof SkillManifestSchema>;
+
+/** Largest manifest the gateway registers (serialized), schemas included. */
+export const MAX_MANIFEST_BYTES = 64 * 1024;
+
+/**
+ * A manifest as the gateway accepts it at registration: the shape, plus bounds on what it
+ * stores and hands every caller of `tools/list` — schemas nest at most `MAX_JSON_DEPTH` deep
+ * and the whole manifest is at most `MAX_MANIFEST_BYTES`. (Stored registry documents are
+ * parsed with the shape alone: they were bounded when written.)
+ */
+export const RegisteredManifestSchema = SkillManifestSchema.superRefine((manifest, ctx) => {
+  for (const key of ["inputSchema", "outputSchema"] as const) {
+    if (exceedsDepth(manifest[key], MAX_JSON_DEPTH)) {
+      ctx.addIssue({ code: "custom", path: [key], message: `the schema nests deeper than ${MAX_JSON_DEPTH} levels` });
+      return;
+    }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(manifest)).byteLength;
+  if (bytes > MAX_MANIFEST_BYTES) ctx.addIssue({ code: "custom", message: `the manifest is ${bytes} bytes; at most ${MAX_MANIFEST_BYTES} are registered` });
+});

@@ -16,6 +16,11 @@ describe("splitSentences", () => {
     expect(splitSentences('He said "stop." Then he left.')).toEqual(['He said "stop."', "Then he left."]);
     expect(splitSentences("今天下雨。明天晴！")).toEqual(["今天下雨。", "明天晴！"]);
   });
+  it("takes runs of punctuation and abbreviations whole (linear, see test/security.test.ts)", () => {
+    expect(splitSentences("Dr. ".repeat(1_000))).toHaveLength(1);
+    expect(splitSentences(`${".".repeat(1_000)}x`)).toEqual([`${".".repeat(1_000)}x`]);
+    expect(splitSentences("Wait... What?! Yes.")).toEqual(["Wait...", "What?!", "Yes."]);
+  });
   it("returns nothing for blank text", () => {
     expect(splitSentences("  \n ")).toEqual([]);
   });

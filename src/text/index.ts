@@ -25,12 +25,16 @@ export function splitSentences(text: string): string[] {
   for (const paragraph of text.split(/\n\s*\n/)) {
     const flat = paragraph.replace(/\s+/g, " ").trim();
     let start = 0;
-    // Latin punctuation needs a space (or the end) after it; CJK punctuation does not.
-    const boundary = /([.!?]+)(["'”’)\]]*)(\s+|$)|([。！？]+)(["'”’)\]]*)/g;
+    // Latin punctuation needs a space (or the end) after it; CJK punctuation does not. A run of
+    // punctuation is taken whole and only from its start (the lookbehind, and a lookahead that
+    // cannot be backtracked into): otherwise "." x 100,000 + "x" is retried from every dot.
+    const boundary = /(?<![.!?])(?=([.!?]+))\1(["'”’)\]]*)(\s+|$)|([。！？]+)(["'”’)\]]*)/g;
     for (let m = boundary.exec(flat); m; m = boundary.exec(flat)) {
       const punctuation = m[1] ?? m[4]!;
       const end = m.index + punctuation.length + (m[2] ?? m[5] ?? "").length;
-      const before = flat.slice(start, m.index).split(" ").pop()!.toLowerCase();
+      // The word before the punctuation, found by looking back to the last space only: slicing
+      // from the sentence start instead made "Dr. " x 25,000 quadratic (seconds of CPU).
+      const before = flat.slice(Math.max(start, flat.lastIndexOf(" ", m.index - 1) + 1), m.index).toLowerCase();
       if (punctuation === "." && m[3] !== "" && isAbbreviation(before)) continue;
       const sentence = flat.slice(start, end).trim();
       if (sentence) sentences.push(sentence);

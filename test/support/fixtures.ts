@@ -1,4 +1,5 @@
 /** Paths of the fixture skills (test/fixtures/skills) and small helpers shared by the tests. */
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { ROOT, skillDirs } from "../../scripts/mesh/bundle.js";
 
@@ -44,4 +45,43 @@ export async function admin(gatewayUrl: string, method: string, path: string, bo
   });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as any) : undefined };
+}
+
+/**
+ * Calls `probe` until `accept` holds or `timeoutMs` passes; returns the last value (the caller's
+ * assertion then says what was wrong). For conditions written after a response (breaker
+ * bookkeeping, registry polls), instead of a fixed sleep.
+ */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/**
+ * A request with headers `fetch` will not send as given (`Host`), over node:http.
+ * @example await rawRequest(`${gatewayUrl}/healthz`, { headers: { host: "evil.example" } })
+ */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<{ status: number; text: string; json: any }>((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text, json: text ? safeJson(text) : undefined }));
+    });
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,72 @@
+/**
+ * What a web page may do to the gateway (DNS rebinding and cross-site requests; the MCP
+ * transport spec asks it of `/mcp`, and every other route is just as reachable): a request
+ * with an `Origin` header must come from an allowed origin, and a gateway that listens on
+ * loopback answers only to a loopback `Host`. Requests without `Origin` (agents, CLIs, servers)
+ * pass the first check.
+ */
+import type { MiddlewareHandler } from "hono";
+import { ErrorCode, failure } from "../jsonrpc/index.js";
+
+export interface BrowserGuardEnv {
+  /** Comma-separated origins allowed to call the gateway from a browser page, or `*`. Default: loopback pages only. */
+  SKILLMESH_ALLOWED_ORIGINS?: string;
+  /** Comma-separated host names the gateway answers to (`Host`, port ignored), or unset for any. */
+  SKILLMESH_ALLOWED_HOSTS?: string;
+}
+
+/** Allowed when `SKILLMESH_ALLOWED_ORIGINS` is unset: pages served from this machine only. */
+const LOOPBACK_ORIGIN = /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/i;
+
+/**
+ * An allow list from its env value: comma-separated origins (`https://app.example.com`) or host
+ * names, lower-cased, trailing slashes dropped; `*` for any. Unset or empty: undefined (the
+ * default of each check).
+ * @example allowListOf("https://a.example, https://b.example") // ["https://a.example", "https://b.example"]
+ */
+export function allowListOf(value: string | undefined): string[] | undefined {
+  const list = (value ?? "").split(",").map((s) => s.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean);
+  return list.length ? list : undefined;
+}
+
+/**
+ * True when a request with this `Origin` header may be served.
+ * @example isAllowedOrigin("http://evil.example", undefined) // false
+ */
+export function isAllowedOrigin(origin: string | null | undefined, allowed: string[] | undefined): boolean {
+  if (!origin) return true;
+  if (!allowed) return LOOPBACK_ORIGIN.test(origin);
+  return allowed.includes("*") || allowed.includes(origin.toLowerCase());
+}
+
+/**
+ * True when the `Host` header names one of the allowed host names (any port); `allowed`
+ * undefined or `*` allows every host. A DNS-rebinding page reaches a loopback gateway under its
+ * own host name, so a loopback gateway allows only loopback names.
+ * @example isAllowedHost("evil.example:8787", ["localhost", "127.0.0.1"]) // false
+ */
+export function isAllowedHost(host: string | null | undefined, allowed: string[] | undefined): boolean {
+  if (!allowed || allowed.includes("*")) return true;
+  if (!host) return false;
+  const name = host.toLowerCase().replace(/:\d{1,5}$/, "");
+  return allowed.includes(name);
+}
+
+/**
+ * Middleware for every route of the gateway: 403 with a JSON-RPC error for a `Host` or an
+ * `Origin` that is not allowed.
+ * @example gateway.use(browserGuard())
+ */
+export function browserGuard(): MiddlewareHandler<{ Bindings: BrowserGuardEnv }> {
+  return async (c, next) => {
+    const host = c.req.header("host");
+    if (!isAllowedHost(host, allowListOf(c.env.SKILLMESH_ALLOWED_HOSTS))) {
+      return c.json(failure(null, ErrorCode.InvalidRequest, `This gateway does not answer to the host ${host ?? "(none)"}`), 403);
+    }
+    const origin = c.req.header("origin");
+    if (!isAllowedOrigin(origin, allowListOf(c.env.SKILLMESH_ALLOWED_ORIGINS))) {
+      return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} is not allowed to call this gateway`), 403);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Rules for JSON the gateway accepts from outside and later stores, clones, hashes or forwards:
+ * how deep it may nest (deep nesting overflows the recursion of `structuredClone`,
+ * `JSON.stringify` and our own walkers), and which strings may be keys of the name-keyed
+ * tables (registry, routing) without aliasing an inherited object property.
+ */
+
+/** Deepest nesting of params and manifest schemas (objects and arrays), decided once here. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when `value` nests objects or arrays deeper than `maxDepth` (a scalar is depth 0,
+ * `[]` is 1). Stops at the first path past the limit, so it never recurses deeper than that.
+ * @example exceedsDepth([[1]], 1) // true
+ */
+export function exceedsDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (maxDepth <= 0) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    if (exceedsDepth(child, maxDepth - 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * True when `key` can name an entry of a plain object without meaning something else: not an
+ * inherited property (`__proto__`, `constructor`, `toString`, …) nor `prototype`.
+ * @example isPlainKey("beta") // true; isPlainKey("__proto__") // false
+ */
+export function isPlainKey(key: string): boolean {
+  return !(key in Object.prototype) && key !== "prototype";
+}
+
+/**
+ * The own property `key` of a record, never an inherited one.
+ * @example own({ beta: 1 }, "constructor") // undefined
+ */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
