@@ -1,14 +1,17 @@
 /**
  * Fuzz: 2,400 malformed, random or half-valid bodies to the gateway's `/rpc`, and 1,200 to `/mcp`
  * with random MCP methods and headers (in workerd). Every answer must be a well-formed JSON-RPC
- * response (or batch of them) or an empty 202/204: never a 5xx, never a stack trace. The
- * generator is seeded, so a failure reproduces: the failing body is in the assertion message.
+ * response (or batch of them) or an empty 202/204: never a 5xx, never a stack trace. Then 600
+ * random admin operations (registrations with hostile names, tags, schemas and endpoints,
+ * rollouts, removals): each is refused or applied cleanly, and afterwards the registry still
+ * takes writes and every route still answers. The generator is seeded, so a failure reproduces:
+ * the failing body is in the assertion message.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { JsonRpcResponseSchema } from "../src/jsonrpc/index.js";
-import { ADMIN_TOKEN, SPEC_FIXTURES, fixture } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SPEC_FIXTURES, admin, fixture, post } from "./support/fixtures.js";
 
 const BODIES = 2_400;
 const CONCURRENCY = 12;
@@ -165,6 +168,60 @@ const safe = (text: string) => {
 it("answers 1,200 random MCP messages and headers to /mcp with well-formed JSON-RPC, never a 5xx", async () => {
   const statuses = await fuzz("/mcp", Array.from({ length: 1_200 }, randomMcpCase), [200, 202, 400, 404], [202]);
   for (const status of [200, 202, 400, 404]) expect(statuses.get(status), `status ${status}`).toBeGreaterThan(10);
+}, 120_000);
+
+const HOSTILE_NAMES = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "skills.list", "rpc.discover", "rpc.x", "", "a".repeat(65), "bad name", "ok.name", "fuzz.skill", "sum"];
+const HOSTILE_URLS = ["http://127.0.0.1:9/", "https://user:pw@127.0.0.1:9/", "ftp://x/", "not a url", "https://[::1]:9/", "http://0x7f.1:9/"];
+
+/** A JSON value nested `depth` deep, as text (deeper than JSON.stringify's stack would allow). */
+const nested = (depth: number) => `${'{"not":'.repeat(depth)}{"type":"string"}${"}".repeat(depth)}`;
+
+function randomAdminOperation(fixtureManifest: Record<string, unknown>): { method: string; path: string; body?: string } {
+  const name = random() < 0.7 ? pick(HOSTILE_NAMES) : `fuzz.${int(20)}`;
+  const version = pick(["1.0.0", "2.0.0", "1.0.0-x", "01.0.0", "1", `${int(3)}.${int(3)}.0`]);
+  switch (int(5)) {
+    case 0:
+    case 1: {
+      const schema = random() < 0.2 ? nested(pick([10, 63, 64, 65, 3_000])) : random() < 0.1 ? JSON.stringify({ description: "x".repeat(pick([1_000, 70_000, 500_000])) }) : '{"type":"object"}';
+      const tags = JSON.stringify(Array.from({ length: int(4) }, () => pick(["a".repeat(64), "constructor", "x.y", "__proto__", "bad tag", "*"])));
+      const manifest = JSON.stringify({ ...fixtureManifest, name, version, tags: "TAGS", inputSchema: "SCHEMA" }).replace('"TAGS"', tags).replace('"SCHEMA"', schema);
+      const endpoint = random() < 0.6 ? JSON.stringify({ binding: pick(["SKILL_SUBTRACT", "SKILL_SUM", "constructor", "__proto__", "NOPE"]) }) : JSON.stringify({ url: pick(HOSTILE_URLS) });
+      return { method: "POST", path: "/deployments", body: random() < 0.8 ? `{"endpoint":${endpoint},"manifest":${manifest}}` : `{"endpoint":${endpoint}}` };
+    }
+    case 2: {
+      const group = pick(["beta", "*", "__proto__", "constructor", "toString", "a".repeat(70)]);
+      return { method: "POST", path: `/skills/${encodeURIComponent(name)}/canary`, body: `{"version":"${version}","groups":{"${group}":${pick([0, 10, 100, 101, -1, 1.5])}}}` };
+    }
+    case 3:
+      return { method: "POST", path: `/skills/${encodeURIComponent(name)}/${pick(["promote", "rollback"])}`, body: JSON.stringify({ version }) };
+    default:
+      return { method: "DELETE", path: `/deployments/${encodeURIComponent(random() < 0.5 ? `${name}@${version}` : name)}` };
+  }
+}
+
+it("refuses or applies 600 random admin operations cleanly; the registry keeps working after", async () => {
+  const subtract = mesh.skills.find((s) => s.manifest.name === "subtract")!;
+  const statuses = new Map<number, number>();
+  for (let i = 0; i < 600; i++) {
+    const { method, path, body } = randomAdminOperation(subtract.manifest);
+    const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body });
+    const text = await response.text();
+    const where = `${method} ${path} ${body?.slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
+    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    expect([200, 201, 400, 404, 502], where).toContain(response.status);
+    expect(JSON.parse(text), where).toBeTypeOf("object");
+    expect(text, where).not.toMatch(/\bat \S+:\d+:\d+/);
+  }
+  for (const status of [200, 201, 400, 404]) expect(statuses.get(status), `status ${status}`).toBeGreaterThan(10);
+  // Afterwards: every route answers, nothing is polluted, and the registry takes writes.
+  expect(((await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as any).status).toBe("ok");
+  expect(({} as Record<string, unknown>).beta).toBeUndefined();
+  const registered = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: subtract.binding }, manifest: { ...subtract.manifest, name: "after.fuzz" } });
+  expect(registered.status).toBe(201);
+  const names = (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "skills.list", id: 1 })).json.result.map((skill: { name: string }) => skill.name);
+  expect(names).toContain("after.fuzz");
+  expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 })).json.result).toBe(2);
+  expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).status).toBe(200);
 }, 120_000);
 
 it("the response schema the fuzz relies on rejects malformed responses", () => {
