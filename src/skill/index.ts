@@ -3,13 +3,13 @@
  * that serves JSON-RPC 2.0 on `POST /` and its manifest on `GET /manifest`.
  */
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { type CallerContext, readContext } from "../context/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
-import { HTTPException } from "hono/http-exception";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
-import { DEFAULT_TIMEOUT_MS, type SkillManifest, SkillManifestSchema } from "./manifest.js";
+import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
 
@@ -133,9 +133,12 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   return Object.assign(app, { manifest, definition });
 }
 
-/** Builds and checks the manifest (a bad name or version fails at module load, not per call). */
+/**
+ * Builds and checks the manifest as the gateway will (a bad or reserved name, a bad version, a
+ * schema too deep or too large fails at module load, not at registration).
+ */
 function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never>, "handler">): SkillManifest {
-  return SkillManifestSchema.parse({
+  return RegisteredManifestSchema.parse({
     name: definition.name,
     version: definition.version,
     description: definition.description,
