@@ -1,7 +1,7 @@
 /**
- * `/admin/*`: registry management. Every route needs `Authorization: Bearer
- * $SKILLMESH_ADMIN_TOKEN` (compared in constant time, src/gateway/admin-token.ts); with no
- * token configured the admin API refuses everything.
+ * `/admin/*`: registry, rollouts and API keys. Every route needs `Authorization: Bearer
+ * $SKILLMESH_ADMIN_TOKEN` or an API key with admin access (`read`: GET only; `write`: all),
+ * src/auth/admin.ts; anything else is 401 (403 for a read-only key that tries to write).
  */
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -10,34 +10,44 @@ import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { endpointPolicyOf, endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import { own } from "../src/json/index.js";
-import { DeploymentIdSchema, type Endpoint, GroupNameSchema, RegistrationSchema, type RegistryDoc, RoutingTableSchema } from "../src/registry/model.js";
+import {
+  CanaryRequestSchema,
+  KeyCreateRequestSchema,
+  KeyUpdateRequestSchema,
+  PromoteRequestSchema,
+  RollbackRequestSchema,
+  RoutesRequestSchema,
+} from "../src/admin-api/index.js";
+import { adminLevelOf } from "../src/auth/admin.js";
+import { allowsAdmin } from "../src/auth/index.js";
+import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
+import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
-import { hasAdminToken } from "../src/gateway/admin-token.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
-export interface AdminEnv extends GatewayEnv {
+export interface AdminRoutesEnv extends GatewayEnv {
   /** `"true"`: skills may register on `http` and private or loopback URLs (local development only). */
   SKILLMESH_ALLOW_PRIVATE_ENDPOINTS?: string;
 }
 
-export const adminRoutes = new Hono<{ Bindings: AdminEnv }>();
+export const adminRoutes = new Hono<{ Bindings: AdminRoutesEnv }>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
-function adminError(c: Context, status: 400 | 401 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
-  const code = status === 401 ? ErrorCode.Unauthorized : status === 404 ? ErrorCode.MethodNotFound : ErrorCode.InvalidRequest;
+function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
+  const code = status === 401 || status === 403 ? ErrorCode.Unauthorized : status === 404 ? ErrorCode.MethodNotFound : ErrorCode.InvalidRequest;
   return c.json({ error: { code, message, ...(issues ? { issues } : {}) } }, status);
 }
 
 adminRoutes.use("*", async (c, next) => {
-  const token = c.env.SKILLMESH_ADMIN_TOKEN;
-  if (!token) return adminError(c, 401, "The admin API is disabled: set SKILLMESH_ADMIN_TOKEN on the gateway");
-  if (!(await hasAdminToken(c.req.header("authorization"), token))) {
+  const level = await adminLevelOf(c.req.raw.headers, c.env, gatewayRuntime(c.env).keys);
+  if (level === "none") {
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
-    return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN>");
+    return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
   }
+  if (!allowsAdmin(level, c.req.method)) return adminError(c, 403, "Forbidden: this key may only read the admin API (admin: read)");
   await next();
 });
 
@@ -48,7 +58,7 @@ adminRoutes.onError((error, c) => {
 });
 
 /** The registry as stored, and its live deployments (those whose heartbeat has not expired), by id. */
-async function liveRegistry(env: AdminEnv) {
+async function liveRegistry(env: AdminRoutesEnv) {
   const { registry } = gatewayRuntime(env);
   const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
@@ -105,15 +115,9 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 // Rollout: canary weights per group, promote, rollback (src/routing/rollout.ts holds the rules)
 // ---------------------------------------------------------------------------------------------
 
-const Percent = z.number().int().min(0).max(100);
-const CanaryBody = z.object({ version: z.string().min(1), groups: z.record(GroupNameSchema, Percent) });
-const VersionBody = z.object({ version: z.string().min(1) });
-const RollbackBody = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
-const RoutesBody = z.object({ routes: RoutingTableSchema });
-
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
 function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, now: number) => RegistryDoc) {
-  return async (c: Context<{ Bindings: AdminEnv }>) => {
+  return async (c: Context<{ Bindings: AdminRoutesEnv }>) => {
     const body = schema.safeParse(await c.req.json().catch(() => ({})));
     if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
     const skill = c.req.param("name")!;
@@ -138,12 +142,53 @@ adminRoutes.get("/skills/:name", async (c) => {
   return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, events: doc.events.filter((e) => e.skill === skill) });
 });
 
-adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryBody, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
-adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(VersionBody, (doc, skill, body, now) => promote(doc, skill, body.version, { now, by: "admin" })));
-adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackBody, (doc, skill, body, now) => rollback(doc, skill, { now, by: "admin", version: body.version, reason: body.reason })));
-adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesBody, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(PromoteRequestSchema, (doc, skill, body, now) => promote(doc, skill, body.version, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackRequestSchema, (doc, skill, body, now) => rollback(doc, skill, { now, by: "admin", version: body.version, reason: body.reason })));
+adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesRequestSchema, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
 
-adminRoutes.notFound((c) => adminError(c, 404, "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes"));
+// ---------------------------------------------------------------------------------------------
+// API keys: issued, listed, edited and revoked here (src/keys); the secret is shown only once
+// ---------------------------------------------------------------------------------------------
+
+/** Runs a key operation; an unknown key is 404, a name clash 409. */
+async function keyRoute(c: Context, operation: () => Promise<Response>): Promise<Response> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof KeyNotFound) return adminError(c, 404, error.message);
+    if (error instanceof KeyConflict) return adminError(c, 409, error.message);
+    throw error;
+  }
+}
+
+adminRoutes.get("/keys", async (c) => c.json({ keys: (await gatewayRuntime(c.env).keys.list()).map(viewOf) }));
+
+adminRoutes.post("/keys", jsonBodyGuard(), async (c) => {
+  const body = KeyCreateRequestSchema.safeParse(await c.req.json().catch(() => undefined));
+  if (!body.success) return adminError(c, 400, "Invalid key", describeIssues(body.error));
+  return keyRoute(c, async () => {
+    const { key, record } = await gatewayRuntime(c.env).keys.create(body.data, Date.now());
+    return c.json({ key, view: viewOf(record) }, 201);
+  });
+});
+
+adminRoutes.patch("/keys/:id", jsonBodyGuard(), async (c) => {
+  const body = KeyUpdateRequestSchema.safeParse(await c.req.json().catch(() => undefined));
+  if (!body.success) return adminError(c, 400, "Invalid key update", describeIssues(body.error));
+  return keyRoute(c, async () => c.json(viewOf(await gatewayRuntime(c.env).keys.update(c.req.param("id"), body.data, Date.now()))));
+});
+
+/** Revokes a key (by id or name): it stops working everywhere within about a second. */
+adminRoutes.delete("/keys/:id", (c) => keyRoute(c, async () => c.json(viewOf(await gatewayRuntime(c.env).keys.revoke(c.req.param("id"), Date.now())))));
+
+adminRoutes.notFound((c) =>
+  adminError(
+    c,
+    404,
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id",
+  ),
+);
 
 /** Same manifest at the same endpoint = same registration. */
 async function defaultRegistrationId(manifest: SkillManifest, endpoint: Endpoint): Promise<string> {

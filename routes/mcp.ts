@@ -4,7 +4,9 @@
  * checked for every route of the gateway (src/browser).
  */
 import { Hono } from "hono";
-import { catalogOf, invoke, registryView } from "../src/gateway/pipeline.js";
+import { type Caller, requireCaller } from "../src/auth/index.js";
+import { catalogFor } from "../src/gateway/catalog.js";
+import { invoke, registryView } from "../src/gateway/pipeline.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
@@ -21,17 +23,17 @@ const INSTRUCTIONS =
   "Every tool is a skill served by the Skillmesh gateway. Tools with idempotentHint may be retried freely; " +
   "for any other tool, send an Idempotency-Key header (with an Authorization: Bearer key) so a retry returns the first answer instead of running twice.";
 
-export const mcpRoutes = new Hono<{ Bindings: McpEnv }>();
+export const mcpRoutes = new Hono<{ Bindings: McpEnv; Variables: { caller: Caller } }>();
 
 mcpRoutes.on(["GET", "DELETE"], "/", (c) =>
   c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
 );
 
-mcpRoutes.post("/", jsonBodyGuard(), async (c) => {
+mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRuntime(env).keys), async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const scope = await callScopeOf(c.req.raw.headers, (promise) => c.executionCtx.waitUntil(promise));
+  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
-    catalog: async () => catalogOf(await registryView(runtime, scope.trace)),
+    catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
     call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
   };
   const pageSize = Number(c.env.SKILLMESH_MCP_PAGE_SIZE) || 100;

@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
-import { compareAndSetDoc } from "../src/registry/scripts.js";
+import { compareAndSetDoc } from "../src/store/document.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";

@@ -6,14 +6,30 @@
  *   skillmesh canary <skill> <version> --group beta=100 --group vip=20 --group '*'=5
  *   skillmesh promote <skill> <version>
  *   skillmesh rollback <skill> [--version <canary>] [--reason "..."]
+ *   skillmesh keys create|list|update|revoke …
  */
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { z } from "zod";
+import {
+  KeyCreateRequestSchema,
+  KeyCreatedSchema,
+  KeyListSchema,
+  KeyUpdateRequestSchema,
+  type KeyView,
+  KeyViewSchema,
+} from "../../src/admin-api/index.js";
 
 const USAGE = `usage: skillmesh <command>
   status [skill]                                   deployments, weights per group, breakers, recent events
   canary <skill> <version> --group <g>=<pct> ...   give a canary a share per group (stable takes the rest)
   promote <skill> <version>                        make a version stable at 100% everywhere
   rollback <skill> [--version <v>] [--reason <r>]  send every group (or one canary's share) back to stable
+  keys create --name <n> [grants]                  issue an API key (printed once)
+  keys list                                        every key: grants, limits, revoked or not
+  keys update <id|name> [grants] [--new-name <n>]  change a key's grants (none clears --admin/--rate/--quota)
+  keys revoke <id|name>                            stop a key everywhere within about a second
+    grants: --skills <glob> … --tags <glob> … --groups <group> … --admin read|write
+            --rate <n>/<s|min|h|day> --quota <n>/<day|month>
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
 interface Deployment { id: string; name: string; version: string; role: string; registeredAt: number; ttlSeconds?: number; endpoint: { binding?: string; url?: string } }
@@ -98,16 +114,50 @@ function printEvents(io: CliIO, events: Event[]): void {
   table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${time(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
 }
 
+/** Validates a request body before it is sent, with the admin API's own schema. */
+function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${i.path.join(".") || "request"}: ${i.message}`).join("\n"));
+  return parsed.data;
+}
+
+/** Reads an answer with the admin API's own schema (an answer of another shape is a wrong gateway). */
+function answerOf<T extends z.ZodType>(schema: T, answer: unknown): z.output<T> {
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success) throw new CliError("the gateway's answer is not what this CLI expects: is SKILLMESH_URL a Skillmesh gateway of this version?");
+  return parsed.data;
+}
+
+const OPTIONS = {
+  group: { type: "string", multiple: true },
+  version: { type: "string" },
+  reason: { type: "string" },
+  name: { type: "string" },
+  "new-name": { type: "string" },
+  skills: { type: "string", multiple: true },
+  tags: { type: "string", multiple: true },
+  groups: { type: "string", multiple: true },
+  admin: { type: "string" },
+  rate: { type: "string" },
+  quota: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} satisfies ParseArgsConfig["options"];
+
+/** The command line, or its mistake (an unknown option, a missing value) with the usage. */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
 /**
  * Runs one CLI command; throws CliError for anything the user should fix.
  * @example await runCli(["promote", "text.summarize", "2.0.0"], { env: process.env, out: console.log, fetch })
  */
 export async function runCli(argv: string[], io: CliIO): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { group: { type: "string", multiple: true, default: [] }, version: { type: "string" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
+  const { values, positionals } = parseCommandLine(argv);
   const [command, skill, version] = positionals;
   const need = (value: string | undefined, what: string) => {
     if (!value) throw new CliError(`${command} needs ${what}\n${USAGE}`);
@@ -123,7 +173,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       return;
     }
     case "canary": {
-      const groups = parseGroups(values.group as string[]);
+      const groups = parseGroups(values.group ?? []);
       if (!Object.keys(groups).length) throw new CliError("canary needs at least one --group <group>=<percent>, e.g. --group beta=100");
       const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/canary`, { version: need(version, "a version"), groups });
       io.out(answer.event.reason);
@@ -141,10 +191,61 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       io.out(answer.event.reason);
       return;
     }
+    case "keys":
+      return runKeys(io, positionals.slice(1), values);
     case "help":
       io.out(USAGE);
       return;
     default:
       throw new CliError(`${command ? `unknown command ${command}` : "no command"}\n${USAGE}`);
   }
+}
+
+type Values = ReturnType<typeof parseCommandLine>["values"];
+
+/** `--admin none` / `--rate none` clear a grant on update; on create they mean "not given". */
+const orNull = (value: unknown) => (value === "none" ? null : value);
+
+async function runKeys(io: CliIO, [action, which]: string[], values: Values): Promise<void> {
+  const grants = { skills: values.skills, tags: values.tags, groups: values.groups, admin: values.admin, rate: values.rate, quota: values.quota };
+  switch (action) {
+    case "create": {
+      const request = requestOf(KeyCreateRequestSchema, { ...grants, name: values.name, admin: orNull(values.admin) ?? undefined });
+      if (!request.skills.length && !request.tags.length && !request.admin) {
+        throw new CliError("a key that may call nothing and administer nothing is useless: give --skills, --tags or --admin");
+      }
+      const { key, view } = answerOf(KeyCreatedSchema, await api(io, "POST", "/keys", request));
+      io.out(`Created key ${view.id} (${view.name}). It is shown only now; store it as a secret:`);
+      io.out(`  ${key}`);
+      printKeys(io, [view]);
+      return;
+    }
+    case "list":
+      return printKeys(io, answerOf(KeyListSchema, await api(io, "GET", "/keys")).keys);
+    case "update": {
+      if (!which) throw new CliError(`keys update needs a key id or name\n${USAGE}`);
+      const changes = Object.fromEntries(Object.entries({ ...grants, name: values["new-name"] }).filter(([, v]) => v !== undefined).map(([k, v]) => [k, orNull(v)]));
+      if (!Object.keys(changes).length) throw new CliError("keys update needs something to change, e.g. --skills 'text.*' or --rate 100/min");
+      const view = answerOf(KeyViewSchema, await api(io, "PATCH", `/keys/${encodeURIComponent(which)}`, requestOf(KeyUpdateRequestSchema, changes)));
+      io.out(`Updated key ${view.id} (${view.name}); every gateway isolate has it within about a second.`);
+      return printKeys(io, [view]);
+    }
+    case "revoke": {
+      if (!which) throw new CliError(`keys revoke needs a key id or name\n${USAGE}`);
+      const view = answerOf(KeyViewSchema, await api(io, "DELETE", `/keys/${encodeURIComponent(which)}`));
+      io.out(`Revoked key ${view.id} (${view.name}); it stops working everywhere within about a second.`);
+      return;
+    }
+    default:
+      throw new CliError(`keys takes create, list, update or revoke\n${USAGE}`);
+  }
+}
+
+function printKeys(io: CliIO, keys: KeyView[]): void {
+  const list = (items: string[]) => (items.length ? items.join(",") : "-");
+  const rows = [["ID", "NAME", "KEY", "SKILLS", "TAGS", "GROUPS", "ADMIN", "RATE", "QUOTA", "CREATED", "REVOKED"]];
+  for (const k of keys) {
+    rows.push([k.id, k.name, k.hint, list(k.skills), list(k.tags), list(k.groups), k.admin ?? "-", k.rate ?? "-", k.quota ?? "-", time(k.createdAt), k.revokedAt ? time(k.revokedAt) : "-"]);
+  }
+  table(rows).forEach((line) => io.out(line));
 }

@@ -75,8 +75,10 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
   const host = options.host ?? "127.0.0.1";
   const gatewayVars: Record<string, string> = {
     SKILLMESH_ADMIN_TOKEN: options.adminToken,
-    // A local mesh: skills on loopback URLs may register; a page DNS-rebound to this loopback
-    // gateway (under its own host name) is refused.
+    // A local mesh: no credential is asked for (a deployed gateway asks by default), skills on
+    // loopback URLs may register, and a page DNS-rebound to this loopback gateway (under its own
+    // host name) is refused.
+    SKILLMESH_AUTH: "off",
     SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "true",
     ...(isLoopback(host) ? { SKILLMESH_ALLOWED_HOSTS: "localhost,127.0.0.1,[::1]" } : {}),
     ...(options.upstash

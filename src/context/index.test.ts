@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONTEXT_HEADER, addressIdOf, callerIdOf, encodeContext, readContext, validTraceparent } from "./index.js";
+import { CONTEXT_HEADER, addressIdOf, callerContextOf, encodeContext, readContext, validTraceparent } from "./index.js";
 
 describe("caller context header", () => {
   it("round-trips through X-Skillmesh-Context, non-ASCII included", () => {
@@ -27,14 +27,11 @@ describe("validTraceparent", () => {
   });
 });
 
-describe("callerIdOf", () => {
-  it("hashes the bearer key: stable, short, never the key itself", async () => {
-    const id = await callerIdOf("Bearer sk_live_abc");
-    expect(id).toMatch(/^c_[0-9a-f]{16}$/);
-    expect(await callerIdOf("bearer sk_live_abc")).toBe(id);
-    expect(await callerIdOf("Bearer other")).not.toBe(id);
-    expect(await callerIdOf(null)).toBe("anonymous");
-    expect(await callerIdOf("Basic abc")).toBe("anonymous");
+describe("callerContextOf", () => {
+  it("reads the routing headers, and drops a group the caller may not use", () => {
+    const headers = new Headers({ "x-user-id": "alice", "x-user-group": "beta", "mcp-session-id": "s1" });
+    expect(callerContextOf(headers, "k_0123456789ab", () => true)).toEqual({ userId: "alice", group: "beta", session: "s1", caller: "k_0123456789ab", traceparent: undefined });
+    expect(callerContextOf(headers, "k_0123456789ab", (group) => group === "vip").group).toBeUndefined();
   });
 });
 

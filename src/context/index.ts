@@ -6,6 +6,7 @@
  * otherwise it sees an empty context.
  */
 import ipaddr from "ipaddr.js";
+import { sha256Hex } from "../hash/index.js";
 import { z } from "zod";
 import { spanContextOf } from "../tracing/index.js";
 
@@ -80,18 +81,7 @@ export function validTraceparent(value: string | null | undefined): string | und
 
 /** The first 8 bytes of SHA-256, in hex: a short id that does not give its input away. */
 async function shortHash(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * A short, stable, non-reversible id for a caller's bearer key (the key itself never leaves the
- * gateway). No key: "anonymous".
- * @example await callerIdOf("Bearer sk_live_123") // "c_3f1a…"
- */
-export async function callerIdOf(authorization: string | null | undefined): Promise<string> {
-  const key = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-  return key ? `c_${await shortHash(key)}` : ANONYMOUS;
+  return (await sha256Hex(text)).slice(0, 16);
 }
 
 /**
@@ -108,15 +98,18 @@ export async function addressIdOf(address: string | null | undefined): Promise<s
 }
 
 /**
- * The caller context of a request to the gateway, from its headers: `X-User-Id`, `X-User-Group`,
- * `X-Session-Id` (or `Mcp-Session-Id`), the caller's bearer key (hashed) and the caller's
- * `traceparent` (the gateway replaces it with its own for the hop to the skill).
- * @example const context = await callerContextOf(request.headers)
+ * The caller context of an authenticated request to the gateway: `X-User-Id`, `X-User-Group`
+ * (dropped when the caller may not use it: the call then routes as `*`), `X-Session-Id` (or
+ * `Mcp-Session-Id`), who called (src/auth: a key id, a hash of a bearer key, or "anonymous"),
+ * and the caller's `traceparent` (the gateway replaces it with its own for the hop to the skill).
+ * @example const context = callerContextOf(request.headers, caller.id, caller.access.allowsGroup)
  */
-export async function callerContextOf(headers: Headers): Promise<CallerContext> {
+export function callerContextOf(headers: Headers, caller: string, allowsGroup: (group: string) => boolean): CallerContext {
+  const fields = headerFields(headers);
   return {
-    ...headerFields(headers),
-    caller: await callerIdOf(headers.get("authorization")),
+    ...fields,
+    group: fields.group !== undefined && allowsGroup(fields.group) ? fields.group : undefined,
+    caller,
     traceparent: validTraceparent(headers.get("traceparent")),
   };
 }

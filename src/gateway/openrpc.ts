@@ -1,5 +1,5 @@
 /** `rpc.discover`: an OpenRPC 1.2.6 document of every skill the gateway serves. */
-import type { SkillSummary } from "./pipeline.js";
+import type { SkillSummary } from "./catalog.js";
 
 type JsonSchema = Record<string, unknown>;
 

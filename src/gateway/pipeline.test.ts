@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import subtract from "../../test/fixtures/skills/subtract/index.js";
 import { gatewayRuntime } from "./runtime.js";
 import { invoke } from "./pipeline.js";
+import { FULL_ACCESS } from "../auth/index.js";
 import { callScopeOf } from "./scope.js";
 
 const exporter = new InMemorySpanExporter();
@@ -31,7 +32,7 @@ afterAll(() => {
 beforeEach(() => exporter.reset());
 
 const call = async (method: string, headers: Record<string, string> = {}) =>
-  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, await callScopeOf(new Headers(headers), () => {}), gatewayRuntime(env), env);
+  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS }, () => {}), gatewayRuntime(env), env);
 const named = (name: string) => exporter.getFinishedSpans().find((s) => s.name === name)!;
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 

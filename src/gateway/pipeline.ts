@@ -1,11 +1,10 @@
 /**
  * The gateway's one invocation pipeline: a valid JSON-RPC request in, a result (or a thrown
  * `RpcError`) out. `/rpc` serves every request of a body through it, and `/mcp` every
- * `tools/call` (its `tools/list` reads the same registry view). Built-in methods
- * (`skills.list`, `skills.discover`, `rpc.discover`) are answered here; every other method is a
- * skill, routed and forwarded.
+ * `tools/call` (its `tools/list` reads the same catalog, src/gateway/catalog.ts). Built-in
+ * methods (src/gateway/builtins.ts) are answered as they are; every other method is a skill the
+ * caller may call, routed and forwarded.
  */
-import { z } from "zod";
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { forwardCall } from "../forward/index.js";
 import {
@@ -17,16 +16,14 @@ import {
   runOnce,
 } from "../idempotency/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
-import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText, parseParams } from "../jsonrpc/index.js";
-import { discover } from "../registry/discovery.js";
+import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
-import { positionalMapper } from "../skill/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
-import { openRpcDocument } from "./openrpc.js";
+import { builtins } from "./builtins.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
@@ -50,9 +47,10 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
   return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
     const view = await registryView(runtime, context);
     const builtin = builtins.get(request.method);
-    if (builtin) return builtin(request, view);
+    if (builtin) return builtin(request, view, scope.access);
     const entry = view.skills.get(request.method);
-    if (!entry) throw new RpcError(ErrorCode.MethodNotFound);
+    // A skill outside the caller's grants answers as if it did not exist.
+    if (!entry || !scope.access.allowsSkill(entry.name, entry.tags)) throw new RpcError(ErrorCode.MethodNotFound);
     span.setAttribute("skillmesh.skill", entry.name);
     // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
     if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -232,86 +230,3 @@ async function runPolicies(
     });
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Built-in methods
-// ---------------------------------------------------------------------------------------------
-
-type Builtin = (request: JsonRpcRequest, view: RegistryView) => Promise<unknown>;
-
-/**
- * A skill as listed to callers: what a model needs to pick and call it — not which versions
- * are deployed or how they are rolled out (the admin API tells operators).
- */
-export interface SkillSummary {
-  name: string;
-  description: string;
-  tags: string[];
-  idempotent: boolean;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-}
-
-/** One summary per skill name, described by its stable (else newest) deployment. */
-export function summarize(deployments: Deployment[]): SkillSummary[] {
-  const byName = new Map<string, Deployment[]>();
-  for (const d of deployments) byName.set(d.name, [...(byName.get(d.name) ?? []), d]);
-  return [...byName.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, all]) => {
-      const main = all.find((d) => d.role === "stable") ?? all.find((d) => d.role !== "degraded") ?? all[0]!;
-      return {
-        name,
-        description: main.manifest.description,
-        tags: [...new Set(all.flatMap((d) => d.tags))].sort(),
-        idempotent: main.manifest.idempotent,
-        inputSchema: main.manifest.inputSchema,
-        outputSchema: main.manifest.outputSchema,
-      };
-    });
-}
-
-const catalogs = new WeakMap<RegistryView, SkillSummary[]>();
-
-/**
- * Every skill of a registry view, summarized once per view (a view is replaced, never changed,
- * when the registry changes).
- * @example catalogOf(await registryView(runtime, scope.trace)).map((s) => s.name)
- */
-export function catalogOf(view: RegistryView): SkillSummary[] {
-  let catalog = catalogs.get(view);
-  if (!catalog) {
-    catalog = summarize(view.deployments());
-    catalogs.set(view, catalog);
-  }
-  return catalog;
-}
-
-const DiscoverParams = z.object({
-  capability: z.string().min(1).max(128).optional(),
-  tags: z.array(z.string().min(1).max(128)).max(16).optional(),
-});
-
-/** Validates a built-in's params with the same by-name / by-position rules as a skill. */
-function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.output<T> {
-  return parseParams(schema, positionalMapper(schema)(request.params));
-}
-
-/** The gateway's own methods, by name (a Map: a method named `constructor` is no built-in). */
-const builtins = new Map<string, Builtin>([
-  [
-    "skills.list",
-    async (request, view) => {
-      builtinParams(z.object({}), request);
-      return catalogOf(view);
-    },
-  ],
-  ["skills.discover", async (request, view) => summarize(discover(view.deployments(), builtinParams(DiscoverParams, request)))],
-  [
-    "rpc.discover",
-    async (request, view) => {
-      builtinParams(z.object({}), request);
-      return openRpcDocument(catalogOf(view));
-    },
-  ],
-]);

@@ -1,20 +1,22 @@
 /**
- * The gateway's per-isolate state: the store, the registry repository and the registry snapshot,
- * built once from the Worker's env and reused by every request of the isolate.
+ * The gateway's per-isolate state: the store, the registry repository and snapshot, the API
+ * keys and the breakers, built once from the Worker's env and reused by every request of the
+ * isolate.
  */
+import type { AdminEnv } from "../auth/admin.js";
 import { BreakerBoard } from "../breaker/index.js";
 import type { BrowserGuardEnv } from "../browser/index.js";
 import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
+import { KeyRing } from "../keys/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { rollback } from "../routing/rollout.js";
-import { RegistrySnapshot, SNAPSHOT_MAX_AGE_MS } from "../registry/snapshot.js";
+import { RegistrySnapshot } from "../registry/snapshot.js";
+import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
 import type { Store, StoreEnv } from "../store/index.js";
 import { storeFromEnv } from "../store/from-env.js";
 
-export interface GatewayEnv extends StoreEnv, BrowserGuardEnv {
-  /** Bearer token of `/admin/*`. Unset: the admin API refuses every call. */
-  SKILLMESH_ADMIN_TOKEN?: string;
+export interface GatewayEnv extends StoreEnv, BrowserGuardEnv, AdminEnv {
   /** Registry revalidation interval in ms (default 1000). */
   SKILLMESH_SNAPSHOT_MAX_AGE_MS?: string;
   /** Service bindings to skills, by the names deployments register with. */
@@ -25,6 +27,7 @@ export interface GatewayRuntime {
   store: Store;
   registry: RegistryRepository;
   snapshot: RegistrySnapshot;
+  keys: KeyRing;
   breakers: BreakerBoard;
 }
 
@@ -44,10 +47,12 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
   if (!runtime) {
     const registry = new RegistryRepository(store);
     const maxAgeMs = Number(env.SKILLMESH_SNAPSHOT_MAX_AGE_MS ?? SNAPSHOT_MAX_AGE_MS);
-    const snapshot = new RegistrySnapshot(registry, {
+    const snapshotOptions = (what: string) => ({
       maxAgeMs: Number.isFinite(maxAgeMs) && maxAgeMs >= 0 ? maxAgeMs : SNAPSHOT_MAX_AGE_MS,
-      onStale: (error) => console.error("[gateway] registry store unreachable, serving the last snapshot:", errorText(error)),
+      onStale: (error: unknown) => console.error(`[gateway] store unreachable, serving the last ${what}:`, errorText(error)),
     });
+    const snapshot = new RegistrySnapshot(registry, snapshotOptions("registry snapshot"));
+    const keys = new KeyRing(store, snapshotOptions("API keys"));
     const breakers = new BreakerBoard(store, {
       // A canary whose breaker opens is rolled back: its share goes to the stable version.
       onTrip: async (deploymentId, status) => {
@@ -63,7 +68,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
         snapshot.invalidate();
       },
     });
-    runtime = { store, registry, snapshot, breakers };
+    runtime = { store, registry, snapshot, keys, breakers };
     runtimes.set(store, runtime);
   }
   runtimesByEnv.set(env, runtime);

@@ -3,11 +3,14 @@
  * request headers ask for, and what the answer's headers report. Built once per request from
  * its headers, so both routes mean the same by `X-User-Group`, `Idempotency-Key`, … .
  */
+import type { Access, Caller } from "../auth/index.js";
 import { type CallerContext, addressIdOf, callerContextOf } from "../context/index.js";
 import { type Context, parentContextOf } from "../tracing/index.js";
 
 export interface CallScope {
   context: CallerContext;
+  /** What the caller may see and call (its key's grants; everything with auth off). */
+  access: Access;
   /**
    * Who a skill's failure is charged to, for the circuit breakers: the caller's key id, else an
    * id of its client address, else "anonymous". Computed when first needed (on a failure).
@@ -30,14 +33,15 @@ export interface CallScope {
 }
 
 /**
- * The scope of a request to the gateway, from its headers.
- * @example const scope = await callScopeOf(c.req.raw.headers, (p) => c.executionCtx.waitUntil(p))
+ * The scope of an authenticated request to the gateway, from its headers.
+ * @example const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p))
  */
-export async function callScopeOf(headers: Headers, waitUntil: CallScope["waitUntil"]): Promise<CallScope> {
-  const context = await callerContextOf(headers);
+export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"]): CallScope {
+  const context = callerContextOf(headers, caller.id, caller.access.allowsGroup);
   let principal: Promise<string> | undefined;
   return {
     context,
+    access: caller.access,
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),
     idempotencyKey: headers.get("idempotency-key") ?? undefined,
     budgetMs: budgetOf(headers.get("x-timeout-ms")),

@@ -5,6 +5,7 @@
  * still running waits for it, bounded, then gets -32002; the same key with other params gets
  * -32003. Transient failures are not stored: the claim is released so the key can be retried.
  */
+import { sha256Hex as sha256 } from "../hash/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
@@ -87,8 +88,6 @@ return 1
   fromRedis: (reply) => Number(reply) === 1,
 };
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-const sha256 = async (text: string) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` fingerprint alike. */
 export function canonicalJson(value: unknown): string {

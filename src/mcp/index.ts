@@ -8,7 +8,7 @@
  * Tools are the registry's skills and calls go through the gateway's one pipeline (`McpBackend`),
  * so MCP calls get canary routing, idempotency, retries and the breaker like `/rpc` calls.
  */
-import type { SkillSummary } from "../gateway/pipeline.js";
+import type { SkillSummary } from "../gateway/catalog.js";
 import {
   ErrorCode,
   type JsonRpcFailure,

@@ -4,7 +4,7 @@
  * a skill with an array input (positional only) or a non-object output is wrapped in one
  * property, `params` or `result`, and unwrapped on the way through.
  */
-import type { SkillSummary } from "../gateway/pipeline.js";
+import type { SkillSummary } from "../gateway/catalog.js";
 import type { JsonRpcErrorObject, JsonRpcParams } from "../jsonrpc/index.js";
 import type { CallToolResult, Tool } from "./protocol.js";
 

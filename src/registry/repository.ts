@@ -1,13 +1,14 @@
 /**
  * The registry in the store: one JSON document (deployments + routing tables) under a revision
- * counter, and a sorted set of heartbeat deadlines. Reads are one GET; writes are
- * read-modify-compare-and-set, retried on conflict.
+ * counter (a `VersionedDocument`), and a sorted set of heartbeat deadlines. Writes are
+ * read-modify-compare-and-set, retried on conflict, and sweep expired deployments on the way.
  */
 import { own } from "../json/index.js";
+import { VersionedDocument } from "../store/document.js";
 import type { Store } from "../store/index.js";
 import { type RegistryDoc, RegistryDocSchema, emptyRegistry } from "./model.js";
 import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
-import { compareAndSetDoc, pollRegistry } from "./scripts.js";
+import { pollRegistry } from "./scripts.js";
 
 export const REGISTRY_KEYS = {
   doc: "sm:registry",
@@ -15,23 +16,21 @@ export const REGISTRY_KEYS = {
   expiry: "sm:registry:expiry",
 } as const;
 
-/** Writers that lose a compare-and-set retry; n concurrent writers need up to n rounds. */
-const MAX_CAS_ATTEMPTS = 30;
-
 export interface RegistryState {
   rev: number;
   doc: RegistryDoc;
 }
 
 export class RegistryRepository {
-  constructor(private readonly store: Store) {}
+  readonly #document: VersionedDocument<RegistryDoc>;
+
+  constructor(private readonly store: Store) {
+    this.#document = new VersionedDocument(store, { doc: REGISTRY_KEYS.doc, rev: REGISTRY_KEYS.rev }, RegistryDocSchema, emptyRegistry);
+  }
 
   /** The whole registry and its revision (admin reads and snapshot reloads). */
-  async read(): Promise<RegistryState> {
-    // Revision first: a write between the two reads makes the next poll see a newer revision.
-    const rev = Number((await this.store.get(REGISTRY_KEYS.rev)) ?? "0");
-    const raw = await this.store.get(REGISTRY_KEYS.doc);
-    return { rev, doc: raw ? RegistryDocSchema.parse(JSON.parse(raw)) : emptyRegistry() };
+  read(): Promise<RegistryState> {
+    return this.#document.read();
   }
 
   /** The revision and the deployments whose heartbeat deadline has passed: one round trip. */
@@ -91,20 +90,16 @@ export class RegistryRepository {
    * ids so swept.
    */
   private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<string[]> {
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const [{ rev, doc }, { expired }] = await Promise.all([this.read(), this.poll(now)]);
-      const swept = expired.filter((id) => own(doc.deployments, id));
+    let swept: string[] = [];
+    let expired: string[] = [];
+    const { changed } = await this.#document.update(async (doc) => {
+      ({ expired } = await this.poll(now));
+      swept = expired.filter((id) => own(doc.deployments, id));
       const live = swept.length ? removeDeployments(doc, swept) : doc;
       const next = change(live);
-      if (next === undefined && live === doc) return swept;
-      const written = await this.store.run(compareAndSetDoc, [REGISTRY_KEYS.doc, REGISTRY_KEYS.rev], [rev, JSON.stringify(next ?? live)]);
-      if (written !== -1) {
-        if (expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
-        return swept;
-      }
-      // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
-    }
-    throw new Error("registry write kept conflicting with other writers; try again");
+      return next === undefined && live === doc ? undefined : (next ?? live);
+    });
+    if (changed && expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
+    return swept;
   }
 }

@@ -2,8 +2,9 @@
  * A gateway isolate's view of the registry. A call reads the snapshot in memory; at most once
  * per `maxAgeMs` one call polls the store (revision + heartbeat deadlines, one round trip) and
  * only a changed revision reloads the document. When the store is down the last snapshot keeps
- * serving.
+ * serving (the rules are src/snapshot's).
  */
+import { PolledSnapshot, type SnapshotOptions } from "../snapshot/index.js";
 import { own } from "../json/index.js";
 import { compareSemver } from "./semver.js";
 import type { Deployment, RegistryDoc, RoutingTable } from "./model.js";
@@ -17,6 +18,8 @@ export interface SkillEntry {
   /** The fallback, if one is registered. */
   degraded?: Deployment;
   routes: RoutingTable;
+  /** The capability tags of all its deployments (what tag grants and discovery match). */
+  tags: string[];
 }
 
 /** An immutable, indexed registry view. */
@@ -33,9 +36,10 @@ export class RegistryView {
       .filter((d) => !expired.has(d.id))
       .sort((a, b) => compareSemver(b.version, a.version));
     for (const deployment of live) {
-      const entry = skills.get(deployment.name) ?? { name: deployment.name, versions: [], routes: own(doc.routes, deployment.name) ?? {} };
+      const entry = skills.get(deployment.name) ?? { name: deployment.name, versions: [], routes: own(doc.routes, deployment.name) ?? {}, tags: [] };
       if (deployment.role === "degraded") entry.degraded ??= deployment;
       else entry.versions.push(deployment);
+      for (const tag of deployment.tags) if (!entry.tags.includes(tag)) entry.tags.push(tag);
       skills.set(deployment.name, entry);
     }
     this.skills = skills;
@@ -47,84 +51,24 @@ export class RegistryView {
   }
 }
 
-export interface SnapshotOptions {
-  /** How long a snapshot is trusted before the next call polls the store. */
-  maxAgeMs?: number;
-  now?: () => number;
-  /** Called with a store error when the snapshot could not be refreshed (it keeps serving). */
-  onStale?: (error: unknown) => void;
-}
-
-/** Revalidation interval: registry changes reach every isolate within this (plus one call). */
-export const SNAPSHOT_MAX_AGE_MS = 1_000;
-
-export class RegistrySnapshot {
-  #view: RegistryView | undefined;
-  #checkedAt = -Infinity;
-  #expiredKey = "";
-  /** Polls under way in this isolate (each request polls on its own). */
-  #polls = 0;
-  /** Bumped by `invalidate()`; the view is current when it was read at the latest generation. */
-  #generation = 0;
-  #viewGeneration = 0;
-  readonly #maxAgeMs: number;
-  readonly #now: () => number;
-
-  constructor(
-    private readonly repository: RegistryRepository,
-    private readonly options: SnapshotOptions = {},
-  ) {
-    this.#maxAgeMs = options.maxAgeMs ?? SNAPSHOT_MAX_AGE_MS;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /**
-   * The current view: from memory when fresh, else after one poll (a reload only when the
-   * revision moved). Throws only when there has never been a snapshot and the store fails.
-   * @example const view = await snapshot.current(); view.skills.get("text.summarize")
-   */
-  async current(): Promise<RegistryView> {
-    if (this.#view && this.#now() - this.#checkedAt < this.#maxAgeMs) return this.#view;
-    // A request must not await another request's I/O (workerd cancels it, or the request hangs
-    // when the other one ends first): while one request polls, the others keep the view they
-    // have — unless this isolate knows it is outdated (it wrote since), then each polls itself.
-    if (this.#view && this.#polls > 0 && this.#viewGeneration === this.#generation) return this.#view;
-    this.#polls++;
-    try {
-      return await this.#revalidate();
-    } finally {
-      this.#polls--;
-    }
-  }
-
-  /** The view is outdated (this isolate wrote to the registry): every call polls until one has. */
-  invalidate(): void {
-    this.#checkedAt = -Infinity;
-    this.#generation++;
-  }
-
-  async #revalidate(): Promise<RegistryView> {
-    const now = this.#now();
-    const generation = this.#generation;
-    try {
-      const { rev, expired } = await this.repository.poll(now);
-      const expiredKey = expired.join("\n");
-      if (!this.#view || rev !== this.#view.rev) {
-        const state = await this.repository.read();
-        this.#view = new RegistryView(state.rev, state.doc, new Set(expired));
-      } else if (expiredKey !== this.#expiredKey) {
-        this.#view = new RegistryView(this.#view.rev, this.#view.doc, new Set(expired));
-      }
-      this.#expiredKey = expiredKey;
-      // A poll that began before this isolate's last write may have read the old registry.
-      if (generation === this.#generation) this.#checkedAt = now;
-      this.#viewGeneration = Math.max(this.#viewGeneration, generation);
-      return this.#view;
-    } catch (error) {
-      if (!this.#view) throw error;
-      this.options.onStale?.(error);
-      this.#checkedAt = now; // do not hammer a dead store: try again after maxAgeMs
-      return this.#view;
-    }
+/**
+ * The registry as one isolate sees it: a `RegistryView`, revalidated by one poll (the revision
+ * and the expired heartbeats) at most once per `maxAgeMs`; the document is read again only when
+ * the revision moved, and only the view is rebuilt when just the set of expired deployments did.
+ */
+export class RegistrySnapshot extends PolledSnapshot<{ rev: number; expired: string[] }, RegistryView> {
+  constructor(repository: RegistryRepository, options: SnapshotOptions = {}) {
+    super(
+      {
+        poll: (now) => repository.poll(now),
+        versionOf: ({ rev, expired }) => `${rev}\n${expired.join("\n")}`,
+        load: async ({ rev, expired }, previous) => {
+          if (previous && previous.rev === rev) return new RegistryView(previous.rev, previous.doc, new Set(expired));
+          const state = await repository.read();
+          return new RegistryView(state.rev, state.doc, new Set(expired));
+        },
+      },
+      options,
+    );
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * What a caller may do, from the grants of its key (or token): which skills it may see and call
+ * (by name glob or by capability-tag glob), which `X-User-Group` values it may use, and its
+ * access to the admin API. A skill outside the grants is invisible and answers as if it did not
+ * exist; a group outside them is ignored (the call routes as `*`).
+ */
+import { tagMatcher } from "../registry/discovery.js";
+
+export type AdminLevel = "none" | "read" | "write";
+
+export interface Access {
+  /** May see and call the skill with this name and these tags. */
+  allowsSkill(name: string, tags: readonly string[]): boolean;
+  /** May route with this `X-User-Group`. */
+  allowsGroup(group: string): boolean;
+  admin: AdminLevel;
+  /** True when nothing is restricted (auth off, or the admin token): callers skip the filters. */
+  unrestricted: boolean;
+  /** The same string for the same grants: catalogs filtered by them are cached under it. */
+  signature: string;
+}
+
+/** Everything: auth is off. */
+export const FULL_ACCESS: Access = {
+  allowsSkill: () => true,
+  allowsGroup: () => true,
+  admin: "none",
+  unrestricted: true,
+  signature: "*",
+};
+
+export interface Grants {
+  skills: readonly string[];
+  tags: readonly string[];
+  groups: readonly string[];
+  admin?: "read" | "write";
+}
+
+/**
+ * The access the grants give.
+ * @example accessOf({ skills: ["text.*"], tags: [], groups: ["beta"] }).allowsSkill("text.summarize", []) // true
+ */
+export function accessOf(grants: Grants): Access {
+  const names = grants.skills.map(tagMatcher);
+  const tags = grants.tags.map(tagMatcher);
+  const groups = new Set(grants.groups);
+  return {
+    allowsSkill: (name, skillTags) => names.some((matches) => matches(name)) || tags.some((matches) => skillTags.some(matches)),
+    allowsGroup: (group) => groups.has(group) || groups.has("*"),
+    admin: grants.admin ?? "none",
+    unrestricted: false,
+    signature: JSON.stringify([grants.skills, grants.tags, grants.groups, grants.admin ?? null]),
+  };
+}
+
+/** Whether an admin request with this HTTP method is within `level`: reads need read, the rest write. */
+export function allowsAdmin(level: AdminLevel, method: string): boolean {
+  if (level === "write") return true;
+  return level === "read" && (method === "GET" || method === "HEAD");
+}

@@ -1,0 +1,95 @@
+/**
+ * Who calls `/rpc` and `/mcp`, and whether they may. With `SKILLMESH_AUTH=off` nobody is
+ * checked: a bearer key only names its caller (a hash of it) and every skill is open. Otherwise
+ * (the default) a call needs `Authorization: Bearer <API key>`: a missing, unknown or revoked
+ * key is HTTP 401 with `WWW-Authenticate` and a JSON-RPC error (-32006), and a valid key brings
+ * its grants (src/auth/access.ts), its rate and its quota. Checking a key is a hash and a
+ * lookup in the isolate's key snapshot: no store round trip.
+ */
+import type { MiddlewareHandler } from "hono";
+import { sha256Hex } from "../hash/index.js";
+import { ErrorCode, failure } from "../jsonrpc/index.js";
+import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
+import { type Access, FULL_ACCESS, accessOf } from "./access.js";
+
+export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
+
+export interface AuthEnv {
+  /** `off`: no credential is checked (local development; `npm run dev` sets it). Anything else: required. */
+  SKILLMESH_AUTH?: string;
+}
+
+/** The caller of one request, once authenticated. */
+export interface Caller {
+  /** Who: a key's id (`k_…`), with auth off a hash of the bearer key (`c_…`), else "anonymous". */
+  id: string;
+  access: Access;
+  /** The key, when the caller presented a valid one. */
+  key?: ApiKey;
+}
+
+/** A refused credential: the HTTP status and the challenge to send. */
+export interface AuthRefusal {
+  status: 401 | 403;
+  message: string;
+  /** RFC 6750 `error`: absent when no credential was sent at all. */
+  error?: "invalid_token" | "insufficient_scope";
+}
+
+/** Whether this gateway checks credentials. */
+export function authRequired(env: AuthEnv): boolean {
+  return env.SKILLMESH_AUTH !== "off";
+}
+
+/** The bearer credential of an `Authorization` header, if any. */
+export function bearerOf(authorization: string | null | undefined): string | undefined {
+  return authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
+const accessByKey = new WeakMap<ApiKey, Access>();
+
+/** The access a key's grants give (computed once per key record of a snapshot). */
+export function accessOfKey(key: ApiKey): Access {
+  let access = accessByKey.get(key);
+  if (!access) accessByKey.set(key, (access = accessOf(key)));
+  return access;
+}
+
+/**
+ * The caller of a request, or why it is refused.
+ * @example const outcome = await authenticate(request.headers, env, runtime.keys)
+ */
+export async function authenticate(headers: Headers, env: AuthEnv, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+  const bearer = bearerOf(headers.get("authorization"));
+  const hash = bearer ? await sha256Hex(bearer) : undefined;
+  if (!authRequired(env)) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS } };
+  if (!bearer || !hash) return { refused: { status: 401, message: "This gateway needs a credential: send Authorization: Bearer <API key>" } };
+  const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
+  if (!key) return { refused: { status: 401, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
+  return { caller: { id: key.id, access: accessOfKey(key), key } };
+}
+
+/**
+ * The answer to a refused request: its status, a `WWW-Authenticate` challenge and a JSON-RPC
+ * error body (-32006), so JSON-RPC and MCP clients read it like any other error.
+ */
+export function refusalResponse(refusal: AuthRefusal): Response {
+  const challenge = `Bearer realm="skillmesh"${refusal.error ? `, error="${refusal.error}"` : ""}`;
+  return new Response(JSON.stringify(failure(null, ErrorCode.Unauthorized, refusal.message)), {
+    status: refusal.status,
+    headers: { "content-type": "application/json", "www-authenticate": challenge },
+  });
+}
+
+/**
+ * Middleware for the call routes: sets `caller`, or answers the refusal.
+ * @example rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env) => gatewayRuntime(env).keys), handler)
+ */
+export function requireCaller<E extends AuthEnv>(keysOf: (env: E) => KeyRing): MiddlewareHandler<{ Bindings: E; Variables: { caller: Caller } }> {
+  return async (c, next) => {
+    const outcome = await authenticate(c.req.raw.headers, c.env, keysOf(c.env));
+    if ("refused" in outcome) return refusalResponse(outcome.refused);
+    c.set("caller", outcome.caller);
+    await next();
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * Caller identity on a gateway that requires it (`SKILLMESH_AUTH` unset), in workerd on real
+ * Redis with two gateway instances: API keys issued through the admin API and the CLI, refused
+ * credentials (401 with a challenge and -32006), grants that hide skills everywhere and ignore
+ * groups, admin keys that read or write, and edits and revocations that reach the other
+ * instance within about a second.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { runCli } from "../scripts/cli/index.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+
+let a: Mesh;
+let b: Mesh;
+beforeAll(async () => {
+  const upstash = { url: inject("redisRestUrl"), token: inject("redisRestToken") };
+  const gatewayVars = { SKILLMESH_STORE_PREFIX: `auth-${process.pid}:`, SKILLMESH_AUTH: "required" };
+  a = await startMesh({ skills: ["subtract", "sum", "whoami", "echo-v1", "echo-v2"].map(fixture), adminToken: ADMIN_TOKEN, upstash, gatewayVars, register: false });
+  b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash, gatewayVars });
+  // By URL, so that the second instance (no service bindings) can call them too.
+  for (const skill of a.skills) await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: skill.url });
+  expect((await admin(a.gatewayUrl, "POST", "/skills/test.echo/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
+});
+afterAll(async () => {
+  await a?.dispose();
+  await b?.dispose();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const rpc = (gateway: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) =>
+  post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
+const mcp = (gateway: Mesh, body: unknown, headers: Record<string, string> = {}) => post(`${gateway.gatewayUrl}/mcp`, body, { "mcp-protocol-version": "2025-11-25", ...headers });
+/** Issues a key through the admin API; returns the secret. */
+async function issue(grants: Record<string, unknown>): Promise<string> {
+  const created = await admin(a.gatewayUrl, "POST", "/keys", { name: `k-${Math.random().toString(36).slice(2, 10)}`, ...grants });
+  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  return created.json.key;
+}
+
+describe("credentials", () => {
+  it("refuses a call without a credential on /rpc and /mcp: 401, a Bearer challenge, -32006", async () => {
+    for (const answer of [await rpc(a, "subtract", [5, 3]), await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/list" })]) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toBe('Bearer realm="skillmesh"');
+      expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32006 }, id: null });
+    }
+  });
+
+  it("refuses a key that does not exist, or is no API key at all, as an invalid token", async () => {
+    for (const key of ["sm_not-a-real-key-000000000000000000000000000000", "some-other-token", ADMIN_TOKEN]) {
+      const answer = await rpc(a, "subtract", [5, 3], bearer(key));
+      expect(answer.status, key).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toBe('Bearer realm="skillmesh", error="invalid_token"');
+    }
+  });
+
+  it("issues a key once: sm_ prefix, stored as a hash, listed by its hint only", async () => {
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "agent-once", skills: ["subtract"] });
+    expect(created.json.key).toMatch(/^sm_[A-Za-z0-9_-]{43}$/);
+    expect(created.json.view).toMatchObject({ name: "agent-once", skills: ["subtract"], hint: `${created.json.key.slice(0, 7)}…${created.json.key.slice(-4)}` });
+    const listed = await admin(a.gatewayUrl, "GET", "/keys");
+    expect(JSON.stringify(listed.json)).not.toContain(created.json.key);
+    expect(JSON.stringify(listed.json)).not.toMatch(/"hash"/);
+    expect((await rpc(a, "subtract", [5, 3], bearer(created.json.key))).json.result).toBe(2);
+    const taken = await admin(a.gatewayUrl, "POST", "/keys", { name: "agent-once", skills: ["sum"] });
+    expect(taken.status).toBe(409);
+  });
+
+  it("/healthz stays open to load balancers", async () => {
+    expect(await (await fetch(`${a.gatewayUrl}/healthz`)).json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("grants", () => {
+  it("skills outside a key's grants are invisible and answer as if they did not exist, on /rpc and /mcp", async () => {
+    const key = await issue({ skills: ["subtract"] });
+    const names = async (method: string, params?: unknown) => (await rpc(a, method, params, bearer(key))).json.result.map((s: { name: string }) => s.name);
+    expect(await names("skills.list")).toEqual(["subtract"]);
+    expect(await names("skills.discover", { capability: "*" })).toEqual(["subtract"]);
+    expect((await rpc(a, "rpc.discover", undefined, bearer(key))).json.result.methods.map((m: { name: string }) => m.name)).toEqual(["subtract"]);
+    expect((await rpc(a, "sum", [1, 2], bearer(key))).json.error).toEqual({ code: -32601, message: "Method not found" });
+    expect((await rpc(a, "nope", [1, 2], bearer(key))).json.error).toEqual({ code: -32601, message: "Method not found" });
+
+    const tools = await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/list" }, bearer(key));
+    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["subtract"]);
+    const hidden = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "sum", arguments: { params: [1, 2] } } }, bearer(key));
+    const unknown = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nope", arguments: {} } }, bearer(key));
+    expect(hidden.json.error.code).toBe(-32602);
+    expect(hidden.json.error.message.replace("sum", "NAME")).toBe(unknown.json.error.message.replace("nope", "NAME"));
+  });
+
+  it("grants skills by tag glob as well as by name glob", async () => {
+    const key = await issue({ tags: ["mat?"], skills: ["test.who*"] });
+    expect((await rpc(a, "skills.list", undefined, bearer(key))).json.result.map((s: { name: string }) => s.name)).toEqual(["subtract", "sum", "test.whoami"]);
+  });
+
+  it("ignores a group the key does not name: the call routes as *", async () => {
+    const beta = await issue({ skills: ["test.*"], groups: ["beta"] });
+    const plain = await issue({ skills: ["test.*"] });
+    const version = async (key: string) => (await rpc(a, "test.echo", {}, { ...bearer(key), "x-user-group": "beta" })).json.result.version;
+    expect(await version(beta)).toBe("2.0.0");
+    expect(await version(plain)).toBe("1.0.0");
+    const seen = (await rpc(a, "test.whoami", {}, { ...bearer(plain), "x-user-group": "beta" })).json.result;
+    expect(seen).toMatchObject({ group: null, caller: expect.stringMatching(/^k_[0-9a-f]{12}$/) });
+  });
+});
+
+describe("admin keys", () => {
+  it("admin: read may read the admin API but not change it; a caller key may not touch it", async () => {
+    const reader = await issue({ admin: "read" });
+    const caller = await issue({ skills: ["*"] });
+    expect((await admin(a.gatewayUrl, "GET", "/deployments", undefined, reader)).status).toBe(200);
+    const write = await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, reader);
+    expect(write.status).toBe(403);
+    expect(write.json.error.code).toBe(-32006);
+    expect((await admin(a.gatewayUrl, "GET", "/deployments", undefined, caller)).status).toBe(401);
+    expect((await admin(a.gatewayUrl, "POST", "/keys", { name: "escalate", admin: "write" }, reader)).status).toBe(403);
+    // A read key sees the health details too.
+    expect(await (await fetch(`${a.gatewayUrl}/healthz`, { headers: bearer(reader) })).json()).toMatchObject({ store: { driver: "upstash" } });
+  });
+
+  it("admin: write may change the registry and issue keys", async () => {
+    const writer = await issue({ admin: "write" });
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "issued-by-key", skills: ["sum"] }, writer);
+    expect(created.status).toBe(201);
+    expect((await rpc(a, "sum", [1, 2], bearer(created.json.key))).json.result).toBe(3);
+  });
+});
+
+describe("edits and revocation reach every gateway instance within about a second", () => {
+  it("a revoked key stops working on the other instance", async () => {
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "to-revoke", skills: ["subtract"] });
+    const key = created.json.key;
+    expect((await eventually(() => rpc(b, "subtract", [5, 3], bearer(key)), (r) => r.status === 200)).json.result).toBe(2);
+    const revoked = await admin(a.gatewayUrl, "DELETE", `/keys/${created.json.view.id}`);
+    expect(revoked.json.revokedAt).toEqual(expect.any(Number));
+    const started = Date.now();
+    const refused = await eventually(() => rpc(b, "subtract", [5, 3], bearer(key)), (r) => r.status === 401, 5_000, 50);
+    expect(refused.status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(2_500); // the snapshot is polled once a second
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).status).toBe(401); // the writing isolate at once
+  });
+
+  it("a changed grant applies on the other instance", async () => {
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "to-widen", skills: ["subtract"] });
+    const key = created.json.key;
+    expect((await eventually(() => rpc(b, "sum", [1, 2], bearer(key)), (r) => r.status === 200)).json.error.code).toBe(-32601);
+    expect((await admin(a.gatewayUrl, "PATCH", "/keys/to-widen", { skills: ["subtract", "sum"] })).status).toBe(200);
+    expect((await eventually(() => rpc(b, "sum", [1, 2], bearer(key)), (r) => r.json.result === 3, 5_000, 50)).json.result).toBe(3);
+  });
+});
+
+describe("skillmesh keys (CLI)", () => {
+  const lines: string[] = [];
+  const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
+
+  it("creates, lists, updates and revokes a key", async () => {
+    lines.length = 0;
+    await cli("keys", "create", "--name", "agent-x", "--skills", "test.*", "--skills", "subtract", "--groups", "beta", "--rate", "100/min", "--quota", "50000/day");
+    const key = lines.find((line) => /^\s+sm_/.test(line))!.trim();
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.result).toBe(2);
+    lines.length = 0;
+    await cli("keys", "list");
+    const row = lines.find((line) => line.includes("agent-x"))!;
+    expect(row).toMatch(/k_[0-9a-f]{12}\s+agent-x\s+sm_\S+…\S+\s+test\.\*,subtract\s+-\s+beta\s+-\s+100\/min\s+50000\/day/);
+    expect(lines.join("\n")).not.toContain(key);
+    await cli("keys", "update", "agent-x", "--skills", "sum", "--rate", "none");
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.error.code).toBe(-32601);
+    await cli("keys", "revoke", "agent-x");
+    expect((await rpc(a, "sum", [1, 2], bearer(key))).status).toBe(401);
+  });
+
+  it("refuses what the admin API would refuse, and unknown options, with the usage instead of a stack", async () => {
+    await expect(cli("keys", "create", "--name", "bad", "--rate", "lots")).rejects.toThrow(/rate: a rate is <count>/);
+    await expect(cli("keys", "create", "--name", "nothing")).rejects.toThrow(/useless/);
+    await expect(cli("keys", "list", "--frobnicate")).rejects.toThrow(/Unknown option '--frobnicate'[\s\S]*usage: skillmesh/);
+  });
+});
