@@ -150,6 +150,44 @@ describe("edits and revocation reach every gateway instance within about a secon
   });
 });
 
+describe("rate limits and quotas", () => {
+  /** Waits out the end of the current window when less than 5 s of it are left (the counters are per clock window). */
+  async function awayFromWindowEdge(windowMs: number) {
+    const left = windowMs - (Date.now() % windowMs);
+    if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+  }
+
+  it("a key's rate is exact across two gateway instances, and says so in headers", async () => {
+    const key = await issue({ skills: ["subtract"], rate: "5/h" });
+    await eventually(() => rpc(b, "skills.list", undefined, bearer(key)), (r) => r.status === 200); // b knows the key (and that is a call)
+    await awayFromWindowEdge(3_600_000);
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await rpc(i % 2 ? a : b, "subtract", [5, 3], bearer(key)));
+    expect(answers.slice(0, 4).map((r) => r.json.result)).toEqual([2, 2, 2, 2]);
+    const refused = answers[4]!;
+    expect(refused.json.error).toMatchObject({ code: -32005, data: { retryAfterMs: expect.any(Number), limit: "rate" } });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"rate";q=5;w=3600');
+    expect(refused.headers.get("ratelimit")).toMatch(/^"rate";r=0;t=\d+$/);
+    expect(answers[5]!.json.error.code).toBe(-32005);
+    expect(answers[3]!.headers.get("ratelimit")).toMatch(/^"rate";r=0;t=\d+$/);
+    expect(answers[2]!.headers.get("ratelimit")).toMatch(/^"rate";r=1;t=\d+$/);
+  });
+
+  it("a quota stops a key at exactly its limit, on /rpc and /mcp alike", async () => {
+    const key = await issue({ skills: ["subtract"], quota: "3/day" });
+    await awayFromWindowEdge(86_400_000);
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.result).toBe(2);
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.result).toBe(2);
+    const third = await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } }, bearer(key));
+    expect(third.json.result.structuredContent).toEqual({ result: 2 });
+    const fourth = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } }, bearer(key));
+    expect(fourth.json.result).toMatchObject({ isError: true, _meta: { "skillmesh/error": { code: -32005, data: { limit: "quota" } } } });
+    expect(fourth.headers.get("ratelimit-policy")).toBe('"quota";q=3;w=86400');
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.error.code).toBe(-32005);
+  });
+});
+
 describe("skillmesh keys (CLI)", () => {
   const lines: string[] = [];
   const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
@@ -174,5 +212,22 @@ describe("skillmesh keys (CLI)", () => {
     await expect(cli("keys", "create", "--name", "bad", "--rate", "lots")).rejects.toThrow(/rate: a rate is <count>/);
     await expect(cli("keys", "create", "--name", "nothing")).rejects.toThrow(/useless/);
     await expect(cli("keys", "list", "--frobnicate")).rejects.toThrow(/Unknown option '--frobnicate'[\s\S]*usage: skillmesh/);
+  });
+});
+
+describe("with auth off: limits per client address", () => {
+  let open: Mesh;
+  beforeAll(async () => {
+    open = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_RATE_PER_ADDRESS: "3/h" } });
+  });
+  afterAll(() => open?.dispose());
+
+  it("counts calls per CF-Connecting-IP (IPv6 per /64), whatever bearer key a caller makes up", async () => {
+    const from = (ip: string, key: string) => rpc(open, "subtract", [5, 3], { "cf-connecting-ip": ip, ...bearer(key) });
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await from("2001:db8:1:2::1", `made-up-${i}`)).json.error?.code ?? "ok");
+    if (Date.now() % 3_600_000 > 3_000) expect(codes).toEqual(["ok", "ok", "ok", -32005]); // unless an hour ended mid-test
+    expect((await from("2001:db8:1:2::ffff", "another")).json.error?.code).toBe(-32005); // the same /64
+    expect((await from("203.0.113.9", "x")).json.result).toBe(2);
   });
 });

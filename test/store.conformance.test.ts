@@ -4,6 +4,7 @@
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
+import { countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
@@ -189,6 +190,18 @@ describe.each(drivers)("store driver %s", (driver, make) => {
       expect(await claim("q", t + 59_999, "m2", "mallory")).toBe(false);
       expect(await claim("q", t + 60_000, "m3", "mallory")).toBe(true);
     });
+  });
+
+  it("rate limits: counts up to the limit of each window, then refuses without counting", async () => {
+    const count = (rl: number, ql: number) => store.run(countCall, ["rl:rate", "rl:quota"], [rl, 60_000, ql, 86_400_000]);
+    expect(await count(2, 3)).toEqual([1, 0, 1, 1]);
+    expect(await count(2, 3)).toEqual([1, 0, 2, 2]);
+    expect(await count(2, 3)).toEqual([0, 1, 2, 2]); // the rate refuses; the quota is not used up
+    expect(await count(5, 3)).toEqual([1, 0, 3, 3]);
+    expect(await count(5, 3)).toEqual([0, 2, 3, 3]);
+    expect(await count(0, 0)).toEqual([1, 0, 0, 0]); // no limits
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => store.run(countCall, ["rl:burst", "rl:none"], [7, 60_000, 0, 0])));
+    expect(concurrent.filter(([allowed]) => allowed === 1)).toHaveLength(7);
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

@@ -4,12 +4,15 @@
  * (the default) a call needs `Authorization: Bearer <API key>`: a missing, unknown or revoked
  * key is HTTP 401 with `WWW-Authenticate` and a JSON-RPC error (-32006), and a valid key brings
  * its grants (src/auth/access.ts), its rate and its quota. Checking a key is a hash and a
- * lookup in the isolate's key snapshot: no store round trip.
+ * lookup in the isolate's key snapshot: no store round trip. With auth off, the limits of
+ * `SKILLMESH_RATE_PER_ADDRESS` / `SKILLMESH_QUOTA_PER_ADDRESS` apply per client address.
  */
 import type { MiddlewareHandler } from "hono";
+import { addressIdOf } from "../context/index.js";
 import { sha256Hex } from "../hash/index.js";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
 import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
+import { type Limits, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf } from "./access.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
@@ -17,6 +20,10 @@ export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
 export interface AuthEnv {
   /** `off`: no credential is checked (local development; `npm run dev` sets it). Anything else: required. */
   SKILLMESH_AUTH?: string;
+  /** With auth off: calls per client address, e.g. `600/min` (unset: none). */
+  SKILLMESH_RATE_PER_ADDRESS?: string;
+  /** With auth off: a longer budget per client address, e.g. `100000/day` (unset: none). */
+  SKILLMESH_QUOTA_PER_ADDRESS?: string;
 }
 
 /** The caller of one request, once authenticated. */
@@ -26,6 +33,8 @@ export interface Caller {
   access: Access;
   /** The key, when the caller presented a valid one. */
   key?: ApiKey;
+  /** The rate and quota the caller is held to. */
+  limits: Limits;
 }
 
 /** A refused credential: the HTTP status and the challenge to send. */
@@ -46,13 +55,27 @@ export function bearerOf(authorization: string | null | undefined): string | und
   return authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }
 
-const accessByKey = new WeakMap<ApiKey, Access>();
+const callerByKey = new WeakMap<ApiKey, Caller>();
 
-/** The access a key's grants give (computed once per key record of a snapshot). */
-export function accessOfKey(key: ApiKey): Access {
-  let access = accessByKey.get(key);
-  if (!access) accessByKey.set(key, (access = accessOf(key)));
-  return access;
+/** The caller a key makes: its access and limits (built once per key record of a snapshot). */
+function callerOfKey(key: ApiKey): Caller {
+  let caller = callerByKey.get(key);
+  if (!caller) {
+    const limits = { identifier: key.id, ...(key.rate ? { rate: windowOf(key.rate) } : {}), ...(key.quota ? { quota: windowOf(key.quota) } : {}) };
+    callerByKey.set(key, (caller = { id: key.id, access: accessOf(key), key, limits }));
+  }
+  return caller;
+}
+
+/** With auth off: the per-address limits of the settings, under the client's address. */
+async function addressLimitsOf(headers: Headers, env: AuthEnv): Promise<Limits> {
+  const { SKILLMESH_RATE_PER_ADDRESS: rate, SKILLMESH_QUOTA_PER_ADDRESS: quota } = env;
+  if (!rate && !quota) return { identifier: "anonymous" };
+  return {
+    identifier: await addressIdOf(headers.get("cf-connecting-ip")),
+    ...(rate ? { rate: windowOf(rate) } : {}),
+    ...(quota ? { quota: windowOf(quota) } : {}),
+  };
 }
 
 /**
@@ -62,11 +85,11 @@ export function accessOfKey(key: ApiKey): Access {
 export async function authenticate(headers: Headers, env: AuthEnv, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
   const hash = bearer ? await sha256Hex(bearer) : undefined;
-  if (!authRequired(env)) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS } };
+  if (!authRequired(env)) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, env) } };
   if (!bearer || !hash) return { refused: { status: 401, message: "This gateway needs a credential: send Authorization: Bearer <API key>" } };
   const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
   if (!key) return { refused: { status: 401, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
-  return { caller: { id: key.id, access: accessOfKey(key), key } };
+  return { caller: callerOfKey(key) };
 }
 
 /**

@@ -32,7 +32,7 @@ afterAll(() => {
 beforeEach(() => exporter.reset());
 
 const call = async (method: string, headers: Record<string, string> = {}) =>
-  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS }, () => {}), gatewayRuntime(env), env);
+  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS, limits: { identifier: "anonymous" } }, () => {}), gatewayRuntime(env), env);
 const named = (name: string) => exporter.getFinishedSpans().find((s) => s.name === name)!;
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 

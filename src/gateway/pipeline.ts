@@ -17,6 +17,7 @@ import {
 } from "../idempotency/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
+import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
@@ -45,6 +46,7 @@ type Answer = Outcome & { replayed?: boolean };
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
   return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
+    await enforceLimits(scope, runtime);
     const view = await registryView(runtime, context);
     const builtin = builtins.get(request.method);
     if (builtin) return builtin(request, view, scope.access);
@@ -67,6 +69,22 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
     if (answer.replayed) scope.replayed = true;
     if (!answer.ok) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
     return answer.result;
+  });
+}
+
+/**
+ * Counts the call against the caller's rate and quota (every request that reaches the pipeline,
+ * built-ins included), or refuses it with -32005 and `retryAfterMs`.
+ */
+async function enforceLimits(scope: CallScope, runtime: GatewayRuntime): Promise<void> {
+  const decision = await checkLimits(runtime.store, scope.limits);
+  if (!decision) return;
+  scope.rateLimit = decision;
+  if (decision.allowed) return;
+  const seconds = Math.ceil(decision.retryAfterMs / 1000);
+  throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller's ${decision.refusedBy} is used up; retry after ${seconds} s`, {
+    retryAfterMs: decision.retryAfterMs,
+    limit: decision.refusedBy,
   });
 }
 

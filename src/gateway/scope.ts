@@ -4,6 +4,7 @@
  * its headers, so both routes mean the same by `X-User-Group`, `Idempotency-Key`, … .
  */
 import type { Access, Caller } from "../auth/index.js";
+import type { Decision, Limits } from "../ratelimit/index.js";
 import { type CallerContext, addressIdOf, callerContextOf } from "../context/index.js";
 import { type Context, parentContextOf } from "../tracing/index.js";
 
@@ -11,6 +12,10 @@ export interface CallScope {
   context: CallerContext;
   /** What the caller may see and call (its key's grants; everything with auth off). */
   access: Access;
+  /** The rate and quota the caller is held to. */
+  limits: Limits;
+  /** The latest rate-limit decision of this request (for its `RateLimit` headers). */
+  rateLimit?: Decision;
   /**
    * Who a skill's failure is charged to, for the circuit breakers: the caller's key id, else an
    * id of its client address, else "anonymous". Computed when first needed (on a failure).
@@ -42,6 +47,7 @@ export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallSco
   return {
     context,
     access: caller.access,
+    limits: caller.limits,
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),
     idempotencyKey: headers.get("idempotency-key") ?? undefined,
     budgetMs: budgetOf(headers.get("x-timeout-ms")),
@@ -60,6 +66,10 @@ export function answerHeadersOf(scope: CallScope): Headers {
   if (scope.answeredBy.size) headers.set("x-skill-version", [...scope.answeredBy].join(", "));
   if (scope.replayed) headers.set("idempotent-replayed", "1");
   if (scope.degraded) headers.set("x-skill-degraded", "1");
+  if (scope.rateLimit) {
+    for (const [name, value] of Object.entries(scope.rateLimit.headers)) headers.set(name, value);
+    if (!scope.rateLimit.allowed) headers.set("retry-after", String(Math.ceil(scope.rateLimit.retryAfterMs / 1000)));
+  }
   return headers;
 }
 
