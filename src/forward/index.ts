@@ -4,6 +4,7 @@
  * can act on; nothing of the skill's internals leaks.
  */
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
+import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
 import type { Deployment } from "../registry/model.js";
 
@@ -51,11 +52,16 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
+  const url = urlOf(deployment);
+  const secret = env.SKILLMESH_HOP_SECRET;
+  if (typeof secret === "string" && secret) {
+    headers[SIGNATURE_HEADER] = await signHop(secret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
+  }
 
   let response: Response;
   try {
     // A redirect is not followed: it would re-send the body and the caller context elsewhere.
-    response = await fetcherOf(deployment, env)(new Request(urlOf(deployment), { method: "POST", headers, body, signal, redirect: "manual" }));
+    response = await fetcherOf(deployment, env)(new Request(url, { method: "POST", headers, body, signal, redirect: "manual" }));
   } catch (thrown) {
     if (thrown instanceof RpcError || signal.aborted) throw thrown;
     console.error(`[gateway] ${deployment.id} unreachable:`, thrown);

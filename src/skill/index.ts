@@ -5,9 +5,10 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { type CallerContext, readContext } from "../context/index.js";
+import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 
@@ -91,9 +92,17 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
 
   app.get("/manifest", (c) => c.json(manifest));
   app.post("/", jsonBodyGuard(), async (c) => {
-    const caller = readContext(c.req.raw.headers, trustsContext(c.env));
-    const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
     const body = await bodyText(c);
+    const headers = c.req.raw.headers;
+    // With a hop secret, only calls the gateway signed are served; a signed call's context is believed.
+    const secret = hopSecretOf(c.env);
+    if (secret) {
+      const parts = { method: c.req.method, path: new URL(c.req.url).pathname, body, context: headers.get(CONTEXT_HEADER) ?? "" };
+      const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), parts);
+      if (refusal) return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.Unauthorized, message: `Unauthorized: ${refusal}` }, id: null }, 401);
+    }
+    const caller = readContext(headers, !!secret || trustsContext(c.env));
+    const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
     // The handler's span continues the trace the gateway (or a direct caller) sent.
     const parent = parentContextOf(caller.traceparent);
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
@@ -188,6 +197,12 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
  */
 function trustsContext(env: unknown): boolean {
   return (env as { SKILLMESH_TRUST_CONTEXT?: unknown } | undefined)?.SKILLMESH_TRUST_CONTEXT === "true";
+}
+
+/** The Worker's hop secret (`SKILLMESH_HOP_SECRET`), if it has one: then every call must be signed. */
+function hopSecretOf(env: unknown): string | undefined {
+  const secret = (env as { SKILLMESH_HOP_SECRET?: unknown } | undefined)?.SKILLMESH_HOP_SECRET;
+  return typeof secret === "string" && secret ? secret : undefined;
 }
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
