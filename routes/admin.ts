@@ -11,6 +11,7 @@ import { endpointPolicyOf, endpointRefusal } from "../src/forward/endpoint-polic
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import { own } from "../src/json/index.js";
 import {
+  AuditQuerySchema,
   CanaryRequestSchema,
   KeyCreateRequestSchema,
   KeyUpdateRequestSchema,
@@ -18,7 +19,7 @@ import {
   RollbackRequestSchema,
   RoutesRequestSchema,
 } from "../src/admin-api/index.js";
-import { adminLevelOf } from "../src/auth/admin.js";
+import { adminOf } from "../src/auth/admin.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
@@ -42,13 +43,20 @@ function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503,
 }
 
 adminRoutes.use("*", async (c, next) => {
-  const level = await adminLevelOf(c.req.raw.headers, c.env, gatewayRuntime(c.env).keys);
+  const runtime = gatewayRuntime(c.env);
+  const { level, by } = await adminOf(c.req.raw.headers, c.env, runtime.keys);
   if (level === "none") {
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
     return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
   }
-  if (!allowsAdmin(level, c.req.method)) return adminError(c, 403, "Forbidden: this key may only read the admin API (admin: read)");
+  const action = `${c.req.method} ${c.req.path}`;
+  const audit = (status: number) => runtime.audit.record({ type: "admin", at: Date.now(), by, action, status }, (p) => c.executionCtx.waitUntil(p));
+  if (!allowsAdmin(level, c.req.method)) {
+    audit(403);
+    return adminError(c, 403, "Forbidden: this key may only read the admin API (admin: read)");
+  }
   await next();
+  if (c.req.method !== "GET") audit(c.res.status); // every change, whoever made it and how it went
 });
 
 adminRoutes.onError((error, c) => {
@@ -182,11 +190,18 @@ adminRoutes.patch("/keys/:id", jsonBodyGuard(), async (c) => {
 /** Revokes a key (by id or name): it stops working everywhere within about a second. */
 adminRoutes.delete("/keys/:id", (c) => keyRoute(c, async () => c.json(viewOf(await gatewayRuntime(c.env).keys.revoke(c.req.param("id"), Date.now())))));
 
+/** The audit log, newest first: `?caller=&skill=&outcome=ok|error|<code>&type=call|admin&since=&limit=`. */
+adminRoutes.get("/audit", async (c) => {
+  const query = AuditQuerySchema.safeParse(c.req.query());
+  if (!query.success) return adminError(c, 400, "Invalid audit query", describeIssues(query.error));
+  return c.json({ entries: await gatewayRuntime(c.env).audit.read(query.data) });
+});
+
 adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, GET /admin/audit",
   ),
 );
 

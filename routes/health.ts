@@ -5,7 +5,7 @@
  * size.
  */
 import { Hono } from "hono";
-import { adminLevelOf } from "../src/auth/admin.js";
+import { adminOf } from "../src/auth/admin.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { errorText } from "../src/jsonrpc/index.js";
@@ -19,8 +19,8 @@ healthRoutes.get("/", async (c) => {
     return false;
   });
   const status = storeOk ? "ok" : "degraded";
-  const admin = await adminLevelOf(c.req.raw.headers, c.env, keys).catch(() => "none" as const);
-  if (!allowsAdmin(admin, "GET")) return c.json({ status });
+  const { level } = await adminOf(c.req.raw.headers, c.env, keys).catch(() => ({ level: "none" as const }));
+  if (!allowsAdmin(level, "GET")) return c.json({ status });
   const view = await snapshot.current().catch(() => undefined);
   return c.json({
     status,

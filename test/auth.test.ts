@@ -188,6 +188,40 @@ describe("rate limits and quotas", () => {
   });
 });
 
+describe("audit log", () => {
+  it("records calls (caller, deployment, outcome, a fingerprint) and admin changes, never a secret or an argument", async () => {
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "audited", skills: ["subtract"] });
+    const { key, view } = created.json;
+    await rpc(a, "subtract", [98765, 4321], bearer(key));
+    await rpc(a, "sum", [11111, 2], bearer(key)); // exists, but not for this key
+    const calls = await eventually(() => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`), (r) => r.json.entries.length >= 2, 5_000, 100);
+    const [hidden, ok] = calls.json.entries;
+    expect(ok).toMatchObject({ type: "call", caller: view.id, method: "subtract", deployment: "subtract@1.0.0", code: 0, args: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(hidden).toMatchObject({ type: "call", caller: view.id, method: "sum", code: -32601, hidden: true });
+    const all = JSON.stringify((await admin(a.gatewayUrl, "GET", "/audit?limit=1000")).json);
+    for (const secret of [key, "98765", "4321", "11111", ADMIN_TOKEN]) expect(all).not.toContain(secret);
+    const changes = await admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=/admin/keys");
+    expect(changes.json.entries).toContainEqual(expect.objectContaining({ by: "admin-token", action: "POST /admin/keys", status: 201 }));
+    const errors = await admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}&outcome=error`);
+    expect(errors.json.entries.map((e: { method: string }) => e.method)).toEqual(["sum"]);
+  });
+
+  it("records who made a change with an admin key, and a refused write", async () => {
+    const writer = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-writer", admin: "write" });
+    const reader = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-reader", admin: "read" });
+    await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, writer.json.key);
+    await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, reader.json.key);
+    const entries = await eventually(() => admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=rollback"), (r) => r.json.entries.length >= 2, 5_000, 100);
+    expect(entries.json.entries).toEqual(expect.arrayContaining([
+      expect.objectContaining({ by: writer.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 200 }),
+      expect.objectContaining({ by: reader.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 403 }),
+    ]));
+    const lines: string[] = [];
+    await runCli(["audit", "--type", "admin", "--skill", "rollback"], { env: { SKILLMESH_URL: b.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (l) => lines.push(l), fetch });
+    expect(lines.join("\n")).toMatch(new RegExp(`${writer.json.view.id}\\s+POST /admin/skills/test.echo/rollback\\s+HTTP 200`));
+  });
+});
+
 describe("skillmesh keys (CLI)", () => {
   const lines: string[] = [];
   const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });

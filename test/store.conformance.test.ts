@@ -4,6 +4,7 @@
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
+import { appendAudit, readAudit } from "../src/audit/index.js";
 import { countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
@@ -202,6 +203,14 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await count(0, 0)).toEqual([1, 0, 0, 0]); // no limits
     const concurrent = await Promise.all(Array.from({ length: 20 }, () => store.run(countCall, ["rl:burst", "rl:none"], [7, 60_000, 0, 0])));
     expect(concurrent.filter(([allowed]) => allowed === 1)).toHaveLength(7);
+  });
+
+  it("audit: appends newest first and keeps only the newest entries", async () => {
+    await store.run(appendAudit, ["audit"], [3, "a", "b"]);
+    expect(await store.run(appendAudit, ["audit"], [3, "c", "d"])).toBe(3);
+    expect(await store.run(readAudit, ["audit"], [10])).toEqual(["d", "c", "b"]);
+    expect(await store.run(readAudit, ["audit"], [2])).toEqual(["d", "c"]);
+    expect(await store.run(readAudit, ["nothing"], [2])).toEqual([]);
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

@@ -7,10 +7,14 @@
  *   skillmesh promote <skill> <version>
  *   skillmesh rollback <skill> [--version <canary>] [--reason "..."]
  *   skillmesh keys create|list|update|revoke …
+ *   skillmesh audit [--caller] [--skill] [--outcome] [--type] [--since] [--limit]
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { z } from "zod";
 import {
+  type AuditEntry,
+  AuditListSchema,
+  AuditQuerySchema,
   KeyCreateRequestSchema,
   KeyCreatedSchema,
   KeyListSchema,
@@ -30,6 +34,8 @@ const USAGE = `usage: skillmesh <command>
   keys revoke <id|name>                            stop a key everywhere within about a second
     grants: --skills <glob> … --tags <glob> … --groups <group> … --admin read|write
             --rate <n>/<s|min|h|day> --quota <n>/<day|month>
+  audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
+        [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
 interface Deployment { id: string; name: string; version: string; role: string; registeredAt: number; ttlSeconds?: number; endpoint: { binding?: string; url?: string } }
@@ -140,6 +146,12 @@ const OPTIONS = {
   admin: { type: "string" },
   rate: { type: "string" },
   quota: { type: "string" },
+  caller: { type: "string" },
+  skill: { type: "string" },
+  outcome: { type: "string" },
+  type: { type: "string" },
+  since: { type: "string" },
+  limit: { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -193,6 +205,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
     }
     case "keys":
       return runKeys(io, positionals.slice(1), values);
+    case "audit": {
+      const filters = { caller: values.caller, skill: values.skill, outcome: values.outcome, type: values.type, since: values.since, limit: values.limit };
+      const query = requestOf(AuditQuerySchema, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)));
+      const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+      return printAudit(io, answerOf(AuditListSchema, await api(io, "GET", `/audit?${search}`)).entries);
+    }
     case "help":
       io.out(USAGE);
       return;
@@ -246,6 +264,19 @@ function printKeys(io: CliIO, keys: KeyView[]): void {
   const rows = [["ID", "NAME", "KEY", "SKILLS", "TAGS", "GROUPS", "ADMIN", "RATE", "QUOTA", "CREATED", "REVOKED"]];
   for (const k of keys) {
     rows.push([k.id, k.name, k.hint, list(k.skills), list(k.tags), list(k.groups), k.admin ?? "-", k.rate ?? "-", k.quota ?? "-", time(k.createdAt), k.revokedAt ? time(k.revokedAt) : "-"]);
+  }
+  table(rows).forEach((line) => io.out(line));
+}
+
+function printAudit(io: CliIO, entries: AuditEntry[]): void {
+  if (!entries.length) return io.out("(no audit entries match)");
+  const rows = [["TIME (UTC)", "WHO", "WHAT", "OUTCOME", "MS", "NOTES"]];
+  for (const e of entries) {
+    if (e.type === "admin") rows.push([time(e.at), e.by, e.action, `HTTP ${e.status}`, "-", "admin"]);
+    else {
+      const notes = [e.group && `group ${e.group}`, e.replayed && "replayed", e.degraded && "degraded", e.hidden && "hidden from caller", e.args && `args ${e.args.slice(0, 12)}`].filter(Boolean).join(", ");
+      rows.push([time(e.at), e.caller, e.deployment ?? e.method, e.code === 0 ? "ok" : String(e.code), String(e.ms), notes || "-"]);
+    }
   }
   table(rows).forEach((line) => io.out(line));
 }

@@ -23,13 +23,20 @@ export async function hasAdminToken(authorization: string | null | undefined, to
   return !!token && !!presented && (await timingSafeEqual(presented, token));
 }
 
+/** Who is asking the admin API, and how much of it they may use. */
+export interface AdminIdentity {
+  level: AdminLevel;
+  /** For the audit log: `admin-token`, a key id, or "anonymous". */
+  by: string;
+}
+
 /**
  * How much of the admin API this request may use: `write` with the admin token, the key's level
  * with an admin key, else `none`. Admin keys count whether or not `SKILLMESH_AUTH` is off.
- * @example if (allowsAdmin(await adminLevelOf(c.req.raw.headers, c.env, keys), c.req.method)) …
+ * @example const { level, by } = await adminOf(c.req.raw.headers, c.env, keys)
  */
-export async function adminLevelOf(headers: Headers, env: AdminEnv, keys: KeyRing): Promise<AdminLevel> {
-  if (await hasAdminToken(headers.get("authorization"), env.SKILLMESH_ADMIN_TOKEN)) return "write";
+export async function adminOf(headers: Headers, env: AdminEnv, keys: KeyRing): Promise<AdminIdentity> {
+  if (await hasAdminToken(headers.get("authorization"), env.SKILLMESH_ADMIN_TOKEN)) return { level: "write", by: "admin-token" };
   const outcome = await authenticate(headers, { ...env, SKILLMESH_AUTH: "required" }, keys);
-  return "caller" in outcome ? outcome.caller.access.admin : "none";
+  return "caller" in outcome ? { level: outcome.caller.access.admin, by: outcome.caller.id } : { level: "none", by: "anonymous" };
 }

@@ -5,6 +5,7 @@
  */
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
 import type { Deployment } from "../registry/model.js";
 
@@ -114,12 +115,4 @@ export function retryAfterMsOf(value: string | null, now = Date.now()): number {
   if (value && /^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const date = value ? Date.parse(value) : NaN;
   return Number.isNaN(date) ? 1000 : Math.max(0, date - now);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

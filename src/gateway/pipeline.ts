@@ -40,36 +40,65 @@ type Answer = Outcome & { replayed?: boolean };
 
 /**
  * Answers one request through the gateway, inside a `skillmesh.call` span (a child of the
- * caller's trace) that records the method, skill, version, group and how it went.
+ * caller's trace) that records the method, skill, version, group and how it went; the audit log
+ * gets an entry for it either way.
  * @example await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, gatewayRuntime(env), env))
  */
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
-  return inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
-    await enforceLimits(scope, runtime);
-    const view = await registryView(runtime, context);
-    const builtin = builtins.get(request.method);
-    if (builtin) return builtin(request, view, scope.access);
-    const entry = view.skills.get(request.method);
-    // A skill outside the caller's grants answers as if it did not exist.
-    if (!entry || !scope.access.allowsSkill(entry.name, entry.tags)) throw new RpcError(ErrorCode.MethodNotFound);
-    span.setAttribute("skillmesh.skill", entry.name);
-    // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
-    if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
-    const answer = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs, context), runtime);
-    span.setAttributes({
-      "skillmesh.outcome": answer.ok ? "ok" : "error",
-      "skillmesh.degraded": !!answer.degraded,
-      "skillmesh.replayed": !!answer.replayed,
-      ...(answer.deployment ? { "skillmesh.version": answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) } : {}),
-      ...(answer.ok ? {} : { "skillmesh.error_code": answer.error.code }),
+  const started = Date.now();
+  const seen: { answer?: Answer; hidden?: boolean } = {};
+  let code = 0;
+  try {
+    return await inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
+      await enforceLimits(scope, runtime);
+      const view = await registryView(runtime, context);
+      const builtin = builtins.get(request.method);
+      if (builtin) return builtin(request, view, scope.access);
+      const entry = view.skills.get(request.method);
+      // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
+      seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
+      if (!entry || seen.hidden) throw new RpcError(ErrorCode.MethodNotFound);
+      span.setAttribute("skillmesh.skill", entry.name);
+      // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
+      if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
+      const answer = (seen.answer = await runPolicies(entry, request, slot, scope, (timeLeftMs) => callSkill(entry, request, scope, runtime, env, timeLeftMs, context), runtime));
+      span.setAttributes({
+        "skillmesh.outcome": answer.ok ? "ok" : "error",
+        "skillmesh.degraded": !!answer.degraded,
+        "skillmesh.replayed": !!answer.replayed,
+        ...(answer.deployment ? { "skillmesh.version": answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) } : {}),
+        ...(answer.ok ? {} : { "skillmesh.error_code": answer.error.code }),
+      });
+      if (answer.deployment) scope.answeredBy.add(answer.deployment);
+      if (answer.degraded) scope.degraded = true;
+      if (answer.replayed) scope.replayed = true;
+      if (!answer.ok) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
+      return answer.result;
     });
-    if (answer.deployment) scope.answeredBy.add(answer.deployment);
-    if (answer.degraded) scope.degraded = true;
-    if (answer.replayed) scope.replayed = true;
-    if (!answer.ok) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
-    return answer.result;
-  });
+  } catch (error) {
+    code = error instanceof RpcError ? error.code : ErrorCode.InternalError;
+    throw error;
+  } finally {
+    const { answer, hidden } = seen;
+    runtime.audit.record(
+      {
+        type: "call",
+        at: started,
+        caller: scope.context.caller,
+        method: request.method,
+        code,
+        ms: Date.now() - started,
+        params: request.params,
+        ...(scope.context.group ? { group: scope.context.group } : {}),
+        ...(answer?.deployment ? { deployment: answer.deployment } : {}),
+        ...(answer?.replayed ? { replayed: true } : {}),
+        ...(answer?.degraded ? { degraded: true } : {}),
+        ...(hidden ? { hidden: true } : {}),
+      },
+      scope.waitUntil,
+    );
+  }
 }
 
 /**

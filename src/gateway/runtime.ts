@@ -4,6 +4,7 @@
  * isolate.
  */
 import type { AdminEnv } from "../auth/admin.js";
+import { type AnalyticsDataset, AuditLog } from "../audit/index.js";
 import { BreakerBoard } from "../breaker/index.js";
 import type { BrowserGuardEnv } from "../browser/index.js";
 import { own } from "../json/index.js";
@@ -19,6 +20,8 @@ import { storeFromEnv } from "../store/from-env.js";
 export interface GatewayEnv extends StoreEnv, BrowserGuardEnv, AdminEnv {
   /** Registry revalidation interval in ms (default 1000). */
   SKILLMESH_SNAPSHOT_MAX_AGE_MS?: string;
+  /** Optional Workers Analytics Engine dataset every audit entry is also written to. */
+  AUDIT_ANALYTICS?: unknown;
   /** Service bindings to skills, by the names deployments register with. */
   [binding: string]: unknown;
 }
@@ -29,6 +32,7 @@ export interface GatewayRuntime {
   snapshot: RegistrySnapshot;
   keys: KeyRing;
   breakers: BreakerBoard;
+  audit: AuditLog;
 }
 
 const runtimes = new WeakMap<Store, GatewayRuntime>();
@@ -68,7 +72,8 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
         snapshot.invalidate();
       },
     });
-    runtime = { store, registry, snapshot, keys, breakers };
+    const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
+    runtime = { store, registry, snapshot, keys, breakers, audit };
     runtimes.set(store, runtime);
   }
   runtimesByEnv.set(env, runtime);

@@ -38,3 +38,15 @@ export function isPlainKey(key: string): boolean {
 export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
+
+/**
+ * `JSON.parse`, or undefined for text that is not JSON.
+ * @example safeJson("{") // undefined
+ */
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,11 +1,11 @@
 /**
- * The `memory` driver: a tiny Redis (strings and sorted sets, with millisecond expiry) in the
- * isolate's memory. It is the embedded default of `npm run dev`: one gateway isolate, no Redis.
+ * The `memory` driver: a tiny Redis (strings, sorted sets and lists, with millisecond expiry) in
+ * the isolate's memory. It is the embedded default of `npm run dev`: one gateway isolate, no Redis.
  */
 import type { SetOptions, Store, StoreScript } from "./index.js";
 
 interface Entry {
-  value: string | Map<string, number>;
+  value: string | Map<string, number> | string[];
   expiresAt?: number;
 }
 
@@ -33,7 +33,7 @@ export class MemoryData {
 
   #zset(key: string, create: boolean): Map<string, number> | undefined {
     const entry = this.#live(key);
-    if (entry && typeof entry.value === "string") throw wrongType();
+    if (entry && !(entry.value instanceof Map)) throw wrongType();
     if (entry) return entry.value as Map<string, number>;
     if (!create) return undefined;
     const zset = new Map<string, number>();
@@ -80,6 +80,40 @@ export class MemoryData {
     for (const member of members) if (zset.delete(member)) removed++;
     if (zset.size === 0) this.#entries.delete(key);
     return removed;
+  }
+
+  #list(key: string, create: boolean): string[] | undefined {
+    const entry = this.#live(key);
+    if (entry && !Array.isArray(entry.value)) throw wrongType();
+    if (entry) return entry.value as string[];
+    if (!create) return undefined;
+    const list: string[] = [];
+    this.#entries.set(key, { value: list });
+    return list;
+  }
+
+  /** Pushes each value to the head, in order (LPUSH); returns the new length. */
+  lpush(key: string, ...values: string[]): number {
+    const list = this.#list(key, true)!;
+    for (const value of values) list.unshift(value);
+    return list.length;
+  }
+
+  /** Keeps the elements from `start` to `stop` inclusive (LTRIM; negative counts from the end). */
+  ltrim(key: string, start: number, stop: number): void {
+    const list = this.#list(key, false);
+    if (!list) return;
+    const kept = this.lrange(key, start, stop);
+    list.splice(0, list.length, ...kept);
+    if (!list.length) this.#entries.delete(key);
+  }
+
+  /** The elements from `start` to `stop` inclusive (LRANGE; negative counts from the end). */
+  lrange(key: string, start: number, stop: number): string[] {
+    const list = this.#list(key, false) ?? [];
+    const from = start < 0 ? Math.max(0, list.length + start) : start;
+    const to = stop < 0 ? list.length + stop : Math.min(stop, list.length - 1);
+    return from > to ? [] : list.slice(from, to + 1);
   }
 
   zrangeByScore(key: string, min: number, max: number): string[] {
