@@ -11,6 +11,7 @@ import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
 import { rpcRoutes } from "./rpc.js";
+import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
 
@@ -21,6 +22,7 @@ gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);
 gateway.route("/admin", adminRoutes);
 gateway.route("/healthz", healthRoutes);
+gateway.route("/.well-known", wellKnownRoutes);
 gateway.get("/", (c) =>
   c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", mcp: "POST /mcp", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
 );

@@ -1,9 +1,11 @@
 /**
  * Who calls `/rpc` and `/mcp`, and whether they may. With `SKILLMESH_AUTH=off` nobody is
  * checked: a bearer key only names its caller (a hash of it) and every skill is open. Otherwise
- * (the default) a call needs `Authorization: Bearer <API key>`: a missing, unknown or revoked
- * key is HTTP 401 with `WWW-Authenticate` and a JSON-RPC error (-32006), and a valid key brings
- * its grants (src/auth/access.ts), its rate and its quota. Checking a key is a hash and a
+ * (the default) a call needs `Authorization: Bearer <API key>` — or, when OAuth is configured,
+ * a JWT access token (src/auth/oauth.ts): a missing, unknown, revoked, expired or foreign
+ * credential is HTTP 401 with `WWW-Authenticate` and a JSON-RPC error (-32006), a token that
+ * grants nothing is 403 (`insufficient_scope`), and a valid credential brings its grants
+ * (src/auth/access.ts) — a key also its rate and its quota. Checking a key is a hash and a
  * lookup in the isolate's key snapshot: no store round trip. With auth off, the limits of
  * `SKILLMESH_RATE_PER_ADDRESS` / `SKILLMESH_QUOTA_PER_ADDRESS` apply per client address.
  */
@@ -14,10 +16,11 @@ import { ErrorCode, failure } from "../jsonrpc/index.js";
 import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
 import { type Limits, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf } from "./access.js";
+import { type OAuthConfig, type OAuthEnv, TokenRefused, oauthConfigOf, verifyAccessToken } from "./oauth.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
 
-export interface AuthEnv {
+export interface AuthEnv extends OAuthEnv {
   /** `off`: no credential is checked (local development; `npm run dev` sets it). Anything else: required. */
   SKILLMESH_AUTH?: string;
   /** With auth off: calls per client address, e.g. `600/min` (unset: none). */
@@ -43,6 +46,8 @@ export interface AuthRefusal {
   message: string;
   /** RFC 6750 `error`: absent when no credential was sent at all. */
   error?: "invalid_token" | "insufficient_scope";
+  /** With OAuth: where clients find the authorization server (RFC 9728), and what to ask for. */
+  oauth?: OAuthConfig;
 }
 
 /** Whether this gateway checks credentials. */
@@ -86,10 +91,23 @@ export async function authenticate(headers: Headers, env: AuthEnv, keys: KeyRing
   const bearer = bearerOf(headers.get("authorization"));
   const hash = bearer ? await sha256Hex(bearer) : undefined;
   if (!authRequired(env)) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, env) } };
-  if (!bearer || !hash) return { refused: { status: 401, message: "This gateway needs a credential: send Authorization: Bearer <API key>" } };
-  const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
-  if (!key) return { refused: { status: 401, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
-  return { caller: callerOfKey(key) };
+  const oauth = oauthConfigOf(env);
+  if (!bearer || !hash) {
+    return { refused: { status: 401, oauth, message: `This gateway needs a credential: send Authorization: Bearer <API key${oauth ? " or access token" : ""}>` } };
+  }
+  if (bearer.startsWith(KEY_PREFIX) || !oauth) {
+    const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
+    if (!key) return { refused: { status: 401, oauth, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
+    return { caller: callerOfKey(key) };
+  }
+  try {
+    const token = await verifyAccessToken(bearer, oauth);
+    return { caller: { id: token.id, access: accessOf(token.grants), limits: { identifier: token.id } } };
+  } catch (error) {
+    if (!(error instanceof TokenRefused)) throw error;
+    const status = error.insufficientScope ? 403 : 401;
+    return { refused: { status, oauth, error: error.insufficientScope ? "insufficient_scope" : "invalid_token", message: `Unauthorized: ${error.message}` } };
+  }
 }
 
 /**
@@ -97,7 +115,10 @@ export async function authenticate(headers: Headers, env: AuthEnv, keys: KeyRing
  * error body (-32006), so JSON-RPC and MCP clients read it like any other error.
  */
 export function refusalResponse(refusal: AuthRefusal): Response {
-  const challenge = `Bearer realm="skillmesh"${refusal.error ? `, error="${refusal.error}"` : ""}`;
+  const parts = [`realm="skillmesh"`];
+  if (refusal.error) parts.push(`error="${refusal.error}"`);
+  if (refusal.oauth) parts.push(`resource_metadata="${refusal.oauth.metadataUrl}"`, `scope="${refusal.oauth.scopes}"`);
+  const challenge = `Bearer ${parts.join(", ")}`;
   return new Response(JSON.stringify(failure(null, ErrorCode.Unauthorized, refusal.message)), {
     status: refusal.status,
     headers: { "content-type": "application/json", "www-authenticate": challenge },
@@ -110,7 +131,14 @@ export function refusalResponse(refusal: AuthRefusal): Response {
  */
 export function requireCaller<E extends AuthEnv>(keysOf: (env: E) => KeyRing): MiddlewareHandler<{ Bindings: E; Variables: { caller: Caller } }> {
   return async (c, next) => {
-    const outcome = await authenticate(c.req.raw.headers, c.env, keysOf(c.env));
+    let outcome: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      outcome = await authenticate(c.req.raw.headers, c.env, keysOf(c.env));
+    } catch (error) {
+      // The keys or an issuer's JWKS could not be read: our outage, not a bad credential.
+      console.error("[gateway] cannot check credentials:", error instanceof Error ? error.message : error);
+      return c.json(failure(null, ErrorCode.SkillUnavailable, "Credentials cannot be checked right now; retry after 2 s", { retryAfterMs: 2_000 }), 503);
+    }
     if ("refused" in outcome) return refusalResponse(outcome.refused);
     c.set("caller", outcome.caller);
     await next();

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { callerIdOfSubject, grantsOfScopes, oauthConfigOf } from "./oauth.js";
+
+describe("OAuth settings", () => {
+  it("needs both the issuers and the resource URL, and derives the metadata URL (RFC 9728 §3.1)", () => {
+    expect(oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://auth.example.com" })).toBeUndefined();
+    expect(oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://a.example, https://b.example", SKILLMESH_RESOURCE_URL: "https://gw.example.com/mcp" })).toEqual({
+      issuers: ["https://a.example", "https://b.example"],
+      resource: "https://gw.example.com/mcp",
+      scopes: "skill:*",
+      metadataUrl: "https://gw.example.com/.well-known/oauth-protected-resource/mcp",
+    });
+    expect(oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://a.example", SKILLMESH_RESOURCE_URL: "https://gw.example.com/" })!.metadataUrl).toBe("https://gw.example.com/.well-known/oauth-protected-resource");
+  });
+});
+
+describe("grantsOfScopes", () => {
+  it("maps skill:, tag:, group: and admin: scopes, and ignores the rest", () => {
+    expect(grantsOfScopes(["openid", "skill:text.*", "tag:grid.*", "group:beta", "admin:read", "skill:", "email"])).toEqual({
+      skills: ["text.*"], tags: ["grid.*"], groups: ["beta"], admin: "read",
+    });
+    expect(grantsOfScopes(["admin:write", "admin:read"]).admin).toBe("write");
+    expect(grantsOfScopes(["admin:root"]).admin).toBeUndefined();
+  });
+});
+
+describe("callerIdOfSubject", () => {
+  it("keeps a plain subject readable and hashes anything else", async () => {
+    expect(await callerIdOfSubject("https://a.example", "agent-7")).toBe("o:agent-7");
+    expect(await callerIdOfSubject("https://a.example", "user with spaces")).toMatch(/^o_[0-9a-f]{16}$/);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The gateway as an OAuth 2.1 resource server, end to end with real parts: `oauth2-mock-server`
+ * as the authorization server (real keys, JWKS, discovery, client_credentials) and the official
+ * MCP v2 client with `ClientCredentialsProvider`, which finds the authorization server from the
+ * gateway's 401 (Protected Resource Metadata), gets a token for the gateway's resource URL and
+ * calls a tool. Tokens for another audience, expired, from another issuer or granting nothing
+ * are refused.
+ */
+import { createServer } from "node:net";
+import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { OAuth2Server } from "oauth2-mock-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+
+let issuer: OAuth2Server;
+let stranger: OAuth2Server;
+let mesh: Mesh;
+let resource: string;
+/** What clients sent to the token endpoint. */
+const tokenRequests: Array<Record<string, string>> = [];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startIssuer(): Promise<OAuth2Server> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate("RS256");
+  await server.start(0, "127.0.0.1");
+  server.issuer.url = `http://127.0.0.1:${server.address().port}`;
+  // A real authorization server puts the requested resource (RFC 8707) in `aud` and the client in `sub`.
+  server.service.on("beforeTokenSigning", (token, req) => {
+    const body = (req as unknown as { body: Record<string, string> }).body;
+    tokenRequests.push(body);
+    const basic = req.headers.authorization?.match(/^Basic (.+)$/)?.[1];
+    token.payload.aud = body.resource;
+    token.payload.sub = basic ? Buffer.from(basic, "base64").toString().split(":")[0] : body.client_id;
+  });
+  return server;
+}
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  stranger = await startIssuer();
+  const port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  mesh = await startMesh({
+    skills: [fixture("subtract"), fixture("sum"), fixture("whoami")],
+    adminToken: ADMIN_TOKEN,
+    port,
+    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: issuer.issuer.url!, SKILLMESH_RESOURCE_URL: resource },
+  });
+});
+afterAll(async () => {
+  await mesh?.dispose();
+  await issuer?.stop();
+  await stranger?.stop();
+});
+
+const token = (server: OAuth2Server, claims: Record<string, unknown>, expiresIn = 3600) =>
+  server.issuer.buildToken({ expiresIn, scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: resource, sub: "agent-9", scope: "skill:*", ...claims }) });
+const listTools = (bearer?: string) =>
+  post(resource, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) });
+
+describe("discovery", () => {
+  it("publishes Protected Resource Metadata and points to it from the 401", async () => {
+    const unauthenticated = await listTools();
+    expect(unauthenticated.status).toBe(401);
+    const challenge = unauthenticated.headers.get("www-authenticate")!;
+    const metadataUrl = `http://127.0.0.1:${new URL(resource).port}/.well-known/oauth-protected-resource/mcp`;
+    expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
+    expect(challenge).toContain('scope="skill:*"');
+    const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer.issuer.url], bearer_methods_supported: ["header"] });
+    expect((await fetch(`http://127.0.0.1:${new URL(resource).port}/.well-known/oauth-protected-resource`)).status).toBe(200);
+  });
+});
+
+describe("the official MCP v2 client with client credentials", () => {
+  it("discovers the authorization server, gets a token for this resource and calls a tool within its scope", async () => {
+    const authProvider = new ClientCredentialsProvider({ clientId: "agent-7", clientSecret: "secret-7", expectedIssuer: issuer.issuer.url! });
+    const client = new Client({ name: "oauth-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider }));
+    try {
+      // It asked for this resource and the scope the 401 named.
+      expect(tokenRequests.at(-1)).toMatchObject({ grant_type: "client_credentials", resource, scope: "skill:*" });
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(["subtract", "sum", "test.whoami"]);
+      const result = await client.callTool({ name: "subtract", arguments: { minuend: 42, subtrahend: 23 } });
+      expect(result.structuredContent).toEqual({ result: 19 });
+      expect(authProvider.tokens()?.access_token).toMatch(/^eyJ/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("refused tokens", () => {
+  it("accepts a valid token, and maps its subject to the caller", async () => {
+    const ok = await listTools(await token(issuer, {}));
+    expect(ok.status).toBe(200);
+    expect(ok.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["subtract", "sum", "test.whoami"]);
+  });
+
+  it("maps the token's scopes to grants: only the skills they name", async () => {
+    const narrow = await listTools(await token(issuer, { scope: "openid skill:subtract tag:nothing" }));
+    expect(narrow.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["subtract"]);
+  });
+
+  it("refuses a token for another audience, an expired one and one from another issuer: 401 invalid_token", async () => {
+    const cases = {
+      "wrong audience": await token(issuer, { aud: "https://other.example.com/mcp" }),
+      expired: await token(issuer, {}, -3_600),
+      "wrong issuer": await token(stranger, {}),
+      "not a token": "eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.",
+    };
+    for (const [what, bearer] of Object.entries(cases)) {
+      const answer = await listTools(bearer);
+      expect(answer.status, what).toBe(401);
+      expect(answer.headers.get("www-authenticate"), what).toContain('error="invalid_token"');
+      expect(answer.json.error.code, what).toBe(-32006);
+    }
+  });
+
+  it("answers 403 insufficient_scope for a token that grants no skill", async () => {
+    const answer = await listTools(await token(issuer, { scope: "openid profile" }));
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(answer.headers.get("www-authenticate")).toContain('scope="skill:*"');
+  });
+
+  it("gives a skill the token's subject as the caller, never the token", async () => {
+    const bearer = await token(issuer, {});
+    const answer = await post(`http://127.0.0.1:${new URL(resource).port}/rpc`, { jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 }, { authorization: `Bearer ${bearer}` });
+    expect(answer.json.result.caller).toBe("o:agent-9");
+    expect(answer.text).not.toContain(bearer.split(".")[2]);
+  });
+});
