@@ -3,6 +3,8 @@
  * registered with the gateway, on http://127.0.0.1:8787 (the embedded memory store).
  * `npm run dev -- --redis` — the same on a real redis-server (started here) through the local
  * Upstash REST endpoint, with the `upstash` driver.
+ * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
+ * for every skill.
  * Options: --port N (0 = any free port), --verbose (Workers' logs).
  */
 import { randomBytes } from "node:crypto";
@@ -14,6 +16,7 @@ import { startLocalUpstash } from "./redis-rest/serve.js";
 const { values } = parseArgs({
   options: {
     redis: { type: "boolean", default: false },
+    auth: { type: "boolean", default: false },
     port: { type: "string", default: process.env.PORT ?? "8787" },
     verbose: { type: "boolean", default: false },
   },
@@ -39,11 +42,12 @@ try {
 
   const dirs = skillDirs();
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
-  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose });
+  const gatewayVars: Record<string, string> = values.auth ? { SKILLMESH_AUTH: "required" } : {};
+  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose, gatewayVars });
   stops.push(() => mesh.dispose());
 
   const url = mesh.gatewayUrl;
-  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"})`);
+  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
   const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
     deployments: Array<{ id: string; name: string; version: string; role: string }>;
@@ -56,9 +60,19 @@ try {
     const role = `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
     console.log(`  ${`${name}@${version}`.padEnd(28)} ${role.padEnd(12)} direct: ${skill.url}`);
   }
+  if (values.auth) {
+    const created = await fetch(`${url}/admin/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ name: "dev", skills: ["*"], groups: ["*"] }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${key}`);
+  }
+  const authHeader = values.auth ? ` -H "Authorization: Bearer $SKILLMESH_KEY"` : "";
   console.log(`
 Try it:
-  curl -s ${url}/rpc -H 'content-type: application/json' \\
+  curl -s ${url}/rpc -H 'content-type: application/json'${authHeader} \\
     -d '{"jsonrpc":"2.0","method":"modbus.decode","params":{"frame":"11 03 00 6B 00 03 76 87"},"id":1}'
   MCP hosts and the Inspector: Streamable HTTP at ${url}/mcp
 

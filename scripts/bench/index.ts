@@ -1,7 +1,9 @@
 /**
  * `npm run bench` — starts the local mesh and measures, in one run and side by side:
  *   direct      modbus.decode called on the skill Worker itself
- *   gateway     the same call through the gateway (POST /rpc)
+ *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
+ *               deployed; every gateway side carries a key without limits)
+ *   ratelimited the same call with a key that has a rate limit (never reached): the limit's cost
  *   idempotent  the same call through the gateway with a fresh Idempotency-Key each time
  *   plain/canary text.summarize through the gateway, default group (one version) vs a group split
  *               50/50 between 1.0.0 and 2.0.0 by the canary table
@@ -118,24 +120,31 @@ try {
     client = local.client;
   }
   const adminToken = randomBytes(16).toString("hex");
-  const mesh = await startMesh({ skills: skillDirs(), adminToken, upstash });
+  const mesh = await startMesh({ skills: skillDirs(), adminToken, upstash, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  const canary = await fetch(`${mesh.gatewayUrl}/admin/skills/text.summarize/canary`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ version: "2.0.0", groups: { bench: 50 } }),
-  });
-  if (!canary.ok) throw new Error(`could not set the canary: ${await canary.text()}`);
+  const adminCall = async (path: string, body: unknown) => {
+    const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: ${await response.text()}`);
+    return (await response.json()) as { key: string };
+  };
+  await adminCall("/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
+  const key = `Bearer ${(await adminCall("/keys", { name: "bench", skills: ["*"], groups: ["bench"] })).key}`;
+  const limitedKey = `Bearer ${(await adminCall("/keys", { name: "bench-limited", skills: ["*"], rate: "999999999/min" })).key}`;
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
   const sides: Side[] = [
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
-    { name: "gateway", url: rpc, body: MODBUS, headers: () => ({}) },
-    { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: "Bearer bench-caller" }) },
-    { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}` }) },
-    { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench" }) },
-    { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => MCP_HEADERS },
+    { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
+    { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
+    { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
+    { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, authorization: key }) },
+    { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench", authorization: key }) },
+    { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => ({ ...MCP_HEADERS, authorization: key }) },
     { name: "mcp-sdk", url: await startSdkServer(stops), body: MCP_CALL, headers: () => MCP_HEADERS },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
@@ -156,15 +165,16 @@ try {
 
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
   const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
-  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(12))).join("")}`);
+  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(13))).join("")}`);
   for (const side of sides) {
     const r = results[side.name]!;
     const cells = [r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors)];
-    console.log(`${side.name.padEnd(12)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
+    console.log(`${side.name.padEnd(13)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
   }
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
+ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
 canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server

@@ -29,7 +29,7 @@ export type PendingEntry = AuditEntry | (Extract<AuditEntry, { type: "call" }> &
 export const appendAudit: StoreScript<number> = {
   name: "audit.append",
   lua: `
-for i = 2, #ARGV do redis.call('LPUSH', KEYS[1], ARGV[i]) end
+redis.call('LPUSH', KEYS[1], unpack(ARGV, 2))
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 return redis.call('LLEN', KEYS[1])
 `,
