@@ -9,10 +9,10 @@ import { sha256Hex as sha256 } from "../hash/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
-/** What one call produced, as stored and replayed. */
+/** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
 export type Outcome =
-  | { ok: true; result: unknown; deployment: string; degraded?: boolean }
-  | { ok: false; error: JsonRpcErrorObject; deployment?: string; degraded?: boolean };
+  | { ok: true; result: unknown; deployment?: string; degraded?: boolean; replayed?: boolean }
+  | { ok: false; error: JsonRpcErrorObject; deployment?: string; degraded?: boolean; replayed?: boolean };
 
 export interface IdempotencyOptions {
   /** How long a finished answer is kept. */

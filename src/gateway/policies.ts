@@ -1,0 +1,213 @@
+/**
+ * The policies around one call, each a small function that wraps the next one (the cockatiel
+ * idea): a `Policy` gets the call and `next`, and returns an `Outcome` — it may refuse, replay,
+ * repeat, reroute or time the call, but it knows nothing of the policies around it. The pipeline
+ * (src/gateway/pipeline.ts) only assembles them; a new policy is a new function in the list.
+ *
+ *   limits → idempotency → retries → fallback (breakers) → timeout → forward
+ */
+import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
+import { forwardCall } from "../forward/index.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
+import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
+import { checkLimits } from "../ratelimit/index.js";
+import type { Deployment } from "../registry/model.js";
+import type { SkillEntry } from "../registry/snapshot.js";
+import { withRetries } from "../retry/index.js";
+import { selectDeployment } from "../routing/index.js";
+import type { SkillManifest } from "../skill/manifest.js";
+import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
+import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
+import type { CallScope } from "./scope.js";
+
+const tracer = trace.getTracer("skillmesh-gateway");
+
+/** How long a caller waits when the store (idempotency keys) cannot be read. */
+export const RETRY_AFTER_STORE_MS = 2_000;
+
+/** One call on its way through the policies: what was asked, by whom, and until when. */
+export interface Call {
+  readonly request: JsonRpcRequest;
+  readonly slot: RequestSlot;
+  readonly scope: CallScope;
+  readonly runtime: GatewayRuntime;
+  readonly env: GatewayEnv;
+  /** The trace context of the call's span. */
+  readonly trace: Context;
+  /** When the caller stops waiting (`X-Timeout-Ms`, else twice the skill's timeout). */
+  readonly deadline: number;
+}
+
+/** A call to a skill (a built-in has neither entry nor manifest). */
+export interface SkillCall extends Call {
+  readonly entry: SkillEntry;
+  /** The manifest that speaks for the skill (its stable version's): timeouts, TTLs, idempotency. */
+  readonly manifest: SkillManifest;
+  /** One attempt's deployment and probe token (set by `fallback`). */
+  readonly deployment?: Deployment;
+  readonly probe?: string;
+  /** One attempt's timeout (set by `timeout`). */
+  readonly timeoutMs?: number;
+}
+
+export type Handler<C extends Call> = (call: C) => Promise<Outcome>;
+export type Policy<C extends Call = SkillCall> = (call: C, next: Handler<C>) => Promise<Outcome>;
+
+/**
+ * Wraps a handler in policies, the first outermost.
+ * @example const run = compose([limits, idempotency, retries, fallback, timeout], forward); await run(call)
+ */
+export function compose<C extends Call>(policies: ReadonlyArray<Policy<C>>, handler: Handler<C>): Handler<C> {
+  return policies.reduceRight<Handler<C>>((next, policy) => (call) => policy(call, next), handler);
+}
+
+/**
+ * Counts the call against the caller's rate and quota, or refuses it with -32005 and
+ * `retryAfterMs` (the decision also becomes the response's `RateLimit` headers).
+ */
+export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise<Outcome> => {
+  const decision = await checkLimits(call.runtime.store, call.scope.limits);
+  if (decision) call.scope.rateLimit = decision;
+  if (!decision || decision.allowed) return next(call);
+  const seconds = Math.ceil(decision.retryAfterMs / 1000);
+  throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller's ${decision.refusedBy} is used up; retry after ${seconds} s`, {
+    retryAfterMs: decision.retryAfterMs,
+    limit: decision.refusedBy,
+  });
+};
+
+/**
+ * Idempotent replay for calls with an `Idempotency-Key` (src/idempotency): the first call with a
+ * key runs, later ones get its answer (`replayed`); keys belong to one identified caller, and a
+ * batch element's key is the header's plus its position, so one header covers a whole batch.
+ */
+export const idempotency: Policy = async (call, next) => {
+  const { scope, manifest, entry, slot, request, deadline } = call;
+  const clientKey = scope.idempotencyKey;
+  if (clientKey === undefined) return next(call);
+  if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
+  // Keys are scoped to the caller's key: without one, callers would read and poison each other's answers.
+  if (scope.context.caller === "anonymous") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller: send Authorization: Bearer <your key> with it");
+  }
+  const key = await idempotencyKeyOf(entry.name, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
+  const options = {
+    ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
+    pendingTtlMs: deadline - Date.now() + 5_000,
+    waitMs: Math.min(deadline - Date.now() + 500, 15_000),
+  };
+  try {
+    const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf(request.params ?? null), options, () => next(call));
+    return replayed ? { ...outcome, replayed } : outcome;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    // Without the store the key cannot be honoured; running anyway could run the skill twice.
+    console.error("[gateway] idempotency store unavailable:", errorText(error));
+    throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
+    });
+  }
+};
+
+/** Retries of transient failures (src/retry), for calls safe to repeat: idempotent skills, or calls with a key. */
+export const retries: Policy = (call, next) => {
+  const safeToRepeat = call.manifest.idempotent || call.scope.idempotencyKey !== undefined;
+  return safeToRepeat ? withRetries(() => next(call), { deadline: call.deadline }) : next(call);
+};
+
+/** Errors that count against a deployment's breaker: it broke, not the caller (429 is back-pressure). */
+const BREAKER_FAILURES: ReadonlySet<number> = new Set([ErrorCode.InternalError, ErrorCode.SkillUnavailable, ErrorCode.SkillTimeout]);
+
+/**
+ * What one forwarded call tells the deployment's breaker: a failure (it broke), a success (it
+ * answered, bad input included: -32602 is the caller's problem), or nothing — a timeout that
+ * came from the caller's own budget rather than the skill's `timeoutMs` says nothing about the
+ * skill (`timeout` marks it `data.cutByCaller`).
+ */
+export function breakerVerdict(outcome: Outcome): "failure" | "success" | "none" {
+  if (outcome.ok) return "success";
+  const { code, data } = outcome.error;
+  if (code === ErrorCode.SkillTimeout && (data as { cutByCaller?: unknown } | undefined)?.cutByCaller === true) return "none";
+  return BREAKER_FAILURES.has(code) ? "failure" : "success";
+}
+
+/** The skill's breaker policy: the defaults with the manifest's overrides. */
+function breakerPolicyOf(deployment: Deployment): BreakerPolicy {
+  return { ...DEFAULT_BREAKER_POLICY, ...deployment.manifest.breaker };
+}
+
+/**
+ * Routing and the fallback chain (src/routing, src/breaker): the routed deployment (by group and
+ * sticky key); if its breaker is open, the stable version (for a canary); if that is open too,
+ * the degraded deployment. An open breaker whose period is over lets one probe through (claimed
+ * atomically, so one isolate probes). The attempt's outcome is recorded against the breaker of
+ * the deployment that answered, charged to the caller. With every breaker open: -32001 and when
+ * to retry.
+ */
+export const fallback: Policy = async (call, next) => {
+  const { scope, runtime, entry, request } = call;
+  const { context } = scope;
+  const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
+  const routed = selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded;
+  const stable = entry.versions.find((d) => d.role === "stable");
+  const chain = [...new Set([routed, routed?.role === "canary" ? stable : undefined, entry.degraded].filter((d): d is Deployment => !!d))];
+  let retryAt = Infinity;
+  for (const deployment of chain) {
+    const status = await runtime.breakers.status(deployment.id, scope.waitUntil);
+    let probe: string | undefined;
+    if (status.state !== "closed") {
+      if (Date.now() >= status.openUntil) probe = await runtime.breakers.claimProbe(deployment.id, breakerPolicyOf(deployment), await scope.principal());
+      if (!probe) {
+        retryAt = Math.min(retryAt, status.openUntil);
+        continue;
+      }
+    }
+    const outcome = await next({ ...call, deployment, probe });
+    const policy = breakerPolicyOf(deployment);
+    const verdict = breakerVerdict(outcome);
+    const write =
+      verdict === "none"
+        ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)
+        : runtime.breakers.record(deployment.id, verdict === "failure" ? await scope.principal() : undefined, policy, probe);
+    if (write) scope.waitUntil(write);
+    return outcome;
+  }
+  const retryAfterMs = Number.isFinite(retryAt) ? Math.max(1_000, retryAt - Date.now()) : 5_000;
+  const message = `${request.method} is unavailable: no healthy deployment is left; retry after ${Math.ceil(retryAfterMs / 1000)} s`;
+  return { ok: false, error: { code: ErrorCode.SkillUnavailable, message, data: { retryAfterMs } } };
+};
+
+/**
+ * Each attempt's timeout: the deployment's `timeoutMs`, or what is left of the caller's budget
+ * when that is shorter — then a -32004 says so (`data.cutByCaller`), and is the caller's outcome.
+ */
+export const timeout: Policy = async (call, next) => {
+  const limit = call.deployment!.manifest.timeoutMs;
+  const timeoutMs = Math.max(1, Math.min(limit, call.deadline - Date.now()));
+  const outcome = await next({ ...call, timeoutMs });
+  if (timeoutMs >= limit || outcome.ok || outcome.error.code !== ErrorCode.SkillTimeout) return outcome;
+  const message = `${call.deployment!.name} did not answer within the ${timeoutMs} ms left of this call's budget (X-Timeout-Ms)`;
+  return { ...outcome, error: { code: ErrorCode.SkillTimeout, message, data: { timeoutMs, cutByCaller: true } } };
+};
+
+/**
+ * The innermost handler: forwards the attempt to its deployment (src/forward) inside a
+ * `skillmesh.forward` span, and turns every way it can fail into an `Outcome`.
+ */
+export const forward: Handler<SkillCall> = (call) => {
+  const deployment = call.deployment!;
+  const degraded = deployment.role === "degraded" ? { degraded: true } : {};
+  const attributes = { "skillmesh.deployment": deployment.id, "skillmesh.role": deployment.role };
+  return inSpan(tracer, "skillmesh.forward", call.trace, { kind: SpanKind.CLIENT, attributes }, async (span): Promise<Outcome> => {
+    try {
+      const traceparent = outgoingTraceparent(span, call.trace);
+      const context = { ...call.scope.context, traceparent };
+      const result = await forwardCall(deployment, { method: call.request.method, params: call.request.params, context, timeoutMs: call.timeoutMs }, call.env);
+      return { ok: true, result, deployment: deployment.id, ...degraded };
+    } catch (error) {
+      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
+      span.setAttribute("skillmesh.error_code", failure.code);
+      return { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
+    }
+  });
+};
