@@ -3,22 +3,28 @@
  * instances sharing one store: failures of several callers open a deployment's breaker under the
  * default thresholds, the fallback answers every later call, 429s never open it, one probe closes
  * it after recovery, and a failing canary is rolled back with an event. (What one caller alone
- * cannot do is in security-store.test.ts.)
+ * cannot do is in security-store.test.ts.) Every test starts from closed breakers and healthy
+ * skills, whatever the one before did.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createClient } from "redis";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { type Mesh, type MeshSkill, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
-import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
+const PREFIX = `breaker-${process.pid}:`;
+const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
+const gatewayVars = { SKILLMESH_STORE_PREFIX: PREFIX };
 let a: Mesh;
 let b: Mesh;
+let redis: ReturnType<typeof createClient>;
 const skill = (version: string): MeshSkill => a.skills.find((s) => s.manifest.version === version)!;
 const control = async (version: string, mode: string, times?: number) =>
   (await post(`${skill(version).url}/control`, { mode, ...(times === undefined ? {} : { times }) })).json;
 const callsTo = async (version: string) => ((await (await fetch(`${skill(version).url}/control`)).json()) as { calls: number }).calls;
 const call = (gateway: Mesh, headers: Record<string, string> = {}) =>
   post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "v" }, id: 1 }, headers);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const answeredBy = (answer: Awaited<ReturnType<typeof call>>) => answer.headers.get("x-skill-version");
 
 /**
  * Calls one at a time, each as another caller (a breaker opens only on failures of several),
@@ -30,45 +36,63 @@ async function callUntil(gateway: Mesh, done: (answer: Awaited<ReturnType<typeof
     const answer = await call(gateway, { ...headers, authorization: `Bearer caller-${i}` });
     answers.push(answer);
     if (done(answer)) break;
-    await sleep(30);
   }
   return answers;
 }
 
+/** Makes the stable version fail until its breaker opens and the degraded deployment answers. */
+async function openStable() {
+  await control("1.0.0", "throw");
+  return callUntil(a, (r) => r.headers.get("x-skill-degraded") === "1");
+}
+
 beforeAll(async () => {
-  const upstash = { url: inject("redisRestUrl"), token: inject("redisRestToken") };
-  const gatewayVars = { SKILLMESH_STORE_PREFIX: `breaker-${process.pid}:` };
-  a = await startMesh({ skills: ["flaky-v1", "flaky-v2", "flaky-degraded"].map(fixture), adminToken: ADMIN_TOKEN, upstash, register: false, gatewayVars });
-  b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash, gatewayVars });
+  a = await startMesh({ skills: ["flaky-v1", "flaky-v2", "flaky-degraded"].map(fixture), adminToken: ADMIN_TOKEN, upstash: upstash(), register: false, gatewayVars });
+  b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
   for (const version of ["1.0.0", "2.0.0", "0.9.0-lead"]) await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: skill(version).url });
+  redis = createClient({ url: inject("redisUrl") });
+  await redis.connect();
 });
 afterAll(async () => {
+  await redis?.quit();
   await a?.dispose();
   await b?.dispose();
+});
+
+// Healthy skills, closed breakers, 1.0.0 at 100%: and both gateways have seen it (their status
+// caches are a second old at most), checked by polling rather than waiting a fixed time.
+beforeEach(async () => {
+  for (const version of ["1.0.0", "2.0.0", "0.9.0-lead"]) await control(version, "ok");
+  const keys = await redis.keys(`${PREFIX}sm:breaker:*`);
+  if (keys.length) await redis.del(keys);
+  await admin(a.gatewayUrl, "POST", "/skills/test.flaky/promote", { version: "1.0.0" });
+  for (const gateway of [a, b]) {
+    const healthy = await eventually(() => call(gateway), (r) => answeredBy(r) === "test.flaky@1.0.0", 5_000, 100);
+    expect(answeredBy(healthy)).toBe("test.flaky@1.0.0");
+  }
 });
 
 describe("circuit breaker", () => {
   it("429s are passed on as -32005 with retryAfterMs and never open the breaker", async () => {
     await control("1.0.0", "429");
     for (let i = 0; i < 25; i++) {
-      const answer = await call(a);
+      const answer = await call(a, { authorization: `Bearer caller-${i}` });
       expect(answer.json.error).toMatchObject({ code: -32005, data: { retryAfterMs: 1_000 } });
     }
     await control("1.0.0", "ok");
     const after = await call(a);
-    expect(after.headers.get("x-skill-version")).toBe("test.flaky@1.0.0");
+    expect(answeredBy(after)).toBe("test.flaky@1.0.0");
     expect(after.json.result).toEqual({ value: "v", version: "1.0.0" });
   });
 
   it("failures of several callers in a row open the stable's breaker; the degraded deployment answers every later call", async () => {
-    await control("1.0.0", "throw");
-    const answers = await callUntil(a, (r) => r.headers.get("x-skill-degraded") === "1");
+    const answers = await openStable();
     const failures = answers.filter((r) => r.json.error?.code === -32603);
     // 5 failures in a row not counting the caller with most of them: 6 callers, one failure each.
     expect(failures.length).toBeGreaterThanOrEqual(6);
     expect(failures.length).toBeLessThanOrEqual(8); // the last record may land a call late
     const last = answers.at(-1)!;
-    expect(last.headers.get("x-skill-version")).toBe("test.flaky@0.9.0-lead");
+    expect(answeredBy(last)).toBe("test.flaky@0.9.0-lead");
     expect(last.json.result.version).toBe("0.9.0-lead");
     const reached = await callsTo("1.0.0");
     for (let i = 0; i < 10; i++) expect((await call(a)).headers.get("x-skill-degraded")).toBe("1");
@@ -76,33 +100,44 @@ describe("circuit breaker", () => {
   });
 
   it("another gateway instance sees the same open breaker at its first call", async () => {
-    const answer = await call(b);
-    expect(answer.headers.get("x-skill-degraded")).toBe("1");
-    expect(answer.json.result.version).toBe("0.9.0-lead");
+    // Started first (it takes longer than the fixture's 1 s open period), called only after.
+    const fresh = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
+    try {
+      await openStable();
+      const answer = await call(fresh);
+      expect(answer.headers.get("x-skill-degraded")).toBe("1");
+      expect(answer.json.result.version).toBe("0.9.0-lead");
+    } finally {
+      await fresh.dispose();
+    }
   });
 
   it("an MCP tools/call takes the same fallback (one pipeline): the degraded answer, marked", async () => {
+    await openStable();
     const answer = await post(
       `${a.gatewayUrl}/mcp`,
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.flaky", arguments: { value: "v" } } },
       { "mcp-protocol-version": "2025-11-25" },
     );
     expect(answer.headers.get("x-skill-degraded")).toBe("1");
-    expect(answer.headers.get("x-skill-version")).toBe("test.flaky@0.9.0-lead");
+    expect(answeredBy(answer)).toBe("test.flaky@0.9.0-lead");
     expect(answer.json.result).toMatchObject({ structuredContent: { value: "v", version: "0.9.0-lead" } });
     expect(answer.json.result.isError).toBeUndefined();
   });
 
   it("after the open period one probe goes through, and its success closes the breaker", async () => {
+    await openStable();
     await control("1.0.0", "ok");
-    await sleep(1_200); // the fixture's open period is 1 s
+    const { json } = await admin(a.gatewayUrl, "GET", "/deployments");
+    const openUntil = json.breakers["test.flaky@1.0.0"].openUntil as number;
+    expect(openUntil).toBeGreaterThan(Date.now() - 1_000); // the fixture's open period is 1 s
+    await eventually(async () => Date.now(), (now) => now >= openUntil + 20, 3_000, 20);
     const burst = await Promise.all(Array.from({ length: 10 }, () => call(a)));
     expect(await callsTo("1.0.0")).toBe(1); // exactly one probe reached the recovered version
     expect(burst.filter((r) => r.json.result?.version === "1.0.0")).toHaveLength(1);
     expect(burst.filter((r) => r.headers.get("x-skill-degraded") === "1")).toHaveLength(9);
-    await sleep(1_100); // cached statuses refresh within a second
-    await call(a);
-    const closed = await call(a);
+    // Closed once the probe's record lands and the cached statuses refresh: polled, not slept.
+    const closed = await eventually(() => call(a), (r) => answeredBy(r) === "test.flaky@1.0.0", 3_000, 100);
     expect(closed.json.result.version).toBe("1.0.0");
     expect(closed.headers.get("x-skill-degraded")).toBeNull();
   });
@@ -115,8 +150,8 @@ describe("circuit breaker", () => {
     expect(answers.at(-1)!.json.result.version).toBe("1.0.0");
     // test.flaky is idempotent: each call's 503 is retried, so fewer calls than failures are needed.
     expect(await callsTo("2.0.0")).toBeGreaterThanOrEqual(5);
-    await sleep(300);
-    const { json } = await admin(a.gatewayUrl, "GET", "/skills/test.flaky");
+    const skillNow = () => admin(a.gatewayUrl, "GET", "/skills/test.flaky");
+    const { json } = await eventually(skillNow, (r) => r.json.routes.beta["2.0.0"] === 0);
     expect(json.routes.beta).toEqual({ "1.0.0": 100, "2.0.0": 0 });
     expect(json.events[0]).toMatchObject({ type: "rollback", version: "2.0.0", by: "breaker", reason: expect.stringMatching(/breaker opened \(\d+ consecutive failures from \d+ callers\)/) });
     expect(Number.isFinite(json.events[0].at)).toBe(true);

@@ -3,7 +3,7 @@
  * the gateway splits 10,000 distinct users per group by them, a user always lands on the same
  * version, and raising a canary's share never moves a user off it.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
@@ -21,6 +21,8 @@ beforeAll(async () => {
   });
 });
 afterAll(() => mesh?.dispose());
+// Every test starts from 1.0.0 stable at 100% in every group, whatever the one before did.
+beforeEach(() => cli("promote", "test.echo", "1.0.0"));
 
 /** Calls test.echo once per user (16 at a time); returns the version each user got. */
 async function versionsFor(users: Array<{ id: string; group?: string }>): Promise<Map<string, string>> {
@@ -44,12 +46,12 @@ const canaryShare = (seen: Map<string, string>, ids: string[]) => ids.filter((id
 describe("canary by X-User-Group", () => {
   const groups = ["beta", "vip", undefined, "gamma"] as const;
   const users = Array.from({ length: 10_000 }, (_, i) => ({ id: `user-${i}`, group: groups[i % 4] }));
-  let first: Map<string, string>;
+  const table = () => cli("canary", "test.echo", "2.0.0", "--group", "beta=100", "--group", "vip=20", "--group", "*=5");
 
   it("splits 10,000 distinct users per group within 2 points of the table", async () => {
-    await cli("canary", "test.echo", "2.0.0", "--group", "beta=100", "--group", "vip=20", "--group", "*=5");
+    await table();
     expect(lines.at(-1)).toBeDefined();
-    first = await versionsFor(users);
+    const first = await versionsFor(users);
     const idsOf = (group: string | undefined) => users.filter((u) => u.group === group).map((u) => u.id);
     expect(canaryShare(first, idsOf("beta"))).toBe(1);
     expect(Math.abs(canaryShare(first, idsOf("vip")) - 0.2)).toBeLessThanOrEqual(0.02);
@@ -58,9 +60,24 @@ describe("canary by X-User-Group", () => {
   }, 90_000);
 
   it("sends the same user to the same version every time", async () => {
-    const again = users.filter((_, i) => i % 20 === 0);
-    const second = await versionsFor(again);
-    for (const user of again) expect(second.get(user.id), user.id).toBe(first.get(user.id));
+    await table();
+    const sample = users.filter((_, i) => i % 25 === 0); // every group
+    const first = await versionsFor(sample);
+    const second = await versionsFor(sample);
+    for (const user of sample) expect(second.get(user.id), user.id).toBe(first.get(user.id));
+    expect(new Set(first.values())).toEqual(new Set(["1.0.0", "2.0.0"]));
+  });
+
+  it("without X-User-Id, sticks to the caller's key", async () => {
+    await cli("canary", "test.echo", "2.0.0", "--group", "*=50");
+    const versionsOf = async (caller: string) => {
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) seen.add((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.echo", id: 1 }, { authorization: `Bearer ${caller}` })).json.result.version);
+      return [...seen];
+    };
+    const perCaller = await Promise.all(Array.from({ length: 24 }, (_, i) => versionsOf(`caller-key-${i}`)));
+    for (const versions of perCaller) expect(versions).toHaveLength(1);
+    expect(new Set(perCaller.flat())).toEqual(new Set(["1.0.0", "2.0.0"]));
   });
 
   it("raising a canary from 10% to 20% keeps every earlier canary user on it", async () => {
@@ -77,6 +94,7 @@ describe("canary by X-User-Group", () => {
   }, 60_000);
 
   it("rollback sends everyone back to stable, and status shows the weights and the events", async () => {
+    await cli("canary", "test.echo", "2.0.0", "--group", "beta=100", "--group", "vip=20", "--group", "*=20");
     await cli("rollback", "test.echo");
     const after = await versionsFor(users.slice(0, 400));
     expect([...after.values()].every((v) => v === "1.0.0")).toBe(true);

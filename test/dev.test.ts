@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
-import { post } from "./support/fixtures.js";
+import { eventually, post } from "./support/fixtures.js";
 
 let child: ChildProcess | undefined;
 afterEach(() => {
@@ -54,7 +54,7 @@ describe("npm run dev", () => {
     const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
     expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["html.extract", "modbus.decode", "text.summarize"]);
     await stopDev();
-    await new Promise((r) => setTimeout(r, 500));
-    await expect(fetch(`${url}/healthz`)).rejects.toThrow(); // nothing left listening
+    const listening = () => fetch(`${url}/healthz`).then(() => "up", () => "down");
+    expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
   }, 120_000);
 });

@@ -53,6 +53,14 @@ describe("1. one caller cannot open a breaker or decide its probe", () => {
     expect(await alwaysAnsweredBy("test.flaky@1.0.0", bearer("bob"))).toEqual(["test.flaky@1.0.0"]);
   });
 
+  it("bad params from several callers are their own problem (-32602), never a failure of the skill", async () => {
+    for (let i = 0; i < 12; i++) {
+      const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: 5 }, id: 1 }, CALLERS[i % 3]);
+      expect(answer.json.error.code).toBe(-32602);
+    }
+    expect(await alwaysAnsweredBy("test.flaky@1.0.0", bearer("bob"))).toEqual(["test.flaky@1.0.0"]);
+  });
+
   it("failures from several callers open it: the degraded deployment answers", async () => {
     await control("1.0.0", "throw");
     let degraded = false;

@@ -13,6 +13,7 @@ import { type Store, withPrefix } from "../src/store/index.js";
 import { memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
+import { eventually } from "./support/fixtures.js";
 
 // Every test gets its own key prefix: other test files share this Redis.
 let run = 0;
@@ -67,8 +68,7 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   it("expires keys set with px", async () => {
     await store.set("k", "v", { px: 50 });
     expect(await store.get("k")).toBe("v");
-    await new Promise((r) => setTimeout(r, 120));
-    expect(await store.get("k")).toBeNull();
+    expect(await eventually(() => store.get("k"), (value) => value === null, 2_000, 10)).toBeNull();
     expect(await store.set("k", "again", { nx: true })).toBe(true);
   });
 
@@ -181,6 +181,24 @@ describe.each(drivers)("store driver %s", (driver, make) => {
       expect(await record("p", t + 30_500, 0, "bob", "b1")).toMatchObject({ state: "open", opens: 2, openUntil: t + 30_500 + 60_000, tripped: true });
       expect(await claim("p", t + 90_500, "again", "mallory")).toBe(true); // a new open period: nobody is barred
       expect(await record("p", t + 90_600, 1, "", "again")).toMatchObject({ state: "closed", tripped: false });
+    });
+
+    it("doubles the open period on every failed probe, up to maxOpenMs (5 min)", async () => {
+      const t = 5_000_000;
+      for (let i = 0; i < 9; i++) await record("cap", t, 0, ["a", "b", "c"][i % 3]);
+      const periods: number[] = [];
+      let now = t;
+      let openUntil = (statusOf(await store.get("cap"))).openUntil;
+      for (let round = 0; round < 6; round++) {
+        periods.push(openUntil - now);
+        now = openUntil;
+        // Two callers' probes fail: the breaker opens again for a doubled period.
+        expect(await claim("cap", now, `a${round}`, "a")).toBe(true);
+        await record("cap", now, 0, "a", `a${round}`);
+        expect(await claim("cap", now, `b${round}`, "b")).toBe(true);
+        ({ openUntil } = await record("cap", now, 0, "b", `b${round}`));
+      }
+      expect(periods).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000]);
     });
 
     it("a caller whose probe failed alone may probe again after a period", async () => {

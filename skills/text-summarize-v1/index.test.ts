@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSkill, startSkill } from "../../test/support/skill.js";
-import { ARTICLE } from "../text-summarize-v2/index.test.js";
+import { ARTICLE } from "../../test/fixtures/texts.js";
 
 describe("text.summarize@1.0.0 Worker (workerd)", () => {
   let skill: RunningSkill;

@@ -2,15 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSkill, startSkill } from "../../test/support/skill.js";
 import { summarizeByFrequency } from "../text-summarize-v1/summarize.js";
 import { pageRank, summarizeByTextRank } from "./textrank.js";
-
-export const ARTICLE = [
-  "Solar panels convert sunlight into electricity using photovoltaic cells.",
-  "The weather was pleasant on Tuesday.",
-  "Photovoltaic cells in solar panels are made of silicon that releases electrons in sunlight.",
-  "Electricity from solar panels can be stored in batteries for use at night.",
-  "My cousin likes football.",
-  "Batteries store solar electricity so homes keep power after sunset.",
-].join(" ");
+import { ARTICLE } from "../../test/fixtures/texts.js";
 
 describe("pageRank", () => {
   it("gives symmetric nodes equal rank and sums to 1", () => {

@@ -43,9 +43,12 @@ describe("processJsonRpc", () => {
     expect(await processJsonRpc('{"jsonrpc":"2.0","method":"m","params":"str","id":1}', echo)).toMatchObject({ error: { code: -32600 } });
   });
 
-  it("refuses batches larger than the limit as one Invalid Request", async () => {
-    const batch = JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", method: "m", id: i })));
-    expect(await processJsonRpc(batch, echo)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/100/) }, id: null });
+  it("answers a batch of exactly the limit (100), and refuses one more as one Invalid Request", async () => {
+    const batchOf = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", method: "m", id: i })));
+    const full = await processJsonRpc(batchOf(100), echo);
+    expect(Array.isArray(full) && full.length).toBe(100);
+    expect((full as Array<{ id: number }>).map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(await processJsonRpc(batchOf(101), echo)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/100/) }, id: null });
   });
 });
 

@@ -35,6 +35,17 @@ describe("registration rules", () => {
     expect(redeploy.doc.routes.s).toEqual({ "*": { "1.0.0": 100 } });
   });
 
+  it("a redeploy (every npm run deploy: a new registration id) keeps the stable stable and the canary's weights, with both registered", () => {
+    let doc = register(undefined, manifest("s", "1.0.0"), "v1").doc;
+    doc = register(doc, manifest("s", "2.0.0"), "v2").doc;
+    doc.routes.s = { "*": { "1.0.0": 90, "2.0.0": 10 }, beta: { "1.0.0": 0, "2.0.0": 100 } };
+    const stable = register(doc, manifest("s", "1.0.0"), "v1-redeploy");
+    expect(stable.deployment.role).toBe("stable");
+    const canary = register(stable.doc, manifest("s", "2.0.0"), "v2-redeploy");
+    expect(canary.deployment.role).toBe("canary");
+    expect(canary.doc.routes.s).toEqual({ "*": { "1.0.0": 90, "2.0.0": 10 }, beta: { "1.0.0": 0, "2.0.0": 100 } });
+  });
+
   it("a version registered when only a degraded one exists becomes stable", () => {
     const doc = register(register(undefined, manifest("s", "0.1.0", { degraded: true })).doc, manifest("s", "1.0.0")).doc;
     expect(doc.deployments["s@1.0.0"]!.role).toBe("stable");

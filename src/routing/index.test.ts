@@ -47,6 +47,15 @@ describe("selectDeployment", () => {
     expect(versionFor(e, "u1")).toBe("1.0.0");
   });
 
+  it("never gives a 0% version to anyone, not even the user in bucket 0", () => {
+    const first = users.find((u) => bucketOf("s", u) === 0) ?? Array.from({ length: 100_000 }, (_, i) => `probe-${i}`).find((u) => bucketOf("s", u) === 0)!;
+    expect(bucketOf("s", first)).toBe(0);
+    expect(versionFor(entry({ "*": { "1.0.0": 100, "2.0.0": 0 } }), first)).toBe("1.0.0");
+    const last = Array.from({ length: 100_000 }, (_, i) => `probe-${i}`).find((u) => bucketOf("s", u) === BUCKETS - 1)!;
+    expect(versionFor(entry({ "*": { "1.0.0": 0, "2.0.0": 100 } }), last)).toBe("2.0.0");
+    expect(users.filter((u) => versionFor(entry({ "*": { "1.0.0": 100, "2.0.0": 0 } }), u) === "2.0.0")).toEqual([]);
+  });
+
   it("falls back to the stable version when no weight covers the bucket", () => {
     expect(versionFor(entry({ "*": { "1.0.0": 0, "2.0.0": 0 } }), "u1")).toBe("1.0.0");
     expect(versionFor(entry({}), "u1")).toBe("1.0.0");
