@@ -7,6 +7,7 @@
  *   limits → idempotency → retries → fallback (breakers) → timeout → forward
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
+import { failureClassOf } from "../failures/index.js";
 import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
@@ -115,9 +116,6 @@ export const retries: Policy = (call, next) => {
   return safeToRepeat ? withRetries(() => next(call), { deadline: call.deadline }) : next(call);
 };
 
-/** Errors that count against a deployment's breaker: it broke, not the caller (429 is back-pressure). */
-const BREAKER_FAILURES: ReadonlySet<number> = new Set([ErrorCode.InternalError, ErrorCode.SkillUnavailable, ErrorCode.SkillTimeout]);
-
 /**
  * What one forwarded call tells the deployment's breaker: a failure (it broke), a success (it
  * answered, bad input included: -32602 is the caller's problem), or nothing — a timeout that
@@ -128,7 +126,7 @@ export function breakerVerdict(outcome: Outcome): "failure" | "success" | "none"
   if (outcome.ok) return "success";
   const { code, data } = outcome.error;
   if (code === ErrorCode.SkillTimeout && (data as { cutByCaller?: unknown } | undefined)?.cutByCaller === true) return "none";
-  return BREAKER_FAILURES.has(code) ? "failure" : "success";
+  return failureClassOf(code).breaker ? "failure" : "success";
 }
 
 /** The skill's breaker policy: the defaults with the manifest's overrides. */

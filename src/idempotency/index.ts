@@ -5,6 +5,7 @@
  * still running waits for it, bounded, then gets -32002; the same key with other params gets
  * -32003. Transient failures are not stored: the claim is released so the key can be retried.
  */
+import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
@@ -29,19 +30,11 @@ export interface IdempotencyOptions {
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 3_600_000;
 
 /**
- * Failures that say nothing about the request itself (the skill was down, slow, overloaded or
- * broken): not stored, so the same key can be retried. Everything else is a deterministic answer.
+ * Whether an outcome is kept for replays: results and deterministic errors are; failures that
+ * say nothing about the request (src/failures) are not, so the same key can be retried.
  */
-const TRANSIENT_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.InternalError,
-  ErrorCode.SkillUnavailable,
-  ErrorCode.SkillTimeout,
-  ErrorCode.RateLimited,
-]);
-
-/** Whether an outcome is kept for replays. */
 export function isStorable(outcome: Outcome): boolean {
-  return outcome.ok || !TRANSIENT_CODES.has(outcome.error.code);
+  return outcome.ok || failureClassOf(outcome.error.code).replay;
 }
 
 interface StoredRecord {

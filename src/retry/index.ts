@@ -8,22 +8,20 @@
  * load, which the Workers runtime refuses at global scope (workerd#3226, cockatiel#105), so the
  * gateway would not start.
  */
+import { failureClassOf } from "../failures/index.js";
 import type { Outcome } from "../idempotency/index.js";
-import { ErrorCode } from "../jsonrpc/index.js";
 
 export const MAX_RETRIES = 2;
 const BASE_DELAY_MS = 50;
 const MAX_DELAY_MS = 1_000;
 
-/** Unreachable, 5xx, no healthy deployment right now, timed out: worth another attempt. */
-const TRANSIENT: ReadonlySet<number> = new Set([ErrorCode.SkillUnavailable, ErrorCode.SkillTimeout]);
-
 /** How long to wait before retrying this outcome, or undefined when it is not worth retrying. */
 export function retryDelayMs(outcome: Outcome, attempt: number, random = Math.random): number | undefined {
   if (outcome.ok) return undefined;
   const { code, data } = outcome.error;
-  if (code === ErrorCode.RateLimited) return (data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1_000;
-  if (!TRANSIENT.has(code)) return undefined;
+  const { retry } = failureClassOf(code);
+  if (retry === "retry-after") return (data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1_000;
+  if (retry === "never") return undefined;
   return random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt); // full jitter
 }
 

@@ -1,0 +1,13 @@
+import { describe, expect, it } from "vitest";
+import { failureClassOf } from "./index.js";
+
+describe("failure classes", () => {
+  it("decide once what the breaker counts, what is retried and what is replayed", () => {
+    const row = (code: number) => { const c = failureClassOf(code); return [c.breaker, c.retry, c.replay]; };
+    expect(row(-32603)).toEqual([true, "never", false]);
+    expect(row(-32001)).toEqual([true, "backoff", false]);
+    expect(row(-32004)).toEqual([true, "backoff", false]);
+    expect(row(-32005)).toEqual([false, "retry-after", false]);
+    for (const code of [-32600, -32601, -32602, -32002, -32003, 4711]) expect(row(code), String(code)).toEqual([false, "never", true]);
+  });
+});
