@@ -1,5 +1,5 @@
 /**
- * Idempotent replay (DESIGN "Idempotent replay"): the first request with an `Idempotency-Key`
+ * Idempotent replay (docs/architecture.md, "Policies"): the first request with an `Idempotency-Key`
  * claims it atomically (SET NX), runs, and stores its answer for the skill's TTL; a retry with
  * the same key and params gets the stored answer; a duplicate that arrives while the first is
  * still running waits for it, bounded, then gets -32002; the same key with other params gets
@@ -26,7 +26,7 @@ export interface IdempotencyOptions {
   pollMs?: number;
 }
 
-/** Default TTL of stored answers (DESIGN: 1 h). */
+/** Default TTL of stored answers: 1 h (a skill sets its own with `idempotencyTtlSeconds`). */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 3_600_000;
 
 /**

@@ -8,7 +8,7 @@ import { every } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
 import { ErrorCode, failure, type ProcessedBody } from "./index.js";
 
-/** Largest request body accepted, in bytes (DESIGN: 1 MiB). */
+/** Largest request body accepted, in bytes: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;

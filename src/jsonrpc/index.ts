@@ -54,7 +54,7 @@ export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 // Error codes
 // ---------------------------------------------------------------------------------------------
 
-/** Codes of the JSON-RPC 2.0 spec and of the mesh (server range, see DESIGN.md). */
+/** Codes of the JSON-RPC 2.0 spec and of the mesh (the server range; docs/architecture.md lists them). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

@@ -1,7 +1,8 @@
 /**
  * The MCP wire format the gateway serves, defined once as zod schemas (types inferred from
  * them): protocol versions of both eras, the params of the methods it answers, tools and their
- * results. See ../shared/reference/mcp-http.md.
+ * results. The rules are the MCP specification's (modelcontextprotocol.io, basic/transports and
+ * server/tools of each revision); docs/architecture.md sums up what the gateway serves.
  */
 import { z } from "zod";
 

@@ -1,5 +1,5 @@
 /**
- * The registry's rules as pure functions over a `RegistryDoc` (DESIGN "Registry and discovery"):
+ * The registry's rules as pure functions over a `RegistryDoc` (docs/architecture.md, "Registry"):
  * idempotent registration, first version at 100%, new versions at 0%, and what happens to the
  * routing table when a deployment goes away. The repository commits their result atomically.
  */

@@ -1,5 +1,5 @@
 /**
- * Retries of transient failures (DESIGN "Retries and timeouts"): up to 2 more attempts,
+ * Retries of transient failures (src/failures says which): up to 2 more attempts,
  * exponential backoff with full jitter, a skill's 429 `Retry-After` honoured, and nothing started
  * that would end past the caller's deadline. Only for calls that are safe to repeat: idempotent
  * skills, or calls that carry an `Idempotency-Key`.

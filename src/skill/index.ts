@@ -41,7 +41,7 @@ export type SkillContext<Env = object> = CallerContext & {
   waitUntil: (promise: Promise<unknown>) => void;
 };
 
-/** Everything a skill declares; see DESIGN.md "Defining a skill". */
+/** Everything a skill declares (README, "Write a new skill"). */
 export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodType, Env> {
   name: string;
   version: string;

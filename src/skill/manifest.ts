@@ -21,7 +21,7 @@ export const SemverSchema = z
 /** A capability tag: dotted words, e.g. `text.summarize` or `grid.modbus`. */
 export const TagSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "tags must match [A-Za-z0-9_.:-]{1,64}");
 
-/** Default per-skill timeout (DESIGN: 10 s). */
+/** Default per-skill timeout: 10 s. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export const SkillManifestSchema = z.object({
