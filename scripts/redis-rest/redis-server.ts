@@ -5,6 +5,8 @@ import { createServer } from "node:net";
 export interface RunningRedis {
   url: string;
   port: number;
+  /** The process id (tests stop and continue it to make the store hang). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -55,9 +57,10 @@ export async function startRedisServer(): Promise<RunningRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(); // already gone (a kill reports a signal, not a code)
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),

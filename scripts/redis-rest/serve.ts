@@ -19,7 +19,9 @@ export interface RunningRedisRest {
  * @example const rest = await startRedisRest({ redisUrl: "redis://127.0.0.1:6379", token: "dev" })
  */
 export async function startRedisRest(options: { redisUrl: string; token: string; port?: number }): Promise<RunningRedisRest> {
-  const client = createClient({ url: options.redisUrl }) as RedisClientType;
+  // No offline queue: while redis-server is down a command fails at once (as Upstash answers an
+  // error) instead of waiting for a reconnect that may never come.
+  const client = createClient({ url: options.redisUrl, disableOfflineQueue: true }) as RedisClientType;
   client.on("error", () => {}); // reconnects on its own; errors surface per command
   await client.connect();
   const app = redisRestApp(client, options.token);
@@ -33,7 +35,9 @@ export async function startRedisRest(options: { redisUrl: string; token: string;
     client,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await client.quit().catch(() => {});
+      // A client whose redis-server is gone would wait for a reconnect to say goodbye: drop it.
+      if (client.isReady) await client.quit().catch(() => {});
+      else client.destroy();
     },
   };
 }
@@ -43,13 +47,14 @@ export async function startRedisRest(options: { redisUrl: string; token: string;
  * `npm run bench -- --redis` and the tests use as "Upstash". `stop()` stops both.
  * @example const local = await startLocalUpstash(); startMesh({ upstash: local, … })
  */
-export async function startLocalUpstash(token = randomBytes(16).toString("hex")): Promise<RunningRedisRest & { redisUrl: string }> {
+export async function startLocalUpstash(token = randomBytes(16).toString("hex")): Promise<RunningRedisRest & { redisUrl: string; redisPid: number }> {
   const redis = await startRedisServer();
   try {
     const rest = await startRedisRest({ redisUrl: redis.url, token });
     return {
       ...rest,
       redisUrl: redis.url,
+      redisPid: redis.pid,
       stop: async () => {
         await rest.stop();
         await redis.stop();

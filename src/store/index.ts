@@ -47,6 +47,8 @@ export interface Store {
 
 /** Where a gateway's store comes from: Worker env vars (see README, "Store"). */
 export interface StoreEnv {
+  /** How long one store operation may take before the caller goes on without it, in ms (default 1000). */
+  SKILLMESH_STORE_TIMEOUT_MS?: string;
   SKILLMESH_STORE?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
@@ -73,6 +75,46 @@ export function storeChoice(env: StoreEnv): StoreChoice {
     throw new Error("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
   }
   return { driver: "upstash", url: env.UPSTASH_REDIS_REST_URL };
+}
+
+/** A store operation that did not answer within the store's deadline. */
+export class StoreTimeout extends Error {
+  constructor(operation: string, ms: number) {
+    super(`the store did not answer ${operation} within ${ms} ms`);
+    this.name = "StoreTimeout";
+  }
+}
+
+/** Default deadline of one store operation: long past Redis's normal latency, short for a caller. */
+export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
+
+/**
+ * The same store with a deadline on every operation: past `ms` it throws `StoreTimeout` (the
+ * operation itself may still finish). A store that hangs — a stopped Redis, a proxy that
+ * accepts and never answers — then costs a call at most `ms`, and each caller goes on with what
+ * it knows (the last snapshot, a breaker assumed closed) or answers -32001.
+ * @example const store = withDeadline(upstashStore(opts), 1_000)
+ */
+export function withDeadline(store: Store, ms: number): Store {
+  const bounded =
+    <A extends unknown[], R>(operation: string, fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeout(operation, ms)), ms)));
+      return Promise.race([fn(...args), late]).finally(() => clearTimeout(timer));
+    };
+  return {
+    driver: store.driver,
+    get: bounded("GET", store.get),
+    set: bounded("SET", store.set),
+    del: bounded("DEL", store.del),
+    incr: bounded("INCR", store.incr),
+    zadd: bounded("ZADD", store.zadd),
+    zrem: bounded("ZREM", store.zrem),
+    zrangeByScore: bounded("ZRANGE", store.zrangeByScore),
+    run: <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => bounded(script.name, () => store.run(script, keys, args))(),
+    ping: bounded("PING", store.ping),
+  };
 }
 
 /**
