@@ -7,7 +7,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { breakerKey, statusOf } from "../src/breaker/index.js";
-import { endpointPolicyOf, endpointRefusal } from "../src/forward/endpoint-policy.js";
+import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import { own } from "../src/json/index.js";
 import {
@@ -29,12 +29,7 @@ import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
-export interface AdminRoutesEnv extends GatewayEnv {
-  /** `"true"`: skills may register on `http` and private or loopback URLs (local development only). */
-  SKILLMESH_ALLOW_PRIVATE_ENDPOINTS?: string;
-}
-
-export const adminRoutes = new Hono<{ Bindings: AdminRoutesEnv }>();
+export const adminRoutes = new Hono<{ Bindings: GatewayEnv }>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
 function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
@@ -44,7 +39,7 @@ function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503,
 
 adminRoutes.use("*", async (c, next) => {
   const runtime = gatewayRuntime(c.env);
-  const { level, by } = await adminOf(c.req.raw.headers, c.env, runtime.keys);
+  const { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
   if (level === "none") {
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
     return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
@@ -66,7 +61,7 @@ adminRoutes.onError((error, c) => {
 });
 
 /** The registry as stored, and its live deployments (those whose heartbeat has not expired), by id. */
-async function liveRegistry(env: AdminRoutesEnv) {
+async function liveRegistry(env: GatewayEnv) {
   const { registry } = gatewayRuntime(env);
   const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
@@ -91,7 +86,7 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const body = RegistrationSchema.safeParse(await c.req.json().catch(() => undefined));
   if (!body.success) return adminError(c, 400, "Invalid registration", describeIssues(body.error));
   const { endpoint, ttlSeconds } = body.data;
-  const refusal = "url" in endpoint ? endpointRefusal(endpoint.url, endpointPolicyOf(c.env)) : undefined;
+  const refusal = "url" in endpoint ? endpointRefusal(endpoint.url, { allowPrivate: gatewayRuntime(c.env).config.allowPrivateEndpoints }) : undefined;
   if (refusal) return adminError(c, 400, `Invalid registration: ${refusal}`);
   let manifest = body.data.manifest;
   try {
@@ -125,7 +120,7 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
 function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, now: number) => RegistryDoc) {
-  return async (c: Context<{ Bindings: AdminRoutesEnv }>) => {
+  return async (c: Context<{ Bindings: GatewayEnv }>) => {
     const body = schema.safeParse(await c.req.json().catch(() => ({})));
     if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
     const skill = c.req.param("name")!;

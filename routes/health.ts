@@ -16,7 +16,7 @@ export const healthRoutes = new Hono<{ Bindings: GatewayEnv }>();
 const HEALTH_PING_MS = 800;
 
 healthRoutes.get("/", async (c) => {
-  const { store, snapshot, keys } = gatewayRuntime(c.env);
+  const { store, snapshot, keys, config } = gatewayRuntime(c.env);
   // A hanging store must not hang the health check: it says "degraded" within the second.
   const late = new Promise<false>((resolve) => setTimeout(() => resolve(false), HEALTH_PING_MS));
   const ping = store.ping().catch((error) => {
@@ -25,7 +25,7 @@ healthRoutes.get("/", async (c) => {
   });
   const storeOk = await Promise.race([ping, late]);
   const status = storeOk ? "ok" : "degraded";
-  const { level } = await adminOf(c.req.raw.headers, c.env, keys).catch(() => ({ level: "none" as const }));
+  const { level } = await adminOf(c.req.raw.headers, config, keys).catch(() => ({ level: "none" as const }));
   if (!allowsAdmin(level, "GET")) return c.json({ status });
   const view = await snapshot.current().catch(() => undefined);
   return c.json({

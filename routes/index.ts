@@ -5,7 +5,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { browserGuard } from "../src/browser/index.js";
-import type { GatewayEnv } from "../src/gateway/runtime.js";
+import { configOf } from "../src/config/index.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
@@ -15,8 +16,17 @@ import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
 
+// Settings that do not parse: every route says which (and /healthz too), nothing runs half-configured.
+gateway.use(async (c, next) => {
+  const { problems } = configOf(c.env);
+  if (!problems) return next();
+  const message = `The gateway is misconfigured: ${problems.join("; ")}`;
+  if (c.req.path === "/healthz") return c.json({ status: "misconfigured", problems }, 503);
+  return c.json(failure(null, ErrorCode.SkillUnavailable, message, { problems }), 503);
+});
+
 // Before any route: a web page (cross-site, or DNS-rebound to a local gateway) gets nothing.
-gateway.use(browserGuard());
+gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);

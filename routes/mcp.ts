@@ -13,10 +13,7 @@ import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
 
-export interface McpEnv extends GatewayEnv {
-  /** Tools per `tools/list` page (default 100). */
-  SKILLMESH_MCP_PAGE_SIZE?: string;
-}
+type McpEnv = GatewayEnv;
 
 const SERVER_INFO = { name: "skillmesh-gateway", version: "0.1.0" };
 const INSTRUCTIONS =
@@ -29,14 +26,14 @@ mcpRoutes.on(["GET", "DELETE"], "/", (c) =>
   c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
 );
 
-mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRuntime(env).keys), async (c) => {
+mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRuntime(env)), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
     catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
     call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
   };
-  const pageSize = Number(c.env.SKILLMESH_MCP_PAGE_SIZE) || 100;
+  const pageSize = runtime.config.mcpPageSize;
   const { status, body } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, { serverInfo: SERVER_INFO, pageSize, instructions: INSTRUCTIONS });
   const headers = answerHeadersOf(scope);
   if (body === undefined) return new Response(null, { status, headers });

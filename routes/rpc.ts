@@ -9,7 +9,7 @@ import { bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js"
 
 export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
-rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env).keys), async (c) => {
+rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env)), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const processed = await processJsonRpc(await bodyText(c), (request, slot) => invoke(request, slot, scope, runtime, c.env));

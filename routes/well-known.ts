@@ -4,8 +4,8 @@
  * authorization server to ask for a token. 404 when OAuth is not configured.
  */
 import { Hono } from "hono";
-import { oauthConfigOf, protectedResourceMetadata } from "../src/auth/oauth.js";
-import type { GatewayEnv } from "../src/gateway/runtime.js";
+import { protectedResourceMetadata } from "../src/auth/oauth.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 
 export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv }>();
@@ -14,7 +14,7 @@ wellKnownRoutes.get("/oauth-protected-resource/*", (c) => metadata(c.env));
 wellKnownRoutes.get("/oauth-protected-resource", (c) => metadata(c.env));
 
 function metadata(env: GatewayEnv): Response {
-  const config = oauthConfigOf(env);
+  const config = gatewayRuntime(env).config.auth.oauth;
   if (!config) return Response.json(failure(null, ErrorCode.MethodNotFound, "OAuth is not configured on this gateway"), { status: 404 });
   return Response.json(protectedResourceMetadata(config), { headers: { "cache-control": "public, max-age=300" } });
 }

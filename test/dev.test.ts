@@ -15,7 +15,7 @@ afterEach(() => {
 /** Starts `npm run dev -- <args>` in its own process group; resolves with the URL it prints. */
 async function startDev(args: string[]): Promise<{ url: string; output: () => string }> {
   let output = "";
-  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: "dev-test-token" } });
+  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: "dev-test-token-2026" } });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {

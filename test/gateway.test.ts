@@ -243,3 +243,32 @@ describe("health", () => {
     expect(body.registry.deployments).toBeGreaterThan(5);
   });
 });
+
+describe("settings", () => {
+  it("a bad setting is named on every route and at /healthz, instead of a crash or a silent default", async () => {
+    const broken = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, register: false, gatewayVars: { SKILLMESH_AUTH: "maybe", SKILLMESH_STORE_TIMEOUT_MS: "soon" } });
+    try {
+      const health = await fetch(`${broken.gatewayUrl}/healthz`);
+      expect(health.status).toBe(503);
+      const body = (await health.json()) as { status: string; problems: string[] };
+      expect(body.status).toBe("misconfigured");
+      expect(body.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SKILLMESH_AUTH: either "required"/), expect.stringMatching(/^SKILLMESH_STORE_TIMEOUT_MS: a whole number/)]));
+      const rpcCall = await post(`${broken.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "skills.list", id: 1 });
+      expect(rpcCall.status).toBe(503);
+      expect(rpcCall.json.error).toMatchObject({ code: -32001, message: expect.stringMatching(/misconfigured: .*SKILLMESH_AUTH/) });
+      expect((await admin(broken.gatewayUrl, "GET", "/deployments")).status).toBe(503);
+    } finally {
+      await broken.dispose();
+    }
+  });
+
+  it("a gateway with no store configured refuses to run on one isolate's memory unless told to", async () => {
+    const unset = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, register: false, gatewayVars: { SKILLMESH_STORE: "" } });
+    try {
+      const body = (await (await fetch(`${unset.gatewayUrl}/healthz`)).json()) as { problems: string[] };
+      expect(body.problems).toEqual([expect.stringMatching(/no store: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or SKILLMESH_STORE=memory/)]);
+    } finally {
+      await unset.dispose();
+    }
+  });
+});

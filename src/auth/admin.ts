@@ -5,18 +5,14 @@
  * the admin API and for the details of `/healthz`.
  */
 import { timingSafeEqual } from "hono/utils/buffer";
+import type { GatewayConfig } from "../config/index.js";
 import type { KeyRing } from "../keys/index.js";
 import type { AdminLevel } from "./access.js";
-import { type AuthEnv, authenticate, bearerOf } from "./index.js";
-
-export interface AdminEnv extends AuthEnv {
-  /** The operator's admin token (a secret). Unset: only admin keys reach the admin API. */
-  SKILLMESH_ADMIN_TOKEN?: string;
-}
+import { authenticate, bearerOf } from "./index.js";
 
 /**
  * True when the `Authorization` header carries the gateway's admin token.
- * @example if (await hasAdminToken(c.req.header("authorization"), c.env.SKILLMESH_ADMIN_TOKEN)) …
+ * @example if (await hasAdminToken(c.req.header("authorization"), config.adminToken)) …
  */
 export async function hasAdminToken(authorization: string | null | undefined, token: string | undefined): Promise<boolean> {
   const presented = bearerOf(authorization);
@@ -33,10 +29,10 @@ export interface AdminIdentity {
 /**
  * How much of the admin API this request may use: `write` with the admin token, the key's level
  * with an admin key, else `none`. Admin keys count whether or not `SKILLMESH_AUTH` is off.
- * @example const { level, by } = await adminOf(c.req.raw.headers, c.env, keys)
+ * @example const { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys)
  */
-export async function adminOf(headers: Headers, env: AdminEnv, keys: KeyRing): Promise<AdminIdentity> {
-  if (await hasAdminToken(headers.get("authorization"), env.SKILLMESH_ADMIN_TOKEN)) return { level: "write", by: "admin-token" };
-  const outcome = await authenticate(headers, { ...env, SKILLMESH_AUTH: "required" }, keys);
+export async function adminOf(headers: Headers, config: Pick<GatewayConfig, "adminToken" | "auth">, keys: KeyRing): Promise<AdminIdentity> {
+  if (await hasAdminToken(headers.get("authorization"), config.adminToken)) return { level: "write", by: "admin-token" };
+  const outcome = await authenticate(headers, { required: true, oauth: config.auth.oauth }, keys);
   return "caller" in outcome ? { level: outcome.caller.access.admin, by: outcome.caller.id } : { level: "none", by: "anonymous" };
 }

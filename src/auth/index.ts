@@ -7,26 +7,35 @@
  * grants nothing is 403 (`insufficient_scope`), and a valid credential brings its grants
  * (src/auth/access.ts) — a key also its rate and its quota. Checking a key is a hash and a
  * lookup in the isolate's key snapshot: no store round trip. With auth off, the limits of
- * `SKILLMESH_RATE_PER_ADDRESS` / `SKILLMESH_QUOTA_PER_ADDRESS` apply per client address.
+ * `SKILLMESH_RATE_PER_ADDRESS` / `SKILLMESH_QUOTA_PER_ADDRESS` apply per client address. (The
+ * settings are src/config's.)
  */
 import type { MiddlewareHandler } from "hono";
 import { addressIdOf } from "../context/index.js";
 import { sha256Hex } from "../hash/index.js";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
 import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
-import { type Limits, windowOf } from "../ratelimit/index.js";
+import { type Limits, type Window, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf } from "./access.js";
-import { type OAuthConfig, type OAuthEnv, TokenRefused, oauthConfigOf, verifyAccessToken } from "./oauth.js";
+import { type OAuthConfig, TokenRefused, verifyAccessToken } from "./oauth.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
 
-export interface AuthEnv extends OAuthEnv {
-  /** `off`: no credential is checked (local development; `npm run dev` sets it). Anything else: required. */
-  SKILLMESH_AUTH?: string;
-  /** With auth off: calls per client address, e.g. `600/min` (unset: none). */
-  SKILLMESH_RATE_PER_ADDRESS?: string;
-  /** With auth off: a longer budget per client address, e.g. `100000/day` (unset: none). */
-  SKILLMESH_QUOTA_PER_ADDRESS?: string;
+/** How callers are checked (from the gateway's settings, src/config). */
+export interface AuthSettings {
+  /** False with `SKILLMESH_AUTH=off` (local development; `npm run dev` sets it). */
+  required: boolean;
+  /** With auth off: limits per client address. */
+  ratePerAddress?: Window;
+  quotaPerAddress?: Window;
+  /** With OAuth configured: the issuers and the resource URL. */
+  oauth?: OAuthConfig;
+}
+
+/** What the middleware needs of the gateway's runtime. */
+interface AuthRuntime {
+  keys: KeyRing;
+  config: { auth: AuthSettings };
 }
 
 /** The caller of one request, once authenticated. */
@@ -50,11 +59,6 @@ export interface AuthRefusal {
   oauth?: OAuthConfig;
 }
 
-/** Whether this gateway checks credentials. */
-export function authRequired(env: AuthEnv): boolean {
-  return env.SKILLMESH_AUTH !== "off";
-}
-
 /** The bearer credential of an `Authorization` header, if any. */
 export function bearerOf(authorization: string | null | undefined): string | undefined {
   return authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
@@ -73,25 +77,21 @@ function callerOfKey(key: ApiKey): Caller {
 }
 
 /** With auth off: the per-address limits of the settings, under the client's address. */
-async function addressLimitsOf(headers: Headers, env: AuthEnv): Promise<Limits> {
-  const { SKILLMESH_RATE_PER_ADDRESS: rate, SKILLMESH_QUOTA_PER_ADDRESS: quota } = env;
+async function addressLimitsOf(headers: Headers, settings: AuthSettings): Promise<Limits> {
+  const { ratePerAddress: rate, quotaPerAddress: quota } = settings;
   if (!rate && !quota) return { identifier: "anonymous" };
-  return {
-    identifier: await addressIdOf(headers.get("cf-connecting-ip")),
-    ...(rate ? { rate: windowOf(rate) } : {}),
-    ...(quota ? { quota: windowOf(quota) } : {}),
-  };
+  return { identifier: await addressIdOf(headers.get("cf-connecting-ip")), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) };
 }
 
 /**
  * The caller of a request, or why it is refused.
- * @example const outcome = await authenticate(request.headers, env, runtime.keys)
+ * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys)
  */
-export async function authenticate(headers: Headers, env: AuthEnv, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
   const hash = bearer ? await sha256Hex(bearer) : undefined;
-  if (!authRequired(env)) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, env) } };
-  const oauth = oauthConfigOf(env);
+  if (!settings.required) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, settings) } };
+  const { oauth } = settings;
   if (!bearer || !hash) {
     return { refused: { status: 401, oauth, message: `This gateway needs a credential: send Authorization: Bearer <API key${oauth ? " or access token" : ""}>` } };
   }
@@ -127,13 +127,14 @@ export function refusalResponse(refusal: AuthRefusal): Response {
 
 /**
  * Middleware for the call routes: sets `caller`, or answers the refusal.
- * @example rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env) => gatewayRuntime(env).keys), handler)
+ * @example rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env) => gatewayRuntime(env)), handler)
  */
-export function requireCaller<E extends AuthEnv>(keysOf: (env: E) => KeyRing): MiddlewareHandler<{ Bindings: E; Variables: { caller: Caller } }> {
+export function requireCaller<E extends object>(runtimeOf: (env: E) => AuthRuntime): MiddlewareHandler<{ Bindings: E; Variables: { caller: Caller } }> {
   return async (c, next) => {
     let outcome: Awaited<ReturnType<typeof authenticate>>;
     try {
-      outcome = await authenticate(c.req.raw.headers, c.env, keysOf(c.env));
+      const { keys, config } = runtimeOf(c.env);
+      outcome = await authenticate(c.req.raw.headers, config.auth, keys);
     } catch (error) {
       // The keys or an issuer's JWKS could not be read: our outage, not a bad credential.
       console.error("[gateway] cannot check credentials:", error instanceof Error ? error.message : error);

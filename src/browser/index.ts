@@ -8,25 +8,15 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
 
-export interface BrowserGuardEnv {
-  /** Comma-separated origins allowed to call the gateway from a browser page, or `*`. Default: loopback pages only. */
-  SKILLMESH_ALLOWED_ORIGINS?: string;
-  /** Comma-separated host names the gateway answers to (`Host`, port ignored), or unset for any. */
-  SKILLMESH_ALLOWED_HOSTS?: string;
-}
-
 /** Allowed when `SKILLMESH_ALLOWED_ORIGINS` is unset: pages served from this machine only. */
 const LOOPBACK_ORIGIN = /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/i;
 
-/**
- * An allow list from its env value: comma-separated origins (`https://app.example.com`) or host
- * names, lower-cased, trailing slashes dropped; `*` for any. Unset or empty: undefined (the
- * default of each check).
- * @example allowListOf("https://a.example, https://b.example") // ["https://a.example", "https://b.example"]
- */
-export function allowListOf(value: string | undefined): string[] | undefined {
-  const list = (value ?? "").split(",").map((s) => s.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean);
-  return list.length ? list : undefined;
+/** The allow lists (src/config: `SKILLMESH_ALLOWED_ORIGINS`, `SKILLMESH_ALLOWED_HOSTS`), lower-case; `*` allows any. */
+export interface BrowserAllowLists {
+  /** Origins allowed to call from a browser page; undefined: loopback pages only. */
+  allowedOrigins?: string[];
+  /** Host names the gateway answers to (port ignored); undefined: any. */
+  allowedHosts?: string[];
 }
 
 /**
@@ -55,16 +45,17 @@ export function isAllowedHost(host: string | null | undefined, allowed: string[]
 /**
  * Middleware for every route of the gateway: 403 with a JSON-RPC error for a `Host` or an
  * `Origin` that is not allowed.
- * @example gateway.use(browserGuard())
+ * @example gateway.use(browserGuard((env) => gatewayRuntime(env).config))
  */
-export function browserGuard(): MiddlewareHandler<{ Bindings: BrowserGuardEnv }> {
+export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllowLists): MiddlewareHandler<{ Bindings: E }> {
   return async (c, next) => {
+    const { allowedHosts, allowedOrigins } = listsOf(c.env);
     const host = c.req.header("host");
-    if (!isAllowedHost(host, allowListOf(c.env.SKILLMESH_ALLOWED_HOSTS))) {
+    if (!isAllowedHost(host, allowedHosts)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `This gateway does not answer to the host ${host ?? "(none)"}`), 403);
     }
     const origin = c.req.header("origin");
-    if (!isAllowedOrigin(origin, allowListOf(c.env.SKILLMESH_ALLOWED_ORIGINS))) {
+    if (!isAllowedOrigin(origin, allowedOrigins)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} is not allowed to call this gateway`), 403);
     }
     await next();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endpointPolicyOf, endpointRefusal } from "./endpoint-policy.js";
+import { endpointRefusal } from "./endpoint-policy.js";
 
 const deployed = { allowPrivate: false };
 const local = { allowPrivate: true };
@@ -28,9 +28,4 @@ describe("endpointRefusal", () => {
     expect(endpointRefusal("ftp://127.0.0.1/", local)).toMatch(/https/);
   });
 
-  it("is strict unless SKILLMESH_ALLOW_PRIVATE_ENDPOINTS is exactly true", () => {
-    expect(endpointPolicyOf({}).allowPrivate).toBe(false);
-    expect(endpointPolicyOf({ SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "1" }).allowPrivate).toBe(false);
-    expect(endpointPolicyOf({ SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "true" }).allowPrivate).toBe(true);
-  });
 });

@@ -9,7 +9,7 @@
 import ipaddr from "ipaddr.js";
 
 export interface EndpointPolicy {
-  /** Local development: `http` and loopback or private hosts are allowed (`SKILLMESH_ALLOW_PRIVATE_ENDPOINTS`). */
+  /** Local development: `http` and loopback or private hosts are allowed (`SKILLMESH_ALLOW_PRIVATE_ENDPOINTS`, src/config). */
   allowPrivate: boolean;
 }
 
@@ -39,12 +39,4 @@ export function endpointRefusal(raw: string, policy: EndpointPolicy): string | u
   }
   if (!host.includes(".") || LOCAL_NAME.test(host.replace(/\.$/, ""))) return `a skill URL must name a public host, not ${host}`;
   return undefined;
-}
-
-/**
- * The policy from the gateway's env: private endpoints only when explicitly allowed.
- * @example endpointPolicyOf(env).allowPrivate
- */
-export function endpointPolicyOf(env: { SKILLMESH_ALLOW_PRIVATE_ENDPOINTS?: unknown }): EndpointPolicy {
-  return { allowPrivate: env.SKILLMESH_ALLOW_PRIVATE_ENDPOINTS === "true" };
 }

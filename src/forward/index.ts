@@ -21,6 +21,8 @@ export interface ForwardRequest {
   context: CallerContext;
   /** This attempt's timeout; default the deployment's `timeoutMs`. */
   timeoutMs?: number;
+  /** The secret to sign the call with (`SKILLMESH_HOP_SECRET`), if the gateway has one. */
+  hopSecret?: string;
 }
 
 /**
@@ -54,9 +56,8 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
   const url = urlOf(deployment);
-  const secret = env.SKILLMESH_HOP_SECRET;
-  if (typeof secret === "string" && secret) {
-    headers[SIGNATURE_HEADER] = await signHop(secret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
+  if (call.hopSecret) {
+    headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
   }
 
   let response: Response;

@@ -200,7 +200,8 @@ export const forward: Handler<SkillCall> = (call) => {
     try {
       const traceparent = outgoingTraceparent(span, call.trace);
       const context = { ...call.scope.context, traceparent };
-      const result = await forwardCall(deployment, { method: call.request.method, params: call.request.params, context, timeoutMs: call.timeoutMs }, call.env);
+      const forwarded = { method: call.request.method, params: call.request.params, context, timeoutMs: call.timeoutMs, hopSecret: call.runtime.config.hopSecret };
+      const result = await forwardCall(deployment, forwarded, call.env);
       return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
       const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);

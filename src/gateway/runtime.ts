@@ -1,32 +1,42 @@
 /**
- * The gateway's per-isolate state: the store, the registry repository and snapshot, the API
- * keys and the breakers, built once from the Worker's env and reused by every request of the
- * isolate.
+ * The gateway's per-isolate state: its settings, the store, the registry repository and
+ * snapshot, the API keys, the breakers and the audit buffer, built once from the Worker's env and
+ * reused by every request of the isolate.
  */
-import type { AdminEnv } from "../auth/admin.js";
 import { type AnalyticsDataset, AuditLog } from "../audit/index.js";
 import { BreakerBoard } from "../breaker/index.js";
-import type { BrowserGuardEnv } from "../browser/index.js";
+import { type GatewayConfig, configOf } from "../config/index.js";
 import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { KeyRing } from "../keys/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { rollback } from "../routing/rollout.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
-import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
-import type { Store, StoreEnv } from "../store/index.js";
-import { storeFromEnv } from "../store/from-env.js";
+import type { Store } from "../store/index.js";
+import { storeFor } from "../store/from-env.js";
 
-export interface GatewayEnv extends StoreEnv, BrowserGuardEnv, AdminEnv {
-  /** Registry revalidation interval in ms (default 1000). */
-  SKILLMESH_SNAPSHOT_MAX_AGE_MS?: string;
+/**
+ * The gateway Worker's env: what `wrangler types` generates from wrangler.toml
+ * (worker-configuration.d.ts: its vars and service bindings), the settings src/config parses, the
+ * optional Analytics Engine dataset of the audit log, and the service bindings deployments
+ * register with (by any name).
+ */
+export type GatewayEnv = Partial<Cloudflare.Env> & {
   /** Optional Workers Analytics Engine dataset every audit entry is also written to. */
   AUDIT_ANALYTICS?: unknown;
-  /** Service bindings to skills, by the names deployments register with. */
-  [binding: string]: unknown;
+  [setting: string]: unknown;
+};
+
+/** The gateway's settings are wrong: every route answers with the problems until they are fixed. */
+export class GatewayMisconfigured extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the gateway is misconfigured: ${problems.join("; ")}`);
+    this.name = "GatewayMisconfigured";
+  }
 }
 
 export interface GatewayRuntime {
+  config: GatewayConfig;
   store: Store;
   registry: RegistryRepository;
   snapshot: RegistrySnapshot;
@@ -35,24 +45,26 @@ export interface GatewayRuntime {
   audit: AuditLog;
 }
 
-const runtimes = new WeakMap<Store, GatewayRuntime>();
+const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config">>();
 /** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
 const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
 /**
- * The isolate's runtime for this env (built on first use).
+ * The isolate's runtime for this env (built on first use). Throws `GatewayMisconfigured` when the
+ * settings are wrong.
  * @example const { snapshot } = gatewayRuntime(c.env)
  */
 export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
   const known = runtimesByEnv.get(env);
   if (known) return known;
-  const store = storeFromEnv(env);
-  let runtime = runtimes.get(store);
-  if (!runtime) {
+  const { config, problems } = configOf(env);
+  if (!config) throw new GatewayMisconfigured(problems);
+  const store = storeFor(config.store);
+  let shared = runtimes.get(store);
+  if (!shared) {
     const registry = new RegistryRepository(store);
-    const maxAgeMs = Number(env.SKILLMESH_SNAPSHOT_MAX_AGE_MS ?? SNAPSHOT_MAX_AGE_MS);
     const snapshotOptions = (what: string) => ({
-      maxAgeMs: Number.isFinite(maxAgeMs) && maxAgeMs >= 0 ? maxAgeMs : SNAPSHOT_MAX_AGE_MS,
+      maxAgeMs: config.snapshotMaxAgeMs,
       onStale: (error: unknown) => console.error(`[gateway] store unreachable, serving the last ${what}:`, errorText(error)),
     });
     const snapshot = new RegistrySnapshot(registry, snapshotOptions("registry snapshot"));
@@ -73,9 +85,10 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       },
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
-    runtime = { store, registry, snapshot, keys, breakers, audit };
-    runtimes.set(store, runtime);
+    shared = { store, registry, snapshot, keys, breakers, audit };
+    runtimes.set(store, shared);
   }
+  const runtime = { ...shared, config };
   runtimesByEnv.set(env, runtime);
   return runtime;
 }

@@ -13,11 +13,6 @@ export const SIGNATURE_HEADER = "x-skillmesh-signature";
 /** How far a signature's timestamp may be from the skill's clock (replays are bounded by it). */
 export const MAX_SKEW_MS = 60_000;
 
-export interface HopEnv {
-  /** The secret the gateway signs forwarded calls with, and a skill checks them with. */
-  SKILLMESH_HOP_SECRET?: string;
-}
-
 /** What a signature covers. */
 export interface SignedParts {
   method: string;

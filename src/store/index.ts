@@ -45,38 +45,6 @@ export interface Store {
   ping(): Promise<boolean>;
 }
 
-/** Where a gateway's store comes from: Worker env vars (see README, "Store"). */
-export interface StoreEnv {
-  /** How long one store operation may take before the caller goes on without it, in ms (default 1000). */
-  SKILLMESH_STORE_TIMEOUT_MS?: string;
-  SKILLMESH_STORE?: string;
-  UPSTASH_REDIS_REST_URL?: string;
-  UPSTASH_REDIS_REST_TOKEN?: string;
-  /** Key prefix, for several meshes on one Redis (default none). */
-  SKILLMESH_STORE_PREFIX?: string;
-}
-
-/** The options `storeFromEnv` picked, for `/healthz` and logs (never the token). */
-export interface StoreChoice {
-  driver: StoreDriver;
-  url?: string;
-}
-
-/**
- * Which store the env asks for: `SKILLMESH_STORE` ("memory" | "upstash"), else `upstash` when the
- * Upstash variables are set, else `memory`. Throws a readable error on a half-set config.
- * @example storeChoice({ UPSTASH_REDIS_REST_URL: "https://…", UPSTASH_REDIS_REST_TOKEN: "…" }) // { driver: "upstash", … }
- */
-export function storeChoice(env: StoreEnv): StoreChoice {
-  const wanted = env.SKILLMESH_STORE ?? (env.UPSTASH_REDIS_REST_URL ? "upstash" : "memory");
-  if (wanted === "memory") return { driver: "memory" };
-  if (wanted !== "upstash") throw new Error(`SKILLMESH_STORE must be "memory" or "upstash", not ${JSON.stringify(wanted)}`);
-  if (!env.UPSTASH_REDIS_REST_URL || !env.UPSTASH_REDIS_REST_TOKEN) {
-    throw new Error("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
-  }
-  return { driver: "upstash", url: env.UPSTASH_REDIS_REST_URL };
-}
-
 /** A store operation that did not answer within the store's deadline. */
 export class StoreTimeout extends Error {
   constructor(operation: string, ms: number) {

@@ -1,0 +1,111 @@
+/**
+ * The gateway's settings, parsed once per env with one zod schema: every `SKILLMESH_*` variable
+ * (and the Upstash ones) has its type, range and default here, and nowhere else. A bad value is
+ * not a crash or a silent default: `configOf` returns the problems, and the gateway answers every
+ * call and `/healthz` with them (routes/index.ts) until the setting is fixed.
+ */
+import { z } from "zod";
+import { RateSchema } from "../admin-api/index.js";
+import { type OAuthConfig, oauthConfigOf } from "../auth/oauth.js";
+import { type Window, windowOf } from "../ratelimit/index.js";
+import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
+import { DEFAULT_STORE_TIMEOUT_MS } from "../store/index.js";
+
+/** `a, b, c` → ["a", "b", "c"] (trimmed, lower-cased, trailing slashes dropped); empty → undefined. */
+const list = z
+  .string()
+  .transform((value) => value.split(",").map((s) => s.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean))
+  .transform((items) => (items.length ? items : undefined));
+
+const milliseconds = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "a whole number of milliseconds")
+    .transform(Number)
+    .pipe(z.number().min(min, `at least ${min}`).max(max, `at most ${max}`));
+
+const flag = z.enum(["true", "false"], { error: 'either "true" or "false"' }).transform((value) => value === "true");
+
+/** The raw settings, as Worker vars and secrets (all strings). */
+export const SettingsSchema = z.object({
+  SKILLMESH_ADMIN_TOKEN: z.string().min(16, "the admin token needs at least 16 characters").optional(),
+  SKILLMESH_STORE: z.enum(["memory", "upstash"], { error: 'either "memory" or "upstash"' }).optional(),
+  UPSTASH_REDIS_REST_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  SKILLMESH_STORE_PREFIX: z.string().max(64).regex(/^[A-Za-z0-9_.:-]*$/, "letters, digits and _.:-").default(""),
+  SKILLMESH_STORE_TIMEOUT_MS: milliseconds(10, 60_000).default(DEFAULT_STORE_TIMEOUT_MS),
+  SKILLMESH_SNAPSHOT_MAX_AGE_MS: milliseconds(0, 60_000).default(SNAPSHOT_MAX_AGE_MS),
+  SKILLMESH_AUTH: z.enum(["required", "off"], { error: 'either "required" (the default) or "off"' }).default("required"),
+  SKILLMESH_RATE_PER_ADDRESS: RateSchema.optional(),
+  SKILLMESH_QUOTA_PER_ADDRESS: RateSchema.optional(),
+  SKILLMESH_ALLOWED_ORIGINS: list.optional(),
+  SKILLMESH_ALLOWED_HOSTS: list.optional(),
+  SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag.default(false),
+  SKILLMESH_MCP_PAGE_SIZE: z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().int().min(1).max(1_000)).default(100),
+  SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
+  SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
+  SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
+  SKILLMESH_HOP_SECRET: z.string().min(16, "the hop secret needs at least 16 characters").optional(),
+});
+
+/** What the gateway runs with. */
+export interface GatewayConfig {
+  adminToken?: string;
+  store: { driver: "memory" | "upstash"; url?: string; token?: string; prefix: string; timeoutMs: number };
+  snapshotMaxAgeMs: number;
+  auth: { required: boolean; ratePerAddress?: Window; quotaPerAddress?: Window; oauth?: OAuthConfig };
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  allowPrivateEndpoints: boolean;
+  mcpPageSize: number;
+  hopSecret?: string;
+}
+
+export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
+
+const parsed = new WeakMap<object, ConfigResult>();
+
+/**
+ * The gateway's settings from its env, parsed once per env object (Workers hand every request
+ * of an isolate the same one), or the list of what is wrong with them.
+ * @example const { config, problems } = configOf(c.env)
+ */
+export function configOf(env: object): ConfigResult {
+  let result = parsed.get(env);
+  if (!result) parsed.set(env, (result = parse(env)));
+  return result;
+}
+
+function parse(env: object): ConfigResult {
+  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => name in SettingsSchema.shape && typeof value === "string" && value !== ""));
+  const checked = SettingsSchema.safeParse(settings);
+  if (!checked.success) return { problems: checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
+  const s = checked.data;
+  const problems: string[] = [];
+  const driver = s.SKILLMESH_STORE ?? (s.UPSTASH_REDIS_REST_URL ? "upstash" : undefined);
+  if (!driver) {
+    problems.push("no store: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or SKILLMESH_STORE=memory for one isolate's own memory (local use only)");
+  } else if (driver === "upstash" && (!s.UPSTASH_REDIS_REST_URL || !s.UPSTASH_REDIS_REST_TOKEN)) {
+    problems.push("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
+  }
+  if (!!s.SKILLMESH_OAUTH_ISSUERS !== !!s.SKILLMESH_RESOURCE_URL) problems.push("OAuth needs both SKILLMESH_OAUTH_ISSUERS and SKILLMESH_RESOURCE_URL");
+  if (problems.length) return { problems };
+  return {
+    config: {
+      adminToken: s.SKILLMESH_ADMIN_TOKEN,
+      store: { driver: driver!, url: s.UPSTASH_REDIS_REST_URL, token: s.UPSTASH_REDIS_REST_TOKEN, prefix: s.SKILLMESH_STORE_PREFIX, timeoutMs: s.SKILLMESH_STORE_TIMEOUT_MS },
+      snapshotMaxAgeMs: s.SKILLMESH_SNAPSHOT_MAX_AGE_MS,
+      auth: {
+        required: s.SKILLMESH_AUTH === "required",
+        ...(s.SKILLMESH_RATE_PER_ADDRESS ? { ratePerAddress: windowOf(s.SKILLMESH_RATE_PER_ADDRESS) } : {}),
+        ...(s.SKILLMESH_QUOTA_PER_ADDRESS ? { quotaPerAddress: windowOf(s.SKILLMESH_QUOTA_PER_ADDRESS) } : {}),
+        oauth: oauthConfigOf(s),
+      },
+      allowedOrigins: s.SKILLMESH_ALLOWED_ORIGINS,
+      allowedHosts: s.SKILLMESH_ALLOWED_HOSTS,
+      allowPrivateEndpoints: s.SKILLMESH_ALLOW_PRIVATE_ENDPOINTS,
+      mcpPageSize: s.SKILLMESH_MCP_PAGE_SIZE,
+      hopSecret: s.SKILLMESH_HOP_SECRET,
+    },
+  };
+}
