@@ -60,24 +60,16 @@ adminRoutes.onError((error, c) => {
   return adminError(c, 503, "The registry store is unavailable; retry in a few seconds");
 });
 
-/** The registry as stored, and its live deployments (those whose heartbeat has not expired), by id. */
-async function liveRegistry(env: GatewayEnv) {
-  const { registry } = gatewayRuntime(env);
+/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
+adminRoutes.get("/deployments", async (c) => {
+  const { store, registry } = gatewayRuntime(c.env);
   const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
-  return { rev, doc, deployments };
-}
-
-/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
-adminRoutes.get("/deployments", async (c) => {
-  const { store } = gatewayRuntime(c.env);
-  const { rev, doc, deployments } = await liveRegistry(c.env);
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
-  const breakers = Object.fromEntries(
-    await Promise.all(deployments.map(async (d) => [d.id, statusOf(await store.get(breakerKey(d.id)))] as const)),
-  );
+  const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
+  const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
   return c.json({ revision: rev, deployments, routes, breakers, events: doc.events });
 });
 
@@ -126,7 +118,7 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
     const skill = c.req.param("name")!;
     const { registry, snapshot } = gatewayRuntime(c.env);
     try {
-      const doc = await registry.update(Date.now(), (current) => edit(current, skill, body.data, Date.now()));
+      const doc = await registry.update(skill, Date.now(), (current) => edit(current, skill, body.data, Date.now()));
       snapshot.invalidate();
       return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0] });
     } catch (error) {
@@ -139,10 +131,11 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
 /** One skill: its deployments, routing table and rollout events. */
 adminRoutes.get("/skills/:name", async (c) => {
   const skill = c.req.param("name");
-  const { doc, deployments: live } = await liveRegistry(c.env);
-  const deployments = live.filter((d) => d.name === skill);
+  const { registry } = gatewayRuntime(c.env);
+  const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
+  const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, events: doc.events.filter((e) => e.skill === skill) });
+  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, events: events.filter((e) => e.skill === skill) });
 });
 
 adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));

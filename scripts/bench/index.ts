@@ -1,5 +1,8 @@
 /**
  * `npm run bench` — starts the local mesh and measures, in one run and side by side:
+ *   trivial-direct / trivial-bare / trivial-gateway
+ *               a trivial skill (subtract: a - b) called on its Worker, through a bare pass-through
+ *               Worker bound to it (bare-hop/: the floor of any hop), and through the gateway
  *   direct      modbus.decode called on the skill Worker itself
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
@@ -14,15 +17,19 @@
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
+ * `--scale N` runs the registry-at-scale benchmark instead (scale.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { RedisClientType } from "redis";
-import { skillDirs } from "../mesh/bundle.js";
-import { startMesh } from "../mesh/index.js";
+import { join } from "node:path";
+import { ROOT, skillDirs } from "../mesh/bundle.js";
+import { registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
+import { type Side, empty, load, summary } from "./load.js";
+import { runScale } from "./scale.js";
 
 const { values } = parseArgs({
   options: {
@@ -30,13 +37,19 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     redis: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
+    scale: { type: "string" },
   },
 });
+if (values.scale) {
+  await runScale(Number(values.scale), values.redis);
+  process.exit();
+}
 const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
 const SEGMENTS = 3;
 
 const MODBUS = JSON.stringify({ jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
@@ -53,60 +66,12 @@ async function startSdkServer(stops: Array<() => Promise<void>>): Promise<string
   throw new Error("the MCP SDK reference server did not start");
 }
 
-interface Side {
-  name: string;
-  url: string;
-  body: string;
-  headers: () => Record<string, string>;
-}
-
-interface Sample {
-  requests: number;
-  errors: number;
-  elapsedMs: number;
-  latencies: number[];
-  commands: number;
-}
-
-const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [], commands: 0 });
-
-/** Sends the side's call from `concurrency` loops for `ms`; every answer must be a JSON-RPC result. */
-async function load(side: Side, ms: number, sample: Sample): Promise<void> {
-  const until = performance.now() + ms;
-  const started = performance.now();
-  const loop = async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now();
-      const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
-      const text = await response.text();
-      sample.latencies.push(performance.now() - t0);
-      sample.requests++;
-      if (response.status !== 200 || !text.includes('"result"')) sample.errors++;
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
-  sample.elapsedMs += performance.now() - started;
-}
-
 /** Total Redis commands executed so far (INFO commandstats), not counting INFO itself. */
 async function redisCommands(client: RedisClientType): Promise<number> {
   const info = await client.info("commandstats");
   let total = 0;
   for (const match of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (match[1] !== "info") total += Number(match[2]);
   return total;
-}
-
-function summary(sample: Sample) {
-  const sorted = [...sample.latencies].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-  return {
-    requests: sample.requests,
-    errors: sample.errors,
-    rps: sample.requests / (sample.elapsedMs / 1000),
-    p50: at(50),
-    p99: at(99),
-    commandsPerCall: sample.requests ? sample.commands / sample.requests : NaN,
-  };
 }
 
 const stops: Array<() => Promise<void>> = [];
@@ -120,8 +85,12 @@ try {
     client = local.client;
   }
   const adminToken = randomBytes(16).toString("hex");
-  const mesh = await startMesh({ skills: skillDirs(), adminToken, upstash, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
+  const bareDir = join(ROOT, "scripts/bench/bare-hop");
+  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
+  for (const skill of mesh.skills) if (skill.dir !== bareDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const adminCall = async (path: string, body: unknown) => {
     const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, {
       method: "POST",
@@ -138,6 +107,9 @@ try {
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
   const sides: Side[] = [
+    { name: "trivial-direct", url: urlOf(trivialDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-bare", url: urlOf(bareDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
@@ -149,13 +121,13 @@ try {
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
-  for (const side of sides) await load(side, 500, empty()); // warm every isolate and cache
+  for (const side of sides) await load(side, 500, empty(), CONCURRENCY); // warm every isolate and cache
 
   const samples = new Map(sides.map((side) => [side.name, empty()]));
   for (let segment = 0; segment < SEGMENTS; segment++) {
     for (const side of segment % 2 ? [...sides].reverse() : sides) {
       const before = client ? await redisCommands(client) : 0;
-      await load(side, (SECONDS * 1000) / SEGMENTS, samples.get(side.name)!);
+      await load(side, (SECONDS * 1000) / SEGMENTS, samples.get(side.name)!, CONCURRENCY);
       if (client) {
         await new Promise((r) => setTimeout(r, 100)); // let waitUntil writes of this side land
         samples.get(side.name)!.commands += (await redisCommands(client)) - before;
@@ -165,14 +137,16 @@ try {
 
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
   const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
-  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(13))).join("")}`);
+  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(16))).join("")}`);
   for (const side of sides) {
     const r = results[side.name]!;
     const cells = [r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors)];
-    console.log(`${side.name.padEnd(13)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
+    console.log(`${side.name.padEnd(16)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
   }
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
+trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed(2)}x   (target >= 0.80x)   p50 added over the bare hop: ${(results["trivial-gateway"]!.p50 - results["trivial-bare"]!.p50).toFixed(2)} ms
+trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x

@@ -30,6 +30,8 @@ export interface MeshOptions {
   verbose?: boolean;
   /** Receives every line the Workers log (instead of printing them), e.g. for a test to read. */
   onLog?: (line: { level: string; message: string }) => void;
+  /** Opens the V8 inspector of every Worker on this port (profiling). */
+  inspectorPort?: number;
 }
 
 export interface MeshSkill {
@@ -95,6 +97,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     port: 0,
     log: options.verbose ? new Log(LogLevel.INFO) : new Log(LogLevel.NONE),
     cf: false, // no network here: do not fetch the `Request.cf` placeholder
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     ...(options.onLog ? { handleStructuredLogs: ({ level, message }: { level: string; message: string }) => void options.onLog!({ level, message }) } : {}),
     workers: [
       {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Access } from "../auth/index.js";
 import { type JsonRpcRequest, parseParams } from "../jsonrpc/index.js";
-import { discover } from "../registry/discovery.js";
+import { discoverIn } from "../registry/discovery.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { positionalMapper } from "../skill/index.js";
 import { allowedOf, catalogFor, summarize } from "./catalog.js";
@@ -33,7 +33,7 @@ export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       return catalogFor(view, access);
     },
   ],
-  ["skills.discover", async (request, view, access) => allowedOf(summarize(discover(view.deployments(), builtinParams(DiscoverParams, request))), access)],
+  ["skills.discover", async (request, view, access) => allowedOf(summarize(discoverIn(view, builtinParams(DiscoverParams, request))), access)],
   [
     "rpc.discover",
     async (request, view, access) => {

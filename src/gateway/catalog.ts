@@ -5,7 +5,7 @@
  */
 import type { Access } from "../auth/index.js";
 import type { Deployment } from "../registry/model.js";
-import type { RegistryView } from "../registry/snapshot.js";
+import { type RegistryView, type SkillEntry, compareNames } from "../registry/snapshot.js";
 
 /**
  * A skill as listed to callers: what a model needs to pick and call it — not which versions
@@ -20,38 +20,53 @@ export interface SkillSummary {
   outputSchema: Record<string, unknown>;
 }
 
-/** One summary per skill name, described by its stable (else newest) deployment. */
+/** One summary per skill name, described by its stable (else newest) deployment, in name order. */
 export function summarize(deployments: Deployment[]): SkillSummary[] {
   const byName = new Map<string, Deployment[]>();
-  for (const d of deployments) byName.set(d.name, [...(byName.get(d.name) ?? []), d]);
-  return [...byName.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, all]) => {
-      const main = all.find((d) => d.role === "stable") ?? all.find((d) => d.role !== "degraded") ?? all[0]!;
-      return {
-        name,
-        description: main.manifest.description,
-        tags: [...new Set(all.flatMap((d) => d.tags))].sort(),
-        idempotent: main.manifest.idempotent,
-        inputSchema: main.manifest.inputSchema,
-        outputSchema: main.manifest.outputSchema,
-      };
-    });
+  for (const d of deployments) {
+    const all = byName.get(d.name);
+    if (all) all.push(d);
+    else byName.set(d.name, [d]);
+  }
+  return [...byName.entries()].sort(([a], [b]) => compareNames(a, b)).map(([name, all]) => summaryOfDeployments(name, all));
 }
 
-const catalogs = new WeakMap<RegistryView, SkillSummary[]>();
-const filtered = new WeakMap<RegistryView, Map<string, SkillSummary[]>>();
+function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
+  const main = all.find((d) => d.role === "stable") ?? all.find((d) => d.role !== "degraded") ?? all[0]!;
+  return {
+    name,
+    description: main.manifest.description,
+    tags: [...new Set(all.flatMap((d) => d.tags))].sort(),
+    idempotent: main.manifest.idempotent,
+    inputSchema: main.manifest.inputSchema,
+    outputSchema: main.manifest.outputSchema,
+  };
+}
+
+/** Summaries by entry: an entry is shared by every view until its skill changes, and so is its summary. */
+const summaries = new WeakMap<SkillEntry, SkillSummary>();
+
+/** The summary of one live skill. */
+export function summaryOf(entry: SkillEntry): SkillSummary {
+  let summary = summaries.get(entry);
+  if (!summary) summaries.set(entry, (summary = summaryOfDeployments(entry.name, entry.degraded ? [...entry.versions, entry.degraded] : entry.versions)));
+  return summary;
+}
+
+// Keyed by the view's generation: rebuilt when a skill changed, not when only the revision moved.
+const catalogs = new WeakMap<object, SkillSummary[]>();
+const filtered = new WeakMap<object, Map<string, SkillSummary[]>>();
 
 /**
- * Every skill of a registry view, summarized once per view (a view is replaced, never changed,
- * when the registry changes).
+ * Every skill of a registry view in name order, built once per change of the registry (and
+ * then only the changed skills are summarized again).
  * @example catalogOf(await registryView(runtime, scope.trace)).map((s) => s.name)
  */
 export function catalogOf(view: RegistryView): SkillSummary[] {
-  let catalog = catalogs.get(view);
+  let catalog = catalogs.get(view.generation);
   if (!catalog) {
-    catalog = summarize(view.deployments());
-    catalogs.set(view, catalog);
+    catalog = view.names.map((name) => summaryOf(view.skills.get(name)!));
+    catalogs.set(view.generation, catalog);
   }
   return catalog;
 }
@@ -62,8 +77,8 @@ export function catalogOf(view: RegistryView): SkillSummary[] {
  */
 export function catalogFor(view: RegistryView, access: Access): SkillSummary[] {
   if (access.unrestricted) return catalogOf(view);
-  let byGrants = filtered.get(view);
-  if (!byGrants) filtered.set(view, (byGrants = new Map()));
+  let byGrants = filtered.get(view.generation);
+  if (!byGrants) filtered.set(view.generation, (byGrants = new Map()));
   let catalog = byGrants.get(access.signature);
   if (!catalog) byGrants.set(access.signature, (catalog = allowedOf(catalogOf(view), access)));
   return catalog;

@@ -10,6 +10,7 @@ import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { KeyRing } from "../keys/index.js";
 import { RegistryRepository } from "../registry/repository.js";
+import { skillOf } from "../registry/model.js";
 import { rollback } from "../routing/rollout.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
 import type { Store } from "../store/index.js";
@@ -73,7 +74,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       // A canary whose breaker opens is rolled back: its share goes to the stable version.
       onTrip: async (deploymentId, status) => {
         const now = Date.now();
-        await registry.update(now, (doc) => {
+        await registry.update(skillOf(deploymentId), now, (doc) => {
           const deployment = own(doc.deployments, deploymentId);
           if (deployment?.role !== "canary") return undefined;
           const routed = Object.values(own(doc.routes, deployment.name) ?? {}).some((weights) => (weights[deployment.version] ?? 0) > 0);

@@ -164,13 +164,13 @@ class McpServer {
     return { supportedVersions: SUPPORTED_VERSIONS, ...this.about() };
   }
 
-  private async tools(): Promise<Map<string, ListedTool>> {
+  private async tools(): Promise<Tools> {
     return toolsOf(await this.backend.catalog());
   }
 
   private async listTools(request: JsonRpcRequest) {
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
-    const all = [...(await this.tools()).values()].map((t) => t.tool);
+    const all = (await this.tools()).list;
     const start = cursor === undefined ? 0 : startAfter(all, cursor);
     const page = all.slice(start, start + this.options.pageSize);
     const more = start + page.length < all.length;
@@ -179,7 +179,7 @@ class McpServer {
 
   private async callTool(request: JsonRpcRequest, slot: RequestSlot) {
     const params = parseParams(CallToolParamsSchema, request.params);
-    const known = (await this.tools()).get(params.name);
+    const known = (await this.tools()).byName.get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     try {
       return toolResultOf(known.skill, await this.backend.call(params.name, argumentsToParams(known.skill, params.arguments), slot));
@@ -197,14 +197,29 @@ interface ListedTool {
   tool: Tool;
 }
 
-/** Tools per catalog: a catalog is rebuilt only when the registry changes, so this is computed once per change. */
-const toolCache = new WeakMap<SkillSummary[], Map<string, ListedTool>>();
-function toolsOf(catalog: SkillSummary[]): Map<string, ListedTool> {
+/**
+ * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
+ * when its skill changes, so a change of one skill converts one tool again.
+ */
+const toolCache = new WeakMap<SkillSummary[], Tools>();
+const listedCache = new WeakMap<SkillSummary, ListedTool>();
+interface Tools {
+  byName: Map<string, ListedTool>;
+  /** In name order. */
+  list: Tool[];
+}
+function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
-    // Sorted by code unit, the order cursors compare in.
+    // Sorted by code unit, the order cursors compare in (the catalog's own order: cheap to check).
     const sorted = [...catalog].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    tools = new Map(sorted.map((skill) => [skill.name, { skill, tool: toolOf(skill) }]));
+    tools = { byName: new Map(), list: [] };
+    for (const skill of sorted) {
+      let listed = listedCache.get(skill);
+      if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
+      tools.byName.set(skill.name, listed);
+      tools.list.push(listed.tool);
+    }
     toolCache.set(catalog, tools);
   }
   return tools;
@@ -273,6 +288,13 @@ function startAfter(tools: Tool[], cursor: string): number {
     after = undefined;
   }
   if (typeof after !== "string") throw new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tools/list page");
-  const index = tools.findIndex((t) => t.name > after);
-  return index === -1 ? tools.length : index;
+  // The first tool named after the cursor (the list is sorted: binary search, thousands of tools).
+  let low = 0;
+  let high = tools.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (tools[middle]!.name > after) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

@@ -140,7 +140,7 @@ function instrumented(): Store & { calls: string[]; down: boolean } {
   };
   return Object.assign(state, {
     driver: inner.driver,
-    get: wrap("get", inner.get), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
+    get: wrap("get", inner.get), mget: wrap("mget", inner.mget), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
     zadd: wrap("zadd", inner.zadd), zrem: wrap("zrem", inner.zrem), zrangeByScore: wrap("zrangeByScore", inner.zrangeByScore),
     run: wrap("run", inner.run) as Store["run"], ping: wrap("ping", inner.ping),
   });
@@ -172,7 +172,7 @@ describe("RegistrySnapshot", () => {
   it("reads the registry once, then serves from memory until it is maxAgeMs old", async () => {
     const { store, snapshot, tick } = await setup();
     await snapshot.current();
-    expect(store.calls).toEqual(["run:registry.poll", "get", "get"]);
+    expect(store.calls).toEqual(["run:registry.poll", "mget"]);
     store.calls.length = 0;
     tick(500);
     await Promise.all([snapshot.current(), snapshot.current()]);
@@ -190,7 +190,7 @@ describe("RegistrySnapshot", () => {
     store.calls.length = 0;
     tick(1_000);
     const view = await snapshot.current();
-    expect(store.calls).toEqual(["run:registry.poll", "get", "get"]);
+    expect(store.calls).toEqual(["run:registry.poll", "mget"]);
     expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
   });
 

@@ -77,11 +77,27 @@ export const RegistryDocSchema = z.object({
 });
 export type RegistryDoc = z.infer<typeof RegistryDocSchema>;
 
+/**
+ * One skill as stored (its own key): every deployment of the skill and its routing table. The
+ * skill is the registry's unit of change — its rules (one stable, weights adding up to 100)
+ * span its versions and never another skill — so writers of different skills never conflict.
+ */
+export const SkillDocSchema = z.object({
+  deployments: z.record(DeploymentIdSchema, DeploymentSchema),
+  routes: RoutingTableSchema.optional(),
+});
+export type SkillDoc = z.infer<typeof SkillDocSchema>;
+
 export const DEFAULT_GROUP = "*";
 
 /** The empty registry. */
 export function emptyRegistry(): RegistryDoc {
   return { deployments: {}, routes: {}, events: [] };
+}
+
+/** The skill of a deployment id. @example skillOf("text.summarize@2.0.0") // "text.summarize" */
+export function skillOf(id: string): string {
+  return id.slice(0, id.lastIndexOf("@"));
 }
 
 /** `name@version`, the id of a deployment. @example deploymentId("text.summarize", "2.0.0") */

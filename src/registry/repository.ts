@@ -1,19 +1,38 @@
 /**
- * The registry in the store: one JSON document (deployments + routing tables) under a revision
- * counter (a `VersionedDocument`), and a sorted set of heartbeat deadlines. Writes are
- * read-modify-compare-and-set, retried on conflict, and sweep expired deployments on the way.
+ * The registry in the store, one key per skill (docs/architecture.md, "Registry"):
+ *
+ * - `sm:registry:skill:<name>` — the skill's deployments and routing table (a `SkillDoc`);
+ * - `sm:registry:changes` — a sorted set: per skill, the revision of its last write (its
+ *   compare-and-set version, and how a gateway finds the skills changed since its revision);
+ * - `sm:registry:rev` — the revision, bumped by every write of any skill;
+ * - `sm:registry:expiry` — a sorted set of heartbeat deadlines, by deployment id;
+ * - `sm:registry:events` — the newest rollout events.
+ *
+ * A write is read-modify-compare-and-set of one skill, so registering one skill costs the same
+ * at 10 skills or 10,000, and writers of different skills never conflict. The rules themselves
+ * are the pure functions of mutations.ts and src/routing/rollout.ts, applied to the skill alone.
  */
 import { own } from "../json/index.js";
-import { VersionedDocument } from "../store/document.js";
 import type { Store } from "../store/index.js";
-import { type RegistryDoc, RegistryDocSchema, emptyRegistry } from "./model.js";
+import {
+  MAX_EVENTS,
+  type RegistryDoc,
+  type RolloutEvent,
+  RolloutEventSchema,
+  type SkillDoc,
+  SkillDocSchema,
+  emptyRegistry,
+  skillOf,
+} from "./model.js";
 import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
-import { pollRegistry } from "./scripts.js";
+import { type RegistryPoll, pollRegistry, readEvents, readSkill, skillWriteArgs, writeSkill } from "./scripts.js";
 
 export const REGISTRY_KEYS = {
-  doc: "sm:registry",
   rev: "sm:registry:rev",
+  changes: "sm:registry:changes",
   expiry: "sm:registry:expiry",
+  events: "sm:registry:events",
+  skill: (name: string) => `sm:registry:skill:${name}`,
 } as const;
 
 export interface RegistryState {
@@ -21,85 +40,197 @@ export interface RegistryState {
   doc: RegistryDoc;
 }
 
+/** Writers that lose a compare-and-set retry; only writers of the same skill conflict. */
+const MAX_WRITE_ATTEMPTS = 30;
+/** Skills read per MGET: keeps each answer around a megabyte with realistic manifests. */
+const READ_BATCH = 250;
+/** Expired deployments of other skills a write sweeps on its way: bounded, so a write costs the same however many expired. */
+const SWEEP_PER_WRITE = 20;
+
+/** A change of one skill: its new document, and heartbeat deadlines to set or forget. */
+interface SkillChange {
+  doc: RegistryDoc;
+  deadlines?: Array<{ id: string; at: number }>;
+  forget?: string[];
+}
+
+/** The registry document of one skill alone: what the rules of mutations.ts and rollout.ts take. */
+function registryDocOf(name: string, skill: SkillDoc | undefined): RegistryDoc {
+  const doc = emptyRegistry();
+  if (!skill) return doc;
+  doc.deployments = skill.deployments;
+  if (skill.routes) doc.routes[name] = skill.routes;
+  return doc;
+}
+
+/** The stored form of one skill in a registry document ("" when the skill has no deployment left). */
+function storedSkillOf(name: string, doc: RegistryDoc): string {
+  const deployments = Object.fromEntries(Object.entries(doc.deployments).filter(([, d]) => d.name === name));
+  if (Object.keys(deployments).length !== Object.keys(doc.deployments).length) {
+    throw new Error(`a change of ${name} touched another skill`);
+  }
+  if (!Object.keys(deployments).length) return "";
+  const routes = own(doc.routes, name);
+  return JSON.stringify({ deployments, ...(routes ? { routes } : {}) } satisfies SkillDoc);
+}
+
+/** Parses a stored skill; undefined for "". */
+export function parseSkill(raw: string | null): SkillDoc | undefined {
+  return raw ? SkillDocSchema.parse(JSON.parse(raw)) : undefined;
+}
+
 export class RegistryRepository {
-  readonly #document: VersionedDocument<RegistryDoc>;
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly store: Store) {
-    this.#document = new VersionedDocument(store, { doc: REGISTRY_KEYS.doc, rev: REGISTRY_KEYS.rev }, RegistryDocSchema, emptyRegistry);
-  }
-
-  /** The whole registry and its revision (admin reads and snapshot reloads). */
-  read(): Promise<RegistryState> {
-    return this.#document.read();
-  }
-
-  /** The revision and the deployments whose heartbeat deadline has passed: one round trip. */
-  async poll(now: number): Promise<{ rev: number; expired: string[] }> {
-    return this.store.run(pollRegistry, [REGISTRY_KEYS.rev, REGISTRY_KEYS.expiry], [now]);
+  /**
+   * The revision, the expired heartbeats, and the skills written after revision `since` (all of
+   * them for 0): one round trip.
+   * @example const { rev, changed } = await registry.poll(Date.now(), view.rev)
+   */
+  poll(now: number, since = Number.MAX_SAFE_INTEGER): Promise<RegistryPoll> {
+    return this.store.run(pollRegistry, [REGISTRY_KEYS.rev, REGISTRY_KEYS.expiry, REGISTRY_KEYS.changes], [now, since]);
   }
 
   /**
-   * Registers a deployment (rules in `applyRegistration`); expired deployments are swept in the
-   * same write. A TTL registration also (re)sets its heartbeat deadline.
+   * Skills by name, read in batches of MGETs; a removed skill maps to undefined.
+   * @example const skills = await registry.readSkills(["text.summarize"])
+   */
+  async readSkills(names: string[]): Promise<Map<string, SkillDoc | undefined>> {
+    const skills = new Map<string, SkillDoc | undefined>();
+    for (let from = 0; from < names.length; from += READ_BATCH) {
+      const batch = names.slice(from, from + READ_BATCH);
+      const raws = await this.store.mget(...batch.map(REGISTRY_KEYS.skill));
+      batch.forEach((name, i) => skills.set(name, parseSkill(raws[i] ?? null)));
+    }
+    return skills;
+  }
+
+  /** The newest rollout events, newest first. */
+  async events(): Promise<RolloutEvent[]> {
+    const raws = await this.store.run(readEvents, [REGISTRY_KEYS.events], [MAX_EVENTS]);
+    return raws.map((raw) => RolloutEventSchema.parse(JSON.parse(raw)));
+  }
+
+  /**
+   * The whole registry as one document (the admin API's listing; its cost grows with the
+   * registry — gateways never call it, they poll for changes).
+   */
+  async read(): Promise<RegistryState> {
+    const { rev, changed: names } = await this.poll(Date.now(), 0);
+    const [skills, events] = await Promise.all([this.readSkills(names), this.events()]);
+    const doc = emptyRegistry();
+    for (const [name, skill] of skills) {
+      if (!skill) continue;
+      Object.assign(doc.deployments, skill.deployments);
+      if (skill.routes) doc.routes[name] = skill.routes;
+    }
+    doc.events = events;
+    return { rev, doc };
+  }
+
+  /** One skill as a registry document holding only it, its expired deployments swept. */
+  async readSkill(name: string, now: number): Promise<RegistryDoc> {
+    return (await this.#read(name, now)).live;
+  }
+
+  /** One skill as stored, as a registry document, and with its expired deployments swept. */
+  async #read(name: string, now: number) {
+    const stored = await this.store.run(readSkill, [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry], [name, now]);
+    const before = registryDocOf(name, parseSkill(stored.raw));
+    const swept = stored.expired.filter((id) => own(before.deployments, id));
+    return { stored, before, swept, live: swept.length ? removeDeployments(before, swept) : before };
+  }
+
+  /**
+   * Registers a deployment (rules in `applyRegistration`); the skill's expired deployments are
+   * swept in the same write. A TTL registration (re)sets its heartbeat deadline — a heartbeat
+   * that changes nothing else does not move the revision, so gateways reload nothing.
    */
   async register(input: RegistrationInput, now: number): Promise<RegistrationOutcome> {
+    const { name, version } = input.manifest;
+    const id = `${name}@${version}`;
     let outcome: RegistrationOutcome | undefined;
-    await this.mutate(now, (doc) => {
+    await this.#write(name, now, (doc) => {
       outcome = applyRegistration(doc, input, now);
-      return outcome.changed ? outcome.doc : undefined;
+      return {
+        doc: outcome.doc,
+        ...(input.ttlSeconds ? { deadlines: [{ id, at: now + input.ttlSeconds * 1000 }] } : outcome.changed ? { forget: [id] } : {}),
+      };
     });
-    const { deployment } = outcome!;
-    if (input.ttlSeconds) {
-      await this.store.zadd(REGISTRY_KEYS.expiry, [{ member: deployment.id, score: now + input.ttlSeconds * 1000 }]);
-    } else if (outcome!.changed) {
-      await this.store.zrem(REGISTRY_KEYS.expiry, deployment.id);
-    }
     return outcome!;
   }
 
   /** Removes deployments by id; returns the ids that were there. */
   async deregister(ids: string[], now: number): Promise<string[]> {
-    let removed: string[] = [];
-    const swept = await this.mutate(now, (doc) => {
-      removed = ids.filter((id) => own(doc.deployments, id));
-      return removed.length ? removeDeployments(doc, removed) : undefined;
-    });
-    if (ids.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...ids);
-    return [...new Set([...removed, ...swept.filter((id) => ids.includes(id))])].sort();
+    const bySkill = new Map<string, string[]>();
+    for (const id of new Set(ids)) bySkill.set(skillOf(id), [...(bySkill.get(skillOf(id)) ?? []), id]);
+    const removed: string[] = [];
+    for (const [name, ofSkill] of bySkill) {
+      let removedHere: string[] = [];
+      await this.#write(name, now, (doc, swept) => {
+        const present = ofSkill.filter((id) => own(doc.deployments, id));
+        removedHere = ofSkill.filter((id) => present.includes(id) || swept.includes(id));
+        return { doc: present.length ? removeDeployments(doc, present) : doc, forget: ofSkill };
+      });
+      removed.push(...removedHere);
+    }
+    return removed.sort();
   }
 
   /**
-   * Applies an edit (e.g. a rollout from src/routing/rollout.ts) atomically and returns the
-   * resulting document. An edit that returns undefined changes nothing (no write, no new
-   * revision); one that throws changes nothing either, and the error reaches the caller.
-   * @example await registry.update(Date.now(), (doc) => rollback(doc, "text.summarize", { now, by: "admin" }))
+   * Applies an edit of one skill (e.g. a rollout from src/routing/rollout.ts) atomically and
+   * returns the resulting document of that skill. An edit that returns undefined changes
+   * nothing; one that throws changes nothing either, and the error reaches the caller.
+   * @example await registry.update("text.summarize", Date.now(), (doc) => rollback(doc, "text.summarize", { now, by: "admin" }))
    */
-  async update(now: number, edit: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<RegistryDoc> {
+  async update(skill: string, now: number, edit: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<RegistryDoc> {
     let result: RegistryDoc | undefined;
-    await this.mutate(now, (doc) => {
-      const next = edit(doc);
-      result = next ?? doc;
-      return next;
+    await this.#write(skill, now, (doc) => {
+      result = edit(doc) ?? doc;
+      return { doc: result };
     });
     return result!;
   }
 
   /**
-   * Read-modify-write with compare-and-set: `change` returns the new doc, or undefined for "no
-   * change". Expired deployments are removed first, so every write also cleans up; returns the
-   * ids so swept.
+   * Read-modify-compare-and-set of one skill: `change` gets the skill (its expired deployments
+   * already swept, their ids as `swept`) and returns its new state; it may run again after a
+   * conflict, so its only effects are what it returns. Nothing is written when nothing changed.
+   * Afterwards a few expired deployments of other skills are swept too (unless `sweeping`).
    */
-  private async mutate(now: number, change: (doc: RegistryDoc) => RegistryDoc | undefined): Promise<string[]> {
-    let swept: string[] = [];
-    let expired: string[] = [];
-    const { changed } = await this.#document.update(async (doc) => {
-      ({ expired } = await this.poll(now));
-      swept = expired.filter((id) => own(doc.deployments, id));
-      const live = swept.length ? removeDeployments(doc, swept) : doc;
-      const next = change(live);
-      return next === undefined && live === doc ? undefined : (next ?? live);
-    });
-    if (changed && expired.length) await this.store.zrem(REGISTRY_KEYS.expiry, ...expired);
-    return swept;
+  async #write(name: string, now: number, change: (doc: RegistryDoc, swept: string[]) => SkillChange, sweeping = false): Promise<void> {
+    const attempts = sweeping ? 1 : MAX_WRITE_ATTEMPTS;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const { stored, before, swept, live } = await this.#read(name, now);
+      const next = change(live, swept);
+      const raw = storedSkillOf(name, next.doc);
+      const forget = [...stored.expired, ...(next.forget ?? [])];
+      const deadlines = next.deadlines ?? [];
+      const events = next.doc.events.map((event) => JSON.stringify(event));
+      // Compared in one serialisation: the stored text may order keys differently.
+      const skillChanged = raw !== storedSkillOf(name, before);
+      if (!skillChanged && !forget.length && !deadlines.length && !events.length) return;
+      const written = await this.store.run(
+        writeSkill,
+        [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.rev, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry, REGISTRY_KEYS.events],
+        skillWriteArgs({ name, expectedVersion: stored.version, raw: skillChanged ? raw : undefined, now, mustBeExpired: stored.expired, forget, deadlines, events, keepEvents: MAX_EVENTS }),
+      );
+      if (written !== -1) {
+        if (!sweeping) await this.#sweepOthers(name, now);
+        return;
+      }
+      // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.
+      if (!sweeping) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+    }
+    // A sweep that conflicts leaves the skill to whoever wrote it (that write swept it).
+    if (!sweeping) throw new Error(`the store kept conflicting with other writers of ${name}; try again`);
+  }
+
+  /** Sweeps the expired deployments of a few other skills: every write helps clean up. */
+  async #sweepOthers(written: string, now: number): Promise<void> {
+    const { expired } = await this.poll(now);
+    const skills = new Set(expired.slice(0, SWEEP_PER_WRITE).map(skillOf));
+    skills.delete(written);
+    for (const name of skills) await this.#write(name, now, (doc) => ({ doc }), true);
   }
 }

@@ -6,8 +6,8 @@
 
 /** Where a snapshot comes from. */
 export interface SnapshotSource<Polled, View> {
-  /** One small read that says what the store holds now (a revision, say). */
-  poll(now: number): Promise<Polled>;
+  /** One small read that says what the store holds now (a revision, say), relative to the view this isolate has. */
+  poll(now: number, current: View | undefined): Promise<Polled>;
   /** A string that changes exactly when the view must be rebuilt. */
   versionOf(polled: Polled): string;
   /** Builds the view for `polled`; `previous` is the view it replaces, if any. */
@@ -74,7 +74,7 @@ export class PolledSnapshot<Polled, View> {
     const now = this.#now();
     const generation = this.#generation;
     try {
-      const polled = await this.source.poll(now);
+      const polled = await this.source.poll(now, this.#view);
       const version = this.source.versionOf(polled);
       if (this.#view === undefined || version !== this.#version) {
         this.#view = await this.source.load(polled, this.#view);

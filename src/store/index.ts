@@ -29,6 +29,8 @@ export interface SetOptions {
 export interface Store {
   readonly driver: StoreDriver;
   get(key: string): Promise<string | null>;
+  /** Several keys in one round trip (MGET), in order; null where a key has no value. */
+  mget(...keys: string[]): Promise<Array<string | null>>;
   /** Returns false when `nx` was given and the key existed. */
   set(key: string, value: string, options?: SetOptions): Promise<boolean>;
   /** Returns how many keys were removed. */
@@ -74,6 +76,7 @@ export function withDeadline(store: Store, ms: number): Store {
   return {
     driver: store.driver,
     get: bounded("GET", store.get),
+    mget: bounded("MGET", store.mget),
     set: bounded("SET", store.set),
     del: bounded("DEL", store.del),
     incr: bounded("INCR", store.incr),
@@ -96,6 +99,7 @@ export function withPrefix(store: Store, prefix: string): Store {
   return {
     driver: store.driver,
     get: (key) => store.get(k(key)),
+    mget: (...keys) => store.mget(...keys.map(k)),
     set: (key, value, options) => store.set(k(key), value, options),
     del: (...keys) => store.del(...keys.map(k)),
     incr: (key) => store.incr(k(key)),

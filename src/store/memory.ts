@@ -82,6 +82,7 @@ export class MemoryData {
     return removed;
   }
 
+  /** A list, stored oldest first so that LPUSH is an append (index 0 of LRANGE is the last element). */
   #list(key: string, create: boolean): string[] | undefined {
     const entry = this.#live(key);
     if (entry && !Array.isArray(entry.value)) throw wrongType();
@@ -95,7 +96,7 @@ export class MemoryData {
   /** Pushes each value to the head, in order (LPUSH); returns the new length. */
   lpush(key: string, ...values: string[]): number {
     const list = this.#list(key, true)!;
-    for (const value of values) list.unshift(value);
+    for (const value of values) list.push(value);
     return list.length;
   }
 
@@ -103,17 +104,24 @@ export class MemoryData {
   ltrim(key: string, start: number, stop: number): void {
     const list = this.#list(key, false);
     if (!list) return;
-    const kept = this.lrange(key, start, stop);
+    const kept = this.lrange(key, start, stop).reverse();
     list.splice(0, list.length, ...kept);
     if (!list.length) this.#entries.delete(key);
   }
 
-  /** The elements from `start` to `stop` inclusive (LRANGE; negative counts from the end). */
+  /** The elements from `start` to `stop` inclusive, head first (LRANGE; negative counts from the end). */
   lrange(key: string, start: number, stop: number): string[] {
     const list = this.#list(key, false) ?? [];
     const from = start < 0 ? Math.max(0, list.length + start) : start;
     const to = stop < 0 ? list.length + stop : Math.min(stop, list.length - 1);
-    return from > to ? [] : list.slice(from, to + 1);
+    const out: string[] = [];
+    for (let i = from; i <= to; i++) out.push(list[list.length - 1 - i]!);
+    return out;
+  }
+
+  /** A member's score, or undefined (ZSCORE). */
+  zscore(key: string, member: string): number | undefined {
+    return this.#zset(key, false)?.get(member);
   }
 
   zrangeByScore(key: string, min: number, max: number): string[] {
@@ -139,6 +147,7 @@ export function memoryStore(now: () => number = Date.now): Store {
   return {
     driver: "memory",
     get: async (key) => data.get(key),
+    mget: async (...keys) => keys.map((key) => data.get(key)),
     set: async (key, value, options) => data.set(key, value, options),
     del: async (...keys) => data.del(...keys),
     incr: async (key) => data.incr(key),

@@ -33,6 +33,7 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
   return {
     driver: "upstash",
     get: async (key) => (await redis.get<string>(key)) ?? null,
+    mget: async (...keys) => (keys.length === 0 ? [] : await redis.mget<Array<string | null>>(...keys)),
     set: async (key, value, { px, nx } = {}) => {
       // The client's SetCommandOptions is a union that rejects `undefined` members: build it.
       const options = { ...(px !== undefined ? { px } : {}), ...(nx ? { nx: true } : {}) } as Parameters<Redis["set"]>[2];

@@ -1,0 +1,50 @@
+/** The load loop of the benchmarks: concurrent callers for a while, and what they measured. */
+
+export interface Side {
+  name: string;
+  url: string;
+  body: string;
+  headers: () => Record<string, string>;
+}
+
+export interface Sample {
+  requests: number;
+  errors: number;
+  elapsedMs: number;
+  latencies: number[];
+  commands: number;
+}
+
+export const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [], commands: 0 });
+
+/** Sends the side's call from `concurrency` loops for `ms`; every answer must be a JSON-RPC result. */
+export async function load(side: Side, ms: number, sample: Sample, concurrency: number): Promise<void> {
+  const until = performance.now() + ms;
+  const started = performance.now();
+  const loop = async () => {
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
+      const text = await response.text();
+      sample.latencies.push(performance.now() - t0);
+      sample.requests++;
+      if (response.status !== 200 || !text.includes('"result"')) sample.errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  sample.elapsedMs += performance.now() - started;
+}
+
+/** Requests per second, p50 and p99 of a sample. */
+export function summary(sample: Sample) {
+  const sorted = [...sample.latencies].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return {
+    requests: sample.requests,
+    errors: sample.errors,
+    rps: sample.requests / (sample.elapsedMs / 1000),
+    p50: at(50),
+    p99: at(99),
+    commandsPerCall: sample.requests ? sample.commands / sample.requests : NaN,
+  };
+}
