@@ -3,7 +3,10 @@
  * front of a real redis-server). Whatever the gateway relies on is asserted here for both.
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { MAX_EVENTS } from "../src/registry/model.js";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
+import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
+import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
 import { countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
@@ -250,6 +253,76 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await repo.deregister(later.expired, now + 11_000)).toEqual(["s@1.0.0"]);
     expect((await repo.read()).doc.deployments).toEqual({});
     expect(await store.zrangeByScore(REGISTRY_KEYS.expiry, -Infinity, Infinity)).toEqual([]);
+  });
+
+  it("registry: 100 skills registered at once plus 10 versions of one skill, none lost, each skill written once", async () => {
+    const repo = new RegistryRepository(store);
+    const names = Array.from({ length: 100 }, (_, i) => `skill.p${i}`);
+    const versions = Array.from({ length: 10 }, (_, i) => `1.${i}.0`);
+    await Promise.all([
+      ...names.map((name) => repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now())),
+      ...versions.map((version) => repo.register({ manifest: manifest("skill.same", version), endpoint: { binding: "X" }, registrationId: version }, Date.now())),
+    ]);
+    const { rev, doc } = await repo.read();
+    expect(Object.keys(doc.deployments).length).toBe(110);
+    expect(rev).toBe(110); // one write per registration: conflicts were retried, not duplicated
+    const same = Object.values(doc.deployments).filter((d) => d.name === "skill.same");
+    expect(same.filter((d) => d.role === "stable").length).toBe(1);
+    expect(Object.values(doc.routes["skill.same"]!["*"]!).reduce((a, b) => a + b, 0)).toBe(100);
+  });
+
+  it("registry: a poll names the skills written after a revision, and only those", async () => {
+    const repo = new RegistryRepository(store);
+    for (const name of ["a", "b", "c"]) await repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now());
+    const { rev } = await repo.poll(Date.now());
+    await repo.register({ manifest: manifest("b", "2.0.0"), endpoint: { binding: "X" }, registrationId: "b2" }, Date.now());
+    await repo.deregister(["c@1.0.0"], Date.now());
+    const after = await repo.poll(Date.now(), rev);
+    expect(after.rev).toBe(rev + 2);
+    expect(after.changed.sort()).toEqual(["b", "c"]);
+    expect((await repo.poll(Date.now(), after.rev)).changed).toEqual([]);
+    expect((await repo.poll(Date.now(), 0)).changed.sort()).toEqual(["a", "b", "c"]);
+    const skills = await repo.readSkills(["b", "c"]);
+    expect(Object.keys(skills.get("b")!.deployments).sort()).toEqual(["b@1.0.0", "b@2.0.0"]);
+    expect(skills.get("c")).toBeUndefined();
+  });
+
+  it("registry: a heartbeat moves the deadline but not the revision", async () => {
+    const repo = new RegistryRepository(store);
+    const input = { manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 };
+    const now = Date.now();
+    await repo.register(input, now);
+    const { rev } = await repo.poll(now);
+    expect((await repo.register(input, now + 8_000)).changed).toBe(false);
+    expect((await repo.poll(now + 12_000)).expired).toEqual([]); // the first deadline has passed, the new one has not
+    expect((await repo.poll(now + 12_000)).rev).toBe(rev);
+    expect((await repo.poll(now + 18_001)).expired).toEqual(["s@1.0.0"]);
+  });
+
+  it("registry: a sweep does not remove a deployment whose heartbeat came after it was read", async () => {
+    const repo = new RegistryRepository(store);
+    const now = Date.now();
+    await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 }, now);
+    const keys = [REGISTRY_KEYS.skill("s"), REGISTRY_KEYS.rev, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry, REGISTRY_KEYS.events];
+    const stored = await store.run(readSkill, [keys[0]!, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry], ["s", now + 11_000]);
+    expect(stored.expired).toEqual(["s@1.0.0"]);
+    // The heartbeat lands between the sweeper's read and its write (by a gateway whose clock is
+    // behind: the deployment had not expired for it, so the heartbeat moved only the deadline).
+    expect((await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 }, now + 9_000)).changed).toBe(false);
+    const sweep = { name: "s", expectedVersion: stored.version, raw: "", now: now + 11_000, mustBeExpired: stored.expired, forget: stored.expired, deadlines: [], events: [], keepEvents: 100 };
+    expect((await store.run(writeSkill, keys, skillWriteArgs(sweep))).version).toBe(-1);
+    expect(Object.keys((await repo.read()).doc.deployments)).toEqual(["s@1.0.0"]);
+  });
+
+  it("registry: rollout events are kept newest first, at most MAX_EVENTS", async () => {
+    const repo = new RegistryRepository(store);
+    await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "1" }, 0);
+    await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "2" }, 0);
+    for (let i = 0; i <= MAX_EVENTS; i++) await repo.update("s", i, (doc) => setCanary(doc, "s", "2.0.0", { "*": i % 50 }, { now: i, by: "admin" }));
+    const events = await repo.events();
+    expect(events.length).toBe(MAX_EVENTS);
+    expect(events[0]!.at).toBe(MAX_EVENTS);
+    expect(events.at(-1)!.at).toBe(1);
   });
 
   it("registry: the same registration twice changes nothing, not even the revision", async () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --scale 10000`: the registry at scale. Starts the mesh with one real skill
+ * `npm run bench -- --scale 10000`: the registry at scale. Starts meshes with one real skill
  * (subtract) and registers N synthetic skills through the admin API — manifests with ~2 KB of
  * schema, 8 registrations in flight — then prints, at 10 skills and at N:
  *   registration time per 1,000 (and the last 1,000 against the first);
@@ -8,11 +8,13 @@
  *   the call after it;
  *   MCP tools/list (every page) and skills.discover by exact tag and by glob;
  *   a burst of 100 registrations at once;
- *   the gateway isolate's JS heap after a GC (V8 inspector), and the workerd process's RSS.
+ *   the gateway isolate's JS heap after a GC (V8 inspector);
+ *   with --redis, the first call of a new gateway isolate on the large registry.
+ * The two sizes are two meshes side by side (own registries), their calls measured in
+ * alternating segments.
  * With --redis, the store is Upstash against a local redis-server (scripts/redis-rest).
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { WebSocket } from "undici";
 import { ROOT } from "../mesh/bundle.js";
@@ -21,7 +23,8 @@ import { startLocalUpstash } from "../redis-rest/serve.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
 import { empty, load, summary } from "./load.js";
 
-const INSPECTOR_PORT = 9239;
+/** The V8 inspectors of the two meshes' Workers (small, large). */
+const INSPECTOR_PORTS = [9239, 9240] as const;
 const IN_FLIGHT = 8;
 const CALL_SECONDS = 4;
 const CONCURRENCY = 16;
@@ -54,9 +57,9 @@ interface Inspector {
 }
 
 /** The gateway isolate's used JS heap after a full GC, through workerd's V8 inspector. */
-async function inspectGateway(): Promise<Inspector | undefined> {
+async function inspectGateway(port: number): Promise<Inspector | undefined> {
   try {
-    const targets = (await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json`)).json()) as Array<{ title?: string; id?: string; webSocketDebuggerUrl: string }>;
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ title?: string; id?: string; webSocketDebuggerUrl: string }>;
     const target = targets.find((t) => `${t.title ?? ""} ${t.id ?? ""}`.includes("gateway"));
     if (!target) return undefined;
     const socket = new WebSocket(target.webSocketDebuggerUrl);
@@ -84,21 +87,6 @@ async function inspectGateway(): Promise<Inspector | undefined> {
   }
 }
 
-/** RSS of the workerd processes (every Worker of the mesh), in MB; undefined off Linux. */
-function workerdRssMb(): number | undefined {
-  try {
-    let total = 0;
-    for (const pid of readFileSync("/proc/self/task/" + process.pid + "/children", "utf8").trim().split(/\s+/).filter(Boolean)) {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      if (!/^Name:\s*workerd/m.test(status)) continue;
-      total += Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
-    }
-    return total || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   return { status: response.status, json: await response.json() };
@@ -112,9 +100,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 interface Snapshot {
-  skills: number;
-  rps: number;
-  p50: number;
   /** The first call after a registry change (the one that reloads), median and slowest of CHANGES. */
   afterChangeMs: { median: number; max: number };
   /** The call after it (nothing to reload), for comparison. */
@@ -124,19 +109,13 @@ interface Snapshot {
   discoverExactMs: number;
   discoverGlobMs: number;
   heapMb?: number;
-  rssMb?: number;
   errors: number;
 }
 
 /** Measures calls, a change's effect, listing and discovery at the registry's current size. */
-async function measure(mesh: Mesh, adminToken: string, binding: string, skills: number, nextIndex: () => number, inspector: Inspector | undefined): Promise<Snapshot> {
+async function measure(mesh: Mesh, adminToken: string, binding: string, nextIndex: () => number, inspector: Inspector | undefined): Promise<Snapshot> {
   const rpc = `${mesh.gatewayUrl}/rpc`;
-  const side = { name: "subtract", url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }), headers: () => ({}) };
-  await load(side, 2_000, empty(), CONCURRENCY); // warm the JIT and the connections
-  const sample = empty();
-  await load(side, CALL_SECONDS * 1000, sample, CONCURRENCY);
-  const calls = summary(sample);
-  let errors = calls.errors;
+  let errors = 0;
 
   // The admin write invalidates the isolate's snapshot, so the first call after a change is the
   // one that polls and reloads: its latency is the change's cost, next to a call without one.
@@ -173,9 +152,6 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, skills: 
   const discoverExactMs = await timed(() => discover("bench.group7"));
   const discoverGlobMs = await timed(() => discover("bench.only99*")); // 111 of 10,000 skills; scans every distinct tag
   return {
-    skills,
-    rps: calls.rps,
-    p50: calls.p50,
     afterChangeMs: { median: median(afterChange), max: Math.max(...afterChange) },
     unchangedMs: { median: median(unchanged), max: Math.max(...unchanged) },
     toolsListMs,
@@ -183,7 +159,6 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, skills: 
     discoverExactMs,
     discoverGlobMs,
     heapMb: await inspector?.heapMb(),
-    rssMb: workerdRssMb(),
     errors,
   };
 }
@@ -198,43 +173,71 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
       stops.push(() => local.stop());
       upstash = { url: local.url, token: local.token };
     }
+    // Two meshes side by side, each with its own registry: 10 skills, and `target`. Their calls
+    // are measured in alternating segments, so drift on the machine hits both alike.
     const adminToken = randomBytes(16).toString("hex");
-    const mesh = await startMesh({ skills: [join(ROOT, "test/fixtures/skills/subtract")], adminToken, upstash, inspectorPort: INSPECTOR_PORT });
-    stops.push(() => mesh.dispose());
-    const inspector = await inspectGateway();
-    stops.push(async () => inspector?.close());
-    const binding = mesh.skills[0]!.binding;
+    const subtractDir = join(ROOT, "test/fixtures/skills/subtract");
+    const meshes: Mesh[] = [];
+    const inspectors: Array<Inspector | undefined> = [];
+    for (const [i, prefix] of ["small:", "large:"].entries()) {
+      const mesh = await startMesh({ skills: [subtractDir], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
+      stops.push(() => mesh.dispose());
+      meshes.push(mesh);
+      const inspector = await inspectGateway(INSPECTOR_PORTS[i]!);
+      stops.push(async () => inspector?.close());
+      inspectors.push(inspector);
+    }
+    const [smallMesh, largeMesh] = meshes as [Mesh, Mesh];
+    const binding = smallMesh.skills[0]!.binding;
     let next = 0;
-    const register = () => registerSkill(mesh.gatewayUrl, adminToken, { binding }, { manifest: syntheticManifest(next++) });
+    const register = (mesh: Mesh) => registerSkill(mesh.gatewayUrl, adminToken, { binding }, { manifest: syntheticManifest(next++) });
     const store = upstash ? "upstash → redis-server" : "memory";
     console.log(`Scale benchmark: ${target} synthetic skills (~2 KB of schema each) registered ${IN_FLIGHT} at a time; store: ${store}`);
 
-    for (let i = 0; i < 9; i++) await register();
-    const small = await measure(mesh, adminToken, binding, next + 1, () => next++, inspector);
-
+    for (let i = 0; i < 9; i++) await register(smallMesh);
     const perThousand: number[] = [];
-    while (next < target) {
-      const batch = Math.min(1_000, target - next);
+    let registered = 0;
+    while (registered < target) {
+      const batch = Math.min(1_000, target - registered);
       const ms = await timed(async () => {
         let left = batch;
         await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
           while (left > 0) {
             left--;
-            await register();
+            await register(largeMesh);
           }
         }));
       });
+      registered += batch;
       perThousand.push((ms / batch) * 1000);
-      process.stdout.write(`  ${next} registered: ${((ms / batch) * 1000 / 1000).toFixed(1)} s per 1,000\n`);
+      process.stdout.write(`  ${registered} registered: ${(ms / batch).toFixed(2)} s per 1,000\n`);
     }
-    const burstMs = await timed(() => Promise.all(Array.from({ length: 100 }, register)));
-    const large = await measure(mesh, adminToken, binding, next + 1, () => next++, inspector);
+    const burstMs = await timed(() => Promise.all(Array.from({ length: 100 }, () => register(largeMesh))));
 
-    const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(12)}${b.padStart(12)}  ${note}`);
+    const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }), headers: () => ({}) }));
+    for (const side of sides) await load(side, 2_000, empty(), CONCURRENCY); // warm the JIT and the connections
+    const samples = sides.map(() => empty());
+    for (let segment = 0; segment < 4; segment++) {
+      for (const i of segment % 2 ? [1, 0] : [0, 1]) await load(sides[i]!, (CALL_SECONDS * 1000) / 4, samples[i]!, CONCURRENCY);
+    }
+    const [smallCalls, largeCalls] = samples.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>];
+    const small = await measure(smallMesh, adminToken, binding, () => next++, inspectors[0]);
+    const large = await measure(largeMesh, adminToken, binding, () => next++, inspectors[1]);
+    const counts = [10, target + 100 + 1];
+
+    // A new isolate on the large registry (the store outlives it): its first call loads everything.
+    let coldMs: number | undefined;
+    if (upstash) {
+      const cold = await startMesh({ skills: [subtractDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
+      stops.push(() => cold.dispose());
+      coldMs = await timed(() => post(`${cold.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }));
+    }
+
+    const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}  ${note}`);
     console.log("");
-    row("", `${small.skills} skills`, `${large.skills} skills`);
-    row("calls/s (subtract via gateway)", small.rps.toFixed(0), large.rps.toFixed(0), `cost ratio ${(small.rps / large.rps).toFixed(2)}x (aim <= 1.1x)`);
-    row("call p50 ms", small.p50.toFixed(2), large.p50.toFixed(2));
+    row("", `${counts[0]} skills`, `${counts[1]} skills`);
+    row("calls/s (subtract via gateway)", smallCalls.rps.toFixed(0), largeCalls.rps.toFixed(0), `call cost ratio ${(smallCalls.rps / largeCalls.rps).toFixed(2)}x (aim <= 1.1x)`);
+    row("call p50 ms", smallCalls.p50.toFixed(2), largeCalls.p50.toFixed(2));
     const pair = (m: { median: number; max: number }) => `${m.median.toFixed(1)}/${m.max.toFixed(1)}`;
     row("call after a change ms (med/max)", pair(small.afterChangeMs), pair(large.afterChangeMs), `(aim < 10 ms; ${CHANGES} changes)`);
     row("the next call ms (med/max)", pair(small.unchangedMs), pair(large.unchangedMs), "(nothing to reload)");
@@ -242,12 +245,12 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     row("skills.discover exact tag ms", small.discoverExactMs.toFixed(1), large.discoverExactMs.toFixed(1));
     row("skills.discover glob ms", small.discoverGlobMs.toFixed(1), large.discoverGlobMs.toFixed(1));
     row("gateway JS heap after GC MB", small.heapMb?.toFixed(1) ?? "n/a", large.heapMb?.toFixed(1) ?? "n/a", "(Workers allow 128 MB)");
-    row("workerd RSS MB (whole mesh)", small.rssMb?.toFixed(0) ?? "n/a", large.rssMb?.toFixed(0) ?? "n/a");
+    if (coldMs !== undefined) row("first call of a new isolate ms", "", coldMs.toFixed(0), "(loads the whole registry)");
     const first = perThousand[0]!;
     const last = perThousand.at(-1)!;
     console.log(`\nregistration s per 1,000: first ${(first / 1000).toFixed(1)}, last ${(last / 1000).toFixed(1)} (last/first ${(last / first).toFixed(2)}x, aim <= 1.5x); all: ${perThousand.map((ms) => (ms / 1000).toFixed(1)).join(" ")}`);
     console.log(`100 registrations at once: ${burstMs.toFixed(0)} ms (${(burstMs / 100).toFixed(1)} ms each)`);
-    const errors = small.errors + large.errors;
+    const errors = small.errors + large.errors + smallCalls.errors + largeCalls.errors;
     console.log(`errors: ${errors}`);
     if (errors) process.exitCode = 1;
   } finally {

@@ -130,9 +130,9 @@ describe("discovery", () => {
 });
 
 /** A memory store that counts calls and can be switched off. */
-function instrumented(): Store & { calls: string[]; down: boolean } {
+function instrumented(): Store & { calls: string[]; down: boolean; mgets: string[][] } {
   const inner = memoryStore();
-  const state = { calls: [] as string[], down: false };
+  const state = { calls: [] as string[], down: false, mgets: [] as string[][] };
   const wrap = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
     if (state.down) throw new Error("store down");
     state.calls.push(name === "run" ? `run:${(args[0] as StoreScript<unknown>).name}` : name);
@@ -140,7 +140,7 @@ function instrumented(): Store & { calls: string[]; down: boolean } {
   };
   return Object.assign(state, {
     driver: inner.driver,
-    get: wrap("get", inner.get), mget: wrap("mget", inner.mget), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
+    get: wrap("get", inner.get), mget: wrap("mget", (...keys: string[]) => (state.mgets.push(keys), inner.mget(...keys))), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
     zadd: wrap("zadd", inner.zadd), zrem: wrap("zrem", inner.zrem), zrangeByScore: wrap("zrangeByScore", inner.zrangeByScore),
     run: wrap("run", inner.run) as Store["run"], ping: wrap("ping", inner.ping),
   });
@@ -192,6 +192,44 @@ describe("RegistrySnapshot", () => {
     const view = await snapshot.current();
     expect(store.calls).toEqual(["run:registry.poll", "mget"]);
     expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+  });
+
+  it("after a change reads only the skills written since its revision; a removed skill leaves the view", async () => {
+    const { store, repo, snapshot, tick } = await setup();
+    for (let i = 0; i < 20; i++) await repo.register({ manifest: manifest(`m${i}`, "1.0.0"), endpoint: { binding: "X" }, registrationId: "r" }, 0);
+    tick(1_000);
+    await snapshot.current();
+    store.mgets.length = 0;
+    await repo.register({ manifest: manifest("m3", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
+    await repo.deregister(["m7@1.0.0"], 0);
+    tick(1_000);
+    const view = await snapshot.current();
+    expect(store.mgets.map((keys) => keys.sort())).toEqual([["sm:registry:skill:m3", "sm:registry:skill:m7"]]);
+    expect(view.skills.has("m7")).toBe(false);
+    expect(view.names).toEqual(["s", ...Array.from({ length: 20 }, (_, i) => `m${i}`).filter((n) => n !== "m7")].sort());
+    expect(view.skills.get("m3")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+  });
+
+  it("updated change by change, equals a view loaded from scratch (300 random changes)", async () => {
+    const { repo, snapshot, tick } = await setup();
+    let seed = 11;
+    const random = (n: number) => Math.floor((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 * n);
+    let now = tick(0);
+    for (let step = 0; step < 300; step++) {
+      const name = `k${random(12)}`;
+      const version = `1.${random(4)}.0`;
+      const op = random(5);
+      if (op < 2) await repo.register({ manifest: manifest(name, version), endpoint: { binding: "X" }, registrationId: `${step}` }, now);
+      else if (op === 2) await repo.register({ manifest: manifest(name, version, { degraded: true }), endpoint: { binding: "X" }, registrationId: `${step}` }, now);
+      else if (op === 3) await repo.register({ manifest: manifest(name, version), endpoint: { binding: "X" }, registrationId: `${step}`, ttlSeconds: 5 }, now);
+      else await repo.deregister([`${name}@${version}`], now);
+      now = tick(1_000 + random(3) * 1_000);
+      if (step % 10) continue;
+      const incremental = await snapshot.current();
+      const fresh = await new RegistrySnapshot(repo, { now: () => now }).current();
+      expect(incremental.names).toEqual(fresh.names);
+      expect(Object.fromEntries(incremental.skills)).toEqual(Object.fromEntries(fresh.skills));
+    }
   });
 
   it("lets other callers keep the current view while one polls: a Worker request never awaits another's I/O", async () => {

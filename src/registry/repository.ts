@@ -44,6 +44,7 @@ export interface RegistryState {
 const MAX_WRITE_ATTEMPTS = 30;
 /** Skills read per MGET: keeps each answer around a megabyte with realistic manifests. */
 const READ_BATCH = 250;
+const READS_IN_FLIGHT = 4;
 /** Expired deployments of other skills a write sweeps on its way: bounded, so a write costs the same however many expired. */
 const SWEEP_PER_WRITE = 20;
 
@@ -96,11 +97,17 @@ export class RegistryRepository {
    * @example const skills = await registry.readSkills(["text.summarize"])
    */
   async readSkills(names: string[]): Promise<Map<string, SkillDoc | undefined>> {
+    const batches: string[][] = [];
+    for (let from = 0; from < names.length; from += READ_BATCH) batches.push(names.slice(from, from + READ_BATCH));
     const skills = new Map<string, SkillDoc | undefined>();
-    for (let from = 0; from < names.length; from += READ_BATCH) {
-      const batch = names.slice(from, from + READ_BATCH);
-      const raws = await this.store.mget(...batch.map(REGISTRY_KEYS.skill));
-      batch.forEach((name, i) => skills.set(name, parseSkill(raws[i] ?? null)));
+    // A few batches at a time: a Worker request may keep only six connections open.
+    for (let from = 0; from < batches.length; from += READS_IN_FLIGHT) {
+      await Promise.all(
+        batches.slice(from, from + READS_IN_FLIGHT).map(async (batch) => {
+          const raws = await this.store.mget(...batch.map(REGISTRY_KEYS.skill));
+          batch.forEach((name, i) => skills.set(name, parseSkill(raws[i] ?? null)));
+        }),
+      );
     }
     return skills;
   }
@@ -215,8 +222,8 @@ export class RegistryRepository {
         [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.rev, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry, REGISTRY_KEYS.events],
         skillWriteArgs({ name, expectedVersion: stored.version, raw: skillChanged ? raw : undefined, now, mustBeExpired: stored.expired, forget, deadlines, events, keepEvents: MAX_EVENTS }),
       );
-      if (written !== -1) {
-        if (!sweeping) await this.#sweepOthers(name, now);
+      if (written.version !== -1) {
+        if (!sweeping && written.due > 0) await this.#sweepOthers(name, now);
         return;
       }
       // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.

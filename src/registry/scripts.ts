@@ -116,22 +116,26 @@ export function skillWriteArgs(write: SkillWrite): Array<string | number> {
   ];
 }
 
-/**
- * KEYS: skill, rev, changes, expiry, events. ARGV: `skillWriteArgs`. Returns the new revision
- * (the skill's new version), the unchanged version when only deadlines changed, or -1 when the
- * skill or a swept deadline moved since it was read (the writer reads again and retries).
- */
-export const writeSkill: StoreScript<number> = {
+/** What a write did: the skill's version after it (-1: a conflict), and how many deadlines of any skill are past. */
+export interface SkillWritten {
+  /** The new revision, the unchanged version when only deadlines changed, or -1 when the skill or a swept deadline moved since it was read (the writer reads again and retries). */
+  version: number;
+  /** Deployments past their deadline, of every skill: whether this writer should sweep some. */
+  due: number;
+}
+
+/** KEYS: skill, rev, changes, expiry, events. ARGV: `skillWriteArgs`. */
+export const writeSkill: StoreScript<SkillWritten> = {
   name: "registry.writeSkill",
   lua: `
 local name, mode, now = ARGV[1], ARGV[3], tonumber(ARGV[5])
 local version = tonumber(redis.call('ZSCORE', KEYS[3], name) or '0')
-if version ~= tonumber(ARGV[2]) then return -1 end
+if version ~= tonumber(ARGV[2]) then return {-1, 0} end
 local i = 7
 local n = tonumber(ARGV[i])
 for j = 1, n do
   local at = redis.call('ZSCORE', KEYS[4], ARGV[i + j])
-  if not at or tonumber(at) > now then return -1 end
+  if not at or tonumber(at) > now then return {-1, 0} end
 end
 i = i + n + 1
 n = tonumber(ARGV[i])
@@ -142,17 +146,19 @@ for j = 1, n do redis.call('ZADD', KEYS[4], ARGV[i + 2 * j], ARGV[i + 2 * j - 1]
 i = i + 2 * n
 for j = i + 1, #ARGV do redis.call('LPUSH', KEYS[5], ARGV[j]) end
 if #ARGV > i then redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[6]) - 1) end
-if mode == 'keep' then return version end
+local due = redis.call('ZCOUNT', KEYS[4], '-inf', now)
+if mode == 'keep' then return {version, due} end
 if mode == 'del' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[4]) end
 local rev = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], rev, name)
-return rev
+return {rev, due}
 `,
   memory: (data, [skillKey, revKey, changesKey, expiryKey, eventsKey], args) => {
     const [name, expected, mode, raw, nowArg, keep] = args as [string, string, string, string, string, string];
     const now = Number(nowArg);
     const version = data.zscore(changesKey!, name) ?? 0;
-    if (version !== Number(expected)) return -1;
+    const conflict = { version: -1, due: 0 };
+    if (version !== Number(expected)) return conflict;
     let i = 6;
     const list = (width: number) => {
       const n = Number(args[i]);
@@ -165,7 +171,7 @@ return rev
       const at = data.zscore(expiryKey!, id);
       return at !== undefined && at <= now;
     };
-    if (!mustBeExpired.every(stillDue)) return -1;
+    if (!mustBeExpired.every(stillDue)) return conflict;
     data.zrem(expiryKey!, ...list(1));
     const deadlines = list(2);
     for (let j = 0; j < deadlines.length; j += 2) data.zadd(expiryKey!, [{ member: deadlines[j]!, score: Number(deadlines[j + 1]) }]);
@@ -174,14 +180,18 @@ return rev
       data.lpush(eventsKey!, ...events);
       data.ltrim(eventsKey!, 0, Number(keep) - 1);
     }
-    if (mode === "keep") return version;
+    const due = data.zrangeByScore(expiryKey!, -Infinity, now).length;
+    if (mode === "keep") return { version, due };
     if (mode === "del") data.del(skillKey!);
     else data.set(skillKey!, raw);
     const rev = data.incr(revKey!);
     data.zadd(changesKey!, [{ member: name, score: rev }]);
-    return rev;
+    return { version: rev, due };
   },
-  fromRedis: (reply) => Number(reply),
+  fromRedis: (reply) => {
+    const [version, due] = reply as [number, number];
+    return { version: Number(version), due: Number(due) };
+  },
 };
 
 /** KEYS: events. ARGV: how many. The newest rollout events first. */

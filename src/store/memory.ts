@@ -127,10 +127,9 @@ export class MemoryData {
   zrangeByScore(key: string, min: number, max: number): string[] {
     const zset = this.#zset(key, false);
     if (!zset) return [];
-    return [...zset]
-      .filter(([, score]) => score >= min && score <= max)
-      .sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0))
-      .map(([member]) => member);
+    const matches: Array<[string, number]> = [];
+    for (const entry of zset) if (entry[1] >= min && entry[1] <= max) matches.push(entry);
+    return matches.sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0)).map(([member]) => member);
   }
 }
 
