@@ -230,7 +230,10 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     if (upstash) {
       const cold = await startMesh({ skills: [subtractDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
       stops.push(() => cold.dispose());
-      coldMs = await timed(() => post(`${cold.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }));
+      coldMs = await timed(async () => {
+        const { json } = await post(`${cold.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
+        if (json.result !== 19) throw new Error(`the first call of a new isolate failed: ${JSON.stringify(json)}`);
+      });
     }
 
     const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}  ${note}`);

@@ -42,8 +42,8 @@ export interface RegistryState {
 
 /** Writers that lose a compare-and-set retry; only writers of the same skill conflict. */
 const MAX_WRITE_ATTEMPTS = 30;
-/** Skills read per MGET: keeps each answer around a megabyte with realistic manifests. */
-const READ_BATCH = 250;
+/** Skills read per MGET: ~250 KB with 2 KB manifests, well inside a store operation's deadline. */
+const READ_BATCH = 100;
 const READS_IN_FLIGHT = 4;
 /** Expired deployments of other skills a write sweeps on its way: bounded, so a write costs the same however many expired. */
 const SWEEP_PER_WRITE = 20;
