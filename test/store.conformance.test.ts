@@ -3,7 +3,8 @@
  * front of a real redis-server). Whatever the gateway relies on is asserted here for both.
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { MAX_EVENTS } from "../src/registry/model.js";
+import { MAX_EVENTS, emptyRegistry } from "../src/registry/model.js";
+import { applyRegistration } from "../src/registry/mutations.js";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
 import { setCanary } from "../src/routing/rollout.js";
@@ -323,6 +324,25 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(events.length).toBe(MAX_EVENTS);
     expect(events[0]!.at).toBe(MAX_EVENTS);
     expect(events.at(-1)!.at).toBe(1);
+  });
+
+  it("registry: a registry stored as one document (before per-skill keys) is moved on first use, routes and events kept", async () => {
+    let legacy = applyRegistration(emptyRegistry(), { manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "1" }, 0).doc;
+    legacy = applyRegistration(legacy, { manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "2" }, 0).doc;
+    legacy = applyRegistration(legacy, { manifest: manifest("t", "1.0.0"), endpoint: { binding: "Y" }, registrationId: "3" }, 0).doc;
+    legacy = setCanary(legacy, "s", "2.0.0", { "*": 25 }, { now: 5, by: "admin" });
+    await store.set(REGISTRY_KEYS.legacy, JSON.stringify(legacy));
+    await store.set(REGISTRY_KEYS.rev, "41");
+    const repo = new RegistryRepository(store);
+    const { rev, doc } = await repo.read();
+    expect(rev).toBe(43);
+    expect(Object.keys(doc.deployments).sort()).toEqual(["s@1.0.0", "s@2.0.0", "t@1.0.0"]);
+    expect(doc.routes).toEqual({ s: { "*": { "1.0.0": 75, "2.0.0": 25 } }, t: { "*": { "1.0.0": 100 } } });
+    expect(doc.events.map((e) => [e.skill, e.type])).toEqual([["s", "canary"]]);
+    expect(await store.get(REGISTRY_KEYS.legacy)).toBeNull();
+    expect(await store.get(REGISTRY_KEYS.legacyMoved)).toBe(JSON.stringify(legacy));
+    // A second repository (another isolate) finds nothing to move and changes nothing.
+    expect((await new RegistryRepository(store).read()).rev).toBe(43);
   });
 
   it("registry: the same registration twice changes nothing, not even the revision", async () => {

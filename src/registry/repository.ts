@@ -17,6 +17,7 @@ import type { Store } from "../store/index.js";
 import {
   MAX_EVENTS,
   type RegistryDoc,
+  RegistryDocSchema,
   type RolloutEvent,
   RolloutEventSchema,
   type SkillDoc,
@@ -28,6 +29,9 @@ import { type RegistrationInput, type RegistrationOutcome, applyRegistration, re
 import { type RegistryPoll, pollRegistry, readEvents, readSkill, skillWriteArgs, writeSkill } from "./scripts.js";
 
 export const REGISTRY_KEYS = {
+  /** Where registries before per-skill keys kept everything (one document); moved on first use. */
+  legacy: "sm:registry",
+  legacyMoved: "sm:registry:legacy",
   rev: "sm:registry:rev",
   changes: "sm:registry:changes",
   expiry: "sm:registry:expiry",
@@ -81,14 +85,54 @@ export function parseSkill(raw: string | null): SkillDoc | undefined {
 }
 
 export class RegistryRepository {
+  #upgraded: Promise<void> | undefined;
+
   constructor(private readonly store: Store) {}
+
+  /**
+   * Moves a registry stored as one document (before per-skill keys) into per-skill keys, once:
+   * every skill whose key does not exist yet, with its routing table, and the rollout events;
+   * deadlines and the revision kept their keys. The old document is kept under
+   * `sm:registry:legacy`. Costs one GET per isolate when there is nothing to move.
+   */
+  #upgrade(): Promise<void> {
+    this.#upgraded ??= this.#moveLegacy().catch((error) => {
+      this.#upgraded = undefined; // the store failed: try again on the next operation
+      throw error;
+    });
+    return this.#upgraded;
+  }
+
+  async #moveLegacy(): Promise<void> {
+    const raw = await this.store.get(REGISTRY_KEYS.legacy);
+    if (!raw) return;
+    const legacy = RegistryDocSchema.parse(JSON.parse(raw));
+    const names = [...new Set(Object.values(legacy.deployments).map((d) => d.name))];
+    let events = legacy.events.map((event) => JSON.stringify(event));
+    for (const name of names) {
+      const doc = emptyRegistry();
+      for (const d of Object.values(legacy.deployments)) if (d.name === name) doc.deployments[d.id] = d;
+      if (own(legacy.routes, name)) doc.routes[name] = legacy.routes[name]!;
+      // Version 0 = the skill has no key yet; another isolate moving it at once makes this a no-op.
+      const write = { name, expectedVersion: 0, raw: storedSkillOf(name, doc), now: 0, mustBeExpired: [], forget: [], deadlines: [], events, keepEvents: MAX_EVENTS };
+      const written = await this.store.run(writeSkill, this.#writeKeys(name), skillWriteArgs(write));
+      if (written.version !== -1) events = [];
+    }
+    await this.store.set(REGISTRY_KEYS.legacyMoved, raw);
+    await this.store.del(REGISTRY_KEYS.legacy);
+  }
+
+  #writeKeys(name: string): string[] {
+    return [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.rev, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry, REGISTRY_KEYS.events];
+  }
 
   /**
    * The revision, the expired heartbeats, and the skills written after revision `since` (all of
    * them for 0): one round trip.
    * @example const { rev, changed } = await registry.poll(Date.now(), view.rev)
    */
-  poll(now: number, since = Number.MAX_SAFE_INTEGER): Promise<RegistryPoll> {
+  async poll(now: number, since = Number.MAX_SAFE_INTEGER): Promise<RegistryPoll> {
+    await this.#upgrade();
     return this.store.run(pollRegistry, [REGISTRY_KEYS.rev, REGISTRY_KEYS.expiry, REGISTRY_KEYS.changes], [now, since]);
   }
 
@@ -114,6 +158,7 @@ export class RegistryRepository {
 
   /** The newest rollout events, newest first. */
   async events(): Promise<RolloutEvent[]> {
+    await this.#upgrade();
     const raws = await this.store.run(readEvents, [REGISTRY_KEYS.events], [MAX_EVENTS]);
     return raws.map((raw) => RolloutEventSchema.parse(JSON.parse(raw)));
   }
@@ -142,6 +187,7 @@ export class RegistryRepository {
 
   /** One skill as stored, as a registry document, and with its expired deployments swept. */
   async #read(name: string, now: number) {
+    await this.#upgrade();
     const stored = await this.store.run(readSkill, [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry], [name, now]);
     const before = registryDocOf(name, parseSkill(stored.raw));
     const swept = stored.expired.filter((id) => own(before.deployments, id));
@@ -219,7 +265,7 @@ export class RegistryRepository {
       if (!skillChanged && !forget.length && !deadlines.length && !events.length) return;
       const written = await this.store.run(
         writeSkill,
-        [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.rev, REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry, REGISTRY_KEYS.events],
+        this.#writeKeys(name),
         skillWriteArgs({ name, expectedVersion: stored.version, raw: skillChanged ? raw : undefined, now, mustBeExpired: stored.expired, forget, deadlines, events, keepEvents: MAX_EVENTS }),
       );
       if (written.version !== -1) {
