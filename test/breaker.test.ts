@@ -90,7 +90,9 @@ describe("circuit breaker", () => {
     const failures = answers.filter((r) => r.json.error?.code === -32603);
     // 5 failures in a row not counting the caller with most of them: 6 callers, one failure each.
     expect(failures.length).toBeGreaterThanOrEqual(6);
-    expect(failures.length).toBeLessThanOrEqual(8); // the last record may land a call late
+    // Failures are recorded after the answer (waitUntil): on a loaded machine the record that
+    // opens the breaker can land a few calls late (9 seen in CI), but not many.
+    expect(failures.length).toBeLessThanOrEqual(11);
     const last = answers.at(-1)!;
     expect(answeredBy(last)).toBe("test.flaky@0.9.0-lead");
     expect(last.json.result.version).toBe("0.9.0-lead");
