@@ -85,7 +85,7 @@ export function parseSkill(raw: string | null): SkillDoc | undefined {
 }
 
 export class RegistryRepository {
-  #upgraded: Promise<void> | undefined;
+  #upgraded = false;
 
   constructor(private readonly store: Store) {}
 
@@ -95,12 +95,12 @@ export class RegistryRepository {
    * deadlines and the revision kept their keys. The old document is kept under
    * `sm:registry:legacy`. Costs one GET per isolate when there is nothing to move.
    */
-  #upgrade(): Promise<void> {
-    this.#upgraded ??= this.#moveLegacy().catch((error) => {
-      this.#upgraded = undefined; // the store failed: try again on the next operation
-      throw error;
-    });
-    return this.#upgraded;
+  async #upgrade(): Promise<void> {
+    // Not one shared promise: a Worker request must not await another request's I/O, so
+    // requests that start together each check (moving twice is harmless: see #moveLegacy).
+    if (this.#upgraded) return;
+    await this.#moveLegacy();
+    this.#upgraded = true;
   }
 
   async #moveLegacy(): Promise<void> {
