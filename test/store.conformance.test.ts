@@ -14,7 +14,7 @@ import { compareAndSetDoc } from "../src/store/document.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";
-import { memoryStore } from "../src/store/memory.js";
+import { type MemoryData, memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 import { eventually } from "./support/fixtures.js";
@@ -233,6 +233,34 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await store.run(readAudit, ["audit"], [10])).toEqual(["d", "c", "b"]);
     expect(await store.run(readAudit, ["audit"], [2])).toEqual(["d", "c"]);
     expect(await store.run(readAudit, ["nothing"], [2])).toEqual([]);
+  });
+
+  it("lists: LTRIM keeps what Redis keeps for any range, negative indexes included", async () => {
+    const trimmed = {
+      name: "test.ltrim",
+      lua: `redis.call('DEL', KEYS[1]) redis.call('RPUSH', KEYS[1], 'a', 'b', 'c', 'd', 'e', 'f')
+redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('LRANGE', KEYS[1], 0, -1)`,
+      memory: (data: MemoryData, [key]: string[], [start, stop]: string[]) => {
+        data.del(key!);
+        data.lpush(key!, "f", "e", "d", "c", "b", "a");
+        data.ltrim(key!, Number(start), Number(stop));
+        return [data.lrange(key!, 0, -1), data.llen(key!)];
+      },
+      fromRedis: (reply: unknown) => reply,
+    };
+    // Redis's rule, on a head-first array: negative indexes count from the end, out of range clamps, empty when start > stop.
+    const reference = (start: number, stop: number) => {
+      const list = ["a", "b", "c", "d", "e", "f"];
+      const from = Math.max(0, start < 0 ? list.length + start : start);
+      const to = Math.min(list.length - 1, stop < 0 ? list.length + stop : stop);
+      return from > to ? [] : list.slice(from, to + 1);
+    };
+    for (const [start, stop] of [[0, 2], [0, -1], [1, 3], [-2, -1], [2, 1], [0, 99], [4, 99], [-99, 0], [6, 9], [0, -7], [-3, 4]] as const) {
+      const reply = await store.run(trimmed, ["list"], [start, stop]);
+      const kept = driver === "memory" ? (reply as [string[], number])[0] : reply;
+      expect(kept, `LTRIM ${start} ${stop}`).toEqual(reference(start, stop));
+      if (driver === "memory") expect((reply as [string[], number])[1]).toBe(reference(start, stop).length);
+    }
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

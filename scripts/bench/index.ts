@@ -15,7 +15,8 @@
  *               the skill's own handler and schemas (mcp-sdk-server.ts, its own process)
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
- * the machine hits them alike.
+ * the machine hits them alike. With `wrk` installed the trivial sides run once more under wrk
+ * (wrk.ts): Node's fetch saturates before the bare hop does.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts).
  */
@@ -30,6 +31,7 @@ import { registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Side, empty, load, summary } from "./load.js";
 import { runScale } from "./scale.js";
+import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -153,6 +155,14 @@ idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
 canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
 mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)`);
+  if (await hasWrk()) {
+    const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
+    console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${Math.max(1, Math.round(SECONDS / SEGMENTS))} s):`);
+    const rps = await wrkSides(trivial, { seconds: Math.max(1, Math.round(SECONDS / SEGMENTS)), segments: SEGMENTS, connections: CONCURRENCY });
+    for (const [name, value] of rps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
+    const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
+    console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
+  } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;
 } catch (error) {

@@ -36,7 +36,7 @@ return redis.call('LLEN', KEYS[1])
   memory: (data, [key], [keep, ...entries]) => {
     data.lpush(key!, ...entries);
     data.ltrim(key!, 0, Number(keep) - 1);
-    return data.lrange(key!, 0, -1).length;
+    return data.llen(key!);
   },
   fromRedis: (reply) => Number(reply),
 };

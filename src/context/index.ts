@@ -26,14 +26,20 @@ export const CallerContextSchema = z.object({
 });
 export type CallerContext = z.infer<typeof CallerContextSchema>;
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Encodes a context for the `X-Skillmesh-Context` header.
  * @example headers.set(CONTEXT_HEADER, encodeContext({ caller: "anonymous", group: "beta" }))
  */
 export function encodeContext(context: CallerContext): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(context));
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
+  const json = JSON.stringify(context);
+  // btoa takes one byte per character: ASCII as is (every call that names no non-ASCII user), else UTF-8 bytes.
+  let binary = json;
+  if (!ASCII.test(json)) {
+    binary = "";
+    for (const byte of new TextEncoder().encode(json)) binary += String.fromCharCode(byte);
+  }
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 

@@ -33,18 +33,15 @@ export interface ForwardRequest {
  */
 export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      reject(new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs }));
-    }, timeoutMs);
-  });
+  // One native timer that aborts the hop: no controller, timer and race of our own per call.
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    return await Promise.race([send(deployment, call, env, abort.signal), timedOut]);
-  } finally {
-    clearTimeout(timer);
+    return await send(deployment, call, env, signal);
+  } catch (thrown) {
+    if (signal.aborted && !(thrown instanceof RpcError)) {
+      throw new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs });
+    }
+    throw thrown;
   }
 }
 
@@ -63,7 +60,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   let response: Response;
   try {
     // A redirect is not followed: it would re-send the body and the caller context elsewhere.
-    response = await fetcherOf(deployment, env)(new Request(url, { method: "POST", headers, body, signal, redirect: "manual" }));
+    response = await fetcherOf(deployment, env)(url, { method: "POST", headers, body, signal, redirect: "manual" });
   } catch (thrown) {
     if (thrown instanceof RpcError || signal.aborted) throw thrown;
     console.error(`[gateway] ${deployment.id} unreachable:`, thrown);
@@ -86,16 +83,16 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   return answer.data.result;
 }
 
-function fetcherOf(deployment: Deployment, env: BindingEnv): (request: Request) => Promise<Response> {
+function fetcherOf(deployment: Deployment, env: BindingEnv): (url: string, init: RequestInit) => Promise<Response> {
   const { endpoint } = deployment;
-  if ("url" in endpoint) return (request) => fetch(request);
+  if ("url" in endpoint) return (url, init) => fetch(url, init);
   const binding = Object.hasOwn(env, endpoint.binding) ? (env[endpoint.binding] as Fetcher | undefined) : undefined;
   if (!binding || typeof binding.fetch !== "function") {
     throw new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} is not reachable from this gateway (no binding ${endpoint.binding})`, {
       retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,
     });
   }
-  return (request) => binding.fetch(request);
+  return (url, init) => binding.fetch(url, init);
 }
 
 function urlOf(deployment: Deployment): string {

@@ -104,9 +104,21 @@ export class MemoryData {
   ltrim(key: string, start: number, stop: number): void {
     const list = this.#list(key, false);
     if (!list) return;
-    const kept = this.lrange(key, start, stop).reverse();
-    list.splice(0, list.length, ...kept);
+    // Stored tail first: head index i lives at length - 1 - i. Cut both ends in place (native, no copy of what stays).
+    const from = start < 0 ? Math.max(0, list.length + start) : start;
+    const to = stop < 0 ? list.length + stop : Math.min(stop, list.length - 1);
+    const length = list.length;
+    if (from > to) list.length = 0;
+    else {
+      list.length = length - from;
+      list.splice(0, length - 1 - to);
+    }
     if (!list.length) this.#entries.delete(key);
+  }
+
+  /** The length of a list (LLEN). */
+  llen(key: string): number {
+    return this.#list(key, false)?.length ?? 0;
   }
 
   /** The elements from `start` to `stop` inclusive, head first (LRANGE; negative counts from the end). */
