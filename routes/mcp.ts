@@ -1,6 +1,7 @@
 /**
- * `/mcp`: MCP over Streamable HTTP, stateless (no sessions, no SSE). `POST` answers one message
- * (or a 2025-03-26 batch) with JSON; `GET` and `DELETE` are 405. A browser page's `Origin` is
+ * `/mcp`: MCP over Streamable HTTP, stateless (no sessions). `POST` answers one message (or a
+ * 2025-03-26 batch) with JSON, or with an event stream where the request asks for one
+ * (`subscriptions/listen`); `GET` and `DELETE` are 405. A browser page's `Origin` is
  * checked for every route of the gateway (src/browser).
  */
 import { Hono } from "hono";
@@ -12,6 +13,7 @@ import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
+import { SSE_HEADERS } from "../src/sse/index.js";
 
 type McpEnv = GatewayEnv;
 
@@ -33,9 +35,20 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
     call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
   };
-  const pageSize = runtime.config.mcpPageSize;
-  const { status, body } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, { serverInfo: SERVER_INFO, pageSize, instructions: INSTRUCTIONS });
+  const { config } = runtime;
+  const { status, body, stream } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
+    serverInfo: SERVER_INFO,
+    instructions: INSTRUCTIONS,
+    pageSize: config.mcpPageSize,
+    listTtlMs: config.mcpListTtlMs,
+    // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
+    listScope: config.auth.required ? "private" : "public",
+  });
   const headers = answerHeadersOf(scope);
+  if (stream) {
+    for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
+    return new Response(stream, { status, headers });
+  }
   if (body === undefined) return new Response(null, { status, headers });
   headers.set("content-type", "application/json");
   return new Response(JSON.stringify(body), { status, headers });

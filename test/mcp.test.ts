@@ -7,11 +7,12 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
-import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
@@ -28,6 +29,7 @@ beforeAll(async () => {
       fixture("json_schema_2020_12_tool"),
       fixture("sum"),
       fixture("counter"),
+      fixture("region"),
     ],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_MCP_PAGE_SIZE: "3" },
@@ -66,7 +68,7 @@ describe("the official MCP SDK client", () => {
     // The SDK client follows no cursors itself: a page holds 3 (SKILLMESH_MCP_PAGE_SIZE).
     expect(tools).toHaveLength(3);
     const names = (await allTools(client)).map((t) => t.name);
-    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test_error_handling", "test_simple_text", "text.summarize"]);
+    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "text.summarize"]);
 
     const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
     expect(result.isError).toBeFalsy();
@@ -102,6 +104,33 @@ describe("the official MCP SDK client", () => {
     expect(result.structuredContent).toEqual({ result: 7 });
     expect((result.content as Array<{ text: string }>)[0]!.text).toBe("7");
     await client.close();
+  });
+});
+
+describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () => {
+  it.each([[{ pin: "2026-07-28" }], ["auto"]] as const)("negotiates 2026-07-28 (%j), lists every tool across pages, calls one, and gets isError for bad arguments", async (mode) => {
+    const client = new ClientV2({ name: "skillmesh-test-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
+    await client.connect(new TransportV2(new URL(mcpUrl)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const names: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        names.push(...page.tools.map((tool) => tool.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name)].filter((n, i, all) => all.indexOf(n) === i).sort());
+      const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
+      expect(result.structuredContent).toEqual({ result: 7 });
+      const bad = await client.callTool({ name: "sum", arguments: { params: ["x"] } });
+      expect(bad.isError).toBe(true);
+      // x-mcp-header: the client mirrors the argument into Mcp-Param-Region itself, and the gateway checks it.
+      const region = await client.callTool({ name: "test.region", arguments: { region: "Hello, 世界", query: "q" } });
+      expect(region.structuredContent).toEqual({ region: "Hello, 世界", query: "q" });
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -215,12 +244,17 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     expect(discover.status).toBe(200);
     expect(discover.json.result).toMatchObject({
       supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: { name: "skillmesh-gateway" },
+      capabilities: { tools: { listChanged: true } }, // subscriptions/listen
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "skillmesh-gateway" } },
       resultType: "complete",
+      ttlMs: 30_000,
+      cacheScope: "public",
     });
+    expect(discover.json.result.serverInfo).toBeUndefined(); // moved to _meta in this revision
     const list = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }, headers("tools/list"));
     expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["json_schema_2020_12_tool", "sum", "test.counter"]);
+    // Cacheable: fresh for SKILLMESH_MCP_LIST_TTL_MS, shareable (auth is off here: everyone sees the same tools).
+    expect(list.json.result).toMatchObject({ ttlMs: 30_000, cacheScope: "public", resultType: "complete", nextCursor: expect.any(String) });
     const call = await mcp(
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "test_simple_text", arguments: {}, _meta: meta } },
       headers("tools/call", { "mcp-name": "test_simple_text" }),
@@ -247,7 +281,56 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     const future = { ...meta, "io.modelcontextprotocol/protocolVersion": "2027-01-01" };
     const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: future } }, { ...headers("server/discover"), "mcp-protocol-version": "2027-01-01" });
     expect(answer.status).toBe(400);
-    expect(answer.json.error).toMatchObject({ code: -32022, data: { supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"] } });
+    expect(answer.json.error).toMatchObject({ code: -32022, data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"], requested: "2027-01-01" } });
+  });
+
+  it("takes a Base64-encoded Mcp-Name, and checks Mcp-Param-* headers against the arguments they mirror", async () => {
+    const call = (args: Record<string, unknown>, extra: Record<string, string>, name = "test.region") =>
+      mcp({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name, arguments: args, _meta: meta } }, headers("tools/call", { "mcp-name": name, ...extra }));
+    const encodedName = await call({ region: "eu", query: "q" }, { "mcp-name": `=?base64?${btoa("test.region")}?=`, "mcp-param-region": "eu" });
+    expect(encodedName.status).toBe(200);
+    expect(encodedName.json.result.structuredContent).toEqual({ region: "eu", query: "q" });
+    const wide = await call({ region: "Hello, 世界", query: "q" }, { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=" });
+    expect(wide.json.result.structuredContent).toEqual({ region: "Hello, 世界", query: "q" });
+    for (const extra of [{}, { "mcp-param-region": "us" }]) {
+      const refused = await call({ region: "eu", query: "q" }, extra);
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toMatchObject({ code: -32020, message: expect.stringContaining("Mcp-Param-Region") });
+    }
+    // The tool as listed says which argument is mirrored.
+    const list = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta, cursor: btoa(JSON.stringify({ after: "test.counter" })).replace(/=+$/, "") } }, headers("tools/list"));
+    expect(list.json.result.tools[0]).toMatchObject({ name: "test.region", inputSchema: { properties: { region: { "x-mcp-header": "Region" } } } });
+  });
+
+  it("subscriptions/listen: acknowledges, then tells the client when the tools change, on an event stream", async () => {
+    const controller = new AbortController();
+    const response = await fetch(mcpUrl, {
+      method: "POST",
+      signal: controller.signal,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers("subscriptions/listen") },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "sub-1", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const events = eventsOf(response.body!);
+    const ack = await events.next();
+    // Only what the server will send is acknowledged (no prompts here), tagged with the listen request's id.
+    expect(ack.value).toEqual({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true } } });
+    const sum = mesh.skills.find((skill) => skill.manifest.name === "sum")!;
+    await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: sum.binding }, { manifest: { ...sum.manifest, name: "test.listened" } });
+    try {
+      const changed = await events.next();
+      expect(changed.value).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } } });
+    } finally {
+      controller.abort();
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/test.listened@1.0.0");
+    }
+  });
+
+  it("subscriptions/listen needs a client that takes an event stream", async () => {
+    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } }, { ...headers("subscriptions/listen"), accept: "application/json" });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.code).toBe(-32600);
   });
 
   it("has no initialize or ping: 404 with -32601", async () => {
@@ -278,3 +361,18 @@ describe("configured origins", () => {
     expect((await ping("https://app.example.com.evil.example")).status).toBe(403);
   });
 });
+
+/** The JSON messages of an SSE body, one `data:` event at a time (comments skipped). */
+async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = event.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n");
+      if (data) yield JSON.parse(data);
+    }
+  }
+}

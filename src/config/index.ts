@@ -42,6 +42,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_ALLOWED_HOSTS: list.optional(),
   SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag.default(false),
   SKILLMESH_MCP_PAGE_SIZE: z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().int().min(1).max(1_000)).default(100),
+  SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000).default(30_000),
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
@@ -58,6 +59,8 @@ export interface GatewayConfig {
   allowedHosts?: string[];
   allowPrivateEndpoints: boolean;
   mcpPageSize: number;
+  /** How long an MCP client may consider a `tools/list` page fresh (2026-07-28 `ttlMs`). */
+  mcpListTtlMs: number;
   hopSecret?: string;
 }
 
@@ -105,6 +108,7 @@ function parse(env: object): ConfigResult {
       allowedHosts: s.SKILLMESH_ALLOWED_HOSTS,
       allowPrivateEndpoints: s.SKILLMESH_ALLOW_PRIVATE_ENDPOINTS,
       mcpPageSize: s.SKILLMESH_MCP_PAGE_SIZE,
+      mcpListTtlMs: s.SKILLMESH_MCP_LIST_TTL_MS,
       hopSecret: s.SKILLMESH_HOP_SECRET,
     },
   };

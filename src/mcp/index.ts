@@ -36,10 +36,15 @@ import {
   McpErrorCode,
   SUPPORTED_VERSIONS,
   StatelessMetaSchema,
+  SubscriptionsListenParamsSchema,
+  type CacheScope,
   type Tool,
+  headerValueOf,
   allowsBatches,
   isStateless,
 } from "./protocol.js";
+import { acceptsEventStream, sseStream } from "../sse/index.js";
+import { paramHeaderMismatch } from "./headers.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 
 /** What the MCP server needs from the gateway. */
@@ -55,13 +60,20 @@ export interface McpOptions {
   /** Tools per `tools/list` page. */
   pageSize: number;
   instructions?: string;
+  /** How long a 2026-07-28 client may consider `tools/list` and `server/discover` fresh (`ttlMs`). */
+  listTtlMs: number;
+  /** Whether shared caches may reuse a `tools/list` page: "private" when what a caller sees depends on its key. */
+  listScope: CacheScope;
+  /** How often a `subscriptions/listen` stream looks for changed tools (default 1 s: the registry's own poll). */
+  watchMs?: number;
+  /** How long a `subscriptions/listen` stream stays open before it ends gracefully (default 15 min). */
+  listenMaxMs?: number;
 }
 
-/** What to send: an HTTP status and a JSON body (none for 202). */
-export interface McpAnswer {
-  status: 200 | 202 | 400 | 404;
-  body?: JsonRpcResponse | JsonRpcResponse[];
-}
+/** What to send: an HTTP status and a JSON body (none for 202), or an event stream. */
+export type McpAnswer =
+  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined }
+  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined };
 
 /**
  * Answers one POST to `/mcp`.
@@ -113,18 +125,21 @@ class McpServer {
     const request = checked.data;
     const version = slot.batch ? { version: DEFAULT_VERSION } : admit(headers, request);
     if ("error" in version) return { status: 400, body: { ...version.error, id } };
+    const stateless = isStateless(version.version);
     try {
-      const result = await this.answer(request, version.version, slot);
-      return { status: 200, body: success(id, isStateless(version.version) ? { ...(result as object), resultType: "complete" } : result) };
+      if (stateless && request.method === "subscriptions/listen") return this.listen(headers, request, id);
+      const result = await this.answer(headers, request, version.version, slot);
+      return { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
-      const status = body.error.code === ErrorCode.MethodNotFound && isStateless(version.version) ? 404 : 200;
+      const code = body.error.code;
+      const status = code === McpErrorCode.HeaderMismatch ? 400 : code === ErrorCode.MethodNotFound && stateless ? 404 : 200;
       return { status, body };
     }
   }
 
   /** One request's result; a thrown `RpcError` is its error. */
-  private async answer(request: JsonRpcRequest, version: string, slot: RequestSlot): Promise<unknown> {
+  private async answer(headers: Headers, request: JsonRpcRequest, version: string, slot: RequestSlot): Promise<unknown> {
     const stateless = isStateless(version);
     switch (request.method) {
       case "initialize":
@@ -136,20 +151,20 @@ class McpServer {
       case "server/discover":
         return this.discover();
       case "tools/list":
-        return this.listTools(request);
+        return this.listTools(request, stateless);
       case "tools/call":
-        return this.callTool(request, slot);
+        return this.callTool(headers, request, slot, stateless);
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
 
-  /** What both `initialize` and `server/discover` say about this server. */
-  private about() {
-    return {
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: this.options.serverInfo,
-      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-    };
+  /**
+   * A 2026-07-28 result: `resultType` (required on every result) and who answered in `_meta`
+   * (the revision moved `serverInfo` there from the handshake).
+   */
+  private complete(result: object): object {
+    const meta = (result as { _meta?: Record<string, unknown> })._meta;
+    return { ...result, resultType: "complete", _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
   }
 
   private initialize(request: JsonRpcRequest) {
@@ -157,30 +172,54 @@ class McpServer {
     const requested = params.protocolVersion;
     // Echo a version we speak with a handshake, else offer our newest (the client decides).
     const protocolVersion = (HANDSHAKE_VERSIONS as readonly string[]).includes(requested) ? requested : HANDSHAKE_VERSIONS[0];
-    return { protocolVersion, ...this.about() };
+    return {
+      protocolVersion,
+      // No list-change notifications in this era: there is no GET stream on a stateless server.
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: this.options.serverInfo,
+      ...this.instructions(),
+    };
   }
 
+  /** `server/discover` (2026-07-28): the same for every caller, so publicly cacheable. */
   private discover() {
-    return { supportedVersions: SUPPORTED_VERSIONS, ...this.about() };
+    return {
+      supportedVersions: SUPPORTED_VERSIONS,
+      // subscriptions/listen serves toolsListChanged.
+      capabilities: { tools: { listChanged: true } },
+      ...this.instructions(),
+      ttlMs: this.options.listTtlMs,
+      cacheScope: "public",
+    };
+  }
+
+  private instructions() {
+    return this.options.instructions ? { instructions: this.options.instructions } : {};
   }
 
   private async tools(): Promise<Tools> {
     return toolsOf(await this.backend.catalog());
   }
 
-  private async listTools(request: JsonRpcRequest) {
+  private async listTools(request: JsonRpcRequest, stateless: boolean) {
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
     const all = (await this.tools()).list;
     const start = cursor === undefined ? 0 : startAfter(all, cursor);
     const page = all.slice(start, start + this.options.pageSize);
     const more = start + page.length < all.length;
-    return { tools: page, ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}) };
+    return {
+      tools: page,
+      ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}),
+      ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } : {}),
+    };
   }
 
-  private async callTool(request: JsonRpcRequest, slot: RequestSlot) {
+  private async callTool(headers: Headers, request: JsonRpcRequest, slot: RequestSlot, stateless: boolean) {
     const params = parseParams(CallToolParamsSchema, request.params);
     const known = (await this.tools()).byName.get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
+    const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
+    if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
     try {
       return toolResultOf(known.skill, await this.backend.call(params.name, argumentsToParams(known.skill, params.arguments), slot));
     } catch (thrown) {
@@ -189,6 +228,49 @@ class McpServer {
       return toolErrorOf(error);
     }
   }
+
+  /**
+   * `subscriptions/listen` (2026-07-28): an event stream that acknowledges what it will send
+   * (tool list changes only: the gateway has no prompts or resources), then sends
+   * `notifications/tools/list_changed` whenever the tools this caller sees change, until the
+   * client closes it or `listenMaxMs` passes (then a final result ends it gracefully).
+   */
+  private listen(headers: Headers, request: JsonRpcRequest, id: string | number): McpAnswer {
+    const { notifications } = parseParams(SubscriptionsListenParamsSchema, request.params ?? {});
+    if (!acceptsEventStream(headers)) {
+      return { status: 400, body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream") };
+    }
+    const tools = notifications.toolsListChanged === true;
+    const meta = { [META.subscriptionId]: id };
+    const watchMs = this.options.watchMs ?? 1_000;
+    const until = Date.now() + (this.options.listenMaxMs ?? 15 * 60_000);
+    const stream = sseStream(async (sse) => {
+      sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } });
+      let seen = tools ? (await this.tools()).list : undefined;
+      while (!sse.signal.aborted && Date.now() < until) {
+        await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
+        if (!seen || sse.signal.aborted) continue;
+        const now = await this.tools().then((t) => t.list, () => seen!); // a store outage is no change
+        if (!sameTools(seen, now)) sse.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } });
+        seen = now;
+      }
+      if (!sse.signal.aborted) sse.send(success(id, this.complete({ _meta: meta })));
+    });
+    return { status: 200, stream };
+  }
+}
+
+/** Same tools in the same order: lists are rebuilt from cached tool objects, so identity says it. */
+function sameTools(a: Tool[], b: Tool[]): boolean {
+  return a === b || (a.length === b.length && a.every((tool, i) => tool === b[i]));
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 /** A skill and the tool it is listed as. */
@@ -236,7 +318,7 @@ function admit(headers: Headers, request: JsonRpcRequest): { version: string } |
   const version = fromMeta ?? header ?? DEFAULT_VERSION;
   if (!SUPPORTED_VERSIONS.includes(version)) {
     return refuse(McpErrorCode.UnsupportedVersion, `Unsupported protocol version ${version}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`, {
-      supportedVersions: SUPPORTED_VERSIONS,
+      supported: SUPPORTED_VERSIONS,
       requested: version,
     });
   }
@@ -252,9 +334,10 @@ function admit(headers: Headers, request: JsonRpcRequest): { version: string } |
     return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Method header (${method ?? "missing"}) must equal the request's method (${request.method})`);
   }
   if (request.method === "tools/call") {
-    const name = headers.get("mcp-name");
+    const header = headers.get("mcp-name");
+    const name = header === null ? undefined : headerValueOf(header); // Base64-encoded when not plain ASCII
     const bodyName = (request.params as { name?: unknown } | undefined)?.name;
-    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${name ?? "missing"}) must equal params.name (${String(bodyName)})`);
+    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.name (${String(bodyName)})`);
   }
   const checked = StatelessMetaSchema.safeParse(meta);
   if (!checked.success) {

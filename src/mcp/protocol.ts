@@ -29,15 +29,41 @@ export const META = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",
   clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
   clientInfo: "io.modelcontextprotocol/clientInfo",
+  /** On every result: who answered. */
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  /** On every message of a `subscriptions/listen` stream: the listen request's id. */
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 /** MCP error codes beyond JSON-RPC's. */
 export const McpErrorCode = {
-  /** An HTTP header disagrees with the body (or a required one is missing). */
+  /** An HTTP header disagrees with the body (or a required one is missing or malformed). */
   HeaderMismatch: -32020,
   /** The request's protocol version is not one this server speaks. */
   UnsupportedVersion: -32022,
 } as const;
+
+/** Who may reuse a cacheable result (2026-07-28 caching): anyone, or only the same authorization. */
+export type CacheScope = "public" | "private";
+
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/**
+ * The value an `Mcp-Name` or `Mcp-Param-*` header carries: as is, or decoded from the Base64
+ * sentinel form (`=?base64?…?=`, UTF-8) clients use for values that are not plain ASCII.
+ * Undefined when the header is malformed (undecodable Base64 or UTF-8).
+ * @example headerValueOf("=?base64?SGVsbG8sIOS4lueVjA==?=") // "Hello, 世界"
+ */
+export function headerValueOf(header: string): string | undefined {
+  const encoded = BASE64_SENTINEL.exec(header);
+  if (!encoded) return header;
+  try {
+    const binary = atob(encoded[1]!);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
 
 const Implementation = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).loose();
 
@@ -55,6 +81,21 @@ export const StatelessMetaSchema = z
   .loose();
 
 export const ListToolsParamsSchema = z.object({ cursor: z.string().optional() }).loose();
+
+/** `subscriptions/listen` (2026-07-28): which change notifications the client wants. */
+export const SubscriptionsListenParamsSchema = z
+  .object({
+    notifications: z
+      .object({
+        toolsListChanged: z.boolean().optional(),
+        promptsListChanged: z.boolean().optional(),
+        resourcesListChanged: z.boolean().optional(),
+        resourceSubscriptions: z.array(z.string()).optional(),
+      })
+      .loose()
+      .default({}),
+  })
+  .loose();
 
 export const CallToolParamsSchema = z
   .object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() })
