@@ -292,7 +292,7 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     expect(encodedName.json.result.structuredContent).toEqual({ region: "eu", query: "q" });
     const wide = await call({ region: "Hello, 世界", query: "q" }, { "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=" });
     expect(wide.json.result.structuredContent).toEqual({ region: "Hello, 世界", query: "q" });
-    for (const extra of [{}, { "mcp-param-region": "us" }]) {
+    for (const extra of [{}, { "mcp-param-region": "us" }] as Array<Record<string, string>>) {
       const refused = await call({ region: "eu", query: "q" }, extra);
       expect(refused.status).toBe(400);
       expect(refused.json.error).toMatchObject({ code: -32020, message: expect.stringContaining("Mcp-Param-Region") });
