@@ -33,7 +33,13 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
     catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
-    call: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env),
+    // A client that disconnects cancels its calls (the stream's own close is in `streaming.signal`).
+    call: (name, params, slot, streaming) =>
+      invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, {
+        ...streaming,
+        signal: streaming.signal ? AbortSignal.any([c.req.raw.signal, streaming.signal]) : c.req.raw.signal,
+      }),
+    caller: scope.context.caller,
   };
   const { config } = runtime;
   const { status, body, stream } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
@@ -43,6 +49,7 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     listTtlMs: config.mcpListTtlMs,
     // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
     listScope: config.auth.required ? "private" : "public",
+    heartbeatMs: config.sseHeartbeatMs,
   });
   const headers = answerHeadersOf(scope);
   if (stream) {

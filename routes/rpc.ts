@@ -1,4 +1,7 @@
-/** `POST /rpc`: JSON-RPC 2.0, every request of a body through the one invocation pipeline. */
+/**
+ * `POST /rpc`: JSON-RPC 2.0, every request of a body through the one invocation pipeline; a JSON
+ * answer, or an event stream with progress when the caller accepts `text/event-stream`.
+ */
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
@@ -6,12 +9,30 @@ import { invoke } from "../src/gateway/pipeline.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { processJsonRpc } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
+import { PROGRESS_METHOD, forwardOnly } from "../src/progress/index.js";
+import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
 
 export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
 rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env)), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
-  const processed = await processJsonRpc(await bodyText(c), (request, slot) => invoke(request, slot, scope, runtime, c.env));
-  return toHttpResponse(processed, answerHeadersOf(scope));
+  const body = await bodyText(c);
+  // A caller that disconnects cancels its calls: the skills see ctx.signal aborted.
+  const gone = c.req.raw.signal;
+  if (!acceptsEventStream(c.req.raw.headers)) {
+    const processed = await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, runtime, c.env, { signal: gone }));
+    return toHttpResponse(processed, answerHeadersOf(scope));
+  }
+  // Accept: text/event-stream: each call's progress as a notifications/progress event (with the
+  // call's id), heartbeats while quiet, then the response (or batch) as the last event.
+  const stream = sseStream(async (sse) => {
+    const signal = AbortSignal.any([gone, sse.signal]);
+    const processed = await processJsonRpc(body, (request, slot) => {
+      const onProgress = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { id: request.id, ...p } }));
+      return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
+    });
+    if (processed !== undefined && !sse.signal.aborted) sse.send(processed);
+  }, runtime.config.sseHeartbeatMs);
+  return new Response(stream, { headers: SSE_HEADERS });
 });

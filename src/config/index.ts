@@ -9,6 +9,7 @@ import { RateSchema } from "../admin-api/index.js";
 import { type OAuthConfig, oauthConfigOf } from "../auth/oauth.js";
 import { type Window, windowOf } from "../ratelimit/index.js";
 import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
+import { HEARTBEAT_MS } from "../sse/index.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../store/index.js";
 
 /** `a, b, c` → ["a", "b", "c"] (trimmed, lower-cased, trailing slashes dropped); empty → undefined. */
@@ -43,6 +44,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag.default(false),
   SKILLMESH_MCP_PAGE_SIZE: z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().int().min(1).max(1_000)).default(100),
   SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000).default(30_000),
+  SKILLMESH_SSE_HEARTBEAT_MS: milliseconds(100, 60_000).default(HEARTBEAT_MS),
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
@@ -61,6 +63,8 @@ export interface GatewayConfig {
   mcpPageSize: number;
   /** How long an MCP client may consider a `tools/list` page fresh (2026-07-28 `ttlMs`). */
   mcpListTtlMs: number;
+  /** How often a quiet event stream (progress, subscriptions/listen) sends a comment line. */
+  sseHeartbeatMs: number;
   hopSecret?: string;
 }
 
@@ -109,6 +113,7 @@ function parse(env: object): ConfigResult {
       allowPrivateEndpoints: s.SKILLMESH_ALLOW_PRIVATE_ENDPOINTS,
       mcpPageSize: s.SKILLMESH_MCP_PAGE_SIZE,
       mcpListTtlMs: s.SKILLMESH_MCP_LIST_TTL_MS,
+      sseHeartbeatMs: s.SKILLMESH_SSE_HEARTBEAT_MS,
       hopSecret: s.SKILLMESH_HOP_SECRET,
     },
   };

@@ -8,6 +8,7 @@ describe("failure classes", () => {
     expect(row(-32001)).toEqual([true, "backoff", false]);
     expect(row(-32004)).toEqual([true, "backoff", false]);
     expect(row(-32005)).toEqual([false, "retry-after", false]);
+    expect(row(-32007)).toEqual([false, "never", false]); // cancelled: a retried request runs again
     for (const code of [-32600, -32601, -32602, -32002, -32003, 4711]) expect(row(code), String(code)).toEqual([false, "never", true]);
   });
 });

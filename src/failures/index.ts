@@ -25,6 +25,8 @@ const CLASSES: ReadonlyMap<number, FailureClass> = new Map<number, FailureClass>
   [ErrorCode.SkillTimeout, { breaker: true, retry: "backoff", replay: false }],
   // The skill's 429, or the caller's own limits: back-pressure, never the deployment's failure.
   [ErrorCode.RateLimited, { breaker: false, retry: "retry-after", replay: false }],
+  // The caller went away: nothing to retry for, nothing to keep (a retried request runs again).
+  [ErrorCode.Cancelled, { breaker: false, retry: "never", replay: false }],
 ]);
 
 const FINAL: FailureClass = { breaker: false, retry: "never", replay: true };

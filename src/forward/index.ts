@@ -7,7 +7,9 @@ import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/in
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
+import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
+import { acceptsEventStream, sseData } from "../sse/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
@@ -23,6 +25,10 @@ export interface ForwardRequest {
   timeoutMs?: number;
   /** The secret to sign the call with (`SKILLMESH_HOP_SECRET`), if the gateway has one. */
   hopSecret?: string;
+  /** Set when the caller wants progress: the skill is asked to stream, its reports come here. */
+  onProgress?: (progress: Progress) => void;
+  /** Aborted when the caller cancels (disconnects, closes its stream): the hop is aborted too. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -34,11 +40,13 @@ export interface ForwardRequest {
 export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
   // One native timer that aborts the hop: no controller, timer and race of our own per call.
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
   try {
     return await send(deployment, call, env, signal);
   } catch (thrown) {
-    if (signal.aborted && !(thrown instanceof RpcError)) {
+    if (call.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, `The call to ${deployment.name} was cancelled by its caller`);
+    if (timeout.aborted && !(thrown instanceof RpcError)) {
       throw new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs });
     }
     throw thrown;
@@ -51,6 +59,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     [CONTEXT_HEADER]: encodeContext(call.context),
   };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
+  if (call.onProgress) headers.accept = "text/event-stream, application/json";
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
   const url = urlOf(deployment);
   if (call.hopSecret) {
@@ -70,7 +79,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
     throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
-  const text = await response.text();
+  const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await response.text();
   const parsed = safeJson(text);
   const answer = JsonRpcResponseSchema.safeParse(parsed);
   if (!answer.success || (response.status !== 200 && !("error" in answer.data))) {
@@ -81,6 +90,17 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     throw new RpcError(code, message, data);
   }
   return answer.data.result;
+}
+
+/** Relays a streaming skill's progress events and returns its last other message: the JSON-RPC response. */
+async function finalMessageOf(body: ReadableStream<Uint8Array>, onProgress: (progress: Progress) => void): Promise<string> {
+  let final = "";
+  for await (const data of sseData(body)) {
+    const message = safeJson(data) as { method?: unknown; params?: unknown } | undefined;
+    if (message?.method === PROGRESS_METHOD) onProgress(message.params as Progress); // checked where it is relayed
+    else final = data;
+  }
+  return final;
 }
 
 function fetcherOf(deployment: Deployment, env: BindingEnv): (url: string, init: RequestInit) => Promise<Response> {

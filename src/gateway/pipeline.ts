@@ -12,11 +12,12 @@ import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { type Context, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
-import { type Call, type SkillCall, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
+import { type Call, type CallStreaming, type SkillCall, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
 export type { CallScope } from "./scope.js";
+export type { CallStreaming } from "./policies.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -40,7 +41,7 @@ function manifestOf(entry: SkillEntry): SkillManifest {
  * gets an entry for it either way.
  * @example await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, gatewayRuntime(env), env))
  */
-export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv): Promise<unknown> {
+export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, streaming: CallStreaming = {}): Promise<unknown> {
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
   const started = Date.now();
   const seen: { answer?: Outcome; hidden?: boolean } = {};
@@ -48,7 +49,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
   try {
     return await inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
       const view = await registryView(runtime, context);
-      const base = { request, slot, scope, runtime, env, trace: context };
+      const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
       if (builtin) return resultOf(await callBuiltin(() => builtin(request, view, scope.access))({ ...base, deadline: Infinity }));
       const entry = view.skills.get(request.method);

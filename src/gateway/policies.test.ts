@@ -24,5 +24,6 @@ describe("breakerVerdict", () => {
     for (const code of [-32603, -32001, -32004]) expect(breakerVerdict(failed(code)), String(code)).toBe("failure");
     for (const code of [-32602, -32600, -32005, 42]) expect(breakerVerdict(failed(code)), String(code)).toBe("success");
     expect(breakerVerdict(failed(-32004, { timeoutMs: 100, cutByCaller: true }))).toBe("none");
+    expect(breakerVerdict(failed(-32007))).toBe("none"); // cancelled by its caller: says nothing about the skill
   });
 });

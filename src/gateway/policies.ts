@@ -11,6 +11,7 @@ import { failureClassOf } from "../failures/index.js";
 import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
+import type { Progress } from "../progress/index.js";
 import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
@@ -26,8 +27,16 @@ const tracer = trace.getTracer("skillmesh-gateway");
 /** How long a caller waits when the store (idempotency keys) cannot be read. */
 export const RETRY_AFTER_STORE_MS = 2_000;
 
+/** What a streaming caller adds to a call: where its progress goes, and when it gave up. */
+export interface CallStreaming {
+  /** Set when the caller wants progress reports (the skill is then asked to stream). */
+  readonly onProgress?: (progress: Progress) => void;
+  /** Aborted when the caller cancels: the forwarded call is aborted, the skill sees `ctx.signal`. */
+  readonly signal?: AbortSignal;
+}
+
 /** One call on its way through the policies: what was asked, by whom, and until when. */
-export interface Call {
+export interface Call extends CallStreaming {
   readonly request: JsonRpcRequest;
   readonly slot: RequestSlot;
   readonly scope: CallScope;
@@ -126,6 +135,7 @@ export function breakerVerdict(outcome: Outcome): "failure" | "success" | "none"
   if (outcome.ok) return "success";
   const { code, data } = outcome.error;
   if (code === ErrorCode.SkillTimeout && (data as { cutByCaller?: unknown } | undefined)?.cutByCaller === true) return "none";
+  if (code === ErrorCode.Cancelled) return "none"; // the caller left: the skill was neither right nor wrong
   return failureClassOf(code).breaker ? "failure" : "success";
 }
 
@@ -200,7 +210,15 @@ export const forward: Handler<SkillCall> = (call) => {
     try {
       const traceparent = outgoingTraceparent(span, call.trace);
       const context = { ...call.scope.context, traceparent };
-      const forwarded = { method: call.request.method, params: call.request.params, context, timeoutMs: call.timeoutMs, hopSecret: call.runtime.config.hopSecret };
+      const forwarded = {
+        method: call.request.method,
+        params: call.request.params,
+        context,
+        timeoutMs: call.timeoutMs,
+        hopSecret: call.runtime.config.hopSecret,
+        onProgress: call.onProgress,
+        signal: call.signal,
+      };
       const result = await forwardCall(deployment, forwarded, call.env);
       return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {

@@ -67,6 +67,8 @@ export const ErrorCode = {
   SkillTimeout: -32004,
   RateLimited: -32005,
   Unauthorized: -32006,
+  /** The caller cancelled the call (closed its stream, disconnected, or sent notifications/cancelled). */
+  Cancelled: -32007,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -28,6 +28,7 @@ import {
 } from "../jsonrpc/index.js";
 import {
   CallToolParamsSchema,
+  CancelledNotificationSchema,
   DEFAULT_VERSION,
   HANDSHAKE_VERSIONS,
   InitializeParamsSchema,
@@ -43,6 +44,8 @@ import {
   allowsBatches,
   isStateless,
 } from "./protocol.js";
+import type { CallStreaming } from "../gateway/policies.js";
+import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
@@ -52,7 +55,9 @@ export interface McpBackend {
   /** Every skill the registry serves now. */
   catalog(): Promise<SkillSummary[]>;
   /** Calls a skill through the gateway pipeline; a failure is a thrown `RpcError`. */
-  call(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
+  call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
+  /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
+  caller: string;
 }
 
 export interface McpOptions {
@@ -68,6 +73,8 @@ export interface McpOptions {
   watchMs?: number;
   /** How long a `subscriptions/listen` stream stays open before it ends gracefully (default 15 min). */
   listenMaxMs?: number;
+  /** How often a quiet event stream sends a comment line (default 15 s). */
+  heartbeatMs?: number;
 }
 
 /** What to send: an HTTP status and a JSON body (none for 202), or an event stream. */
@@ -116,7 +123,10 @@ class McpServer {
 
   /** Answers one message; `slot` places it in its body (a batch element's `Idempotency-Key` is the header's plus its index). */
   async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
-    if (isAcceptedOnly(message)) return { status: 202 };
+    if (isAcceptedOnly(message)) {
+      this.noteCancellation(message);
+      return { status: 202 };
+    }
     const checked = JsonRpcRequestSchema.safeParse(message);
     const id = checked.success ? checked.data.id : undefined;
     if (!checked.success || id === undefined || id === null || (typeof id === "number" && !Number.isInteger(id))) {
@@ -128,6 +138,12 @@ class McpServer {
     const stateless = isStateless(version.version);
     try {
       if (stateless && request.method === "subscriptions/listen") return this.listen(headers, request, id);
+      const progressToken = progressTokenOf(request);
+      if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
+        // Checked before the stream starts, so a refusal keeps its HTTP status.
+        const prepared = await this.prepareToolCall(headers, request, stateless);
+        return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming));
+      }
       const result = await this.answer(headers, request, version.version, slot);
       return { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
     } catch (thrown) {
@@ -153,7 +169,7 @@ class McpServer {
       case "tools/list":
         return this.listTools(request, stateless);
       case "tools/call":
-        return this.callTool(headers, request, slot, stateless);
+        return this.runToolCall(await this.prepareToolCall(headers, request, stateless), slot, {});
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -214,19 +230,64 @@ class McpServer {
     };
   }
 
-  private async callTool(headers: Headers, request: JsonRpcRequest, slot: RequestSlot, stateless: boolean) {
+  /** A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers that disagree). */
+  private async prepareToolCall(headers: Headers, request: JsonRpcRequest, stateless: boolean) {
     const params = parseParams(CallToolParamsSchema, request.params);
     const known = (await this.tools()).byName.get(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
+    return { id: request.id!, known, args: params.arguments };
+  }
+
+  /** Runs a prepared tool call; it can be cancelled with a 2025 `notifications/cancelled` naming its id. */
+  private async runToolCall(prepared: { id: string | number; known: ListedTool; args?: Record<string, unknown> }, slot: RequestSlot, streaming: CallStreaming) {
+    const { known } = prepared;
+    const cancel = new AbortController();
+    const key = inFlightKey(this.backend.caller, prepared.id);
+    const entry = { cancelled: false };
+    inFlight.set(key, entry);
+    // The cancellation arrives in another request, which may not touch this one's I/O (Workers
+    // forbid it): it sets a flag, and this request aborts its own call when it sees it.
+    const watch = setInterval(() => entry.cancelled && cancel.abort(), CANCEL_CHECK_MS);
+    const signal = streaming.signal ? AbortSignal.any([streaming.signal, cancel.signal]) : cancel.signal;
     try {
-      return toolResultOf(known.skill, await this.backend.call(params.name, argumentsToParams(known.skill, params.arguments), slot));
+      return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, { ...streaming, signal }));
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
       return toolErrorOf(error);
+    } finally {
+      clearInterval(watch);
+      if (inFlight.get(key) === entry) inFlight.delete(key);
     }
+  }
+
+  /**
+   * Answers a `tools/call` that asked for progress on an event stream: `notifications/progress`
+   * with the client's token as the skill reports, heartbeats while it is quiet, then the response.
+   * Closing the stream cancels the call, and nothing more is sent for it.
+   */
+  private streamed(id: string | number, stateless: boolean, progressToken: string | number, run: (streaming: CallStreaming) => Promise<unknown>): McpAnswer {
+    const stream = sseStream(async (sse) => {
+      const onProgress = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { progressToken, ...p } }));
+      let body: JsonRpcResponse;
+      try {
+        const result = await run({ onProgress, signal: sse.signal });
+        body = success(id, stateless ? this.complete(result as object) : result);
+      } catch (thrown) {
+        body = failureFromThrown(id, thrown);
+      }
+      if (!sse.signal.aborted) sse.send(body);
+    }, this.options.heartbeatMs);
+    return { status: 200, stream };
+  }
+
+  /** A 2025-era `notifications/cancelled`: aborts the caller's call with that id, if this isolate runs it. */
+  private noteCancellation(message: unknown): void {
+    const checked = CancelledNotificationSchema.safeParse(message);
+    const entry = checked.success ? inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId)) : undefined;
+    if (entry) entry.cancelled = true;
   }
 
   /**
@@ -255,9 +316,29 @@ class McpServer {
         seen = now;
       }
       if (!sse.signal.aborted) sse.send(success(id, this.complete({ _meta: meta })));
-    });
+    }, this.options.heartbeatMs);
     return { status: 200, stream };
   }
+}
+
+/**
+ * The tool calls this isolate is running, by caller and request id, for `notifications/cancelled`
+ * (2025 era: a separate POST names the request to stop). A cancellation that reaches another
+ * isolate than its call finds nothing here: closing the stream is the way that always works.
+ */
+const inFlight = new Map<string, { cancelled: boolean }>();
+
+/** How often a running tool call looks for a `notifications/cancelled` of its own. */
+const CANCEL_CHECK_MS = 100;
+
+function inFlightKey(caller: string, id: string | number): string {
+  return `${caller}\n${typeof id}:${id}`;
+}
+
+/** `params._meta.progressToken` of a request: a string or an integer. */
+function progressTokenOf(request: JsonRpcRequest): string | number | undefined {
+  const token = metaOf(request)?.progressToken;
+  return typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined;
 }
 
 /** Same tools in the same order: lists are rebuilt from cached tool objects, so identity says it. */

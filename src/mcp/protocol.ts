@@ -97,6 +97,13 @@ export const SubscriptionsListenParamsSchema = z
   })
   .loose();
 
+/** `notifications/cancelled` (2025 revisions): the client stops a request it sent. */
+export const CancelledNotificationSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  method: z.literal("notifications/cancelled"),
+  params: z.object({ requestId: z.union([z.string(), z.number().int()]), reason: z.string().optional() }).loose(),
+});
+
 export const CallToolParamsSchema = z
   .object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() })
   .loose();

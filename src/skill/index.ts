@@ -6,6 +6,8 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/index.js";
+import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
+import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
@@ -39,6 +41,13 @@ export type SkillContext<Env = object> = CallerContext & {
   requestId: string | number | null | undefined;
   /** Keeps work going after the response (Workers `ctx.waitUntil`). */
   waitUntil: (promise: Promise<unknown>) => void;
+  /**
+   * Reports how far the call has got, to a caller that streams (the gateway asks for it when its
+   * own caller wants progress); a no-op otherwise. `done` must grow from one report to the next.
+   */
+  progress: (done: number, total?: number, message?: string) => void;
+  /** Aborted when the caller gives up: it disconnected or cancelled, or the gateway's timeout passed. */
+  signal: AbortSignal;
 };
 
 /** Everything a skill declares (README, "Write a new skill"). */
@@ -106,12 +115,21 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     // The handler's span continues the trace the gateway (or a direct caller) sent.
     const parent = parentContextOf(caller.traceparent);
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
-    const processed = await processJsonRpc(body, (request) =>
-      inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
-        invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil }),
-      ),
-    );
-    return toHttpResponse(processed, { "x-skill-version": `${manifest.name}@${manifest.version}` });
+    const answer = (signal: AbortSignal, progress: SkillContext["progress"]) =>
+      processJsonRpc(body, (request) =>
+        inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
+          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal }),
+        ),
+      );
+    const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };
+    if (!acceptsEventStream(headers)) return toHttpResponse(await answer(c.req.raw.signal, () => {}), versionHeader);
+    // A streaming caller: progress notifications as the handler reports them, then the response.
+    const stream = sseStream(async (sse) => {
+      const report = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: p }));
+      const processed = await answer(AbortSignal.any([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
+      if (processed !== undefined) sse.send(processed);
+    });
+    return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });
   });
   app.notFound((c) => c.json({ error: { message: "Not found: POST / for JSON-RPC, GET /manifest" } }, 404));
   app.onError((err, c) => {

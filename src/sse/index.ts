@@ -62,9 +62,45 @@ export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatM
 }
 
 /**
- * True when the request's `Accept` header takes an event stream.
+ * True when a request's `Accept` header takes an event stream (or, with `"content-type"`, when a
+ * response is one).
  * @example if (acceptsEventStream(request.headers)) return streamed()
  */
-export function acceptsEventStream(headers: Headers): boolean {
-  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(headers.get("accept") ?? "");
+export function acceptsEventStream(headers: Headers, header: "accept" | "content-type" = "accept"): boolean {
+  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(headers.get(header) ?? "");
+}
+
+/**
+ * The `data` of each event of an SSE body, in order (multi-line data joined; comments and
+ * other fields skipped).
+ * @example for await (const data of sseData(response.body!)) console.log(JSON.parse(data))
+ */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      buffer = buffer.replace(/\r\n?/g, "\n");
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const data = dataOf(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (data !== undefined) yield data;
+      }
+      if (done) {
+        const data = dataOf(buffer);
+        if (data !== undefined) yield data;
+        return;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function dataOf(event: string): string | undefined {
+  const lines = event.split("\n").filter((line) => line.startsWith("data:"));
+  return lines.length ? lines.map((line) => line.slice(line.startsWith("data: ") ? 6 : 5)).join("\n") : undefined;
 }
