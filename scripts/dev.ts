@@ -5,9 +5,11 @@
  * Upstash REST endpoint, with the `upstash` driver.
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
- * Options: --port N (0 = any free port), --verbose (Workers' logs).
+ * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
+ * folder, e.g. a test fixture; repeatable).
  */
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     auth: { type: "boolean", default: false },
     port: { type: "string", default: process.env.PORT ?? "8787" },
     verbose: { type: "boolean", default: false },
+    skill: { type: "string", multiple: true, default: [] },
   },
 });
 
@@ -40,7 +43,7 @@ try {
     console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}`);
   }
 
-  const dirs = skillDirs();
+  const dirs = [...skillDirs(), ...values.skill.map((dir) => resolve(dir))];
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
   const gatewayVars: Record<string, string> = values.auth ? { SKILLMESH_AUTH: "required" } : {};
   const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose, gatewayVars });

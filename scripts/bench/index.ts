@@ -6,6 +6,8 @@
  *   direct      modbus.decode called on the skill Worker itself
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
+ *   streamed    the same call with Accept: text/event-stream (progress streaming: the gateway asks
+ *               the skill to stream, and answers on an event stream)
  *   ratelimited the same call with a key that has a rate limit (never reached): the limit's cost
  *   idempotent  the same call through the gateway with a fresh Idempotency-Key each time
  *   plain/canary text.summarize through the gateway, default group (one version) vs a group split
@@ -13,6 +15,8 @@
  *   mcp         modbus.decode as an MCP tools/call through the gateway (POST /mcp)
  *   mcp-sdk     the same tools/call on the official MCP SDK's stateless server on Node, hosting
  *               the skill's own handler and schemas (mcp-sdk-server.ts, its own process)
+ *   mcp-2026    the tools/call in the 2026-07-28 revision (headers and _meta) through the gateway
+ *   mcp-sdk-v2  the same on the v2 SDK's createMcpHandler on Node (mcp-sdk-v2-server.ts)
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike. With `wrk` installed the trivial sides run once more under wrk
@@ -56,10 +60,17 @@ const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", par
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+const MCP_2026_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "tools/call",
+  params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+  id: 1,
+});
+const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "modbus.decode" };
 
-/** Starts the SDK reference server in its own Node process; resolves its URL. */
-async function startSdkServer(stops: Array<() => Promise<void>>): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL("./mcp-sdk-server.ts", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+/** Starts an SDK reference server (`script`, beside this file) in its own Node process; resolves its URL. */
+async function startSdkServer(stops: Array<() => Promise<void>>, script: string): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL(script, import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
   stops.push(async () => void child.kill());
   for await (const line of createInterface({ input: child.stdout! })) {
     const { port } = JSON.parse(line) as { port: number };
@@ -114,12 +125,15 @@ try {
     { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
+    { name: "streamed", url: rpc, body: MODBUS, headers: () => ({ authorization: key, accept: "text/event-stream" }) },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, authorization: key }) },
     { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench", authorization: key }) },
     { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => ({ ...MCP_HEADERS, authorization: key }) },
-    { name: "mcp-sdk", url: await startSdkServer(stops), body: MCP_CALL, headers: () => MCP_HEADERS },
+    { name: "mcp-sdk", url: await startSdkServer(stops, "./mcp-sdk-server.ts"), body: MCP_CALL, headers: () => MCP_HEADERS },
+    { name: "mcp-2026", url: `${mesh.gatewayUrl}/mcp`, body: MCP_2026_CALL, headers: () => ({ ...MCP_2026_HEADERS, authorization: key }) },
+    { name: "mcp-sdk-v2", url: await startSdkServer(stops, "./mcp-sdk-v2-server.ts"), body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
@@ -151,10 +165,12 @@ trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed
 trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
+streamed/gateway throughput:   ${ratio("streamed", "gateway").toFixed(2)}x   the same call answered on an event stream (Accept: text/event-stream; the skill streams too)
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
 canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
-mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)`);
+mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)
+mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  (target >= 2x)   2026-07-28 tools/call: the gateway vs the v2 SDK's createMcpHandler on Node`);
   if (await hasWrk()) {
     const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
     console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${Math.max(1, Math.round(SECONDS / SEGMENTS))} s):`);
