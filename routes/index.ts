@@ -45,3 +45,5 @@ gateway.onError((error, c) => {
 });
 
 export default gateway;
+// The Workflow class of async jobs (wrangler.toml [[workflows]]).
+export { JobWorkflow } from "../src/jobs/workflow.js";

@@ -45,6 +45,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_MCP_PAGE_SIZE: z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().int().min(1).max(1_000)).default(100),
   SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000).default(30_000),
   SKILLMESH_SSE_HEARTBEAT_MS: milliseconds(100, 60_000).default(HEARTBEAT_MS),
+  SKILLMESH_JOB_TTL_MS: milliseconds(60_000, 7 * 86_400_000).default(86_400_000),
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
@@ -65,6 +66,8 @@ export interface GatewayConfig {
   mcpListTtlMs: number;
   /** How often a quiet event stream (progress, subscriptions/listen) sends a comment line. */
   sseHeartbeatMs: number;
+  /** How long an async job's record (and result) is kept after its last change. */
+  jobTtlMs: number;
   hopSecret?: string;
 }
 
@@ -114,6 +117,7 @@ function parse(env: object): ConfigResult {
       mcpPageSize: s.SKILLMESH_MCP_PAGE_SIZE,
       mcpListTtlMs: s.SKILLMESH_MCP_LIST_TTL_MS,
       sseHeartbeatMs: s.SKILLMESH_SSE_HEARTBEAT_MS,
+      jobTtlMs: s.SKILLMESH_JOB_TTL_MS,
       hopSecret: s.SKILLMESH_HOP_SECRET,
     },
   };

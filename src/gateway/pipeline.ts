@@ -12,7 +12,7 @@ import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { type Context, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
-import { type Call, type CallStreaming, type SkillCall, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
+import { type Call, type CallStreaming, type SkillCall, asyncJobs, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
@@ -25,7 +25,7 @@ const tracer = trace.getTracer("skillmesh-gateway");
 const RETRY_AFTER_REGISTRY_MS = 2_000;
 
 /** A skill call, outermost policy first. */
-const callSkill = compose<SkillCall>([limits, idempotency, retries, fallback, timeout], forward);
+const callSkill = compose<SkillCall>([limits, asyncJobs, idempotency, retries, fallback, timeout], forward);
 
 /** A built-in: counted against the caller's limits like any call, then answered from the view. */
 const callBuiltin = (answer: () => Promise<unknown>) => compose<Call>([limits], async () => ({ ok: true, result: await answer() }));
@@ -51,7 +51,10 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       const view = await registryView(runtime, context);
       const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
-      if (builtin) return resultOf(await callBuiltin(() => builtin(request, view, scope.access))({ ...base, deadline: Infinity }));
+      if (builtin) {
+        const context = { view, access: scope.access, caller: scope.context.caller, runtime };
+        return resultOf(await callBuiltin(() => builtin(request, context))({ ...base, deadline: Infinity }));
+      }
       const entry = view.skills.get(request.method);
       // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
       seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
@@ -60,7 +63,9 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
       if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
       const manifest = manifestOf(entry);
-      const deadline = Date.now() + (scope.budgetMs ?? 2 * manifest.timeoutMs);
+      // A job's call may take the skill's maxDurationMs (with room for retries within it).
+      const budgetMs = scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) + 5_000 : (scope.budgetMs ?? 2 * manifest.timeoutMs);
+      const deadline = Date.now() + budgetMs;
       const answer = (seen.answer = await callSkill({ ...base, entry, manifest, deadline }));
       span.setAttributes({
         "skillmesh.outcome": answer.ok ? "ok" : "error",

@@ -4,7 +4,7 @@
  * repeat, reroute or time the call, but it knows nothing of the policies around it. The pipeline
  * (src/gateway/pipeline.ts) only assembles them; a new policy is a new function in the list.
  *
- *   limits → idempotency → retries → fallback (breakers) → timeout → forward
+ *   limits → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
@@ -87,19 +87,65 @@ export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise
 };
 
 /**
+ * The request's `Idempotency-Key`, if any, once it is known to be usable: well-formed, and from
+ * an identified caller (keys are scoped to the caller: anonymous callers would read and poison
+ * each other's answers and jobs).
+ */
+function checkedClientKey(scope: CallScope): string | undefined {
+  const clientKey = scope.idempotencyKey;
+  if (clientKey === undefined) return undefined;
+  if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
+  if (scope.context.caller === "anonymous") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller: send Authorization: Bearer <your key> with it");
+  }
+  return clientKey;
+}
+
+/**
+ * `Prefer: respond-async`: the call becomes a job (src/jobs) run later on Workflows through this
+ * same pipeline, and the caller gets `{status: "queued", jobId}` now. A submit retried with the
+ * same `Idempotency-Key` gets the same job (other params: -32003).
+ */
+export const asyncJobs: Policy = async (call, next) => {
+  const { scope, request, slot, runtime, env } = call;
+  if (!scope.respondAsync || scope.jobId) return next(call);
+  if (!env.JOBS) throw new RpcError(ErrorCode.SkillUnavailable, "Async jobs are not available on this gateway (no JOBS Workflow binding)", { retryAfterMs: 60_000 });
+  const owner = scope.context.caller;
+  const fingerprint = await fingerprintOf(request.params ?? null);
+  const clientKey = checkedClientKey(scope);
+  // A keyed submit has an id of its own, so a retry finds the job it started.
+  const id = clientKey === undefined ? `j_${crypto.randomUUID().replaceAll("-", "")}` : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
+  const now = Date.now();
+  const jobs = runtime.jobs;
+  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint };
+  if (!(await jobs.create(job))) {
+    const existing = await jobs.get(id);
+    if (existing && existing.fingerprint !== fingerprint) {
+      throw new RpcError(ErrorCode.IdempotencyMismatch, "This Idempotency-Key was already used with other params; use a new key for a new request");
+    }
+    scope.queued = true;
+    return { ok: true, result: { status: existing?.status ?? "queued", jobId: id }, replayed: true };
+  }
+  try {
+    await env.JOBS.create({ id, params: { jobId: id } });
+  } catch (error) {
+    console.error(`[gateway] could not start job ${id}:`, errorText(error));
+    await jobs.move(id, ["queued"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message: "The job could not be started; submit it again" } }, Date.now());
+    throw new RpcError(ErrorCode.SkillUnavailable, "The job could not be started; retry after 1 s", { retryAfterMs: 1_000 });
+  }
+  scope.queued = true;
+  return { ok: true, result: { status: "queued", jobId: id } };
+};
+
+/**
  * Idempotent replay for calls with an `Idempotency-Key` (src/idempotency): the first call with a
  * key runs, later ones get its answer (`replayed`); keys belong to one identified caller, and a
  * batch element's key is the header's plus its position, so one header covers a whole batch.
  */
 export const idempotency: Policy = async (call, next) => {
   const { scope, manifest, entry, slot, request, deadline } = call;
-  const clientKey = scope.idempotencyKey;
+  const clientKey = checkedClientKey(scope);
   if (clientKey === undefined) return next(call);
-  if (!isValidClientKey(clientKey)) throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key must be 1-255 visible ASCII characters");
-  // Keys are scoped to the caller's key: without one, callers would read and poison each other's answers.
-  if (scope.context.caller === "anonymous") {
-    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller: send Authorization: Bearer <your key> with it");
-  }
   const key = await idempotencyKeyOf(entry.name, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
   const options = {
     ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -190,7 +236,9 @@ export const fallback: Policy = async (call, next) => {
  * when that is shorter — then a -32004 says so (`data.cutByCaller`), and is the caller's outcome.
  */
 export const timeout: Policy = async (call, next) => {
-  const limit = call.deployment!.manifest.timeoutMs;
+  const { manifest } = call.deployment!;
+  // A job may run for the skill's maxDurationMs: nobody is waiting on a connection.
+  const limit = call.scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) : manifest.timeoutMs;
   const timeoutMs = Math.max(1, Math.min(limit, call.deadline - Date.now()));
   const outcome = await next({ ...call, timeoutMs });
   if (timeoutMs >= limit || outcome.ok || outcome.error.code !== ErrorCode.SkillTimeout) return outcome;

@@ -8,6 +8,7 @@ import { BreakerBoard } from "../breaker/index.js";
 import { type GatewayConfig, configOf } from "../config/index.js";
 import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
+import { JobStore } from "../jobs/index.js";
 import { KeyRing } from "../keys/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { skillOf } from "../registry/model.js";
@@ -44,9 +45,11 @@ export interface GatewayRuntime {
   keys: KeyRing;
   breakers: BreakerBoard;
   audit: AuditLog;
+  /** Async jobs' records (src/jobs). */
+  jobs: JobStore;
 }
 
-const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config">>();
+const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
 /** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
 const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
@@ -89,7 +92,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     shared = { store, registry, snapshot, keys, breakers, audit };
     runtimes.set(store, shared);
   }
-  const runtime = { ...shared, config };
+  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };
   runtimesByEnv.set(env, runtime);
   return runtime;
 }

@@ -25,6 +25,10 @@ export interface CallScope {
   idempotencyKey?: string;
   /** The caller's time budget per call (`X-Timeout-Ms`); default twice the skill's timeout. */
   budgetMs?: number;
+  /** `Prefer: respond-async` (RFC 7240): skill calls are accepted as async jobs, answered `{status: "queued", jobId}`. */
+  respondAsync?: boolean;
+  /** Set while a job runs its call (src/jobs/workflow.ts): the skill's `maxDurationMs` applies, not its `timeoutMs`. */
+  jobId?: string;
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
   trace: Context;
   /** Deployments that answered (for `X-Skill-Version`). */
@@ -33,6 +37,8 @@ export interface CallScope {
   replayed?: boolean;
   /** Set when any answer came from a degraded fallback (`X-Skill-Degraded: 1`). */
   degraded?: boolean;
+  /** Set when a call was accepted as an async job (`Preference-Applied: respond-async`). */
+  queued?: boolean;
   /** Work that may finish after the response (breaker bookkeeping). */
   waitUntil: (promise: Promise<unknown>) => void;
 }
@@ -51,6 +57,7 @@ export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallSco
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),
     idempotencyKey: headers.get("idempotency-key") ?? undefined,
     budgetMs: budgetOf(headers.get("x-timeout-ms")),
+    respondAsync: prefersAsync(headers.get("prefer")),
     trace: parentContextOf(context.traceparent),
     answeredBy: new Set(),
     waitUntil,
@@ -66,11 +73,21 @@ export function answerHeadersOf(scope: CallScope): Headers {
   if (scope.answeredBy.size) headers.set("x-skill-version", [...scope.answeredBy].join(", "));
   if (scope.replayed) headers.set("idempotent-replayed", "1");
   if (scope.degraded) headers.set("x-skill-degraded", "1");
+  if (scope.queued) headers.set("preference-applied", "respond-async");
   if (scope.rateLimit) {
     for (const [name, value] of Object.entries(scope.rateLimit.headers)) headers.set(name, value);
     if (!scope.rateLimit.allowed) headers.set("retry-after", String(Math.ceil(scope.rateLimit.retryAfterMs / 1000)));
   }
   return headers;
+}
+
+/**
+ * Whether a `Prefer` header (RFC 7240: comma-separated preferences, each with optional
+ * `;`-parameters, names case-insensitive) asks for `respond-async`.
+ * @example prefersAsync("respond-async, wait=10") // true
+ */
+export function prefersAsync(header: string | null): boolean {
+  return !!header && header.split(",").some((preference) => preference.split(";")[0]!.trim().toLowerCase() === "respond-async");
 }
 
 /** `X-Timeout-Ms`: the caller's time budget for each call, 100 ms to 120 s; anything else is ignored. */

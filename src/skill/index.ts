@@ -66,6 +66,8 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   degraded?: boolean;
   /** Gateway-side timeout for one call. Default 10 s. */
   timeoutMs?: number;
+  /** How long one call may run when it is asked for as an async job; beyond `timeoutMs`. Default `timeoutMs`. */
+  maxDurationMs?: number;
   /** Circuit-breaker overrides, e.g. `{ consecutiveFailures: 3, openMs: 10_000 }`. */
   breaker?: SkillManifest["breaker"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
@@ -174,6 +176,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     degraded: definition.degraded ?? false,
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
+    ...(definition.maxDurationMs ? { maxDurationMs: definition.maxDurationMs } : {}),
     ...(definition.breaker ? { breaker: definition.breaker } : {}),
     inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
     outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),

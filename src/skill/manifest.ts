@@ -3,17 +3,17 @@ import { z } from "zod";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
 
 /**
- * Method names the gateway keeps for itself: `rpc.*` (reserved by JSON-RPC 2.0) and `skills.*`
+ * Method names the gateway keeps for itself: `rpc.*` (reserved by JSON-RPC 2.0), `skills.*` and `jobs.*`
  * (its built-in methods, `skills.list`, `skills.discover`, and any it adds later).
  */
-export const RESERVED_NAME = /^(rpc|skills)\./;
+export const RESERVED_NAME = /^(rpc|skills|jobs)\./;
 
 /** JSON-RPC method / MCP tool name: not an inherited object property, not a reserved method. */
 export const SkillNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must match [A-Za-z0-9_.-]{1,64}")
   .refine(isPlainKey, "name must not be an object property name such as __proto__ or constructor")
-  .refine((name) => !RESERVED_NAME.test(name), "names starting with rpc. or skills. are reserved for the gateway's own methods");
+  .refine((name) => !RESERVED_NAME.test(name), "names starting with rpc., skills. or jobs. are reserved for the gateway's own methods");
 /** Semver 2.0 (with optional pre-release and build). */
 export const SemverSchema = z
   .string()
@@ -33,6 +33,8 @@ export const SkillManifestSchema = z.object({
   degraded: z.boolean(),
   /** How long the gateway waits for this skill before answering -32004. */
   timeoutMs: z.number().int().positive().max(300_000),
+  /** How long one call may run as an async job (`Prefer: respond-async`, MCP tasks); default `timeoutMs`. */
+  maxDurationMs: z.number().int().positive().max(3_600_000).optional(),
   /** Overrides of the gateway's circuit-breaker defaults for this skill (see src/breaker). */
   breaker: z
     .object({

@@ -1,0 +1,13 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { ROOT, skillDirs } from "../mesh/bundle.js";
+import { registerSkill, startMesh } from "../mesh/index.js";
+const adminToken = randomBytes(16).toString("hex");
+const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
+const bareDir = join(ROOT, "scripts/bench/bare-hop");
+const mesh = await startMesh({ skills: [trivialDir, bareDir], adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" }, inspectorPort: 9229 });
+for (const skill of mesh.skills) if (skill.dir !== bareDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+const r = await fetch(`${mesh.gatewayUrl}/admin/keys`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: "bench", skills: ["*"] }) });
+const { key } = (await r.json()) as { key: string };
+console.log(JSON.stringify({ gateway: mesh.gatewayUrl, trivial: mesh.skills.find((s) => s.dir === trivialDir)!.url, bare: mesh.skills.find((s) => s.dir === bareDir)!.url, key }));
+await new Promise(() => {});

@@ -1,0 +1,174 @@
+/**
+ * Async jobs: a call accepted now and run later, on Cloudflare Workflows (src/jobs/workflow.ts),
+ * through the same pipeline as a direct call. The job's record lives in the store under
+ * `sm:job:<id>` (its owner, the call, its status and outcome), expires `ttlMs` after it was last
+ * written, and moves only along queued → running → completed | failed, or to cancelled from
+ * queued or running — each move one atomic script, so a cancel and a finish cannot both win.
+ * `sm:jobs:<owner>` indexes an owner's jobs by creation time for `jobs.list`.
+ */
+import { z } from "zod";
+import { CallerContextSchema } from "../context/index.js";
+import { safeJson } from "../json/index.js";
+import { JsonRpcErrorObjectSchema } from "../jsonrpc/index.js";
+import type { Store, StoreScript } from "../store/index.js";
+
+export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A job as stored. */
+export const JobSchema = z.object({
+  id: z.string(),
+  /** The caller id that submitted it: only this caller sees and controls it. */
+  owner: z.string(),
+  method: z.string(),
+  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  /** Who the call runs for (user, group, trace): the submitting request's context. */
+  context: CallerContextSchema,
+  status: z.enum(JOB_STATUSES),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** When the record is forgotten. */
+  expiresAt: z.number(),
+  /** A fingerprint of the params, for a submit retried with the same `Idempotency-Key`. */
+  fingerprint: z.string(),
+  result: z.unknown().optional(),
+  error: JsonRpcErrorObjectSchema.optional(),
+  /** The deployment that answered. */
+  deployment: z.string().optional(),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+/** What a caller is shown of a job (`jobs.get`, `jobs.list`). */
+export interface JobView {
+  jobId: string;
+  status: JobStatus;
+  method: string;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+  result?: unknown;
+  error?: Job["error"];
+  deployment?: string;
+}
+
+/**
+ * The caller's view of a job.
+ * @example viewOf(job) // { jobId: "j_…", status: "completed", result: 19, … }
+ */
+export function viewOf(job: Job): JobView {
+  const { id, status, method, createdAt, updatedAt, expiresAt, result, error, deployment } = job;
+  return {
+    jobId: id,
+    status,
+    method,
+    createdAt,
+    updatedAt,
+    expiresAt,
+    ...(status === "completed" ? { result } : {}),
+    ...(error ? { error } : {}),
+    ...(deployment ? { deployment } : {}),
+  };
+}
+
+/** A finished job: no move leaves these. */
+export function isFinal(status: JobStatus): boolean {
+  return status === "completed" || status === "failed" || status === "cancelled";
+}
+
+/**
+ * KEYS: job, its status. ARGV: statuses it may move from (comma-separated), the new status, the
+ * new record, ttl ms. Writes both if the status is one of them; 1 if it moved, else 0. (The
+ * record is built by the caller from the one it read: Lua's cjson would turn `[]` into `{}`.)
+ */
+export const moveJob: StoreScript<boolean> = {
+  name: "jobs.move",
+  lua: `
+local status = redis.call('GET', KEYS[2])
+if not status then return 0 end
+for from in string.gmatch(ARGV[1], '[^,]+') do
+  if status == from then
+    redis.call('SET', KEYS[2], ARGV[2], 'PX', tonumber(ARGV[4]))
+    redis.call('SET', KEYS[1], ARGV[3], 'PX', tonumber(ARGV[4]))
+    return 1
+  end
+end
+return 0
+`,
+  memory: (data, [key, statusKey], [from, status, job, ttl]) => {
+    const current = data.get(statusKey!);
+    if (current === null || !from!.split(",").includes(current)) return false;
+    data.set(statusKey!, status!, { px: Number(ttl) });
+    data.set(key!, job!, { px: Number(ttl) });
+    return true;
+  },
+  fromRedis: (reply) => Number(reply) === 1,
+};
+
+const jobKey = (id: string) => `sm:job:${id}`;
+const statusKey = (id: string) => `sm:job:${id}:status`;
+const ownerKey = (owner: string) => `sm:jobs:${owner}`;
+
+/** Jobs in the store. */
+export class JobStore {
+  constructor(
+    private readonly store: Store,
+    /** How long a job's record is kept after its last change. */
+    readonly ttlMs: number,
+  ) {}
+
+  /**
+   * Writes a new job; false when a job with this id exists already (a retried submit).
+   * @example if (!(await jobs.create(job))) job = await jobs.get(job.id)
+   */
+  async create(job: Job): Promise<boolean> {
+    // The status key is the lock: whoever sets it first owns the id.
+    const created = await this.store.set(statusKey(job.id), job.status, { nx: true, px: this.ttlMs });
+    if (!created) return false;
+    await this.store.set(jobKey(job.id), JSON.stringify(job), { px: this.ttlMs });
+    await this.store.zadd(ownerKey(job.owner), [{ score: job.createdAt, member: job.id }]);
+    return true;
+  }
+
+  /** A job, parsed; undefined when it is unknown, expired or unreadable. */
+  async get(id: string): Promise<Job | undefined> {
+    const raw = await this.store.get(jobKey(id));
+    const parsed = raw === null ? undefined : JobSchema.safeParse(safeJson(raw));
+    return parsed?.success ? parsed.data : undefined;
+  }
+
+  /**
+   * Moves a job from one of `from` with `fields` merged in; the new record, or undefined when it
+   * was elsewhere (e.g. cancelled before it started).
+   * @example await jobs.move(id, ["queued"], { status: "running" }, Date.now())
+   */
+  async move(id: string, from: readonly JobStatus[], fields: Partial<Job> & { status: JobStatus }, now: number): Promise<Job | undefined> {
+    const current = await this.get(id);
+    if (!current || !from.includes(current.status)) return undefined;
+    const next: Job = { ...current, ...fields, updatedAt: now, expiresAt: now + this.ttlMs };
+    const moved = await this.store.run(moveJob, [jobKey(id), statusKey(id)], [from.join(","), next.status, JSON.stringify(next), this.ttlMs]);
+    return moved ? next : undefined;
+  }
+
+  /**
+   * An owner's jobs, newest first, created before `before` (a page's cursor), at most `limit`.
+   * @example const { jobs, next } = await store.list("k_1", { limit: 20 }, Date.now())
+   */
+  async list(owner: string, options: { limit: number; before?: number; status?: JobStatus }, now: number): Promise<{ jobs: Job[]; next?: number }> {
+    const ids = await this.store.zrangeByScore(ownerKey(owner), now - this.ttlMs, options.before === undefined ? Infinity : options.before - 1);
+    const jobs: Job[] = [];
+    // Newest first, in batches: expired or filtered-out ids are skipped without reading all.
+    for (let end = ids.length; end > 0 && jobs.length < options.limit; end -= 100) {
+      const batch = ids.slice(Math.max(0, end - 100), end).reverse();
+      const raws = await this.store.mget(...batch.map(jobKey));
+      for (const raw of raws) {
+        const parsed = raw === null ? undefined : JobSchema.safeParse(safeJson(raw));
+        if (!parsed?.success || parsed.data.owner !== owner) continue;
+        if (options.status && parsed.data.status !== options.status) continue;
+        jobs.push(parsed.data);
+        if (jobs.length === options.limit) break;
+      }
+    }
+    const last = jobs.at(-1);
+    return { jobs, ...(jobs.length === options.limit && last ? { next: last.createdAt } : {}) };
+  }
+}

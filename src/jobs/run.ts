@@ -1,0 +1,61 @@
+/**
+ * Running a job: what a Workflow step does with a job id (src/jobs/workflow.ts). The call goes
+ * through the gateway's one pipeline — routing, breakers, fallback, retries, the audit log — as
+ * its owner, with the skill's `maxDurationMs`; its outcome is written to the job's record. A
+ * `jobs.cancel` seen while it runs aborts the call (the skill sees `ctx.signal`).
+ */
+import type { Access } from "../auth/index.js";
+import { invoke } from "../gateway/pipeline.js";
+import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
+import { type CallScope, callScopeOf } from "../gateway/scope.js";
+import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import type { Job } from "./index.js";
+
+/** How often a running job looks for its own cancellation. */
+export const JOB_CANCEL_CHECK_MS = 500;
+
+/**
+ * Runs a queued job (or one whose earlier run was cut off: the Workflow step runs again) and
+ * records its outcome; a job cancelled, finished or expired meanwhile is left as it is.
+ * @example await step.do("call", () => runJob(env, jobId, waitUntil))
+ */
+export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
+  const runtime = gatewayRuntime(env);
+  const { jobs } = runtime;
+  const job = await jobs.move(jobId, ["queued", "running"], { status: "running" }, Date.now());
+  if (!job) return;
+  const cancel = new AbortController();
+  const watch = setInterval(() => {
+    jobs.get(jobId).then((now) => now?.status === "cancelled" && cancel.abort(), () => {});
+  }, JOB_CANCEL_CHECK_MS);
+  try {
+    const scope = jobScopeOf(job, waitUntil);
+    let fields: Partial<Job> & { status: Job["status"] };
+    try {
+      const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, { signal: cancel.signal });
+      fields = { status: "completed", result };
+    } catch (thrown) {
+      fields = { status: "failed", error: (thrown instanceof RpcError ? thrown : new RpcError(ErrorCode.InternalError)).toJSON() };
+    }
+    const deployment = [...scope.answeredBy][0];
+    // From running only: a cancel that came first stays.
+    await jobs.move(jobId, ["running"], { ...fields, ...(deployment ? { deployment } : {}) }, Date.now());
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+/**
+ * The scope a job's call runs in: its owner, its context (user, group, trace), the one skill it
+ * was submitted for (the grants were checked then), no rate limit (counted at submit).
+ */
+function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
+  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
+  const { userId, group, session, traceparent } = job.context;
+  const headers = new Headers();
+  if (userId) headers.set("x-user-id", userId);
+  if (group) headers.set("x-user-group", group);
+  if (session) headers.set("x-session-id", session);
+  if (traceparent) headers.set("traceparent", traceparent);
+  return { ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil), jobId: job.id };
+}

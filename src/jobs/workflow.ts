@@ -1,0 +1,23 @@
+/**
+ * The Workflow behind async jobs (wrangler.toml `[[workflows]]`, binding `JOBS`): one instance per
+ * job, named by the job id, whose one step runs the call (src/jobs/run.ts). The engine keeps it
+ * going past the isolate that accepted the job; the step is not retried by the engine — the
+ * pipeline's own retries and fallback apply inside it, as for a direct call.
+ */
+import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
+import type { GatewayEnv } from "../gateway/runtime.js";
+import { runJob } from "./run.js";
+
+export interface JobParams {
+  jobId: string;
+}
+
+export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
+  async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
+    // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
+    await step.do("call", { retries: { limit: 0, delay: 0 }, timeout: "65 minutes" }, async () => {
+      await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
+      return null;
+    });
+  }
+}
