@@ -11,6 +11,7 @@ import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
 import { countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
+import { JobStore } from "../src/jobs/index.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";
@@ -261,6 +262,21 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
       expect(kept, `LTRIM ${start} ${stop}`).toEqual(reference(start, stop));
       if (driver === "memory") expect((reply as [string[], number])[1]).toBe(reference(start, stop).length);
     }
+  });
+
+  it("jobs: move only along their statuses; a cancel that comes first is not overwritten; [] stays []", async () => {
+    const jobs = new JobStore(store, 60_000);
+    const now = Date.now();
+    const job = { id: "j_1", owner: "k_1", method: "m", params: [], context: { caller: "k_1" }, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + 60_000, fingerprint: "f" };
+    expect(await jobs.create(job)).toBe(true);
+    expect(await jobs.create(job)).toBe(false); // a retried submit finds it
+    expect((await jobs.move("j_1", ["queued"], { status: "running" }, now + 1))?.status).toBe("running");
+    expect(await jobs.move("j_1", ["queued"], { status: "running" }, now + 2)).toBeUndefined();
+    expect((await jobs.move("j_1", ["queued", "running"], { status: "cancelled" }, now + 3))?.status).toBe("cancelled");
+    expect(await jobs.move("j_1", ["running"], { status: "completed", result: [] }, now + 4)).toBeUndefined();
+    expect(await jobs.get("j_1")).toMatchObject({ status: "cancelled", params: [], updatedAt: now + 3 });
+    expect((await jobs.list("k_1", { limit: 10 }, now + 5)).jobs.map((j) => j.id)).toEqual(["j_1"]);
+    expect((await jobs.list("k_2", { limit: 10 }, now + 5)).jobs).toEqual([]);
   });
 
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {

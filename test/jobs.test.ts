@@ -1,0 +1,145 @@
+/**
+ * Async jobs end to end in workerd, on the upstash driver against a real redis-server, with auth
+ * on: `Prefer: respond-async` answers at once, the job runs on a Workflow (Miniflare's engine)
+ * through the same pipeline, `jobs.get`/`jobs.list`/`jobs.cancel` show and control only the
+ * caller's own jobs, an `Idempotency-Key` gives the same job, a failing skill falls back as a
+ * direct call would, and a job's record outlives the gateway.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+
+const SKILLS = [fixture("long"), fixture("flaky-v1"), fixture("flaky-degraded")];
+const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
+// Its own key prefix in the shared redis-server, the same for the restarted gateway.
+const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:` };
+
+let mesh: Mesh;
+let alice: string;
+let bob: string;
+
+async function keyFor(name: string): Promise<string> {
+  const { json } = await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"] });
+  return `Bearer ${json.key}`;
+}
+
+beforeAll(async () => {
+  mesh = await startMesh({ skills: SKILLS, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
+  alice = await keyFor("alice");
+  bob = await keyFor("bob");
+});
+afterAll(() => mesh?.dispose());
+
+const rpc = (body: unknown, key: string, headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, body, { authorization: key, ...headers });
+const submit = (method: string, params: unknown, key: string, headers: Record<string, string> = {}) =>
+  rpc({ jsonrpc: "2.0", id: 1, method, params }, key, { prefer: "respond-async", ...headers });
+const getJob = async (jobId: string, key: string) => (await rpc({ jsonrpc: "2.0", id: 2, method: "jobs.get", params: { jobId } }, key)).json;
+const finished = (jobId: string, key: string, timeoutMs = 10_000) =>
+  eventually(() => getJob(jobId, key), (answer) => ["completed", "failed", "cancelled"].includes(answer.result?.status), timeoutMs, 100);
+const seen = async (): Promise<{ started: number; finished: number; cancelled: number }> =>
+  (await fetch(`${mesh.skills.find((s) => s.manifest.name === "test.long")!.url}/control`)).json();
+
+describe("async jobs", () => {
+  it("answers queued at once, runs the call on the job engine, and keeps the result", async () => {
+    const t0 = Date.now();
+    // 3 s of work: longer than the skill's timeoutMs (2 s), within its maxDurationMs (60 s).
+    const accepted = await submit("test.long", { steps: 3, stepMs: 1_000 }, alice);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(accepted.headers.get("preference-applied")).toBe("respond-async");
+    expect(accepted.json.result).toEqual({ status: "queued", jobId: expect.stringMatching(/^j_/) });
+    const done = await finished(accepted.json.result.jobId, alice);
+    expect(done.result).toMatchObject({ status: "completed", method: "test.long", result: { steps: 3 }, deployment: "test.long@1.0.0" });
+    // The same call made directly is cut at the skill's timeoutMs.
+    expect((await rpc({ jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 3, stepMs: 1_000 } }, alice)).json.error.code).toBe(-32004);
+  });
+
+  it("cancels a running job: its status says so and the skill sees its signal aborted", async () => {
+    const before = await seen();
+    const { jobId } = (await submit("test.long", { steps: 100, stepMs: 100 }, alice)).json.result;
+    await eventually(() => getJob(jobId, alice), (answer) => answer.result?.status === "running", 5_000, 50);
+    await eventually(seen, (s) => s.started > before.started, 5_000, 50);
+    const cancelled = await rpc({ jsonrpc: "2.0", id: 3, method: "jobs.cancel", params: { jobId } }, alice);
+    expect(cancelled.json.result).toMatchObject({ jobId, status: "cancelled", error: { code: -32007 } });
+    const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    expect(after.finished).toBe(before.finished);
+    expect((await getJob(jobId, alice)).result.status).toBe("cancelled"); // the run's end does not overwrite it
+  });
+
+  it("shows and controls only the caller's own jobs", async () => {
+    const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice)).json.result;
+    await finished(jobId, alice);
+    expect((await getJob(jobId, bob)).error).toMatchObject({ code: -32602 });
+    expect((await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.cancel", params: { jobId } }, bob)).json.error.code).toBe(-32602);
+    const bobs = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: {} }, bob)).json.result;
+    expect(bobs.jobs.map((j: { jobId: string }) => j.jobId)).not.toContain(jobId);
+    const alices = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { status: "completed" } }, alice)).json.result;
+    expect(alices.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
+    expect(alices.jobs.every((j: { status: string }) => j.status === "completed")).toBe(true);
+  });
+
+  it("pages jobs.list newest first", async () => {
+    const carol = await keyFor("carol");
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await submit("test.long", { steps: 1, stepMs: 1 }, carol)).json.result.jobId);
+      await new Promise((resolve) => setTimeout(resolve, 5)); // distinct creation times
+    }
+    const first = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { limit: 2 } }, carol)).json.result;
+    expect(first.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([ids[2], ids[1]]);
+    const second = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { limit: 2, cursor: first.nextCursor } }, carol)).json.result;
+    expect(second.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([ids[0]]);
+    expect(second.nextCursor).toBeUndefined();
+  });
+
+  it("gives a submit retried with the same Idempotency-Key the same job; other params are -32003", async () => {
+    const key = `submit-${Date.now()}`;
+    const first = await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "idempotency-key": key });
+    const again = await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "idempotency-key": key });
+    expect(again.json.result.jobId).toBe(first.json.result.jobId);
+    const other = await submit("test.long", { steps: 2, stepMs: 1 }, alice, { "idempotency-key": key });
+    expect(other.json.error.code).toBe(-32003);
+    // The same key from another caller is another job.
+    expect((await submit("test.long", { steps: 1, stepMs: 1 }, bob, { "idempotency-key": key })).json.result.jobId).not.toBe(first.json.result.jobId);
+  });
+
+  it("runs a job by the direct call's rules: retried, then failed while the breaker is closed; the degraded answer once it is open", async () => {
+    const stable = mesh.skills.find((s) => s.manifest.name === "test.flaky" && !s.manifest.degraded)!;
+    const calls = async () => ((await (await fetch(`${stable.url}/control`)).json()) as { calls: number }).calls;
+    await fetch(`${stable.url}/control`, { method: "POST", body: JSON.stringify({ mode: "503" }) });
+    try {
+      const failing = (await submit("test.flaky", { value: "v" }, alice)).json.result.jobId;
+      const failed = await finished(failing, alice);
+      expect(failed.result).toMatchObject({ status: "failed", error: { code: -32001 }, deployment: "test.flaky@1.0.0" });
+      expect(await calls()).toBe(3); // an idempotent skill: two retries, as for a direct call
+      // Failures of several callers open the breaker (one caller alone cannot: security.md).
+      const callers = [alice, bob, await keyFor("dave")];
+      await eventually(
+        async () => {
+          const answers = await Promise.all(callers.map((key) => rpc({ jsonrpc: "2.0", id: 1, method: "test.flaky", params: { value: "v" } }, key)));
+          return answers.some((answer) => answer.headers.get("x-skill-degraded") === "1");
+        },
+        (open) => open,
+        10_000,
+        0,
+      );
+      const degraded = (await submit("test.flaky", { value: "v" }, alice)).json.result.jobId;
+      expect((await finished(degraded, alice)).result).toMatchObject({ status: "completed", result: { value: "v", version: "0.9.0-lead" }, deployment: "test.flaky@0.9.0-lead" });
+    } finally {
+      await fetch(`${stable.url}/control`, { method: "POST", body: JSON.stringify({ mode: "ok" }) });
+    }
+  });
+
+  it("refuses what a direct call would refuse, at submit: an unknown method, bad grants", async () => {
+    expect((await submit("nope", {}, alice)).json.error.code).toBe(-32601);
+    const narrow = `Bearer ${(await admin(mesh.gatewayUrl, "POST", "/keys", { name: "narrow", skills: ["test.flaky"] })).json.key}`;
+    expect((await submit("test.long", { steps: 1, stepMs: 1 }, narrow)).json.error.code).toBe(-32601);
+  });
+
+  it("keeps a job's record across a gateway restart", async () => {
+    const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice)).json.result;
+    await finished(jobId, alice);
+    await mesh.dispose();
+    mesh = await startMesh({ skills: SKILLS, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
+    expect((await getJob(jobId, alice)).result).toMatchObject({ jobId, status: "completed", result: { steps: 1 } });
+  });
+});
