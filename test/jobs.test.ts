@@ -5,14 +5,17 @@
  * caller's own jobs, an `Idempotency-Key` gives the same job, a failing skill falls back as a
  * direct call would, and a job's record outlives the gateway.
  */
+import { type AddressInfo, createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { hopRefusal } from "../src/hop/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const SKILLS = [fixture("long"), fixture("flaky-v1"), fixture("flaky-degraded")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
 // Its own key prefix in the shared redis-server, the same for the restarted gateway.
-const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:` };
+const CALLBACK_SECRET = "callback-secret-for-tests";
+const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:`, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET };
 
 let mesh: Mesh;
 let alice: string;
@@ -133,6 +136,31 @@ describe("async jobs", () => {
     expect((await submit("nope", {}, alice)).json.error.code).toBe(-32601);
     const narrow = `Bearer ${(await admin(mesh.gatewayUrl, "POST", "/keys", { name: "narrow", skills: ["test.flaky"] })).json.key}`;
     expect((await submit("test.long", { steps: 1, stepMs: 1 }, narrow)).json.error.code).toBe(-32601);
+  });
+
+  it("POSTs the result to the callback URL, signed, and again after a receiver's failure", async () => {
+    const received: Array<{ path: string; signature: string | undefined; body: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        received.push({ path: request.url!, signature: request.headers["x-skillmesh-signature"] as string | undefined, body });
+        response.writeHead(received.length === 1 ? 503 : 204).end(); // down once
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/jobs`;
+      const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "x-callback-url": url })).json.result;
+      await eventually(async () => received.length, (n) => n >= 2, 15_000, 100);
+      const delivery = received[1]!;
+      expect(JSON.parse(delivery.body)).toMatchObject({ jobId, status: "completed", result: { steps: 1 } });
+      expect(await hopRefusal(CALLBACK_SECRET, delivery.signature ?? null, { method: "POST", path: "/hooks/jobs", body: delivery.body, context: "" })).toBeUndefined();
+      expect(await hopRefusal("another-secret-entirely", delivery.signature ?? null, { method: "POST", path: "/hooks/jobs", body: delivery.body, context: "" })).toMatch(/./);
+    } finally {
+      receiver.close();
+    }
+    expect((await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "x-callback-url": "ftp://example.com/x" })).json.error).toMatchObject({ code: -32600, message: expect.stringContaining("X-Callback-Url") });
   });
 
   it("keeps a job's record across a gateway restart", async () => {

@@ -50,6 +50,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
   SKILLMESH_HOP_SECRET: z.string().min(16, "the hop secret needs at least 16 characters").optional(),
+  SKILLMESH_CALLBACK_SECRET: z.string().min(16, "the callback secret needs at least 16 characters").optional(),
 });
 
 /** What the gateway runs with. */
@@ -69,6 +70,8 @@ export interface GatewayConfig {
   /** How long an async job's record (and result) is kept after its last change. */
   jobTtlMs: number;
   hopSecret?: string;
+  /** Signs the POSTs of async jobs' results to their callback URLs (`X-Callback-Url`). */
+  callbackSecret?: string;
 }
 
 export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
@@ -119,6 +122,7 @@ function parse(env: object): ConfigResult {
       sseHeartbeatMs: s.SKILLMESH_SSE_HEARTBEAT_MS,
       jobTtlMs: s.SKILLMESH_JOB_TTL_MS,
       hopSecret: s.SKILLMESH_HOP_SECRET,
+      callbackSecret: s.SKILLMESH_CALLBACK_SECRET,
     },
   };
 }

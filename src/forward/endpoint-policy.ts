@@ -17,26 +17,27 @@ export interface EndpointPolicy {
 const LOCAL_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa|lan)$/i;
 
 /**
- * Why a URL cannot be a skill endpoint under `policy`, or undefined when it can. The URL is
+ * Why a URL cannot be a skill endpoint (or, naming `what`, another URL the gateway calls: a job's
+ * callback) under `policy`, or undefined when it can. The URL is
  * read as the WHATWG parser reads it, so `http://2130706433/` and `http://0x7f.1/` are the
  * loopback address they are.
  * @example endpointRefusal("https://169.254.169.254/", { allowPrivate: false }) // "… a link-local address …"
  */
-export function endpointRefusal(raw: string, policy: EndpointPolicy): string | undefined {
+export function endpointRefusal(raw: string, policy: EndpointPolicy, what = "a skill URL"): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return "the endpoint is not a URL";
+    return `${what} must be a URL`;
   }
-  if (url.username || url.password) return "a skill URL must not carry credentials (user:password@)";
-  if (url.protocol !== "https:" && !(policy.allowPrivate && url.protocol === "http:")) return "a skill URL must use https";
+  if (url.username || url.password) return `${what} must not carry credentials (user:password@)`;
+  if (url.protocol !== "https:" && !(policy.allowPrivate && url.protocol === "http:")) return `${what} must use https`;
   if (policy.allowPrivate) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(host)) {
     const range = ipaddr.process(host).range();
-    return range === "unicast" ? undefined : `a skill URL must name a public host, not a ${range} address`;
+    return range === "unicast" ? undefined : `${what} must name a public host, not a ${range} address`;
   }
-  if (!host.includes(".") || LOCAL_NAME.test(host.replace(/\.$/, ""))) return `a skill URL must name a public host, not ${host}`;
+  if (!host.includes(".") || LOCAL_NAME.test(host.replace(/\.$/, ""))) return `${what} must name a public host, not ${host}`;
   return undefined;
 }

@@ -8,6 +8,7 @@
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
+import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
@@ -113,11 +114,17 @@ export const asyncJobs: Policy = async (call, next) => {
   const owner = scope.context.caller;
   const fingerprint = await fingerprintOf(request.params ?? null);
   const clientKey = checkedClientKey(scope);
+  const { callbackUrl } = scope;
+  if (callbackUrl !== undefined) {
+    const refusal = endpointRefusal(callbackUrl, { allowPrivate: runtime.config.allowPrivateEndpoints }, "X-Callback-Url");
+    if (refusal) throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${refusal}`);
+    if (!runtime.config.callbackSecret) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: this gateway sends no callbacks (SKILLMESH_CALLBACK_SECRET, which signs them, is not set)");
+  }
   // A keyed submit has an id of its own, so a retry finds the job it started.
   const id = clientKey === undefined ? `j_${crypto.randomUUID().replaceAll("-", "")}` : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
   const now = Date.now();
   const jobs = runtime.jobs;
-  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint };
+  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, ...(callbackUrl ? { callbackUrl } : {}) };
   if (!(await jobs.create(job))) {
     const existing = await jobs.get(id);
     if (existing && existing.fingerprint !== fingerprint) {

@@ -27,6 +27,8 @@ export interface CallScope {
   budgetMs?: number;
   /** `Prefer: respond-async` (RFC 7240): skill calls are accepted as async jobs, answered `{status: "queued", jobId}`. */
   respondAsync?: boolean;
+  /** `X-Callback-Url`: where an async job's result is POSTed, signed, when it ends. */
+  callbackUrl?: string;
   /** Set while a job runs its call (src/jobs/workflow.ts): the skill's `maxDurationMs` applies, not its `timeoutMs`. */
   jobId?: string;
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
@@ -58,6 +60,7 @@ export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallSco
     idempotencyKey: headers.get("idempotency-key") ?? undefined,
     budgetMs: budgetOf(headers.get("x-timeout-ms")),
     respondAsync: prefersAsync(headers.get("prefer")),
+    callbackUrl: headers.get("x-callback-url") ?? undefined,
     trace: parentContextOf(context.traceparent),
     answeredBy: new Set(),
     waitUntil,

@@ -35,6 +35,8 @@ export const JobSchema = z.object({
   error: JsonRpcErrorObjectSchema.optional(),
   /** The deployment that answered. */
   deployment: z.string().optional(),
+  /** Where the result is POSTed (signed) when the job ends. */
+  callbackUrl: z.string().optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

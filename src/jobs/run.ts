@@ -9,7 +9,8 @@ import { invoke } from "../gateway/pipeline.js";
 import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
-import type { Job } from "./index.js";
+import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { type Job, isFinal, viewOf } from "./index.js";
 
 /** How often a running job looks for its own cancellation. */
 export const JOB_CANCEL_CHECK_MS = 500;
@@ -58,4 +59,26 @@ function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
   if (session) headers.set("x-session-id", session);
   if (traceparent) headers.set("traceparent", traceparent);
   return { ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil), jobId: job.id };
+}
+
+/** A callback delivery that did not get a 2xx: the Workflow step is retried. */
+export class CallbackFailed extends Error {}
+
+/**
+ * POSTs a finished job's view to its callback URL, signed like a hop (`X-Skillmesh-Signature:
+ * t=<ms>,v1=<HMAC-SHA256 hex>` over `t, POST, path, sha256(body), ""` with
+ * `SKILLMESH_CALLBACK_SECRET`); redirects are not followed. Throws on anything but a 2xx.
+ * @example await step.do("callback", { retries: { limit: 4, delay: "2 seconds", backoff: "exponential" } }, () => deliverCallback(env, jobId))
+ */
+export async function deliverCallback(env: GatewayEnv, jobId: string): Promise<void> {
+  const runtime = gatewayRuntime(env);
+  const job = await runtime.jobs.get(jobId);
+  const secret = runtime.config.callbackSecret;
+  if (!job?.callbackUrl || !secret || !isFinal(job.status)) return;
+  const body = JSON.stringify(viewOf(job));
+  const url = new URL(job.callbackUrl);
+  const signature = await signHop(secret, { method: "POST", path: url.pathname, body, context: "" });
+  const response = await fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/json", [SIGNATURE_HEADER]: signature }, body, signal: AbortSignal.timeout(10_000) });
+  await response.body?.cancel();
+  if (!response.ok) throw new CallbackFailed(`${job.callbackUrl} answered HTTP ${response.status}`);
 }

@@ -6,7 +6,7 @@
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import type { GatewayEnv } from "../gateway/runtime.js";
-import { runJob } from "./run.js";
+import { deliverCallback, runJob } from "./run.js";
 
 export interface JobParams {
   jobId: string;
@@ -17,6 +17,11 @@ export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
     // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
     await step.do("call", { retries: { limit: 0, delay: 0 }, timeout: "65 minutes" }, async () => {
       await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
+      return null;
+    });
+    // Its own step, retried by the engine with backoff: a receiver that is down gets it later.
+    await step.do("callback", { retries: { limit: 4, delay: "2 seconds", backoff: "exponential" }, timeout: "30 seconds" }, async () => {
+      await deliverCallback(this.env, event.payload.jobId);
       return null;
     });
   }
