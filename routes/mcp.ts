@@ -39,6 +39,8 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
         ...streaming,
         signal: streaming.signal ? AbortSignal.any([c.req.raw.signal, streaming.signal]) : c.req.raw.signal,
       }),
+    // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
+    submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
     caller: scope.context.caller,
   };
   const { config } = runtime;

@@ -18,6 +18,8 @@ export interface SkillSummary {
   idempotent: boolean;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
+  /** How long one call may run as an async job, when the skill declares more than its timeout. */
+  maxDurationMs?: number;
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
@@ -40,6 +42,7 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     idempotent: main.manifest.idempotent,
     inputSchema: main.manifest.inputSchema,
     outputSchema: main.manifest.outputSchema,
+    ...(main.manifest.maxDurationMs && main.manifest.maxDurationMs > main.manifest.timeoutMs ? { maxDurationMs: main.manifest.maxDurationMs } : {}),
   };
 }
 

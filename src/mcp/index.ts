@@ -47,15 +47,19 @@ import {
 import type { CallStreaming } from "../gateway/policies.js";
 import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
+import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
+import { RELATED_TASK, TASKS_EXTENSION, TaskIdParamsSchema, TasksListParamsSchema, declaresTasks, isTerminal, task2025Of, task2026Of, taskStatusOf } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
   /** Every skill the registry serves now. */
   catalog(): Promise<SkillSummary[]>;
-  /** Calls a skill through the gateway pipeline; a failure is a thrown `RpcError`. */
+  /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway pipeline; a failure is a thrown `RpcError`. */
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
+  /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
+  submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
 }
@@ -167,9 +171,43 @@ class McpServer {
       case "server/discover":
         return this.discover();
       case "tools/list":
-        return this.listTools(request, stateless);
-      case "tools/call":
-        return this.runToolCall(await this.prepareToolCall(headers, request, stateless), slot, {});
+        return this.listTools(request, version);
+      case "tools/call": {
+        const prepared = await this.prepareToolCall(headers, request, stateless);
+        // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
+        // that may run longer than a request, to a client that declared the tasks extension.
+        if (version === TASKS_2025 && typeof (request.params as { task?: unknown }).task === "object") return this.createTask(prepared, slot, version);
+        if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities])) return this.createTask(prepared, slot, version);
+        return this.runToolCall(prepared, slot, {});
+      }
+      case "tasks/get": {
+        const job = await this.job(request, slot);
+        return stateless ? task2026Of(job, await this.outcomeOf(job)) : task2025Of(job);
+      }
+      case "tasks/cancel": {
+        const job = await this.job(request, slot);
+        if (!stateless && isTerminal(taskStatusOf(job.status))) throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
+        const cancelled = (await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {})) as JobView;
+        return stateless ? {} : task2025Of(cancelled); // 2026: an acknowledgement
+      }
+      case "tasks/update":
+        if (stateless) {
+          await this.job(request, slot); // known, or -32602; this gateway's tasks never ask for input
+          return {};
+        }
+        break;
+      case "tasks/result":
+        if (!stateless) return this.taskResult(request, slot);
+        break;
+      case "tasks/list":
+        if (!stateless) {
+          const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
+          const page = (await this.backend.call("jobs.list", { limit: this.options.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch((thrown) => {
+            throw thrown instanceof RpcError && thrown.code === ErrorCode.InvalidParams ? new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tasks/list page") : thrown;
+          })) as { jobs: JobView[]; nextCursor?: string };
+          return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        }
+        break;
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -180,7 +218,8 @@ class McpServer {
    */
   private complete(result: object): object {
     const meta = (result as { _meta?: Record<string, unknown> })._meta;
-    return { ...result, resultType: "complete", _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
+    const resultType = (result as { resultType?: string }).resultType ?? "complete"; // "task" for a CreateTaskResult
+    return { ...result, resultType, _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
   }
 
   private initialize(request: JsonRpcRequest) {
@@ -191,7 +230,7 @@ class McpServer {
     return {
       protocolVersion,
       // No list-change notifications in this era: there is no GET stream on a stateless server.
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
       serverInfo: this.options.serverInfo,
       ...this.instructions(),
     };
@@ -201,8 +240,8 @@ class McpServer {
   private discover() {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
-      // subscriptions/listen serves toolsListChanged.
-      capabilities: { tools: { listChanged: true } },
+      // subscriptions/listen serves toolsListChanged; long skills answer with tasks (SEP-2663).
+      capabilities: { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",
@@ -217,9 +256,12 @@ class McpServer {
     return toolsOf(await this.backend.catalog());
   }
 
-  private async listTools(request: JsonRpcRequest, stateless: boolean) {
+  private async listTools(request: JsonRpcRequest, version: string) {
+    const stateless = isStateless(version);
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
-    const all = (await this.tools()).list;
+    const tools = await this.tools();
+    // 2025-11-25 tools say whether they may run as tasks (every skill may: jobs run any of them).
+    const all = version === TASKS_2025 ? tools.withTaskSupport() : tools.list;
     const start = cursor === undefined ? 0 : startAfter(all, cursor);
     const page = all.slice(start, start + this.options.pageSize);
     const more = start + page.length < all.length;
@@ -228,6 +270,48 @@ class McpServer {
       ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}),
       ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } : {}),
     };
+  }
+
+  /**
+   * Submits a tool call as an async job and answers with its task: a 2025-11-25
+   * `CreateTaskResult` (`{task}`), or a 2026-07-28 one (`resultType: "task"`). The job exists
+   * (a `tasks/get` finds it) before the answer leaves.
+   */
+  private async createTask(prepared: PreparedToolCall, slot: RequestSlot, version: string) {
+    const { known, args } = prepared;
+    const queued = (await this.backend.submit(known.skill.name, argumentsToParams(known.skill, args), slot)) as { jobId: string };
+    const job = (await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {})) as JobView;
+    if (isStateless(version)) return { resultType: "task", ...task2026Of(job) };
+    return { task: task2025Of(job), _meta: { "io.modelcontextprotocol/model-immediate-response": `${known.skill.name} is running as task ${job.jobId}; its result will follow.` } };
+  }
+
+  /** The caller's job a `tasks/*` request names (-32602 when unknown or another caller's). */
+  private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
+    const { taskId } = parseParams(TaskIdParamsSchema, request.params);
+    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {})) as JobView;
+  }
+
+  /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
+  private async outcomeOf(job: JobView): Promise<{ result?: CallToolResult; error?: JsonRpcErrorObject }> {
+    if (job.status === "failed" && job.error) return { error: job.error };
+    if (job.status !== "completed") return {};
+    const skill = (await this.tools()).byName.get(job.method)?.skill ?? { outputSchema: {} };
+    return { result: toolResultOf(skill as SkillSummary, job.result) };
+  }
+
+  /**
+   * `tasks/result` (2025-11-25): waits for the task to end, then answers what the `tools/call`
+   * would have (a failure as an `isError` result), tied to its task in `_meta`.
+   */
+  private async taskResult(request: JsonRpcRequest, slot: RequestSlot) {
+    let job = await this.job(request, slot);
+    while (!isTerminal(taskStatusOf(job.status))) {
+      await new Promise((resolve) => setTimeout(resolve, TASK_RESULT_POLL_MS));
+      job = await this.job(request, slot);
+    }
+    const { result, error } = await this.outcomeOf(job);
+    const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });
+    return { ...answer, _meta: { ...answer._meta, [RELATED_TASK]: { taskId: job.jobId } } };
   }
 
   /** A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers that disagree). */
@@ -241,7 +325,7 @@ class McpServer {
   }
 
   /** Runs a prepared tool call; it can be cancelled with a 2025 `notifications/cancelled` naming its id. */
-  private async runToolCall(prepared: { id: string | number; known: ListedTool; args?: Record<string, unknown> }, slot: RequestSlot, streaming: CallStreaming) {
+  private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming) {
     const { known } = prepared;
     const cancel = new AbortController();
     const key = inFlightKey(this.backend.caller, prepared.id);
@@ -360,6 +444,18 @@ interface ListedTool {
   tool: Tool;
 }
 
+/** A `tools/call` checked and ready to run: its request id, tool and arguments. */
+interface PreparedToolCall {
+  id: string | number;
+  known: ListedTool;
+  args?: Record<string, unknown>;
+}
+
+/** The revision with the experimental core tasks (requestor-driven `params.task`). */
+const TASKS_2025 = "2025-11-25";
+/** How often a 2025 `tasks/result` looks whether its task has ended. */
+const TASK_RESULT_POLL_MS = 250;
+
 /**
  * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
  * when its skill changes, so a change of one skill converts one tool again.
@@ -370,13 +466,17 @@ interface Tools {
   byName: Map<string, ListedTool>;
   /** In name order. */
   list: Tool[];
+  /** The list as 2025-11-25 lists it: each tool with `execution.taskSupport: "optional"` (built once). */
+  withTaskSupport(): Tool[];
 }
 function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
     // Sorted by code unit, the order cursors compare in (the catalog's own order: cheap to check).
     const sorted = [...catalog].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    tools = { byName: new Map(), list: [] };
+    const list: Tool[] = [];
+    let withTasks: Tool[] | undefined;
+    tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };
     for (const skill of sorted) {
       let listed = listedCache.get(skill);
       if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
@@ -414,11 +514,13 @@ function admit(headers: Headers, request: JsonRpcRequest): { version: string } |
   if (method !== request.method) {
     return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Method header (${method ?? "missing"}) must equal the request's method (${request.method})`);
   }
-  if (request.method === "tools/call") {
+  // Mcp-Name mirrors the tool's name, or the task's id for tasks/* (SEP-2663).
+  const named = request.method === "tools/call" ? "name" : /^tasks\/(get|update|cancel)$/.test(request.method) ? "taskId" : undefined;
+  if (named) {
     const header = headers.get("mcp-name");
     const name = header === null ? undefined : headerValueOf(header); // Base64-encoded when not plain ASCII
-    const bodyName = (request.params as { name?: unknown } | undefined)?.name;
-    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.name (${String(bodyName)})`);
+    const bodyName = (request.params as Record<string, unknown> | undefined)?.[named];
+    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.${named} (${String(bodyName)})`);
   }
   const checked = StatelessMetaSchema.safeParse(meta);
   if (!checked.success) {

@@ -1,0 +1,108 @@
+/**
+ * MCP tasks in workerd, both forms, backed by the gateway's async jobs (Workflows): the
+ * 2025-11-25 experimental core (requestor-driven `params.task`, `tasks/get`, `tasks/result`,
+ * `tasks/list`, `tasks/cancel`) and the 2026-07-28 `io.modelcontextprotocol/tasks` extension
+ * (server-directed `resultType: "task"` for clients that declare it, `tasks/get` with the
+ * outcome inline, `tasks/cancel`, `tasks/update`, `Mcp-Name` = task id).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
+
+let mesh: Mesh;
+beforeAll(async () => {
+  mesh = await startMesh({ skills: [fixture("long"), fixture("sum")], adminToken: ADMIN_TOKEN });
+});
+afterAll(() => mesh?.dispose());
+
+const seen = async (): Promise<{ started: number; finished: number; cancelled: number }> =>
+  (await fetch(`${mesh.skills.find((s) => s.manifest.name === "test.long")!.url}/control`)).json();
+
+describe("MCP 2025-11-25 tasks", () => {
+  const mcp = (method: string, params: unknown, id: string | number = 1) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id, method, params }, { "mcp-protocol-version": "2025-11-25" });
+
+  it("advertises tasks for tools/call, and every tool may run as one", async () => {
+    const init = await mcp("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+    expect(init.json.result.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const list = await mcp("tools/list", {});
+    expect(list.json.result.tools.every((tool: { execution?: unknown }) => JSON.stringify(tool.execution) === '{"taskSupport":"optional"}')).toBe(true);
+    // Older revisions know nothing of tasks.
+    const old = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-06-18" });
+    expect(old.json.result.tools[0].execution).toBeUndefined();
+  });
+
+  it("creates a task on request, findable at once; tasks/result waits for the tool result; tasks/list lists it", async () => {
+    const created = await mcp("tools/call", { name: "test.long", arguments: { steps: 3, stepMs: 200 }, task: { ttl: 60_000 } });
+    const { task } = created.json.result;
+    expect(task).toMatchObject({ taskId: expect.stringMatching(/^j_/), status: "working", pollInterval: 1_000, ttl: expect.any(Number), createdAt: expect.stringMatching(/Z$/) });
+    expect((await mcp("tasks/get", { taskId: task.taskId })).json.result).toMatchObject({ taskId: task.taskId, status: "working" });
+    const result = await mcp("tasks/result", { taskId: task.taskId });
+    expect(result.json.result).toMatchObject({ structuredContent: { steps: 3 }, _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
+    expect(result.json.result.isError).toBeUndefined();
+    expect((await mcp("tasks/get", { taskId: task.taskId })).json.result.status).toBe("completed");
+    const listed = await mcp("tasks/list", {});
+    expect(listed.json.result.tasks.map((t: { taskId: string }) => t.taskId)).toContain(task.taskId);
+    // A finished task cannot be cancelled: -32602.
+    expect((await mcp("tasks/cancel", { taskId: task.taskId })).json.error.code).toBe(-32602);
+  });
+
+  it("cancels a working task: the skill's call is aborted, tasks/result says so", async () => {
+    const before = await seen();
+    const { task } = (await mcp("tools/call", { name: "test.long", arguments: { steps: 100, stepMs: 100 }, task: {} })).json.result;
+    await eventually(seen, (s) => s.started > before.started, 5_000, 50);
+    const cancelled = await mcp("tasks/cancel", { taskId: task.taskId });
+    expect(cancelled.json.result).toMatchObject({ taskId: task.taskId, status: "cancelled" });
+    await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    const result = await mcp("tasks/result", { taskId: task.taskId });
+    expect(result.json.result).toMatchObject({ isError: true, _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
+  });
+
+  it("answers an unknown task with -32602", async () => {
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) expect((await mcp(method, { taskId: "j_nope" })).json.error.code, method).toBe(-32602);
+  });
+});
+
+describe("MCP 2026-07-28 tasks extension", () => {
+  const withTasks = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
+  const without = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  const mcp = (method: string, params: Record<string, unknown>, meta: object, name?: string) =>
+    post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name === undefined ? {} : { "mcp-name": name }) },
+    );
+
+  it("advertises the extension in server/discover", async () => {
+    const discover = await mcp("server/discover", {}, without);
+    expect(discover.json.result.capabilities.extensions).toEqual({ "io.modelcontextprotocol/tasks": {} });
+  });
+
+  it("answers a long skill with a task only to a client that declared the extension; tasks/get carries the result", async () => {
+    const call = { name: "test.long", arguments: { steps: 2, stepMs: 100 } };
+    const sync = await mcp("tools/call", call, without, "test.long");
+    expect(sync.json.result).toMatchObject({ resultType: "complete", structuredContent: { steps: 2 } });
+    // A short skill is answered at once, extension or not.
+    expect((await mcp("tools/call", { name: "sum", arguments: { params: [1, 2] } }, withTasks, "sum")).json.result).toMatchObject({ resultType: "complete", structuredContent: { result: 3 } });
+
+    const created = await mcp("tools/call", call, withTasks, "test.long");
+    expect(created.json.result).toMatchObject({ resultType: "task", taskId: expect.stringMatching(/^j_/), status: "working", ttlMs: expect.any(Number), pollIntervalMs: 1_000 });
+    const { taskId } = created.json.result;
+    const done = await eventually(() => mcp("tasks/get", { taskId }, withTasks, taskId), (answer) => answer.json.result?.status === "completed", 10_000, 100);
+    expect(done.json.result).toMatchObject({ resultType: "complete", taskId, status: "completed", result: { structuredContent: { steps: 2 } } });
+  });
+
+  it("tasks/get needs Mcp-Name to be the task id; tasks/cancel and tasks/update answer empty acknowledgements", async () => {
+    const before = await seen();
+    const { taskId } = (await mcp("tools/call", { name: "test.long", arguments: { steps: 100, stepMs: 100 } }, withTasks, "test.long")).json.result;
+    const mismatch = await mcp("tasks/get", { taskId }, withTasks, "j_other");
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json.error.code).toBe(-32020);
+    expect((await mcp("tasks/update", { taskId, inputResponses: {} }, withTasks, taskId)).json.result).toMatchObject({ resultType: "complete" });
+    await eventually(seen, (s) => s.started > before.started, 5_000, 50);
+    const ack = await mcp("tasks/cancel", { taskId }, withTasks, taskId);
+    expect(ack.json.result).toEqual({ resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": expect.any(Object) } });
+    await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    expect((await mcp("tasks/get", { taskId }, withTasks, taskId)).json.result.status).toBe("cancelled");
+    expect((await mcp("tasks/get", { taskId: "j_nope" }, withTasks, "j_nope")).json.error.code).toBe(-32602);
+  });
+});
