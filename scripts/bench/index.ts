@@ -8,6 +8,9 @@
  *               deployed; every gateway side carries a key without limits)
  *   streamed    the same call with Accept: text/event-stream (progress streaming: the gateway asks
  *               the skill to stream, and answers on an event stream)
+ *   job-submit  the same call with Prefer: respond-async: the answer is {status: "queued", jobId},
+ *               and a Workflow instance runs the call; measured last, in one segment, since the
+ *               runs it leaves behind share the machine
  *   ratelimited the same call with a key that has a rate limit (never reached): the limit's cost
  *   idempotent  the same call through the gateway with a fresh Idempotency-Key each time
  *   plain/canary text.summarize through the gateway, default group (one version) vs a group split
@@ -151,6 +154,13 @@ try {
     }
   }
 
+  // Last and alone: every submit leaves a Workflow run behind, which would load the other sides.
+  const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }) };
+  const jobSample = empty();
+  await load(jobSide, (SECONDS * 1000) / SEGMENTS, jobSample, CONCURRENCY);
+  sides.push(jobSide);
+  samples.set(jobSide.name, jobSample);
+
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
   const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
   console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(16))).join("")}`);
@@ -166,6 +176,7 @@ trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFix
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 streamed/gateway throughput:   ${ratio("streamed", "gateway").toFixed(2)}x   the same call answered on an event stream (Accept: text/event-stream; the skill streams too)
+job-submit/gateway throughput: ${ratio("job-submit", "gateway").toFixed(2)}x   the same call submitted as an async job (Prefer: respond-async; each starts a Workflow instance that runs it)
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
 canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
