@@ -33,12 +33,9 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
     catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
-    // A client that disconnects cancels its calls (the stream's own close is in `streaming.signal`).
-    call: (name, params, slot, streaming) =>
-      invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, {
-        ...streaming,
-        signal: streaming.signal ? AbortSignal.any([c.req.raw.signal, streaming.signal]) : c.req.raw.signal,
-      }),
+    // A streamed call is cancelled by its stream closing (`streaming.signal`); see routes/rpc.ts
+    // for why a plain JSON call carries no signal of the request's own.
+    call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, streaming),
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
     submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
     caller: scope.context.caller,

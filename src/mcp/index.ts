@@ -146,7 +146,7 @@ class McpServer {
       if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status.
         const prepared = await this.prepareToolCall(headers, request, stateless);
-        return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming));
+        return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming, !stateless));
       }
       const result = await this.answer(headers, request, version.version, slot);
       return { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
@@ -178,7 +178,7 @@ class McpServer {
         // that may run longer than a request, to a client that declared the tasks extension.
         if (version === TASKS_2025 && typeof (request.params as { task?: unknown }).task === "object") return this.createTask(prepared, slot, version);
         if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities])) return this.createTask(prepared, slot, version);
-        return this.runToolCall(prepared, slot, {});
+        return this.runToolCall(prepared, slot, {}, !stateless);
       }
       case "tasks/get": {
         const job = await this.job(request, slot);
@@ -324,17 +324,21 @@ class McpServer {
     return { id: request.id!, known, args: params.arguments };
   }
 
-  /** Runs a prepared tool call; it can be cancelled with a 2025 `notifications/cancelled` naming its id. */
-  private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming) {
+  /**
+   * Runs a prepared tool call. In the 2025 revisions it can be cancelled by a
+   * `notifications/cancelled` naming its id (2026-07-28 cancels by closing the stream only).
+   */
+  private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming, cancellable = false) {
     const { known } = prepared;
-    const cancel = new AbortController();
+    const cancel = cancellable ? new AbortController() : undefined;
     const key = inFlightKey(this.backend.caller, prepared.id);
     const entry = { cancelled: false };
-    inFlight.set(key, entry);
+    if (cancel) inFlight.set(key, entry);
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
     // forbid it): it sets a flag, and this request aborts its own call when it sees it.
-    const watch = setInterval(() => entry.cancelled && cancel.abort(), CANCEL_CHECK_MS);
-    const signal = streaming.signal ? AbortSignal.any([streaming.signal, cancel.signal]) : cancel.signal;
+    const watch = cancel && setInterval(() => entry.cancelled && cancel.abort(), CANCEL_CHECK_MS);
+    const signals = [streaming.signal, cancel?.signal].filter((s): s is AbortSignal => !!s);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     try {
       return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, { ...streaming, signal }));
     } catch (thrown) {
@@ -342,8 +346,10 @@ class McpServer {
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
       return toolErrorOf(error);
     } finally {
-      clearInterval(watch);
-      if (inFlight.get(key) === entry) inFlight.delete(key);
+      if (cancel) {
+        clearInterval(watch);
+        if (inFlight.get(key) === entry) inFlight.delete(key);
+      }
     }
   }
 
