@@ -20,6 +20,8 @@
  *               the skill's own handler and schemas (mcp-sdk-server.ts, its own process)
  *   mcp-2026    the tools/call in the 2026-07-28 revision (headers and _meta) through the gateway
  *   mcp-sdk-v2  the same on the v2 SDK's createMcpHandler on Node (mcp-sdk-v2-server.ts)
+ *   mcp-cf-handler  the same on Cloudflare's createMcpHandler (`agents`) in a Worker of the mesh
+ *               (cf-mcp-handler/: workerd, the gateway's runtime; the tool runs in-process)
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike. With `wrk` installed the trivial sides run once more under wrk
@@ -103,9 +105,10 @@ try {
   const adminToken = randomBytes(16).toString("hex");
   const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
   const bareDir = join(ROOT, "scripts/bench/bare-hop");
-  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
+  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (skill.dir !== bareDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  for (const skill of mesh.skills) if (skill.dir !== bareDir && skill.dir !== cfMcpDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const adminCall = async (path: string, body: unknown) => {
     const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, {
@@ -137,6 +140,7 @@ try {
     { name: "mcp-sdk", url: await startSdkServer(stops, "./mcp-sdk-server.ts"), body: MCP_CALL, headers: () => MCP_HEADERS },
     { name: "mcp-2026", url: `${mesh.gatewayUrl}/mcp`, body: MCP_2026_CALL, headers: () => ({ ...MCP_2026_HEADERS, authorization: key }) },
     { name: "mcp-sdk-v2", url: await startSdkServer(stops, "./mcp-sdk-v2-server.ts"), body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
+    { name: "mcp-cf-handler", url: `${urlOf(cfMcpDir)}/`, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
@@ -181,7 +185,8 @@ idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x
 canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
 mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)
-mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  (target >= 2x)   2026-07-28 tools/call: the gateway vs the v2 SDK's createMcpHandler on Node`);
+mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  (target >= 2x)   2026-07-28 tools/call: the gateway vs the v2 SDK's createMcpHandler on Node
+mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}x  Cloudflare's createMcpHandler (agents) on workerd, tool in-process`);
   if (await hasWrk()) {
     const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
     console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${Math.max(1, Math.round(SECONDS / SEGMENTS))} s):`);
