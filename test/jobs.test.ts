@@ -5,7 +5,8 @@
  * caller's own jobs, an `Idempotency-Key` gives the same job, a failing skill falls back as a
  * direct call would, and a job's record outlives the gateway.
  */
-import { type AddressInfo, createServer } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hopRefusal } from "../src/hop/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";

@@ -13,7 +13,7 @@ export interface JobParams {
 }
 
 export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
-  async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
+  override async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
     // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
     await step.do("call", { retries: { limit: 0, delay: 0 }, timeout: "65 minutes" }, async () => {
       await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));

@@ -11,6 +11,7 @@
 import type { SkillSummary } from "../gateway/catalog.js";
 import {
   ErrorCode,
+  type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcParams,
   type JsonRpcRequest,
@@ -39,6 +40,7 @@ import {
   StatelessMetaSchema,
   SubscriptionsListenParamsSchema,
   type CacheScope,
+  type CallToolResult,
   type Tool,
   headerValueOf,
   allowsBatches,
