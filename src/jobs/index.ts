@@ -37,6 +37,8 @@ export const JobSchema = z.object({
   deployment: z.string().optional(),
   /** Where the result is POSTed (signed) when the job ends. */
   callbackUrl: z.string().optional(),
+  /** The skill is safe to repeat: a run cut off (its isolate died) may run again. */
+  idempotent: z.boolean().optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

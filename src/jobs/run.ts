@@ -16,13 +16,21 @@ import { type Job, isFinal, viewOf } from "./index.js";
 export const JOB_CANCEL_CHECK_MS = 500;
 
 /**
- * Runs a queued job (or one whose earlier run was cut off: the Workflow step runs again) and
- * records its outcome; a job cancelled, finished or expired meanwhile is left as it is.
+ * Runs a queued job and records its outcome; a job cancelled, finished or expired meanwhile is
+ * left as it is. A job found `running` was cut off (its isolate died; the engine retries the
+ * step): it runs again if its skill is idempotent, else it fails — it may or may not have run,
+ * and running it twice is what a non-idempotent skill must not get.
  * @example await step.do("call", () => runJob(env, jobId, waitUntil))
  */
 export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const runtime = gatewayRuntime(env);
   const { jobs } = runtime;
+  const before = await jobs.get(jobId);
+  if (before?.status === "running" && !before.idempotent) {
+    const message = "The job was interrupted while it ran; its skill is not idempotent, so it was not run again (it may or may not have run): submit it again";
+    await jobs.move(jobId, ["running"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message } }, Date.now());
+    return;
+  }
   const job = await jobs.move(jobId, ["queued", "running"], { status: "running" }, Date.now());
   if (!job) return;
   const cancel = new AbortController();

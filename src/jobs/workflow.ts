@@ -1,8 +1,10 @@
 /**
  * The Workflow behind async jobs (wrangler.toml `[[workflows]]`, binding `JOBS`): one instance per
- * job, named by the job id, whose one step runs the call (src/jobs/run.ts). The engine keeps it
- * going past the isolate that accepted the job; the step is not retried by the engine — the
- * pipeline's own retries and fallback apply inside it, as for a direct call.
+ * job, named by the job id, whose first step runs the call (src/jobs/run.ts) and second posts the
+ * callback. The engine keeps it going past the isolate that accepted the job. A call's failures
+ * are the pipeline's to retry, as for a direct call (runJob records them, it does not throw); the
+ * engine's retries of the call step are for a step cut off with its isolate, and runJob decides
+ * whether such a run may be repeated.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import type { GatewayEnv } from "../gateway/runtime.js";
@@ -15,7 +17,7 @@ export interface JobParams {
 export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
   override async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
     // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
-    await step.do("call", { retries: { limit: 0, delay: 0 }, timeout: "65 minutes" }, async () => {
+    await step.do("call", { retries: { limit: 2, delay: "1 second" }, timeout: "65 minutes" }, async () => {
       await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
       return null;
     });
