@@ -9,6 +9,7 @@ import { z } from "zod";
 import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
+import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
   AuditQuerySchema,
@@ -77,7 +78,7 @@ adminRoutes.get("/deployments", async (c) => {
 adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const body = RegistrationSchema.safeParse(await c.req.json().catch(() => undefined));
   if (!body.success) return adminError(c, 400, "Invalid registration", describeIssues(body.error));
-  const { endpoint, ttlSeconds } = body.data;
+  const { endpoint, ttlSeconds, force } = body.data;
   const refusal = "url" in endpoint ? endpointRefusal(endpoint.url, { allowPrivate: gatewayRuntime(c.env).config.allowPrivateEndpoints }) : undefined;
   if (refusal) return adminError(c, 400, `Invalid registration: ${refusal}`);
   let manifest = body.data.manifest;
@@ -90,7 +91,11 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const registrationId = body.data.registrationId ?? (await defaultRegistrationId(manifest, endpoint));
 
   const { registry, snapshot } = gatewayRuntime(c.env);
-  const outcome = await registry.register({ manifest, endpoint, registrationId, ttlSeconds }, Date.now());
+  const outcome = await registry.register({ manifest, endpoint, registrationId, ttlSeconds, force, contractHash: await contractHashOf(manifest) }, Date.now());
+  if (outcome.conflict) {
+    const id = outcome.deployment.id;
+    return adminError(c, 409, `${id} is registered with another definition; register a new version (or send "force": true to replace it)`, { changes: outcome.conflict });
+  }
   snapshot.invalidate();
   return c.json({ changed: outcome.changed, deployment: outcome.deployment }, outcome.changed ? 201 : 200);
 });

@@ -126,7 +126,7 @@ describe("discovery", () => {
   it("skills.list describes every skill once, with its schemas (not its versions)", async () => {
     const { json } = await call("skills.list");
     const summarize = json.result.find((s: any) => s.name === "text.summarize");
-    expect(Object.keys(summarize).sort()).toEqual(["description", "idempotent", "inputSchema", "name", "outputSchema", "tags"]);
+    expect(Object.keys(summarize).sort()).toEqual(["contractHash", "description", "idempotent", "inputSchema", "name", "outputSchema", "tags"]);
     expect(summarize.inputSchema.required).toEqual(["text"]);
     expect(json.result.filter((s: any) => s.name === "text.summarize")).toHaveLength(1);
   });
@@ -169,6 +169,22 @@ describe("admin API", () => {
     expect(again.status).toBe(200);
     expect(again.json.changed).toBe(false);
     expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).json.revision).toBe(before.json.revision);
+  });
+
+  it("refuses another definition under a registered name@version with 409 and what changed; listings carry the contract hash", async () => {
+    const skill = mesh.skills.find((s) => s.manifest.name === "modbus.decode")!;
+    const changed = { ...skill.manifest, description: "A different promise under the same version" };
+    const refused = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: skill.binding }, manifest: changed });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toMatchObject({ message: expect.stringContaining("modbus.decode@"), issues: { changes: ["description changed"] } });
+    const listed = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.list" });
+    const hash = listed.json.result.find((s: { name: string }) => s.name === "modbus.decode").contractHash;
+    expect(hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const tools = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25" });
+    expect(tools.json.result.tools.find((t: { name: string }) => t.name === "modbus.decode")._meta["skillmesh/contract"]).toBe(hash);
+    // Nothing changed: the same definition is still served.
+    const again = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.list" });
+    expect(again.json.result.find((s: { name: string }) => s.name === "modbus.decode")).toMatchObject({ description: skill.manifest.description, contractHash: hash });
   });
 
   it("refuses a bad registration with the reasons, and a binding the gateway lacks with 502", async () => {

@@ -149,7 +149,10 @@ export async function registerSkill(
     headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
     body: JSON.stringify({ endpoint, ...extra }),
   });
-  const body = (await response.json()) as { changed: boolean; deployment: { id: string; role: string }; error?: { message: string } };
-  if (!response.ok) throw new Error(`registering ${JSON.stringify(endpoint)} failed: HTTP ${response.status} ${body.error?.message ?? ""}`);
+  const body = (await response.json()) as { changed: boolean; deployment: { id: string; role: string }; error?: { message: string; issues?: { changes?: string[] } } };
+  if (!response.ok) {
+    const changes = body.error?.issues?.changes?.map((change) => `\n  - ${change}`).join("") ?? "";
+    throw new Error(`registering ${JSON.stringify(endpoint)} failed: HTTP ${response.status} ${body.error?.message ?? ""}${changes}`);
+  }
   return body;
 }

@@ -20,6 +20,8 @@ export interface SkillSummary {
   outputSchema: Record<string, unknown>;
   /** How long one call may run as an async job, when the skill declares more than its timeout. */
   maxDurationMs?: number;
+  /** The contract hash of the definition listed (`sha256:…`): pin it to notice a change. */
+  contractHash?: string;
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
@@ -43,6 +45,7 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     inputSchema: main.manifest.inputSchema,
     outputSchema: main.manifest.outputSchema,
     ...(main.manifest.maxDurationMs && main.manifest.maxDurationMs > main.manifest.timeoutMs ? { maxDurationMs: main.manifest.maxDurationMs } : {}),
+    ...(main.contractHash ? { contractHash: main.contractHash } : {}),
   };
 }
 

@@ -49,7 +49,7 @@ export function toolOf(skill: SkillSummary): Tool {
     inputSchema: (isObjectSchema(skill.inputSchema) ? skill.inputSchema : wrapInObject(skill.inputSchema, PARAMS_ARGUMENT)) as Tool["inputSchema"],
     outputSchema: (isObjectSchema(skill.outputSchema) ? skill.outputSchema : wrapInObject(skill.outputSchema, RESULT_FIELD)) as Tool["outputSchema"],
     annotations: { idempotentHint: skill.idempotent },
-    _meta: { "skillmesh/tags": skill.tags },
+    _meta: { "skillmesh/tags": skill.tags, ...(skill.contractHash ? { "skillmesh/contract": skill.contractHash } : {}) },
   };
 }
 

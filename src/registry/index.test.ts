@@ -29,10 +29,22 @@ describe("registration rules", () => {
   it("the same registration id changes nothing; a new one (a redeploy) keeps role and weights", () => {
     const first = register(undefined, manifest("s", "1.0.0"), "r1");
     expect(register(first.doc, manifest("s", "1.0.0"), "r1")).toMatchObject({ changed: false, doc: first.doc });
-    const redeploy = register(first.doc, manifest("s", "1.0.0", { description: "new" }), "r2");
+    const redeploy = register(first.doc, manifest("s", "1.0.0"), "r2");
     expect(redeploy.changed).toBe(true);
     expect(redeploy.deployment.role).toBe("stable");
     expect(redeploy.doc.routes.s).toEqual({ "*": { "1.0.0": 100 } });
+  });
+
+  it("refuses another definition under the same name@version, saying what changed, unless forced", () => {
+    const first = register(undefined, manifest("s", "1.0.0", { inputSchema: { type: "object", properties: { text: { type: "string", maxLength: 100 } } } }), "r1");
+    const changed = manifest("s", "1.0.0", { description: "new", inputSchema: { type: "object", properties: { text: { type: "string", maxLength: 50 } } } });
+    const refused = register(first.doc, changed, "r2");
+    expect(refused).toMatchObject({ changed: false, doc: first.doc, conflict: ["description: \"\" → \"new\"", "inputSchema.properties.text.maxLength: 100 → 50"] });
+    const forced = applyRegistration(first.doc, { manifest: changed, endpoint: { binding: "X" }, registrationId: "r2", force: true }, 0);
+    expect(forced.changed).toBe(true);
+    expect(forced.doc.deployments["s@1.0.0"]!.manifest.description).toBe("new");
+    // A new version is the way: no conflict.
+    expect(register(first.doc, { ...changed, version: "1.1.0" }, "r3").conflict).toBeUndefined();
   });
 
   it("a redeploy (every npm run deploy: a new registration id) keeps the stable stable and the canary's weights, with both registered", () => {
@@ -275,5 +287,16 @@ describe("RegistrySnapshot", () => {
     expect((await snapshot.current()).skills.has("t")).toBe(true);
     tick(10_001);
     expect((await snapshot.current()).skills.has("t")).toBe(false);
+  });
+});
+
+describe("contracts", () => {
+  it("hash the same definition the same whatever its key order, and another definition differently", async () => {
+    const { contractHashOf } = await import("./contract.js");
+    const a = manifest("s", "1.0.0", { inputSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } } } });
+    const reordered = JSON.parse(JSON.stringify({ ...a, inputSchema: { properties: { b: { type: "number" }, a: { type: "string" } }, type: "object" } })) as SkillManifest;
+    expect(await contractHashOf(reordered)).toBe(await contractHashOf(a));
+    expect(await contractHashOf(a)).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(await contractHashOf({ ...a, description: "other" })).not.toBe(await contractHashOf(a));
   });
 });

@@ -36,6 +36,8 @@ export const DeploymentSchema = z.object({
   registeredAt: z.number(),
   /** Heartbeat TTL: the deployment disappears when not re-registered within it. */
   ttlSeconds: z.number().int().positive().optional(),
+  /** `sha256:` of the manifest's canonical JSON (src/registry/contract.ts). */
+  contractHash: z.string().optional(),
 });
 export type Deployment = z.infer<typeof DeploymentSchema>;
 
@@ -112,5 +114,7 @@ export const RegistrationSchema = z.object({
   manifest: RegisteredManifestSchema.optional(),
   registrationId: z.string().min(1).max(128).optional(),
   ttlSeconds: z.number().int().min(5).max(86_400).optional(),
+  /** Replace the definition of an existing `name@version` (refused with 409 otherwise). */
+  force: z.boolean().optional(),
 });
 export type Registration = z.infer<typeof RegistrationSchema>;

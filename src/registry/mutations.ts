@@ -6,6 +6,7 @@
 import { own } from "../json/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { DEFAULT_GROUP, type Deployment, type Endpoint, type RegistryDoc, deploymentId } from "./model.js";
+import { manifestChanges } from "./contract.js";
 import { compareSemver } from "./semver.js";
 
 export interface RegistrationInput {
@@ -13,6 +14,10 @@ export interface RegistrationInput {
   endpoint: Endpoint;
   registrationId: string;
   ttlSeconds?: number;
+  /** The manifest's contract hash (src/registry/contract.ts), shown in listings. */
+  contractHash?: string;
+  /** Replace a deployment's definition under the same `name@version` (refused otherwise). */
+  force?: boolean;
 }
 
 export interface RegistrationOutcome {
@@ -20,13 +25,16 @@ export interface RegistrationOutcome {
   deployment: Deployment;
   /** False when the same registration id was already there: nothing changed. */
   changed: boolean;
+  /** Set when refused: the same `name@version` is registered with another definition; what differs. */
+  conflict?: string[];
 }
 
 /**
  * Registers (or re-registers) a deployment. The same registration id twice changes nothing. The
  * first routable version of a skill becomes `stable` at 100% of every group; a later version
  * registers as `canary` at 0%; a `degraded: true` manifest is only the skill's fallback. A new
- * registration of an existing `name@version` (a redeploy) keeps its role and weights.
+ * registration of an existing `name@version` (a redeploy) keeps its role and weights — with the
+ * same definition: another manifest under the same version is refused unless `force`d.
  * @example const { doc, changed } = applyRegistration(doc, { manifest, endpoint: { binding: "SUM" }, registrationId: "r1" }, Date.now())
  */
 export function applyRegistration(current: RegistryDoc, input: RegistrationInput, now: number): RegistrationOutcome {
@@ -36,6 +44,9 @@ export function applyRegistration(current: RegistryDoc, input: RegistrationInput
   if (existing && existing.registrationId === input.registrationId) {
     return { doc: current, deployment: existing, changed: false };
   }
+  // A version is one definition: callers pinned it. A new definition needs a new version.
+  const changes = existing && !input.force ? manifestChanges(existing.manifest, manifest) : [];
+  if (changes.length) return { doc: current, deployment: existing!, changed: false, conflict: changes };
   const doc = structuredClone(current);
   const others = versionsOf(doc, manifest.name).filter((d) => d.id !== id && d.role !== "degraded");
   const role = manifest.degraded ? "degraded" : existing && existing.role !== "degraded" ? existing.role : others.length === 0 ? "stable" : "canary";
@@ -51,6 +62,7 @@ export function applyRegistration(current: RegistryDoc, input: RegistrationInput
     registrationId: input.registrationId,
     registeredAt: now,
     ...(input.ttlSeconds ? { ttlSeconds: input.ttlSeconds } : {}),
+    ...(input.contractHash ? { contractHash: input.contractHash } : {}),
   };
   doc.deployments[id] = deployment;
 
