@@ -71,7 +71,8 @@ adminRoutes.get("/deployments", async (c) => {
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
   const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
-  return c.json({ revision: rev, deployments, routes, breakers, events: doc.events });
+  const observed = await gatewayRuntime(c.env).metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
+  return c.json({ revision: rev, deployments, routes, breakers, observed, events: doc.events });
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
@@ -140,7 +141,8 @@ adminRoutes.get("/skills/:name", async (c) => {
   const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
   const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, events: events.filter((e) => e.skill === skill) });
+  const observed = await gatewayRuntime(c.env).metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
+  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill) });
 });
 
 adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));

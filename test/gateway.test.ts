@@ -126,7 +126,7 @@ describe("discovery", () => {
   it("skills.list describes every skill once, with its schemas (not its versions)", async () => {
     const { json } = await call("skills.list");
     const summarize = json.result.find((s: any) => s.name === "text.summarize");
-    expect(Object.keys(summarize).sort()).toEqual(["contractHash", "description", "idempotent", "inputSchema", "name", "outputSchema", "tags"]);
+    expect(Object.keys(summarize).sort()).toEqual(["contractHash", "description", "idempotent", "inputSchema", "name", "observed", "outputSchema", "tags"]);
     expect(summarize.inputSchema.required).toEqual(["text"]);
     expect(json.result.filter((s: any) => s.name === "text.summarize")).toHaveLength(1);
   });

@@ -11,7 +11,8 @@ import { ErrorCode, type JsonRpcRequest, RpcError, parseParams } from "../jsonrp
 import { discoverIn } from "../registry/discovery.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { positionalMapper } from "../skill/index.js";
-import { allowedOf, catalogFor, summarize } from "./catalog.js";
+import type { Observed } from "../metrics/index.js";
+import { type SkillSummary, allowedOf, catalogFor, summarize } from "./catalog.js";
 import { openRpcDocument } from "./openrpc.js";
 import type { GatewayRuntime } from "./runtime.js";
 
@@ -33,6 +34,16 @@ const JobListParams = z.object({
   /** The `nextCursor` of the previous page. */
   cursor: z.string().regex(/^\d+$/).optional(),
 });
+
+/**
+ * Summaries with what was observed of each skill (all its deployments together) beside what it
+ * declares; the observed numbers are read at most every few seconds per isolate (src/metrics).
+ */
+async function withObserved(summaries: SkillSummary[], { view, runtime }: BuiltinContext): Promise<Array<SkillSummary & { observed?: Observed }>> {
+  const groups = Object.fromEntries(summaries.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
+  const observed = await runtime.metrics.observed(groups).catch(() => undefined); // a store outage hides the numbers, not the list
+  return summaries.map((s) => (observed?.[s.name] ? { ...s, observed: observed[s.name] } : s));
+}
 
 /** The caller's own job, or -32602 as if it did not exist (another caller's job is not there for you). */
 async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinContext): Promise<Job> {
@@ -56,12 +67,12 @@ function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest):
 export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   [
     "skills.list",
-    async (request, { view, access }) => {
+    async (request, context) => {
       builtinParams(z.object({}), request);
-      return catalogFor(view, access);
+      return withObserved(catalogFor(context.view, context.access), context);
     },
   ],
-  ["skills.discover", async (request, { view, access }) => allowedOf(summarize(discoverIn(view, builtinParams(DiscoverParams, request))), access)],
+  ["skills.discover", async (request, context) => withObserved(allowedOf(summarize(discoverIn(context.view, builtinParams(DiscoverParams, request))), context.access), context)],
   [
     "rpc.discover",
     async (request, { view, access }) => {

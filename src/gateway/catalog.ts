@@ -5,6 +5,7 @@
  */
 import type { Access } from "../auth/index.js";
 import type { Deployment } from "../registry/model.js";
+import type { SkillManifest } from "../skill/manifest.js";
 import { type RegistryView, type SkillEntry, compareNames } from "../registry/snapshot.js";
 
 /**
@@ -22,6 +23,10 @@ export interface SkillSummary {
   maxDurationMs?: number;
   /** The contract hash of the definition listed (`sha256:…`): pin it to notice a change. */
   contractHash?: string;
+  /** What a call costs, as the skill declares it. */
+  cost?: SkillManifest["cost"];
+  /** What the skill promises (success rate, p95), as it declares it; `observed` says what it does. */
+  reliability?: SkillManifest["reliability"];
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
@@ -46,6 +51,8 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     outputSchema: main.manifest.outputSchema,
     ...(main.manifest.maxDurationMs && main.manifest.maxDurationMs > main.manifest.timeoutMs ? { maxDurationMs: main.manifest.maxDurationMs } : {}),
     ...(main.contractHash ? { contractHash: main.contractHash } : {}),
+    ...(main.manifest.cost ? { cost: main.manifest.cost } : {}),
+    ...(main.manifest.reliability ? { reliability: main.manifest.reliability } : {}),
   };
 }
 

@@ -223,9 +223,12 @@ export const fallback: Policy = async (call, next) => {
         continue;
       }
     }
+    const started = Date.now();
     const outcome = await next({ ...call, deployment, probe });
     const policy = breakerPolicyOf(deployment);
     const verdict = breakerVerdict(outcome);
+    // Observed numbers count what the breaker counts; a call its caller cut short says nothing.
+    if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, scope.waitUntil);
     const write =
       verdict === "none"
         ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)

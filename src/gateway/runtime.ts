@@ -10,6 +10,7 @@ import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { JobStore } from "../jobs/index.js";
 import { KeyRing } from "../keys/index.js";
+import { MetricsBoard } from "../metrics/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { skillOf } from "../registry/model.js";
 import { rollback } from "../routing/rollout.js";
@@ -47,6 +48,8 @@ export interface GatewayRuntime {
   audit: AuditLog;
   /** Async jobs' records (src/jobs). */
   jobs: JobStore;
+  /** Each deployment's observed calls, errors and latency (src/metrics). */
+  metrics: MetricsBoard;
 }
 
 const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
@@ -89,7 +92,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       },
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
-    shared = { store, registry, snapshot, keys, breakers, audit };
+    shared = { store, registry, snapshot, keys, breakers, audit, metrics: new MetricsBoard(store) };
     runtimes.set(store, shared);
   }
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };

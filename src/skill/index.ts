@@ -68,6 +68,10 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   timeoutMs?: number;
   /** How long one call may run when it is asked for as an async job; beyond `timeoutMs`. Default `timeoutMs`. */
   maxDurationMs?: number;
+  /** What a call costs, e.g. `{ currency: "USD", perCall: 0.002 }` (shown beside the observed numbers). */
+  cost?: SkillManifest["cost"];
+  /** What the skill promises, e.g. `{ successRate: 0.999, p95Ms: 300 }` (shown beside the observed numbers). */
+  reliability?: SkillManifest["reliability"];
   /** Circuit-breaker overrides, e.g. `{ consecutiveFailures: 3, openMs: 10_000 }`. */
   breaker?: SkillManifest["breaker"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
@@ -177,6 +181,8 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
     ...(definition.maxDurationMs ? { maxDurationMs: definition.maxDurationMs } : {}),
+    ...(definition.cost ? { cost: definition.cost } : {}),
+    ...(definition.reliability ? { reliability: definition.reliability } : {}),
     ...(definition.breaker ? { breaker: definition.breaker } : {}),
     inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
     outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),

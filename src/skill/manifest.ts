@@ -35,6 +35,16 @@ export const SkillManifestSchema = z.object({
   timeoutMs: z.number().int().positive().max(300_000),
   /** How long one call may run as an async job (`Prefer: respond-async`, MCP tasks); default `timeoutMs`. */
   maxDurationMs: z.number().int().positive().max(3_600_000).optional(),
+  /** What a call costs: per call and/or per unit of something (e.g. 1,000 characters), in a currency (ISO 4217). */
+  cost: z
+    .object({
+      currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 currency code such as USD"),
+      perCall: z.number().min(0).optional(),
+      perUnit: z.object({ amount: z.number().min(0), unit: z.string().min(1).max(64) }).optional(),
+    })
+    .optional(),
+  /** What the skill promises: the share of calls that succeed (0–1) and the p95 latency. */
+  reliability: z.object({ successRate: z.number().min(0).max(1).optional(), p95Ms: z.number().int().positive().optional() }).optional(),
   /** Overrides of the gateway's circuit-breaker defaults for this skill (see src/breaker). */
   breaker: z
     .object({

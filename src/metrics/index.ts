@@ -1,0 +1,164 @@
+/**
+ * Each deployment's observed numbers — calls, errors, latency — measured off the response path:
+ * every forwarded attempt is added up in the isolate, and the sums are written about once a
+ * second after the responses (`waitUntil`), one store script per deployment and minute. Readers
+ * add up the last minutes (`OBSERVED_WINDOWS`) of every isolate's sums: calls, error rate, and
+ * p50/p95 from a fixed latency histogram. A failure is what the breaker counts as one (the
+ * skill's fault, not the caller's input); a call its caller cut short is not counted at all.
+ */
+import { z } from "zod";
+import { safeJson } from "../json/index.js";
+import { errorText } from "../jsonrpc/index.js";
+import type { Store, StoreScript } from "../store/index.js";
+
+/** Upper bounds (ms) of the latency histogram's buckets; one more bucket holds the rest. */
+export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000] as const;
+/** One stored window. */
+export const METRICS_WINDOW_MS = 60_000;
+/** How many recent windows the observed numbers cover (15 minutes). */
+export const OBSERVED_WINDOWS = 15;
+/** How long an isolate adds up before it writes. */
+export const METRICS_FLUSH_MS = 1_000;
+/** How long a read of the observed numbers is reused by an isolate. */
+export const OBSERVED_CACHE_MS = 5_000;
+
+const WindowSchema = z.object({
+  calls: z.number(),
+  errors: z.number(),
+  latency: z.array(z.number()).length(LATENCY_BOUNDS_MS.length + 1),
+});
+type Window = z.infer<typeof WindowSchema>;
+
+/** What was observed of a deployment (or a skill's deployments together) over the recent windows. */
+export interface Observed {
+  calls: number;
+  /** Failed calls / calls (0 when there were none). */
+  errorRate: number;
+  /** The bucket bounds the median and the 95th percentile fall in (ms), when there were calls. */
+  p50Ms?: number;
+  p95Ms?: number;
+  /** The span the numbers cover. */
+  windowMs: number;
+}
+
+const emptyWindow = (): Window => ({ calls: 0, errors: 0, latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0) });
+
+/** The store key of a deployment's window starting at `start`. */
+export const metricsKey = (deploymentId: string, start: number) => `sm:metrics:${deploymentId}:${start}`;
+
+/**
+ * KEYS: window. ARGV: ttl ms, the JSON sums to add. Adds them to the window's sums.
+ */
+export const addMetrics: StoreScript<number> = {
+  name: "metrics.add",
+  lua: `
+local raw = redis.call('GET', KEYS[1])
+local add = cjson.decode(ARGV[2])
+local sums = raw and cjson.decode(raw) or { calls = 0, errors = 0, latency = {} }
+sums.calls = sums.calls + add.calls
+sums.errors = sums.errors + add.errors
+for i, n in ipairs(add.latency) do sums.latency[i] = (sums.latency[i] or 0) + n end
+redis.call('SET', KEYS[1], cjson.encode(sums), 'PX', tonumber(ARGV[1]))
+return sums.calls
+`,
+  memory: (data, [key], [ttl, json]) => {
+    const add = WindowSchema.parse(JSON.parse(json!));
+    const current = WindowSchema.safeParse(safeJson(data.get(key!) ?? ""));
+    const sums = current.success ? current.data : emptyWindow();
+    const next = { calls: sums.calls + add.calls, errors: sums.errors + add.errors, latency: sums.latency.map((n, i) => n + add.latency[i]!) };
+    data.set(key!, JSON.stringify(next), { px: Number(ttl) });
+    return next.calls;
+  },
+  fromRedis: (reply) => Number(reply),
+};
+
+/**
+ * The observed numbers of windows added together.
+ * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 25, p95Ms: 250, windowMs: 900000 }
+ */
+export function observedOf(windows: Window[]): Observed {
+  const sum = emptyWindow();
+  for (const w of windows) {
+    sum.calls += w.calls;
+    sum.errors += w.errors;
+    w.latency.forEach((n, i) => (sum.latency[i]! += n));
+  }
+  const observed: Observed = { calls: sum.calls, errorRate: sum.calls ? sum.errors / sum.calls : 0, windowMs: OBSERVED_WINDOWS * METRICS_WINDOW_MS };
+  const timed = sum.latency.reduce((a, b) => a + b, 0);
+  if (!timed) return observed;
+  const quantile = (q: number) => {
+    let seen = 0;
+    for (let i = 0; i < sum.latency.length; i++) {
+      seen += sum.latency[i]!;
+      if (seen >= q * timed) return LATENCY_BOUNDS_MS[i] ?? Infinity;
+    }
+    return Infinity;
+  };
+  // A bucket past the last bound has no upper bound: say the last bound (JSON has no Infinity).
+  const bounded = (ms: number) => (Number.isFinite(ms) ? ms : LATENCY_BOUNDS_MS.at(-1)!);
+  return { ...observed, p50Ms: bounded(quantile(0.5)), p95Ms: bounded(quantile(0.95)) };
+}
+
+/** Per-isolate sums on their way to the store, and a short cache of what was read back. */
+export class MetricsBoard {
+  readonly #pending = new Map<string, Window>();
+  #scheduled = false;
+  readonly #cache = new Map<string, { at: number; windows: Window[] }>();
+
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Adds one forwarded attempt; the sums are written within about a second, after the response.
+   * @example metrics.record("text.summarize@2.0.0", true, 42, scope.waitUntil)
+   */
+  record(deploymentId: string, ok: boolean, ms: number, waitUntil: (promise: Promise<unknown>) => void, now = Date.now()): void {
+    const key = metricsKey(deploymentId, now - (now % METRICS_WINDOW_MS));
+    let sums = this.#pending.get(key);
+    if (!sums) this.#pending.set(key, (sums = emptyWindow()));
+    sums.calls++;
+    if (!ok) sums.errors++;
+    const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+    sums.latency[bucket === -1 ? LATENCY_BOUNDS_MS.length : bucket]!++;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      waitUntil(new Promise((resolve) => setTimeout(resolve, METRICS_FLUSH_MS)).then(() => this.#flush()));
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    const batch = [...this.#pending];
+    this.#pending.clear();
+    const ttl = (OBSERVED_WINDOWS + 1) * METRICS_WINDOW_MS;
+    await Promise.all(
+      batch.map(([key, sums]) =>
+        this.store.run(addMetrics, [key], [ttl, JSON.stringify(sums)]).catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
+      ),
+    );
+  }
+
+  /**
+   * The observed numbers of each group of deployments (e.g. one deployment, or every version of
+   * a skill), from the recent windows of every isolate; reads are reused for a few seconds.
+   * @example const observed = await metrics.observed({ "sum@1.0.0": ["sum@1.0.0"] })
+   */
+  async observed(groups: Record<string, string[]>, now = Date.now()): Promise<Record<string, Observed>> {
+    const ids = [...new Set(Object.values(groups).flat())];
+    const stale = ids.filter((id) => (this.#cache.get(id)?.at ?? -Infinity) < now - OBSERVED_CACHE_MS);
+    if (stale.length) {
+      const current = now - (now % METRICS_WINDOW_MS);
+      const starts = Array.from({ length: OBSERVED_WINDOWS }, (_, i) => current - i * METRICS_WINDOW_MS);
+      const keys = stale.flatMap((id) => starts.map((start) => metricsKey(id, start)));
+      const raws: Array<string | null> = [];
+      for (let i = 0; i < keys.length; i += 100) raws.push(...(await this.store.mget(...keys.slice(i, i + 100))));
+      stale.forEach((id, n) => {
+        const windows = raws.slice(n * OBSERVED_WINDOWS, (n + 1) * OBSERVED_WINDOWS).flatMap((raw) => {
+          const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
+          return parsed?.success ? [parsed.data] : [];
+        });
+        this.#cache.set(id, { at: now, windows });
+      });
+    }
+    return Object.fromEntries(Object.entries(groups).map(([name, members]) => [name, observedOf(members.flatMap((id) => this.#cache.get(id)?.windows ?? []))]));
+  }
+}
