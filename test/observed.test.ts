@@ -4,6 +4,7 @@
  * included — in `skills.list`, `skills.discover` and the admin API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../scripts/cli/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
@@ -41,5 +42,9 @@ describe("observed numbers", () => {
     expect(discovered.observed).toEqual(listed.observed);
     const { json } = await admin(mesh.gatewayUrl, "GET", "/deployments");
     expect(json.observed["test.unsafe@1.0.0"]).toMatchObject({ calls: 9, errorRate: 2 / 9, p95Ms: 500 });
+    const lines: string[] = [];
+    await runCli(["status", "test.unsafe"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
+    expect(lines[0]).toBe("test.unsafe  (0.002 USD a call)");
+    expect(lines.join("\n")).toContain("9 calls, 22.2% errors (promised 1.0%), p95 ≤500 ms (promised 250)");
   });
 });

@@ -38,7 +38,17 @@ const USAGE = `usage: skillmesh <command>
         [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
-interface Deployment { id: string; name: string; version: string; role: string; registeredAt: number; ttlSeconds?: number; endpoint: { binding?: string; url?: string } }
+interface Deployment {
+  id: string;
+  name: string;
+  version: string;
+  role: string;
+  registeredAt: number;
+  ttlSeconds?: number;
+  endpoint: { binding?: string; url?: string };
+  manifest?: { reliability?: { successRate?: number; p95Ms?: number }; cost?: { currency: string; perCall?: number } };
+}
+interface Observed { calls: number; errorRate: number; p95Ms?: number }
 interface Event { at: number; skill: string; type: string; version?: string; by: string; reason: string }
 type Routes = Record<string, Record<string, number>>;
 interface Breaker { state: string; openUntil: number; reason: string }
@@ -101,14 +111,24 @@ function describeBreaker(breaker: Breaker | undefined): string {
   return `${breaker.state}${until}${breaker.reason ? ` (${breaker.reason})` : ""}`;
 }
 
-function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: Routes, breakers: Record<string, Breaker> = {}): void {
+/** Observed beside declared, e.g. "12 calls, 8.3% errors (promised 1%), p95 ≤250 ms (promised 300)". */
+export function describeObserved(observed: Observed | undefined, declared: Deployment["manifest"]): string {
+  if (!observed?.calls) return "no calls (15 min)";
+  const promise = declared?.reliability;
+  const errors = `${(observed.errorRate * 100).toFixed(1)}% errors${promise?.successRate !== undefined ? ` (promised ${((1 - promise.successRate) * 100).toFixed(1)}%)` : ""}`;
+  const p95 = observed.p95Ms !== undefined ? `, p95 ≤${observed.p95Ms} ms${promise?.p95Ms !== undefined ? ` (promised ${promise.p95Ms})` : ""}` : "";
+  return `${observed.calls} calls, ${errors}${p95}`;
+}
+
+function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: Routes, breakers: Record<string, Breaker> = {}, observed: Record<string, Observed> = {}): void {
   const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
-  io.out(name);
-  const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "BREAKER", "ENDPOINT", "REGISTERED", "TTL"]];
+  const cost = deployments.find((d) => d.role === "stable")?.manifest?.cost;
+  io.out(cost?.perCall !== undefined ? `${name}  (${cost.perCall} ${cost.currency} a call)` : name);
+  const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "BREAKER", "OBSERVED", "ENDPOINT", "REGISTERED", "TTL"]];
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");
@@ -177,10 +197,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
   };
   switch (values.help ? "help" : command) {
     case "status": {
-      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; events: Event[] };
+      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; observed?: Record<string, Observed>; events: Event[] };
       const names = [...new Set(all.deployments.map((d) => d.name))].filter((n) => !skill || n === skill).sort();
       if (skill && !names.length) throw new CliError(`No skill ${skill} is registered`);
-      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers);
+      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers, all.observed);
       printEvents(io, all.events.filter((e) => !skill || e.skill === skill));
       return;
     }
