@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
 import { registrationEndpointOf } from "./mesh/deploy-plan.js";
+import { contractProblems } from "./contracts.js";
 import { registerSkill } from "./mesh/index.js";
 import { unstable_readConfig } from "wrangler";
 
@@ -60,6 +61,9 @@ async function deploy(): Promise<void> {
   if (!gatewayUrl || !adminToken || !process.env.CLOUDFLARE_API_TOKEN) {
     throw new Error("npm run deploy needs SKILLMESH_URL (the gateway's URL), SKILLMESH_ADMIN_TOKEN and CLOUDFLARE_API_TOKEN; `npm run deploy -- --dry-run` needs none");
   }
+  // Nothing is uploaded while a skill would break the contracts committed in contracts/.
+  const problems = await contractProblems();
+  if (problems.length) throw new Error(`Not deploying: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
   const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
 

@@ -34,6 +34,7 @@ const USAGE = `usage: skillmesh <command>
   keys revoke <id|name>                            stop a key everywhere within about a second
     grants: --skills <glob> … --tags <glob> … --groups <group> … --admin read|write
             --rate <n>/<s|min|h|day> --quota <n>/<day|month>
+  contracts check                                  compare the skills with contracts/ (npm run contracts writes them)
   audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
         [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
@@ -221,6 +222,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       const body = { ...(values.version ? { version: values.version } : {}), ...(values.reason ? { reason: values.reason } : {}) };
       const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/rollback`, body);
       io.out(answer.event.reason);
+      return;
+    }
+    case "contracts": {
+      if (skill !== "check") throw new CliError(`contracts takes check (npm run contracts writes them)\n${USAGE}`);
+      const { contractProblems } = await import("../contracts.js"); // starts the skills' bundles: only for this command
+      const problems = await contractProblems();
+      for (const problem of problems) io.out(`✗ ${problem}`);
+      if (problems.length) throw new CliError(`${problems.length} skill${problems.length === 1 ? "" : "s"} would break the contracts committed in contracts/`);
+      io.out("Contracts: every skill matches its committed contract.");
       return;
     }
     case "keys":
