@@ -7,7 +7,8 @@
 import { z } from "zod";
 import type { Access } from "../auth/index.js";
 import { JOB_STATUSES, type Job, isFinal, viewOf } from "../jobs/index.js";
-import { ErrorCode, type JsonRpcRequest, RpcError, parseParams } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams } from "../jsonrpc/index.js";
+import { type CapabilityCallParams, CapabilityCallParamsSchema, accepts, callInOrder, numbersOf, overLimit, rank, reasonOf } from "./capability.js";
 import { discoverIn } from "../registry/discovery.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { positionalMapper } from "../skill/index.js";
@@ -23,6 +24,12 @@ export interface BuiltinContext {
   /** The caller id: jobs belong to it. */
   caller: string;
   runtime: GatewayRuntime;
+  /** Calls a method through the whole pipeline, as this request (policy routing calls skills so). */
+  call: (method: string, params: JsonRpcParams) => Promise<unknown>;
+  /** The deployments that have answered this request so far (`name@version`). */
+  answeredBy: ReadonlySet<string>;
+  /** When the caller stops waiting (`X-Timeout-Ms`, else 30 s). */
+  deadline: number;
 }
 
 type Builtin = (request: JsonRpcRequest, context: BuiltinContext) => Promise<unknown>;
@@ -43,6 +50,35 @@ async function withObserved(summaries: SkillSummary[], { view, runtime }: Builti
   const groups = Object.fromEntries(summaries.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
   const observed = await runtime.metrics.observed(groups).catch(() => undefined); // a store outage hides the numbers, not the list
   return summaries.map((s) => (observed?.[s.name] ? { ...s, observed: observed[s.name] } : s));
+}
+
+/**
+ * `skills.call`: the capability's candidates the caller may call and whose input accepts the
+ * arguments, within the policy's limits, best first; called through the pipeline until one answers.
+ */
+async function callByCapability(params: CapabilityCallParams, context: BuiltinContext) {
+  const { view, access, runtime } = context;
+  if (!params.capability && !params.tags?.length) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: skills.call needs a capability or tags");
+  const matching = allowedOf(summarize(discoverIn(view, { capability: params.capability, tags: params.tags })), access);
+  const fitting = matching.filter((skill) => accepts(skill.inputSchema, params.arguments));
+  const groups = Object.fromEntries(fitting.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
+  const observed = await runtime.metrics.observed(groups).catch(() => ({}) as Record<string, Observed>);
+  const numbers = fitting.map((skill) => numbersOf(skill, observed[skill.name]));
+  const within = numbers.filter((n) => !overLimit(n, params.policy));
+  if (!within.length) {
+    const why = !matching.length ? "no skill the caller may call has that capability" : !fitting.length ? "no candidate's input schema accepts the arguments" : `every candidate is over the policy's limits (${numbers.map((n) => `${n.name}: ${overLimit(n, params.policy)}`).join("; ")})`;
+    throw new RpcError(ErrorCode.MethodNotFound, `No skill for this call: ${why}`, { candidates: matching.map((s) => s.name) });
+  }
+  const ranked = rank(within, params.policy);
+  const served = await callInOrder(ranked, (name) => context.call(name, params.arguments), context.deadline);
+  const version = [...context.answeredBy].reverse().find((id) => id.startsWith(`${served.skill}@`))?.slice(served.skill.length + 1);
+  const chosen = ranked.find((n) => n.name === served.skill)!;
+  return {
+    result: served.result,
+    servedBy: { skill: served.skill, ...(version ? { version } : {}) },
+    why: reasonOf(chosen, params.policy, ranked.length),
+    ...(served.skipped.length ? { skipped: served.skipped } : {}),
+  };
 }
 
 /** The caller's own job, or -32602 as if it did not exist (another caller's job is not there for you). */
@@ -80,6 +116,7 @@ export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       return openRpcDocument(catalogFor(view, access));
     },
   ],
+  ["skills.call", (request, context) => callByCapability(builtinParams(CapabilityCallParamsSchema, request), context)],
   ["jobs.get", async (request, context) => viewOf(await ownJob(request, context))],
   [
     "jobs.cancel",

@@ -7,7 +7,7 @@
  */
 import type { Outcome } from "../idempotency/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
-import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { type Context, SpanKind, inSpan, trace } from "../tracing/index.js";
@@ -52,7 +52,15 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
       if (builtin) {
-        const context = { view, access: scope.access, caller: scope.context.caller, runtime };
+        const context = {
+          view,
+          access: scope.access,
+          caller: scope.context.caller,
+          runtime,
+          call: (method: string, params: JsonRpcParams) => invoke({ jsonrpc: "2.0", method, params, id: request.id ?? 0 }, slot, scope, runtime, env, streaming),
+          answeredBy: scope.answeredBy,
+          deadline: Date.now() + (scope.budgetMs ?? 30_000),
+        };
         return resultOf(await callBuiltin(() => builtin(request, context))({ ...base, deadline: Infinity }));
       }
       const entry = view.skills.get(request.method);
