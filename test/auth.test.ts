@@ -82,7 +82,7 @@ describe("grants", () => {
     expect((await rpc(a, "nope", [1, 2], bearer(key))).json.error).toEqual({ code: -32601, message: "Method not found" });
 
     const tools = await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/list" }, bearer(key));
-    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["subtract"]);
+    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["skills.call", "subtract"]); // skills.call routes within the grants
     const hidden = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "sum", arguments: { params: [1, 2] } } }, bearer(key));
     const unknown = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nope", arguments: {} } }, bearer(key));
     expect(hidden.json.error.code).toBe(-32602);

@@ -66,4 +66,17 @@ describe("skills.call", () => {
     const nothing = await route({ capability: "fixture", arguments: [1, 2] }, narrow);
     expect(nothing.json.error.message).toContain("no candidate's input schema accepts");
   });
+
+  it("is an MCP tool too: skills.call, listed beside the skills, with the same answer", async () => {
+    const headers = { authorization: key, "mcp-protocol-version": "2025-11-25" };
+    const tools = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
+    const tool = tools.json.result.tools.find((t: { name: string }) => t.name === "skills.call");
+    expect(tool.inputSchema).toMatchObject({ type: "object", required: ["arguments"], properties: { capability: { type: "string" } } });
+    const called = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "skills.call", arguments: { capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable" } } } },
+      headers,
+    );
+    expect(called.json.result.structuredContent).toMatchObject({ result: { value: "v" }, servedBy: { skill: "test.unsafe", version: "1.0.0" }, why: expect.stringMatching(/^reliable of 2/) });
+  });
 });

@@ -69,7 +69,8 @@ describe("the official MCP SDK client", () => {
     // The SDK client follows no cursors itself: a page holds 3 (SKILLMESH_MCP_PAGE_SIZE).
     expect(tools).toHaveLength(3);
     const names = (await allTools(client)).map((t) => t.name);
-    expect(names).toEqual(["json_schema_2020_12_tool", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
+    // Every skill, and skills.call (policy routing by capability) among them in name order.
+    expect(names).toEqual(["json_schema_2020_12_tool", "skills.call", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
 
     const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
     expect(result.isError).toBeFalsy();
@@ -121,7 +122,7 @@ describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () 
         names.push(...page.tools.map((tool) => tool.name));
         cursor = page.nextCursor;
       } while (cursor);
-      expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name)].filter((n, i, all) => all.indexOf(n) === i).sort());
+      expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name), "skills.call"].filter((n, i, all) => all.indexOf(n) === i).sort());
       const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
       expect(result.structuredContent).toEqual({ result: 7 });
       const bad = await client.callTool({ name: "sum", arguments: { params: ["x"] } });
@@ -259,7 +260,7 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     });
     expect(discover.json.result.serverInfo).toBeUndefined(); // moved to _meta in this revision
     const list = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }, headers("tools/list"));
-    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["json_schema_2020_12_tool", "sum", "test.counter"]);
+    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["json_schema_2020_12_tool", "skills.call", "sum"]);
     // Cacheable: fresh for SKILLMESH_MCP_LIST_TTL_MS, shareable (auth is off here: everyone sees the same tools).
     expect(list.json.result).toMatchObject({ ttlMs: 30_000, cacheScope: "public", resultType: "complete", nextCursor: expect.any(String) });
     const call = await mcp(

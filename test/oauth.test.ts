@@ -90,7 +90,7 @@ describe("the official MCP v2 client with client credentials", () => {
       // It asked for this resource and the scope the 401 named.
       expect(tokenRequests.at(-1)).toMatchObject({ grant_type: "client_credentials", resource, scope: "skill:*" });
       const tools = await client.listTools();
-      expect(tools.tools.map((t) => t.name).sort()).toEqual(["subtract", "sum", "test.whoami"]);
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(["skills.call", "subtract", "sum", "test.whoami"]);
       const result = await client.callTool({ name: "subtract", arguments: { minuend: 42, subtrahend: 23 } });
       expect(result.structuredContent).toEqual({ result: 19 });
       expect(authProvider.tokens()?.access_token).toMatch(/^eyJ/);
@@ -104,12 +104,13 @@ describe("refused tokens", () => {
   it("accepts a valid token, and maps its subject to the caller", async () => {
     const ok = await listTools(await token(issuer, {}));
     expect(ok.status).toBe(200);
-    expect(ok.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["subtract", "sum", "test.whoami"]);
+    expect(ok.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["skills.call", "subtract", "sum", "test.whoami"]);
   });
 
   it("maps the token's scopes to grants: only the skills they name", async () => {
     const narrow = await listTools(await token(issuer, { scope: "openid skill:subtract tag:nothing" }));
-    expect(narrow.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["subtract"]);
+    // skills.call is listed to everyone: it routes only within the caller's grants.
+    expect(narrow.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["skills.call", "subtract"]);
   });
 
   it("refuses a token for another audience, an expired one and one from another issuer: 401 invalid_token", async () => {

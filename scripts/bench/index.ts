@@ -6,6 +6,7 @@
  *   direct      modbus.decode called on the skill Worker itself
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
+ *   routed      the same call by capability: skills.call {capability: "grid.*", arguments} picks it
  *   streamed    the same call with Accept: text/event-stream (progress streaming: the gateway asks
  *               the skill to stream, and answers on an event stream)
  *   job-submit  the same call with Prefer: respond-async: the answer is {status: "queued", jobId},
@@ -60,6 +61,7 @@ const CONCURRENCY = Number(values.concurrency);
 const SEGMENTS = 3;
 
 const MODBUS = JSON.stringify({ jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+const ROUTED = JSON.stringify({ jsonrpc: "2.0", method: "skills.call", params: { capability: "grid.*", arguments: { frame: "11 03 00 6B 00 03 76 87" }, policy: { prefer: "reliable" } }, id: 1 });
 const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
 
@@ -132,6 +134,7 @@ try {
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
     { name: "streamed", url: rpc, body: MODBUS, headers: () => ({ authorization: key, accept: "text/event-stream" }) },
+    { name: "routed", url: rpc, body: ROUTED, headers: () => ({ authorization: key }) },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, authorization: key }) },
@@ -179,6 +182,7 @@ trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed
 trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
+routed/gateway throughput:     ${ratio("routed", "gateway").toFixed(2)}x   the same call by capability (skills.call: candidates, schema check, ranking, then the call)
 streamed/gateway throughput:   ${ratio("streamed", "gateway").toFixed(2)}x   the same call answered on an event stream (Accept: text/event-stream; the skill streams too)
 job-submit/gateway throughput: ${ratio("job-submit", "gateway").toFixed(2)}x   the same call submitted as an async job (Prefer: respond-async; each starts a Workflow instance that runs it)
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x

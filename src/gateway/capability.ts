@@ -149,3 +149,19 @@ export async function callInOrder(
   }
   throw new RpcError(ErrorCode.SkillUnavailable, `Every candidate failed: ${skipped.map((s) => s.skill).join(", ")}; retry after 1 s`, { retryAfterMs: 1_000, skipped });
 }
+
+/**
+ * `skills.call` as an MCP tool (listed beside the skills): its arguments are the built-in's params,
+ * its result `{result, servedBy, why, skipped?}`.
+ */
+export const CAPABILITY_TOOL: SkillSummary = {
+  name: "skills.call",
+  description:
+    "Call the best skill for a capability instead of a named tool: give a capability (tag or glob, as in the tools' _meta skillmesh/tags) or tags, " +
+    "the arguments, and a policy (prefer cheapest, fastest or reliable, or weights; limits maxCostPerCall, maxP95Ms, minSuccessRate). " +
+    "Only skills whose input accepts the arguments are candidates; the answer says which skill and version served it and why.",
+  tags: [],
+  idempotent: false,
+  inputSchema: z.toJSONSchema(z.object({ ...CapabilityCallParamsSchema.shape }), { io: "input" }) as Record<string, unknown>,
+  outputSchema: { type: "object" },
+};

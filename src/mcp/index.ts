@@ -49,6 +49,7 @@ import {
 import type { CallStreaming } from "../gateway/policies.js";
 import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
+import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { RELATED_TASK, TASKS_EXTENSION, TaskIdParamsSchema, TasksListParamsSchema, declaresTasks, isTerminal, task2025Of, task2026Of, taskStatusOf } from "./tasks.js";
@@ -480,8 +481,8 @@ interface Tools {
 function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
-    // Sorted by code unit, the order cursors compare in (the catalog's own order: cheap to check).
-    const sorted = [...catalog].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Sorted by code unit, the order cursors compare in; `skills.call` (policy routing) is a tool too.
+    const sorted = [...catalog, CAPABILITY_TOOL].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const list: Tool[] = [];
     let withTasks: Tool[] | undefined;
     tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };
