@@ -52,7 +52,7 @@ describe("npm run dev", () => {
     const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
     expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
     const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
-    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["html.extract", "modbus.decode", "text.summarize"]);
+    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["html.extract", "modbus.decode", "skills.call", "text.summarize"]);
     await stopDev();
     const listening = () => fetch(`${url}/healthz`).then(() => "up", () => "down");
     expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
