@@ -14,6 +14,7 @@ import { own } from "../src/json/index.js";
 import {
   AuditQuerySchema,
   CanaryRequestSchema,
+  DeploymentPageSchema,
   KeyCreateRequestSchema,
   KeyUpdateRequestSchema,
   PromoteRequestSchema,
@@ -61,10 +62,16 @@ adminRoutes.onError((error, c) => {
   return adminError(c, 503, "The registry store is unavailable; retry in a few seconds");
 });
 
-/** Every deployment, every routing table, every breaker's state, and the recent rollout events. */
+/**
+ * Deployments with their routing tables, breaker states and observed numbers, and the recent
+ * rollout events: a page of `limit` skills (default and most 500) after `cursor` (a skill name,
+ * the `nextCursor` of the page before), so a 10,000-skill registry is listed in bounded pieces.
+ */
 adminRoutes.get("/deployments", async (c) => {
   const { store, registry } = gatewayRuntime(c.env);
-  const [{ rev, doc }, { expired }] = await Promise.all([registry.read(), registry.poll(Date.now())]);
+  const page = DeploymentPageSchema.safeParse(c.req.query());
+  if (!page.success) return adminError(c, 400, "Invalid query: limit is 1-500 skills, cursor the nextCursor of the previous page", describeIssues(page.error));
+  const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: page.data.cursor, limit: page.data.limit }), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
@@ -72,7 +79,7 @@ adminRoutes.get("/deployments", async (c) => {
   const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
   const observed = await gatewayRuntime(c.env).metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
-  return c.json({ revision: rev, deployments, routes, breakers, observed, events: doc.events });
+  return c.json({ revision: rev, deployments, routes, breakers, observed, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) });
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */

@@ -162,6 +162,25 @@ describe("admin API", () => {
     }
   });
 
+  it("lists the registry in pages of skills, in name order, with a cursor", async () => {
+    const whole = await admin(mesh.gatewayUrl, "GET", "/deployments");
+    expect(whole.json.nextCursor).toBeUndefined();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await admin(mesh.gatewayUrl, "GET", `/deployments?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      expect(page.status).toBe(200);
+      expect(new Set(page.json.deployments.map((d: { name: string }) => d.name)).size).toBeLessThanOrEqual(2);
+      seen.push(...page.json.deployments.map((d: { id: string }) => d.id));
+      cursor = page.json.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(whole.json.deployments.map((d: { id: string }) => d.id));
+    expect((await admin(mesh.gatewayUrl, "GET", "/deployments?limit=0")).status).toBe(400);
+  });
+
   it("re-registering the same deployment changes nothing", async () => {
     const before = await admin(mesh.gatewayUrl, "GET", "/deployments");
     const skill = mesh.skills.find((s) => s.manifest.name === "modbus.decode")!;

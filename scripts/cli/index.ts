@@ -198,7 +198,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
   };
   switch (values.help ? "help" : command) {
     case "status": {
-      const all = (await api(io, "GET", "/deployments")) as { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; observed?: Record<string, Observed>; events: Event[] };
+      type Page = { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; observed?: Record<string, Observed>; events: Event[]; nextCursor?: string };
+      // The admin API pages the registry by skill name: follow the cursors.
+      const all = (await api(io, "GET", "/deployments")) as Page;
+      for (let cursor = all.nextCursor; cursor; ) {
+        const page = (await api(io, "GET", `/deployments?cursor=${encodeURIComponent(cursor)}`)) as Page;
+        all.deployments.push(...page.deployments);
+        Object.assign(all.routes, page.routes);
+        Object.assign(all.breakers, page.breakers);
+        all.observed = { ...all.observed, ...page.observed };
+        cursor = page.nextCursor;
+      }
       const names = [...new Set(all.deployments.map((d) => d.name))].filter((n) => !skill || n === skill).sort();
       if (skill && !names.length) throw new CliError(`No skill ${skill} is registered`);
       for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers, all.observed);

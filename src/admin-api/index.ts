@@ -16,6 +16,12 @@ export const PromoteRequestSchema = z.object({ version: z.string().min(1) });
 export const RollbackRequestSchema = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
 export const RoutesRequestSchema = z.object({ routes: RoutingTableSchema });
 
+/** `GET /admin/deployments?limit&cursor`: a page of skills (query strings, so parsed from text). */
+export const DeploymentPageSchema = z.object({
+  limit: z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(500)).default(500),
+  cursor: z.string().min(1).max(128).optional(),
+});
+
 // ---------------------------------------------------------------------------------------------
 // API keys
 // ---------------------------------------------------------------------------------------------

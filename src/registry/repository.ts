@@ -27,6 +27,7 @@ import {
 } from "./model.js";
 import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
 import { type RegistryPoll, pollRegistry, readEvents, readSkill, skillWriteArgs, writeSkill } from "./scripts.js";
+import { compareNames } from "./snapshot.js";
 
 export const REGISTRY_KEYS = {
   /** Where registries before per-skill keys kept everything (one document); moved on first use. */
@@ -164,11 +165,16 @@ export class RegistryRepository {
   }
 
   /**
-   * The whole registry as one document (the admin API's listing; its cost grows with the
-   * registry — gateways never call it, they poll for changes).
+   * The registry as one document (the admin API's listing), whole or one page of skills in name
+   * order (`next`: the cursor of the page after). Gateways never call it: they poll for changes.
+   * @example const { doc, next } = await registry.read({ limit: 500 })
    */
-  async read(): Promise<RegistryState> {
-    const { rev, changed: names } = await this.poll(Date.now(), 0);
+  async read(page?: { after?: string; limit: number }): Promise<RegistryState & { next?: string }> {
+    const { rev, changed: all } = await this.poll(Date.now(), 0);
+    // A page is the skills named after `after`, in name order: bounded work at 10,000 skills.
+    const sorted = page ? all.filter((name) => page.after === undefined || compareNames(name, page.after) > 0).sort(compareNames) : all;
+    const names = page ? sorted.slice(0, page.limit) : sorted;
+    const next = page && sorted.length > names.length ? names.at(-1) : undefined;
     const [skills, events] = await Promise.all([this.readSkills(names), this.events()]);
     const doc = emptyRegistry();
     for (const [name, skill] of skills) {
@@ -177,7 +183,7 @@ export class RegistryRepository {
       if (skill.routes) doc.routes[name] = skill.routes;
     }
     doc.events = events;
-    return { rev, doc };
+    return { rev, doc, ...(next !== undefined ? { next } : {}) };
   }
 
   /** One skill as a registry document holding only it, its expired deployments swept. */
