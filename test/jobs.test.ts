@@ -69,6 +69,13 @@ describe("async jobs", () => {
     expect((await getJob(jobId, alice)).result.status).toBe("cancelled"); // the run's end does not overwrite it
   });
 
+  it("shows a running job's progress, as the skill reports it", async () => {
+    const { jobId } = (await submit("test.long", { steps: 8, stepMs: 400 }, alice)).json.result;
+    const running = await eventually(() => getJob(jobId, alice), (answer) => answer.result?.progress !== undefined, 10_000, 100);
+    expect(running.result).toMatchObject({ status: "running", progress: { total: 8, message: expect.stringMatching(/^step \d of 8$/) } });
+    expect((await finished(jobId, alice)).result).toMatchObject({ status: "completed", result: { steps: 8 } });
+  });
+
   it("shows and controls only the caller's own jobs", async () => {
     const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice)).json.result;
     await finished(jobId, alice);

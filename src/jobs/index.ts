@@ -10,6 +10,7 @@ import { z } from "zod";
 import { CallerContextSchema } from "../context/index.js";
 import { safeJson } from "../json/index.js";
 import { JsonRpcErrorObjectSchema } from "../jsonrpc/index.js";
+import { ProgressSchema } from "../progress/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
 export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
@@ -39,6 +40,8 @@ export const JobSchema = z.object({
   callbackUrl: z.string().optional(),
   /** The skill is safe to repeat: a run cut off (its isolate died) may run again. */
   idempotent: z.boolean().optional(),
+  /** The skill's last progress report while it runs (`ctx.progress`), kept at most about once a second. */
+  progress: ProgressSchema.optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 
@@ -53,6 +56,7 @@ export interface JobView {
   result?: unknown;
   error?: Job["error"];
   deployment?: string;
+  progress?: Job["progress"];
 }
 
 /**
@@ -60,7 +64,7 @@ export interface JobView {
  * @example viewOf(job) // { jobId: "j_…", status: "completed", result: 19, … }
  */
 export function viewOf(job: Job): JobView {
-  const { id, status, method, createdAt, updatedAt, expiresAt, result, error, deployment } = job;
+  const { id, status, method, createdAt, updatedAt, expiresAt, result, error, deployment, progress } = job;
   return {
     jobId: id,
     status,
@@ -71,6 +75,7 @@ export function viewOf(job: Job): JobView {
     ...(status === "completed" ? { result } : {}),
     ...(error ? { error } : {}),
     ...(deployment ? { deployment } : {}),
+    ...(progress ? { progress } : {}),
   };
 }
 

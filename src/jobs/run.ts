@@ -10,10 +10,13 @@ import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { forwardOnly } from "../progress/index.js";
 import { type Job, isFinal, viewOf } from "./index.js";
 
 /** How often a running job looks for its own cancellation. */
 export const JOB_CANCEL_CHECK_MS = 500;
+/** How often a running job's progress is written to its record. */
+export const PROGRESS_SAVE_MS = 1_000;
 
 /**
  * Runs a queued job and records its outcome; a job cancelled, finished or expired meanwhile is
@@ -39,9 +42,16 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
   }, JOB_CANCEL_CHECK_MS);
   try {
     const scope = jobScopeOf(job, waitUntil);
+    // The skill's progress, kept on the record at most every PROGRESS_SAVE_MS (the last report wins).
+    let saved = 0;
+    const onProgress = forwardOnly((progress) => {
+      if (Date.now() - saved < PROGRESS_SAVE_MS) return;
+      saved = Date.now();
+      waitUntil(jobs.move(jobId, ["running"], { status: "running", progress }, saved).catch(() => undefined));
+    });
     let fields: Partial<Job> & { status: Job["status"] };
     try {
-      const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, { signal: cancel.signal });
+      const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, { signal: cancel.signal, onProgress });
       fields = { status: "completed", result };
     } catch (thrown) {
       fields = { status: "failed", error: (thrown instanceof RpcError ? thrown : new RpcError(ErrorCode.InternalError)).toJSON() };

@@ -21,6 +21,12 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
 export const TaskIdParamsSchema = z.object({ taskId: z.string().min(1).max(64) }).loose();
 export const TasksListParamsSchema = z.object({ cursor: z.string().optional() }).loose();
 
+/** A running job's last progress report in words: "step 2 of 5 (2/5)". */
+function progressText(progress: NonNullable<JobView["progress"]>): string {
+  const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`;
+  return progress.message ? `${progress.message} (${count})` : `Running (${count})`;
+}
+
 /** A job's status as a task's. */
 export function taskStatusOf(status: JobStatus): TaskStatus {
   return status === "queued" || status === "running" ? "working" : status;
@@ -36,7 +42,12 @@ function common(job: JobView) {
   return {
     taskId: job.jobId,
     status,
-    statusMessage: job.status === "queued" ? "Queued" : job.status === "running" ? "Running" : status === "failed" ? (job.error?.message ?? "Failed") : status === "cancelled" ? "Cancelled" : "Completed",
+    statusMessage:
+      job.status === "queued" ? "Queued"
+      : job.status === "running" ? (job.progress ? progressText(job.progress) : "Running")
+      : status === "failed" ? (job.error?.message ?? "Failed")
+      : status === "cancelled" ? "Cancelled"
+      : "Completed",
     createdAt: new Date(job.createdAt).toISOString(),
     lastUpdatedAt: new Date(job.updatedAt).toISOString(),
   };
