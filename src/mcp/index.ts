@@ -11,7 +11,6 @@
 import type { SkillSummary } from "../gateway/catalog.js";
 import {
   ErrorCode,
-  type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcParams,
   type JsonRpcRequest,
@@ -40,7 +39,6 @@ import {
   StatelessMetaSchema,
   SubscriptionsListenParamsSchema,
   type CacheScope,
-  type CallToolResult,
   type Tool,
   headerValueOf,
   allowsBatches,
@@ -50,9 +48,8 @@ import type { CallStreaming } from "../gateway/policies.js";
 import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
-import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
-import { RELATED_TASK, TASKS_EXTENSION, TaskIdParamsSchema, TasksListParamsSchema, declaresTasks, isTerminal, task2025Of, task2026Of, taskStatusOf } from "./tasks.js";
+import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 
 /** What the MCP server needs from the gateway. */
@@ -126,7 +123,12 @@ class McpServer {
   constructor(
     private readonly backend: McpBackend,
     private readonly options: McpOptions,
-  ) {}
+  ) {
+    this.tasks = new McpTasks(backend, async (name) => (await this.tools()).byName.get(name)?.skill, options.pageSize);
+  }
+
+  /** `tasks/*` and task creation, over the gateway's async jobs. */
+  private readonly tasks: McpTasks;
 
   /** Answers one message; `slot` places it in its body (a batch element's `Idempotency-Key` is the header's plus its index). */
   async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
@@ -183,34 +185,15 @@ class McpServer {
         if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities])) return this.createTask(prepared, slot, version);
         return this.runToolCall(prepared, slot, {}, !stateless);
       }
-      case "tasks/get": {
-        const job = await this.job(request, slot);
-        return stateless ? task2026Of(job, await this.outcomeOf(job)) : task2025Of(job);
-      }
-      case "tasks/cancel": {
-        const job = await this.job(request, slot);
-        if (!stateless && isTerminal(taskStatusOf(job.status))) throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
-        const cancelled = (await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {})) as JobView;
-        return stateless ? {} : task2025Of(cancelled); // 2026: an acknowledgement
-      }
+      case "tasks/get":
+      case "tasks/cancel":
       case "tasks/update":
-        if (stateless) {
-          await this.job(request, slot); // known, or -32602; this gateway's tasks never ask for input
-          return {};
-        }
-        break;
       case "tasks/result":
-        if (!stateless) return this.taskResult(request, slot);
+      case "tasks/list": {
+        const answer = await this.tasks.answer(request, slot, stateless);
+        if (answer !== undefined) return answer;
         break;
-      case "tasks/list":
-        if (!stateless) {
-          const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
-          const page = (await this.backend.call("jobs.list", { limit: this.options.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch((thrown) => {
-            throw thrown instanceof RpcError && thrown.code === ErrorCode.InvalidParams ? new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tasks/list page") : thrown;
-          })) as { jobs: JobView[]; nextCursor?: string };
-          return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-        }
-        break;
+      }
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -275,46 +258,9 @@ class McpServer {
     };
   }
 
-  /**
-   * Submits a tool call as an async job and answers with its task: a 2025-11-25
-   * `CreateTaskResult` (`{task}`), or a 2026-07-28 one (`resultType: "task"`). The job exists
-   * (a `tasks/get` finds it) before the answer leaves.
-   */
-  private async createTask(prepared: PreparedToolCall, slot: RequestSlot, version: string) {
-    const { known, args } = prepared;
-    const queued = (await this.backend.submit(known.skill.name, argumentsToParams(known.skill, args), slot)) as { jobId: string };
-    const job = (await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {})) as JobView;
-    if (isStateless(version)) return { resultType: "task", ...task2026Of(job) };
-    return { task: task2025Of(job), _meta: { "io.modelcontextprotocol/model-immediate-response": `${known.skill.name} is running as task ${job.jobId}; its result will follow.` } };
-  }
-
-  /** The caller's job a `tasks/*` request names (-32602 when unknown or another caller's). */
-  private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
-    const { taskId } = parseParams(TaskIdParamsSchema, request.params);
-    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {})) as JobView;
-  }
-
-  /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
-  private async outcomeOf(job: JobView): Promise<{ result?: CallToolResult; error?: JsonRpcErrorObject }> {
-    if (job.status === "failed" && job.error) return { error: job.error };
-    if (job.status !== "completed") return {};
-    const skill = (await this.tools()).byName.get(job.method)?.skill ?? { outputSchema: {} };
-    return { result: toolResultOf(skill as SkillSummary, job.result) };
-  }
-
-  /**
-   * `tasks/result` (2025-11-25): waits for the task to end, then answers what the `tools/call`
-   * would have (a failure as an `isError` result), tied to its task in `_meta`.
-   */
-  private async taskResult(request: JsonRpcRequest, slot: RequestSlot) {
-    let job = await this.job(request, slot);
-    while (!isTerminal(taskStatusOf(job.status))) {
-      await new Promise((resolve) => setTimeout(resolve, TASK_RESULT_POLL_MS));
-      job = await this.job(request, slot);
-    }
-    const { result, error } = await this.outcomeOf(job);
-    const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });
-    return { ...answer, _meta: { ...answer._meta, [RELATED_TASK]: { taskId: job.jobId } } };
+  /** Submits a tool call as an async job (src/mcp/tasks.ts) and answers with its task, in the form of `version`. */
+  private createTask(prepared: PreparedToolCall, slot: RequestSlot, version: string) {
+    return this.tasks.create(prepared.known.skill, argumentsToParams(prepared.known.skill, prepared.args), slot, isStateless(version));
   }
 
   /** A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers that disagree). */
@@ -462,8 +408,7 @@ interface PreparedToolCall {
 
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
 const TASKS_2025 = "2025-11-25";
-/** How often a 2025 `tasks/result` looks whether its task has ended. */
-const TASK_RESULT_POLL_MS = 250;
+
 
 /**
  * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only

@@ -6,8 +6,12 @@
  * `tasks/update`). Shapes per the 2025-11-25 schema and SEP-2663.
  */
 import { z } from "zod";
+import type { SkillSummary } from "../gateway/catalog.js";
 import type { JobStatus, JobView } from "../jobs/index.js";
-import type { JsonRpcErrorObject } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
+import type { McpBackend } from "./index.js";
+import type { CallToolResult } from "./protocol.js";
+import { toolErrorOf, toolResultOf } from "./tools.js";
 
 /** The extension's name, in client and server capabilities. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -15,6 +19,8 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 /** How often a client is asked to poll. */
 export const POLL_INTERVAL_MS = 1_000;
+/** How often a 2025 `tasks/result` looks whether its task has ended. */
+const TASK_RESULT_POLL_MS = 250;
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
@@ -78,4 +84,89 @@ export function task2026Of(job: JobView, outcome?: { result?: object; error?: Js
 export function declaresTasks(capabilities: unknown): boolean {
   const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/**
+ * Task creation and the `tasks/*` methods of both forms, through the gateway's built-ins
+ * (`jobs.get`, `jobs.list`, `jobs.cancel`: the caller's own jobs only).
+ */
+export class McpTasks {
+  constructor(
+    private readonly backend: McpBackend,
+    /** The skill a tool is, to shape a finished job's result as the tool's. */
+    private readonly skillOf: (name: string) => Promise<SkillSummary | undefined>,
+    private readonly pageSize: number,
+  ) {}
+
+  /**
+   * Submits a tool call as an async job and answers with its task: a 2026-07-28
+   * `CreateTaskResult` (`resultType: "task"`) or a 2025-11-25 one (`{task}`). The job exists (a
+   * `tasks/get` finds it) before the answer leaves.
+   */
+  async create(skill: SkillSummary, params: JsonRpcParams, slot: RequestSlot, stateless: boolean) {
+    const queued = (await this.backend.submit(skill.name, params, slot)) as { jobId: string };
+    const job = (await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {})) as JobView;
+    if (stateless) return { resultType: "task", ...task2026Of(job) };
+    return { task: task2025Of(job), _meta: { "io.modelcontextprotocol/model-immediate-response": `${skill.name} is running as task ${job.jobId}; its result will follow.` } };
+  }
+
+  /** Answers a `tasks/*` request of the form the era has; undefined for a method the era does not have. */
+  async answer(request: JsonRpcRequest, slot: RequestSlot, stateless: boolean): Promise<unknown> {
+    switch (request.method) {
+      case "tasks/get": {
+        const job = await this.job(request, slot);
+        return stateless ? task2026Of(job, await this.outcomeOf(job)) : task2025Of(job);
+      }
+      case "tasks/cancel": {
+        const job = await this.job(request, slot);
+        if (!stateless && isTerminal(taskStatusOf(job.status))) throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
+        const cancelled = (await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {})) as JobView;
+        return stateless ? {} : task2025Of(cancelled); // 2026: an acknowledgement
+      }
+      case "tasks/update":
+        if (!stateless) return undefined;
+        await this.job(request, slot); // known, or -32602; this gateway's tasks never ask for input
+        return {};
+      case "tasks/result":
+        return stateless ? undefined : this.result(request, slot);
+      case "tasks/list": {
+        if (stateless) return undefined;
+        const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
+        const page = (await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch((thrown) => {
+          throw thrown instanceof RpcError && thrown.code === ErrorCode.InvalidParams ? new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tasks/list page") : thrown;
+        })) as { jobs: JobView[]; nextCursor?: string };
+        return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      }
+    }
+    return undefined;
+  }
+
+  /** The caller's job a `tasks/*` request names (-32602 when unknown or another caller's). */
+  private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
+    const { taskId } = parseParams(TaskIdParamsSchema, request.params);
+    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {})) as JobView;
+  }
+
+  /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
+  private async outcomeOf(job: JobView): Promise<{ result?: CallToolResult; error?: JsonRpcErrorObject }> {
+    if (job.status === "failed" && job.error) return { error: job.error };
+    if (job.status !== "completed") return {};
+    const skill = (await this.skillOf(job.method)) ?? ({ outputSchema: {} } as SkillSummary);
+    return { result: toolResultOf(skill, job.result) };
+  }
+
+  /**
+   * `tasks/result` (2025-11-25): waits for the task to end, then answers what the `tools/call`
+   * would have (a failure as an `isError` result), tied to its task in `_meta`.
+   */
+  private async result(request: JsonRpcRequest, slot: RequestSlot) {
+    let job = await this.job(request, slot);
+    while (!isTerminal(taskStatusOf(job.status))) {
+      await new Promise((resolve) => setTimeout(resolve, TASK_RESULT_POLL_MS));
+      job = await this.job(request, slot);
+    }
+    const { result, error } = await this.outcomeOf(job);
+    const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });
+    return { ...answer, _meta: { ...answer._meta, [RELATED_TASK]: { taskId: job.jobId } } };
+  }
 }
