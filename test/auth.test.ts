@@ -200,7 +200,9 @@ describe("audit log", () => {
     expect(ok).toMatchObject({ type: "call", caller: view.id, method: "subtract", deployment: "subtract@1.0.0", code: 0, args: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(hidden).toMatchObject({ type: "call", caller: view.id, method: "sum", code: -32601, hidden: true });
     const all = JSON.stringify((await admin(a.gatewayUrl, "GET", "/audit?limit=1000")).json);
-    for (const secret of [key, "98765", "4321", "11111", ADMIN_TOKEN]) expect(all).not.toContain(secret);
+    for (const secret of [key, ADMIN_TOKEN]) expect(all).not.toContain(secret);
+    // The arguments never appear as values (a timestamp or a hex fingerprint may hold the same digits by chance).
+    for (const argument of ["98765", "4321", "11111"]) expect(all).not.toMatch(new RegExp(`(?<![0-9a-z])${argument}(?![0-9a-z])`));
     const changes = await admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=/admin/keys");
     expect(changes.json.entries).toContainEqual(expect.objectContaining({ by: "admin-token", action: "POST /admin/keys", status: 201 }));
     const errors = await admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}&outcome=error`);
