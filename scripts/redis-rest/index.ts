@@ -1,7 +1,8 @@
 /**
  * A local endpoint that speaks the Upstash Redis REST protocol in front of a real
- * `redis-server` (see shared/reference/upstash-rest.md): `POST /` one command, `/pipeline` many
- * (not atomic), `/multi-exec` many (atomic), bearer token, optional base64 response encoding.
+ * `redis-server` — the subset of it that `@upstash/redis` uses:
+ * `POST /` one command as a JSON array, `/pipeline` many (not atomic), `/multi-exec` many
+ * (atomic), `Authorization: Bearer <token>`, and `Upstash-Encoding: base64` for base64 results.
  * It lets the `upstash` driver run unchanged against real Redis in tests, CI and `npm run dev -- --redis`.
  */
 import { Hono } from "hono";
