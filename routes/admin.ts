@@ -9,6 +9,7 @@ import { z } from "zod";
 import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
+import type { MetricsBoard } from "../src/metrics/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
@@ -24,7 +25,7 @@ import {
 import { adminOf } from "../src/auth/admin.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
-import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
+import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
@@ -37,6 +38,11 @@ export const adminRoutes = new Hono<{ Bindings: GatewayEnv }>();
 function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
   const code = status === 401 || status === 403 ? ErrorCode.Unauthorized : status === 404 ? ErrorCode.MethodNotFound : ErrorCode.InvalidRequest;
   return c.json({ error: { code, message, ...(issues ? { issues } : {}) } }, status);
+}
+
+/** Each deployment's observed numbers, by deployment id. */
+function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
+  return metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
 }
 
 adminRoutes.use("*", async (c, next) => {
@@ -68,7 +74,7 @@ adminRoutes.onError((error, c) => {
  * the `nextCursor` of the page before), so a 10,000-skill registry is listed in bounded pieces.
  */
 adminRoutes.get("/deployments", async (c) => {
-  const { store, registry } = gatewayRuntime(c.env);
+  const { store, registry, metrics } = gatewayRuntime(c.env);
   const page = DeploymentPageSchema.safeParse(c.req.query());
   if (!page.success) return adminError(c, 400, "Invalid query: limit is 1-500 skills, cursor the nextCursor of the previous page", describeIssues(page.error));
   const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: page.data.cursor, limit: page.data.limit }), registry.poll(Date.now())]);
@@ -78,7 +84,7 @@ adminRoutes.get("/deployments", async (c) => {
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
   const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
-  const observed = await gatewayRuntime(c.env).metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
+  const observed = await observedOf(metrics, deployments);
   return c.json({ revision: rev, deployments, routes, breakers, observed, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) });
 });
 
@@ -144,11 +150,11 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
 /** One skill: its deployments, routing table and rollout events. */
 adminRoutes.get("/skills/:name", async (c) => {
   const skill = c.req.param("name");
-  const { registry } = gatewayRuntime(c.env);
+  const { registry, metrics } = gatewayRuntime(c.env);
   const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
   const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  const observed = await gatewayRuntime(c.env).metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
+  const observed = await observedOf(metrics, deployments);
   return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill) });
 });
 

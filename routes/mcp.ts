@@ -14,6 +14,7 @@ import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
+import { viewOf } from "../src/jobs/index.js";
 
 type McpEnv = GatewayEnv;
 
@@ -38,6 +39,10 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, streaming),
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
     submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
+    job: async (jobId) => {
+      const job = await runtime.jobs.get(jobId);
+      return job && job.owner === scope.context.caller ? viewOf(job) : undefined;
+    },
     caller: scope.context.caller,
   };
   const { config } = runtime;

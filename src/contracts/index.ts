@@ -5,7 +5,7 @@
  * keep the same definition. The JSON Schema comparison is conservative (a structural diff, `$ref`
  * to local `$defs` resolved, unions compared option by option), not a full subsumption check.
  */
-import { canonicalJson } from "../idempotency/index.js";
+import { canonicalJson } from "../json/index.js";
 import { compareSemver } from "../registry/semver.js";
 import type { SkillManifest } from "../skill/manifest.js";
 

@@ -52,7 +52,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
       if (builtin) {
-        const context = {
+        const builtinContext = {
           view,
           access: scope.access,
           caller: scope.context.caller,
@@ -61,7 +61,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
           answeredBy: scope.answeredBy,
           deadline: Date.now() + (scope.budgetMs ?? 30_000),
         };
-        return resultOf(await callBuiltin(() => builtin(request, context))({ ...base, deadline: Infinity }));
+        return resultOf(await callBuiltin(() => builtin(request, builtinContext))({ ...base, deadline: Infinity }));
       }
       const entry = view.skills.get(request.method);
       // A skill outside the caller's grants answers as if it did not exist (the audit log knows).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, fingerprintOf, idempotencyKeyOf } from "./index.js";
+import { canonicalJson } from "../json/index.js";
+import { fingerprintOf, idempotencyKeyOf } from "./index.js";
 
 describe("fingerprints", () => {
   it("ignore key order at every depth, and nothing else", async () => {

@@ -5,6 +5,7 @@
  * still running waits for it, bounded, then gets -32002; the same key with other params gets
  * -32003. Transient failures are not stored: the claim is released so the key can be retried.
  */
+import { canonicalJson } from "../json/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
@@ -82,15 +83,6 @@ return 1
 };
 
 
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` fingerprint alike. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as object).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 /** The fingerprint of a call's params. @example await fingerprintOf({ b: 1, a: 2 }) === await fingerprintOf({ a: 2, b: 1 }) */
 export async function fingerprintOf(params: unknown): Promise<string> {

@@ -50,3 +50,17 @@ export function safeJson(text: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * JSON with object keys sorted, so `{a,b}` and `{b,a}` serialise alike (request fingerprints,
+ * contract hashes, schema comparison).
+ * @example canonicalJson({ b: 1, a: [2] }) // '{"a":[2],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as object).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

@@ -48,6 +48,7 @@ import type { CallStreaming } from "../gateway/policies.js";
 import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
+import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
@@ -60,6 +61,8 @@ export interface McpBackend {
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
   /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
   submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
+  /** The caller's job as it stands, read from the store (not a call: a waiting `tasks/result` polls it). */
+  job(jobId: string): Promise<JobView | undefined>;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
 }

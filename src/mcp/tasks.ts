@@ -160,10 +160,13 @@ export class McpTasks {
    * would have (a failure as an `isError` result), tied to its task in `_meta`.
    */
   private async result(request: JsonRpcRequest, slot: RequestSlot) {
+    // Once through the pipeline (the caller's limits, the audit log), then the record alone.
     let job = await this.job(request, slot);
     while (!isTerminal(taskStatusOf(job.status))) {
       await new Promise((resolve) => setTimeout(resolve, TASK_RESULT_POLL_MS));
-      job = await this.job(request, slot);
+      const now = await this.backend.job(job.jobId);
+      if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
+      job = now;
     }
     const { result, error } = await this.outcomeOf(job);
     const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });

@@ -4,7 +4,7 @@
  * (issue: silent changes of tool definitions); listings carry a hash of it so a client can pin
  * what it approved.
  */
-import { canonicalJson } from "../idempotency/index.js";
+import { canonicalJson } from "../json/index.js";
 import { sha256Hex } from "../hash/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 
