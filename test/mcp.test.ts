@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { sseData } from "../src/sse/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
@@ -372,15 +373,5 @@ describe("configured origins", () => {
 
 /** The JSON messages of an SSE body, one `data:` event at a time (comments skipped). */
 async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = event.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n");
-      if (data) yield JSON.parse(data);
-    }
-  }
+  for await (const data of sseData(body)) yield JSON.parse(data);
 }

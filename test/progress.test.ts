@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { sseData } from "../src/sse/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
@@ -49,17 +50,20 @@ async function readStream(response: Response): Promise<{ messages: any[]; heartb
   return { messages, heartbeats: order.filter((o) => o === "heartbeat").length, order };
 }
 
-/** The first `data:` message of a stream, then the reader stays open. */
+/** The first message of a stream (the stream stays open). */
 async function firstMessage(response: Response): Promise<any> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before a message: ${buffer}`);
-    buffer += value;
-    const data = buffer.split("\n").find((line) => line.startsWith("data: "));
-    if (data) return JSON.parse(data.slice(6));
-  }
+  for await (const data of sseData(response.body!)) return JSON.parse(data);
+  throw new Error("the stream ended before a message");
+}
+
+/** What the long fixture has seen once the caller closes a stream as soon as the skill reports progress. */
+async function closeAfterFirstProgress(path: string, headers: Record<string, string>, body: unknown) {
+  const before = await seen();
+  const controller = new AbortController();
+  const response = await fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", signal: controller.signal, headers: { ...STREAM, ...headers }, body: JSON.stringify(body) });
+  expect((await firstMessage(response)).method).toBe("notifications/progress"); // the skill is at work
+  controller.abort();
+  return { before, after: await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50) };
 }
 
 describe("progress", () => {
@@ -130,17 +134,11 @@ describe("progress", () => {
 
 describe("cancellation", () => {
   it("closing an MCP response stream aborts the skill's call (ctx.signal)", async () => {
-    const before = await seen();
-    const controller = new AbortController();
-    const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
-      method: "POST",
-      signal: controller.signal,
-      headers: { ...STREAM, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test.long" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 }, _meta: { ...META_2026, progressToken: "c" } } }),
-    });
-    expect((await firstMessage(response)).method).toBe("notifications/progress"); // the skill is at work
-    controller.abort();
-    const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    const { before, after } = await closeAfterFirstProgress(
+      "/mcp",
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test.long" },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 }, _meta: { ...META_2026, progressToken: "c" } } },
+    );
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);
   });
@@ -148,17 +146,7 @@ describe("cancellation", () => {
   it("an /rpc caller streaming progress that disconnects aborts the skill's call", async () => {
     // (A caller waiting for plain JSON that disconnects is not seen by workerd before the answer:
     // its request.signal fires for streamed responses only. README "Cancellation" says so.)
-    const before = await seen();
-    const controller = new AbortController();
-    const response = await fetch(`${mesh.gatewayUrl}/rpc`, {
-      method: "POST",
-      signal: controller.signal,
-      headers: STREAM,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } }),
-    });
-    expect((await firstMessage(response)).method).toBe("notifications/progress");
-    controller.abort();
-    const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    const { before, after } = await closeAfterFirstProgress("/rpc", {}, { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } });
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);
   });
