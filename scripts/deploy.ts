@@ -2,24 +2,34 @@
  * `npm run deploy -- --dry-run [--outdir dist]` bundles the gateway and every skill with
  * wrangler (`deploy --dry-run --outdir`) and prints each bundle's size. Needs no account.
  *
- * `npm run deploy` deploys for real: each skill with `wrangler deploy`, then the gateway (whose
- * service bindings name the skills), then registers each skill with the gateway's admin API
- * (SKILLMESH_URL, SKILLMESH_ADMIN_TOKEN; wrangler itself needs CLOUDFLARE_API_TOKEN). A skill
- * that the gateway's wrangler.toml binds as a service registers by binding; only a skill that
- * does not trust the caller-context header may register by its workers.dev URL
- * (scripts/mesh/deploy-plan.ts).
+ * `npm run deploy [-- --register-timeout 60]` deploys for real, printing each step as it goes:
+ *   1. checks everything it can before any upload: credentials, the secrets' values, the
+ *      contracts (contracts/), that every skill trusting the caller context has a binding;
+ *   2. uploads each skill with `wrangler deploy`, then the gateway (its service bindings name the
+ *      skills), each with the secrets set in this process's environment (`--secrets-file`, a
+ *      0600 file removed afterwards); a secret not set here keeps its value on Cloudflare;
+ *   3. registers every skill with the gateway's admin API (SKILLMESH_URL, else the workers.dev
+ *      URL wrangler printed for the gateway), waiting up to --register-timeout seconds for a
+ *      gateway that does not answer yet, with wrangler's version id as the registration id.
+ * It stops at the first failure with a report of what was done and what was not. Nothing is
+ * registered unless every upload succeeded, and a re-run is always safe: an upload of the same
+ * code is a new version of the same Worker, and a registration of a deployment the gateway has
+ * keeps its role (stable, canary). Wrangler needs CLOUDFLARE_API_TOKEN (and CLOUDFLARE_ACCOUNT_ID
+ * when the token sees several accounts); CLOUDFLARE_API_BASE_URL points it elsewhere (tests).
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
-import { registrationEndpointOf } from "./mesh/deploy-plan.js";
-import { contractProblems } from "./contracts.js";
-import { registerSkill } from "./mesh/index.js";
 import { unstable_readConfig } from "wrangler";
+import { z } from "zod";
+import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
+import { GATEWAY_SECRETS, SKILL_SECRETS, type SecretsPlan, registrationEndpointOf, secretsFor, wranglerErrorOf } from "./mesh/deploy-plan.js";
+import { contractProblems } from "./contracts.js";
+import { RegistrationError, registerSkill } from "./mesh/index.js";
 
 const run = promisify(execFile);
 const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
@@ -28,10 +38,12 @@ const { values } = parseArgs({
   options: {
     "dry-run": { type: "boolean", default: false },
     outdir: { type: "string", default: "dist" },
+    "register-timeout": { type: "string", default: "60" },
   },
 });
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 async function dryRun(): Promise<void> {
   const dirs = [ROOT, ...skillDirs()];
@@ -50,45 +62,166 @@ function printSizes(bundles: Bundle[]): void {
   }
 }
 
+/** A deploy that stopped: what it was doing, why, and what is done and not. */
+class DeployStopped extends Error {
+  constructor(
+    readonly step: string,
+    readonly reason: string,
+    readonly done: string[],
+    readonly notDone: string[],
+    readonly advice: string,
+  ) {
+    super(`${step}: ${reason}`);
+  }
+}
+
+/** One Worker to upload: a skill or the gateway. */
+interface Upload {
+  name: string;
+  configPath: string;
+  secrets: SecretsPlan;
+  /** Skills only: how the gateway reaches it (undefined until uploaded when it is by URL). */
+  binding?: string;
+  trustsContext?: boolean;
+}
+
 async function wrangler(args: string[]): Promise<string> {
   const { stdout, stderr } = await run(process.execPath, [WRANGLER, ...args], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   return `${stdout}\n${stderr}`;
 }
 
-async function deploy(): Promise<void> {
-  const gatewayUrl = process.env.SKILLMESH_URL?.replace(/\/$/, "");
-  const adminToken = process.env.SKILLMESH_ADMIN_TOKEN;
-  if (!gatewayUrl || !adminToken || !process.env.CLOUDFLARE_API_TOKEN) {
-    throw new Error("npm run deploy needs SKILLMESH_URL (the gateway's URL), SKILLMESH_ADMIN_TOKEN and CLOUDFLARE_API_TOKEN; `npm run deploy -- --dry-run` needs none");
+/** Uploads one Worker with its secrets; returns wrangler's version id and workers.dev URL. */
+async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?: string; url?: string }> {
+  const args = ["deploy", "-c", worker.configPath];
+  if (Object.keys(worker.secrets.provided).length) {
+    const file = join(secretsDir, `${worker.name}.json`);
+    writeFileSync(file, JSON.stringify(worker.secrets.provided), { mode: 0o600 });
+    args.push("--secrets-file", file);
   }
-  // Nothing is uploaded while a skill would break the contracts committed in contracts/.
+  let output: string;
+  try {
+    output = await wrangler(args);
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(wranglerErrorOf(`${stdout}\n${stderr}`));
+  }
+  return { versionId: output.match(/Current Version ID:\s*(\S+)/)?.[1], url: output.match(/https:\/\/\S+\.workers\.dev/)?.[0] };
+}
+
+/** Registers one skill, waiting (polling each second) while the gateway is unreachable or answers 5xx. */
+async function registerWhenReady(gatewayUrl: string, adminToken: string, endpoint: { binding: string } | { url: string }, registrationId: string | undefined, deadline: number) {
+  let waiting = false;
+  const patience = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  for (;;) {
+    try {
+      return await registerSkill(gatewayUrl, adminToken, endpoint, registrationId ? { registrationId } : {});
+    } catch (error) {
+      const transient = error instanceof RegistrationError && (error.status === 0 || error.status >= 500);
+      if (!transient || Date.now() >= deadline) throw error;
+      if (!waiting) console.log(`  ${error.reason}; retrying each second for up to ${patience} s (--register-timeout) …`);
+      waiting = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+async function deploy(): Promise<void> {
+  const env = process.env;
+  const adminToken = env.SKILLMESH_ADMIN_TOKEN;
+  if (!adminToken || !env.CLOUDFLARE_API_TOKEN) {
+    throw new Error("npm run deploy needs CLOUDFLARE_API_TOKEN (for wrangler) and SKILLMESH_ADMIN_TOKEN (the gateway's admin token; SKILLMESH_URL too unless the gateway is on workers.dev); `npm run deploy -- --dry-run` needs none");
+  }
+  const registerTimeout = z.coerce.number().int().min(0).max(3_600).safeParse(values["register-timeout"]);
+  if (!registerTimeout.success) throw new Error("--register-timeout is a number of seconds (0–3600)");
+
+  // Everything that can be checked is checked before the first upload.
+  const gatewaySecrets = secretsFor(GATEWAY_SECRETS, env);
+  const skillSecrets = secretsFor(SKILL_SECRETS, env);
+  let since = Date.now();
+  console.log("Checking the contracts (contracts/) …");
   const problems = await contractProblems();
   if (problems.length) throw new Error(`Not deploying: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
+  console.log(`  ✓ every skill matches its committed contract (${seconds(since)})`);
   const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
+  const skills: Upload[] = skillDirs().map((dir) => {
+    const configPath = join(dir, "wrangler.toml");
+    const config = unstable_readConfig({ config: configPath });
+    const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
+    if (skill.trustsContext && config.workers_dev !== false) throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
+    if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined); // throws when it has no binding
+    return { ...skill, configPath, secrets: skillSecrets, binding: bindingByService.get(skill.name) };
+  });
+  const gateway: Upload = { name: gatewayConfig.name!, configPath: join(ROOT, "wrangler.toml"), secrets: gatewaySecrets };
+  const uploads = [...skills, gateway];
 
   // Skills first: the gateway's service bindings name them.
-  const deployed: Array<{ name: string; endpoint: ReturnType<typeof registrationEndpointOf>; versionId?: string }> = [];
-  for (const dir of skillDirs()) {
-    const config = unstable_readConfig({ config: join(dir, "wrangler.toml") });
-    const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
-    if (skill.trustsContext && config.workers_dev !== false) throw new Error(`${skill.name} trusts the caller context, so it must set workers_dev = false`);
-    console.log(`Deploying ${skill.name} …`);
-    const output = await wrangler(["deploy", "-c", join(dir, "wrangler.toml")]);
-    const url = output.match(/https:\/\/\S+\.workers\.dev/)?.[0];
-    deployed.push({ name: skill.name, endpoint: registrationEndpointOf(skill, bindingByService, url), versionId: output.match(/Current Version ID:\s*(\S+)/)?.[1] });
+  const uploaded: Array<Upload & { versionId?: string; url?: string }> = [];
+  const secretsDir = mkdtempSync(join(tmpdir(), "skillmesh-deploy-"));
+  chmodSync(secretsDir, 0o700);
+  try {
+    for (const [i, worker] of uploads.entries()) {
+      since = Date.now();
+      console.log(`[${i + 1}/${uploads.length}] uploading ${worker.name} …`);
+      try {
+        uploaded.push({ ...worker, ...(await upload(worker, secretsDir)) });
+      } catch (error) {
+        throw new DeployStopped(
+          `uploading ${worker.name}`,
+          (error as Error).message,
+          uploaded.map((w) => `${w.name} uploaded`),
+          [...uploads.slice(i).map((w) => `${w.name} upload`), `${skills.length} registrations`],
+          "Nothing was registered: the gateway routes to the deployments it had. Fix the cause and run `npm run deploy` again; uploading a Worker again is safe.",
+        );
+      }
+      const { versionId } = uploaded.at(-1)!;
+      const sent = Object.keys(worker.secrets.provided);
+      const secrets = `${sent.length ? `; secrets set: ${sent.join(", ")}` : ""}${worker.secrets.kept.length ? `; kept as on Cloudflare: ${worker.secrets.kept.join(", ")}` : ""}`;
+      console.log(`  ✓ version ${versionId ?? "(wrangler printed none)"} (${seconds(since)})${secrets}`);
+    }
+  } finally {
+    rmSync(secretsDir, { recursive: true, force: true });
   }
-  console.log("Deploying the gateway …");
-  await wrangler(["deploy", "-c", join(ROOT, "wrangler.toml")]);
-  for (const { name, endpoint, versionId } of deployed) {
-    const { deployment, changed } = await registerSkill(gatewayUrl, adminToken, endpoint, versionId ? { registrationId: versionId } : {});
-    console.log(`  ${name}: registered ${deployment.id} as ${deployment.role}${changed ? "" : " (unchanged)"}`);
+
+  const gatewayUrl = (env.SKILLMESH_URL || uploaded.at(-1)!.url)?.replace(/\/$/, "");
+  const uploadedNames = uploaded.map((w) => `${w.name} uploaded`);
+  const registered: string[] = [];
+  const toRegister = uploaded.slice(0, skills.length);
+  if (!gatewayUrl) {
+    throw new DeployStopped("registering", "no gateway URL: set SKILLMESH_URL (the gateway has no workers.dev URL)", uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL and run `npm run deploy` again.");
   }
+  console.log(`Registering ${toRegister.length} skills with ${gatewayUrl} …`);
+  const deadline = Date.now() + registerTimeout.data * 1_000;
+  for (const [i, skill] of toRegister.entries()) {
+    try {
+      const endpoint = registrationEndpointOf(skill as { name: string; trustsContext: boolean }, bindingByService, skill.url);
+      const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, skill.versionId, deadline);
+      const via = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
+      console.log(`  ✓ ${deployment.id} by ${via}: ${deployment.role}${changed ? "" : " (unchanged)"}`);
+      registered.push(`${deployment.id} registered`);
+    } catch (error) {
+      throw new DeployStopped(
+        `registering ${skill.name}`,
+        error instanceof RegistrationError ? error.reason : (error as Error).message,
+        [...uploadedNames, ...registered],
+        toRegister.slice(i).map((s) => `${s.name} registration`),
+        "Every Worker is uploaded; the gateway keeps routing to what it had registered. Fix the cause and run `npm run deploy` again: registering a deployment the gateway already has changes nothing but its registration id.",
+      );
+    }
+  }
+  console.log(`Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills registered with ${gatewayUrl}.`);
 }
 
 try {
   await (values["dry-run"] ? dryRun() : deploy());
 } catch (error) {
-  console.error(error instanceof Error ? error.message : error);
+  if (error instanceof DeployStopped) {
+    console.error(`\n✗ Deploy stopped while ${error.step}: ${error.reason}`);
+    console.error(`  done:     ${error.done.join(", ") || "nothing"}`);
+    console.error(`  not done: ${error.notDone.join(", ")}`);
+    console.error(`  ${error.advice}`);
+  } else {
+    console.error(error instanceof Error ? error.message : error);
+  }
   process.exit(1);
 }

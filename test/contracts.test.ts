@@ -1,8 +1,8 @@
 /**
  * The drift gate end to end: the repository's skills match their committed contracts (what
- * `.ci/run` checks), a breaking change in a skill folder is reported with what breaks, and
- * `npm run deploy` stops before any upload when the check fails. The rules themselves are the
- * table in src/contracts/index.test.ts.
+ * `.ci/run` checks) and a breaking change in a skill folder is reported with what breaks
+ * (test/deploy.test.ts: `npm run deploy` stops before any upload when the check fails). The
+ * rules themselves are the table in src/contracts/index.test.ts.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -37,20 +37,5 @@ describe("contracts in git", () => {
     writeFileSync(join(dir, "index.ts"), source.replace('version: "1.0.0"', 'version: "1.1.0"').replace("z.object({", "z.object({ precision: z.number().int(),"));
     const problems = await contractProblems([dir], contracts);
     expect(problems).toEqual([expect.stringMatching(/^subtract 1\.1\.0: breaks callers of 1\.0\.0 without a major version: input\.precision added as required/)]);
-  });
-
-  it("npm run deploy stops before uploading anything when the check fails", async () => {
-    // Committed contracts that disagree with a real skill: modbus.decode's definition "changed" under 1.0.0.
-    const contracts = join(scratch, "drifted");
-    cpSync(join(ROOT, "contracts"), contracts, { recursive: true });
-    const file = join(contracts, "modbus.decode", "1.0.0.json");
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), description: "what callers approved" }));
-    const env = { ...process.env, SKILLMESH_CONTRACTS_DIR: contracts, SKILLMESH_URL: "http://127.0.0.1:9", SKILLMESH_ADMIN_TOKEN: "x".repeat(32), CLOUDFLARE_API_TOKEN: "no-such-token" };
-    const failed = await run("npm", ["run", "deploy"], { cwd: ROOT, env }).then(() => undefined, (error: { stderr: string; stdout: string }) => error);
-    expect(failed, "deploy must fail").toBeDefined();
-    expect(failed!.stderr).toContain("Not deploying: the contract check failed");
-    expect(failed!.stderr).toContain("modbus.decode 1.0.0: its definition changed under the same version");
-    expect(`${failed!.stdout}${failed!.stderr}`).not.toMatch(/Uploaded|deploying skill|wrangler deploy/i);
-    expect(skillDirs().length).toBeGreaterThan(0);
   });
 });

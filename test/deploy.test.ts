@@ -1,22 +1,47 @@
-/** `npm run deploy -- --dry-run`: real wrangler bundles of the gateway and every skill, with sizes. */
+/**
+ * `npm run deploy`: the dry run's real wrangler bundles, and the real deploy end to end — wrangler
+ * pointed at a stand-in of the Cloudflare API (test/support/cloudflare-api.ts, which records the
+ * uploads) and registrations made with a real local gateway (the mesh, started without any
+ * registration). The runs build on each other in order: a refused upload, an unreachable gateway,
+ * then the re-run that completes.
+ */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
+import { parse as parseYaml } from "yaml";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { GATEWAY_SECRETS, SKILL_SECRETS } from "../scripts/mesh/deploy-plan.js";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
+import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), "skillmesh-dist-"));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-describe("npm run deploy", () => {
-  it("--dry-run bundles every Worker with wrangler and prints each bundle's size", async () => {
+/** A loopback port nobody listens on (the OS gave it out, then it was closed again). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!;
+const SKILL_WORKERS = skillDirs().map(workerNameOf);
+const GATEWAY_WORKER = workerNameOf(ROOT);
+
+describe("npm run deploy -- --dry-run", () => {
+  it("bundles every Worker with wrangler and prints each bundle's size", async () => {
     const { stdout } = await run("npm", ["run", "deploy", "--", "--dry-run", "--outdir", outdir], { cwd: ROOT, env: { ...process.env, CLOUDFLARE_API_TOKEN: "" } });
     const rows = stdout.split("\n").filter((line) => /KiB/.test(line));
-    const names = ["skillmesh-gateway", ...skillDirs().map((dir) => readFileSync(join(dir, "wrangler.toml"), "utf8").match(/^name = "(.+)"$/m)![1]!)];
-    expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual(names.sort());
+    expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual([GATEWAY_WORKER, ...SKILL_WORKERS].sort());
     for (const row of rows) {
       const [, kib, , , , file] = row.trim().split(/\s+/);
       const path = join(ROOT, file!);
@@ -26,10 +51,183 @@ describe("npm run deploy", () => {
       expect(readFileSync(path, "utf8")).toMatch(/export\s*\{[^}]*\bas default\b/);
     }
   }, 120_000);
+});
 
-  it("a real deploy without credentials stops before doing anything, saying what is missing", async () => {
-    const failed = await run("npm", ["run", "deploy"], { cwd: ROOT, env: { ...process.env, SKILLMESH_URL: "", CLOUDFLARE_API_TOKEN: "" } }).catch((e) => e);
-    expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/SKILLMESH_URL.*SKILLMESH_ADMIN_TOKEN.*CLOUDFLARE_API_TOKEN/);
+describe("npm run deploy against a stand-in of the Cloudflare API", () => {
+  let cf: CloudflareApiStandIn;
+  let mesh: Mesh;
+  const HOP_SECRET = "hop-secret-for-the-deploy-test";
+  const CALLBACK_SECRET = "callback-secret-for-the-deploy-test";
+
+  beforeAll(async () => {
+    cf = await startCloudflareApi();
+    // The gateway that receives the registrations: bound to the shipped skills under the names
+    // of wrangler.toml's [[services]], as the deployed one is, and with nothing registered.
+    mesh = await startMesh({ skills: skillDirs(), adminToken: ADMIN_TOKEN, register: false });
+  }, 120_000);
+  afterAll(async () => {
+    await mesh?.dispose();
+    await cf?.stop();
+  });
+
+  /** Runs `npm run deploy` with wrangler aimed at the stand-in; resolves with its output and exit code. */
+  async function deploy(env: Record<string, string> = {}, args: string[] = []) {
+    const deployEnv = {
+      ...process.env,
+      CLOUDFLARE_API_BASE_URL: cf.baseUrl,
+      CLOUDFLARE_API_TOKEN: "stand-in-token",
+      CLOUDFLARE_ACCOUNT_ID: cf.accountId,
+      WRANGLER_SEND_METRICS: "false",
+      SKILLMESH_URL: mesh.gatewayUrl,
+      SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
+      SKILLMESH_HOP_SECRET: HOP_SECRET,
+      SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+      UPSTASH_REDIS_REST_TOKEN: "",
+      ...env,
+    };
+    return run("npm", ["run", "deploy", "--", ...args], { cwd: ROOT, env: deployEnv }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+  }
+  const registered = async () => ((await admin(mesh.gatewayUrl, "GET", "/deployments")).json as { deployments: Array<{ id: string; endpoint: { binding?: string }; registrationId: string; role: string }> }).deployments;
+
+  it("without credentials it stops before any request, saying what is missing", async () => {
+    const result = await deploy({ CLOUDFLARE_API_TOKEN: "", SKILLMESH_ADMIN_TOKEN: "" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/needs CLOUDFLARE_API_TOKEN .* and SKILLMESH_ADMIN_TOKEN/);
+    expect(cf.requests).toEqual([]);
+  }, 60_000);
+
+  it("stops before any request to Cloudflare when a skill breaks its committed contract", async () => {
+    // Committed contracts that disagree with a real skill: modbus.decode's definition "changed" under 1.0.0.
+    mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+    const contracts = mkdtempSync(join(ROOT, ".skillmesh", "drifted-contracts-"));
+    try {
+      cpSync(join(ROOT, "contracts"), contracts, { recursive: true });
+      const file = join(contracts, "modbus.decode", "1.0.0.json");
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), description: "what callers approved" }));
+      const result = await deploy({ SKILLMESH_CONTRACTS_DIR: contracts });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("Not deploying: the contract check failed");
+      expect(result.stderr).toContain("modbus.decode 1.0.0: its definition changed under the same version");
+      expect(cf.requests).toEqual([]);
+    } finally {
+      rmSync(contracts, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("a secret that the gateway would refuse stops it before any request", async () => {
+    const result = await deploy({ SKILLMESH_HOP_SECRET: "short" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("SKILLMESH_HOP_SECRET: the hop secret needs at least 16 characters");
+    expect(cf.requests).toEqual([]);
+  }, 60_000);
+
+  it("an upload refused half-way: stops there, registers nothing, and says what was and was not done", async () => {
+    const refused = SKILL_WORKERS[1]!;
+    cf.refuse(refused);
+    const result = await deploy();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`✗ Deploy stopped while uploading ${refused}:`);
+    expect(result.stderr).toContain("was refused by the stand-in");
+    expect(result.stderr).toContain("[code: 10021]");
+    expect(result.stderr).toContain(`done:     ${SKILL_WORKERS[0]} uploaded\n`);
+    expect(result.stderr).toContain(`not done: ${[...SKILL_WORKERS.slice(1), GATEWAY_WORKER].map((w) => `${w} upload`).join(", ")}, ${SKILL_WORKERS.length} registrations`);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // a report, not a stack trace
+    expect(cf.uploads.map((u) => u.worker)).toEqual([SKILL_WORKERS[0]]);
+    expect(await registered()).toEqual([]);
+  }, 120_000);
+
+  it("the gateway unreachable after the uploads: every Worker is up, the registrations are reported not done", async () => {
+    cf.refuse(undefined);
+    const before = cf.uploads.length;
+    const nobody = `http://127.0.0.1:${await closedPort()}`;
+    const result = await deploy({ SKILLMESH_URL: nobody }, ["--register-timeout", "1"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`  cannot reach the gateway at ${nobody} (ECONNREFUSED); retrying each second for up to 1 s (--register-timeout) …`);
+    expect(result.stderr).toContain(`✗ Deploy stopped while registering ${SKILL_WORKERS[0]}: cannot reach the gateway at ${nobody} (ECONNREFUSED)\n`);
+    expect(result.stderr).toContain(`done:     ${[...SKILL_WORKERS, GATEWAY_WORKER].map((w) => `${w} uploaded`).join(", ")}\n`);
+    expect(result.stderr).toContain(`not done: ${SKILL_WORKERS.map((w) => `${w} registration`).join(", ")}\n`);
+    expect(cf.uploads.slice(before).map((u) => u.worker)).toEqual([...SKILL_WORKERS, GATEWAY_WORKER]);
+    expect(await registered()).toEqual([]);
+  }, 120_000);
+
+  it("the re-run completes: every Worker uploaded with its secrets, every skill registered by binding with its version id", async () => {
+    const before = cf.uploads.length;
+    const result = await deploy();
+    expect(result.stderr).not.toContain("✗");
+    expect(result.code).toBe(0);
+    // Progress as it goes, in order.
+    const steps = result.stdout.split("\n").filter((line) => /^\[\d+\/\d+\] uploading|^Registering|^Deployed/.test(line));
+    expect(steps).toEqual([
+      ...[...SKILL_WORKERS, GATEWAY_WORKER].map((w, i, all) => `[${i + 1}/${all.length}] uploading ${w} …`),
+      `Registering ${SKILL_WORKERS.length} skills with ${mesh.gatewayUrl} …`,
+      `Deployed: ${SKILL_WORKERS.length + 1} Workers uploaded, ${SKILL_WORKERS.length} skills registered with ${mesh.gatewayUrl}.`,
+    ]);
+    // Workers that existed are updated with a new version, not created again.
+    const uploads = cf.uploads.slice(before);
+    expect(uploads.map((u) => [u.worker, u.via])).toEqual([...SKILL_WORKERS, GATEWAY_WORKER].map((w) => [w, "version"]));
+
+    // Secrets: the gateway's and each skill's, from the deploy's environment; never printed.
+    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_SECRET: HOP_SECRET, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET });
+    for (const worker of SKILL_WORKERS) expect(cf.secretsOf(worker), worker).toEqual({ SKILLMESH_HOP_SECRET: HOP_SECRET });
+    expect(result.stdout).toContain("kept as on Cloudflare: UPSTASH_REDIS_REST_TOKEN");
+    for (const secret of [ADMIN_TOKEN, HOP_SECRET, CALLBACK_SECRET]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+
+    // The gateway's bindings as wrangler.toml declares them, and its Workflow.
+    const gateway = uploads.at(-1)!;
+    const services = Object.fromEntries(gateway.bindings.filter((b) => b.type === "service").map((b) => [b.name, b.service!]));
+    expect(services).toEqual(Object.fromEntries((unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service])));
+    expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "JOBS", type: "workflow", class_name: "JobWorkflow" }));
+    expect(cf.workflows.get("skillmesh-jobs")).toEqual({ script_name: GATEWAY_WORKER, class_name: "JobWorkflow" });
+    expect(cf.unknown).toEqual([]);
+
+    // Every skill registered by its binding, with the version id Cloudflare gave its upload.
+    const deployments = await registered();
+    const versionOf = new Map(uploads.map((u) => [u.worker, u.versionId]));
+    expect(deployments.map((d) => [d.endpoint.binding, d.registrationId]).sort()).toEqual(
+      Object.entries(services).map(([binding, worker]) => [binding, versionOf.get(worker)]).sort(),
+    );
+    // …and callable through the gateway.
+    const call = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: "<title>Deployed</title><p>ok</p>" }, id: 1 });
+    expect(call.json.result).toMatchObject({ title: "Deployed" });
+  }, 120_000);
+
+  it("a run with nothing changed keeps every role: a canary stays a canary", async () => {
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 10 } })).status).toBe(200);
+    const rolesBefore = Object.fromEntries((await registered()).map((d) => [d.id, d.role]));
+    expect(rolesBefore["text.summarize@2.0.0"]).toBe("canary");
+    const result = await deploy();
+    expect(result.code).toBe(0);
+    const after = await registered();
+    expect(Object.fromEntries(after.map((d) => [d.id, d.role]))).toEqual(rolesBefore);
+    expect(new Set(after.map((d) => d.registrationId))).toEqual(new Set(cf.uploads.slice(-SKILL_WORKERS.length - 1, -1).map((u) => u.versionId)));
+  }, 120_000);
+});
+
+describe("the GitHub Actions workflow", () => {
+  const workflow = parseYaml(readFileSync(join(ROOT, ".github/workflows/ci.yml"), "utf8")) as {
+    on: { push: { branches: string[] } };
+    jobs: Record<string, { needs?: string; if?: string; steps: Array<{ run?: string; env?: Record<string, string> }> }>;
+  };
+  const runs = (job: string) => workflow.jobs[job]!.steps.flatMap((step) => (step.run ? [step.run] : []));
+
+  it("runs the checks of .ci/run, in its order", () => {
+    const ciRun = readFileSync(join(ROOT, ".ci/run"), "utf8").split("\n").filter((line) => /^(npm|npx) /.test(line));
+    expect(ciRun).toEqual(["npm ci --no-audit --no-fund", "npm run typecheck", "npx skillmesh contracts check", "npm test"]);
+    expect(runs("check").filter((line) => /^(npm|npx) /.test(line))).toEqual(ciRun);
+  });
+
+  it("deploys from main only, after the checks, with every credential and secret the deploy reads", () => {
+    const deployJob = workflow.jobs.deploy!;
+    expect(deployJob.needs).toBe("check");
+    expect(deployJob.if).toContain("refs/heads/main");
+    const step = deployJob.steps.find((s) => s.run === "npm run deploy")!;
+    expect(Object.keys(step.env!).sort()).toEqual(
+      [...new Set(["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID", "SKILLMESH_URL", ...GATEWAY_SECRETS, ...SKILL_SECRETS])].sort(),
+    );
+    // Secrets come from the repository's secrets, never written in the file.
+    for (const name of [...GATEWAY_SECRETS, "CLOUDFLARE_API_TOKEN"]) expect(step.env![name]).toBe(`\${{ secrets.${name} }}`);
   });
 });

@@ -2,8 +2,10 @@
  * How `npm run deploy` registers a deployed skill with the gateway: by service binding when the
  * gateway's wrangler.toml binds it, else by its workers.dev URL. A skill that trusts the
  * caller-context header (`SKILLMESH_TRUST_CONTEXT = "true"`) must be private: only a service
- * binding may reach it, so it is never registered by URL.
+ * binding may reach it, so it is never registered by URL. Also which secrets the deploy
+ * provisions, and how it reads wrangler's errors.
  */
+import { SettingsSchema } from "../../src/config/index.js";
 
 export interface DeployedSkill {
   /** The Worker's name (wrangler.toml `name`). */
@@ -26,4 +28,50 @@ export function registrationEndpointOf(skill: DeployedSkill, bindingByService: R
   }
   if (!url) throw new Error(`${skill.name} deployed, but wrangler printed no workers.dev URL and the gateway has no service binding to it`);
   return { url };
+}
+
+/** The gateway's secrets `npm run deploy` provisions from its own environment (each only when set there). */
+export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_SECRET", "SKILLMESH_CALLBACK_SECRET", "UPSTASH_REDIS_REST_TOKEN"] as const;
+/** A skill's: the hop secret, so that it refuses calls the gateway did not sign. */
+export const SKILL_SECRETS = ["SKILLMESH_HOP_SECRET"] as const;
+
+export interface SecretsPlan {
+  /** Sent with the upload (wrangler's `--secrets-file`). */
+  provided: Record<string, string>;
+  /** Not set in the environment: the Worker keeps the value it has on Cloudflare, if any. */
+  kept: string[];
+}
+
+/**
+ * Which of `names` the deploy sends, from `env`, checked by the gateway's own settings rules
+ * (src/config: a hop secret of fewer than 16 characters fails here, not on the first call).
+ * @example secretsFor(GATEWAY_SECRETS, process.env) // { provided: { SKILLMESH_ADMIN_TOKEN: "…" }, kept: ["SKILLMESH_HOP_SECRET", …] }
+ */
+export function secretsFor(names: readonly (keyof typeof SettingsSchema.shape)[], env: Record<string, string | undefined>): SecretsPlan {
+  const provided: Record<string, string> = {};
+  const kept: string[] = [];
+  for (const name of names) {
+    const value = env[name];
+    if (!value) {
+      kept.push(name);
+      continue;
+    }
+    const checked = SettingsSchema.shape[name].safeParse(value);
+    if (!checked.success) throw new Error(`${name}: ${checked.error.issues[0]?.message ?? "invalid"}`);
+    provided[name] = value;
+  }
+  return { provided, kept };
+}
+
+/**
+ * The error wrangler printed (the lines of its `✘ [ERROR]` block), without colours, banner or log path.
+ * @example wranglerErrorOf(stderr) // "A request to the Cloudflare API (/accounts/…/workers/scripts/skill-a) failed. Uploaded script … [code: 10021]"
+ */
+export function wranglerErrorOf(output: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const start = plain.indexOf("[ERROR]");
+  if (start < 0) return plain.trim().split("\n").slice(-3).join(" ").trim() || "wrangler failed without a message";
+  const block = plain.slice(start + "[ERROR]".length).split(/\n\s*(?:If you think this is a bug|🪵)/)[0]!;
+  return block.split("\n").map((line) => line.trim()).filter(Boolean).join(" ");
 }

@@ -6,6 +6,8 @@
 import { basename } from "node:path";
 import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import type { z } from "zod";
+import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
 import { type Bundle, ROOT, bundleAll } from "./bundle.js";
 
@@ -134,6 +136,18 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
   }
 }
 
+/** A registration the gateway refused or never answered: `status` 0 when it could not be reached. */
+export class RegistrationError extends Error {
+  constructor(
+    what: string,
+    /** Why, without the "registering …" prefix of the message. */
+    readonly reason: string,
+    readonly status: number,
+  ) {
+    super(`registering ${what}: ${reason}`);
+  }
+}
+
 /**
  * Registers one deployment with a gateway's admin API and returns the answer.
  * @example await registerSkill("http://127.0.0.1:8787", token, { binding: "SKILL_HTML_EXTRACT" })
@@ -143,16 +157,30 @@ export async function registerSkill(
   adminToken: string,
   endpoint: { binding: string } | { url: string },
   extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest } = {},
-): Promise<{ changed: boolean; deployment: { id: string; role: string } }> {
-  const response = await fetch(`${gatewayUrl}/admin/deployments`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ endpoint, ...extra }),
-  });
-  const body = (await response.json()) as { changed: boolean; deployment: { id: string; role: string }; error?: { message: string; issues?: { changes?: string[] } } };
-  if (!response.ok) {
-    const changes = body.error?.issues?.changes?.map((change) => `\n  - ${change}`).join("") ?? "";
-    throw new Error(`registering ${JSON.stringify(endpoint)} failed: HTTP ${response.status} ${body.error?.message ?? ""}${changes}`);
+): Promise<z.output<typeof RegistrationAnswerSchema>> {
+  const what = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
+  let response: Response;
+  try {
+    response = await fetch(`${gatewayUrl}/admin/deployments`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ endpoint, ...extra }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    // undici's "fetch failed" hides the reason in its cause (an AggregateError when it tried several addresses).
+    const cause = (error as Error).cause as { code?: string; message?: string; errors?: Array<{ code?: string }> } | undefined;
+    const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
+    throw new RegistrationError(what, `cannot reach the gateway at ${gatewayUrl} (${why})`, 0);
   }
-  return body;
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const refusal = AdminErrorSchema.safeParse(body);
+    const changes = refusal.data?.error.issues as { changes?: string[] } | undefined;
+    const detail = changes?.changes?.map((change) => `\n  - ${change}`).join("") ?? "";
+    throw new RegistrationError(what, `HTTP ${response.status} ${refusal.data?.error.message ?? "(not a Skillmesh gateway's answer)"}${detail}`, response.status);
+  }
+  const answer = RegistrationAnswerSchema.safeParse(body);
+  if (!answer.success) throw new RegistrationError(what, `the answer is not a registration (is ${gatewayUrl} a Skillmesh gateway?)`, response.status);
+  return answer.data;
 }

@@ -4,7 +4,17 @@
  * them. (The registry's own shapes — deployments, routing tables — are in src/registry/model.ts.)
  */
 import { z } from "zod";
-import { GroupNameSchema, RoutingTableSchema } from "../registry/model.js";
+import { DeploymentSchema, GroupNameSchema, RoutingTableSchema } from "../registry/model.js";
+
+// ---------------------------------------------------------------------------------------------
+// Registration and errors
+// ---------------------------------------------------------------------------------------------
+
+/** `POST /admin/deployments` (the request is the registry's RegistrationSchema): the deployment as registered. */
+export const RegistrationAnswerSchema = z.object({ changed: z.boolean(), deployment: DeploymentSchema });
+
+/** Every refusal of the admin API: `{"error": {"code", "message", "issues"?}}`. */
+export const AdminErrorSchema = z.object({ error: z.object({ code: z.number(), message: z.string(), issues: z.unknown().optional() }) });
 
 // ---------------------------------------------------------------------------------------------
 // Rollouts
