@@ -26,8 +26,8 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { unstable_readConfig } from "wrangler";
 import { z } from "zod";
-import { type Bundle, ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
-import { GATEWAY_SECRETS, SKILL_SECRETS, type SecretsPlan, registrationEndpointOf, secretsFor, wranglerErrorOf } from "./mesh/deploy-plan.js";
+import { type Bundle, ROOT, bundleAll, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
+import { GATEWAY_SECRETS, SKILL_SECRETS, type SecretsPlan, registrationEndpointOf, secretsFor } from "./mesh/deploy-plan.js";
 import { contractProblems } from "./contracts.js";
 import { RegistrationError, registerSkill } from "./mesh/index.js";
 

@@ -6,13 +6,20 @@
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
- * folder, e.g. a test fixture; repeatable).
+ * folder, e.g. a test fixture; repeatable), --no-watch (no live reload).
+ *
+ * Live reload (scripts/mesh/live-reload.ts): an edit under skills/, src/ or routes/ (or a --skill
+ * folder) rebundles what changed, restarts the mesh on the same ports and restores the registry;
+ * a new skill folder is served, a removed one deregistered. A Worker that does not bundle or
+ * start is reported and the last good version keeps serving.
  */
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { skillDirs } from "./mesh/bundle.js";
-import { startMesh } from "./mesh/index.js";
+import { committedContracts } from "./contracts.js";
+import { ROOT, skillDirs } from "./mesh/bundle.js";
+import { type Mesh, startMesh } from "./mesh/index.js";
+import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({
@@ -22,6 +29,7 @@ const { values } = parseArgs({
     port: { type: "string", default: process.env.PORT ?? "8787" },
     verbose: { type: "boolean", default: false },
     skill: { type: "string", multiple: true, default: [] },
+    "no-watch": { type: "boolean", default: false },
   },
 });
 
@@ -43,7 +51,8 @@ try {
     console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}`);
   }
 
-  const dirs = [...skillDirs(), ...values.skill.map((dir) => resolve(dir))];
+  const extraDirs = values.skill.map((dir) => resolve(dir));
+  const dirs = [...skillDirs(), ...extraDirs];
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
   const gatewayVars: Record<string, string> = values.auth ? { SKILLMESH_AUTH: "required" } : {};
   const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose, gatewayVars });
@@ -63,15 +72,7 @@ try {
     const role = `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
     console.log(`  ${`${name}@${version}`.padEnd(28)} ${role.padEnd(12)} direct: ${skill.url}`);
   }
-  if (values.auth) {
-    const created = await fetch(`${url}/admin/keys`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ name: "dev", skills: ["*"], groups: ["*"] }),
-    });
-    const { key } = (await created.json()) as { key: string };
-    console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${key}`);
-  }
+  if (values.auth) console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${await createDevKey(url, adminToken)}`);
   const authHeader = values.auth ? ` -H "Authorization: Bearer $SKILLMESH_KEY"` : "";
   console.log(`
 Try it:
@@ -83,8 +84,61 @@ Admin API token (for /admin/*):
   export SKILLMESH_ADMIN_TOKEN=${adminToken}
   curl -s ${url}/admin/deployments -H "Authorization: Bearer $SKILLMESH_ADMIN_TOKEN"
 
-Ctrl-C stops the mesh.`);
+${values["no-watch"] ? "" : "Watching skills/, src/ and routes/: an edit reloads what changed. "}Ctrl-C stops the mesh.`);
+  if (!values["no-watch"]) {
+    const watched = [join(ROOT, "skills"), join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
+    const reloader = liveReload(mesh, adminToken, extraDirs, Boolean(upstash));
+    const stopWatching = watchSources(watched, (paths) => reloader.schedule(paths));
+    stops.push(async () => stopWatching());
+  }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   await shutdown(1);
+}
+
+/** A key for every skill and group, named "dev"; printed once. */
+async function createDevKey(url: string, adminToken: string): Promise<string> {
+  const created = await fetch(`${url}/admin/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ name: "dev", skills: ["*"], groups: ["*"] }),
+  });
+  return ((await created.json()) as { key: string }).key;
+}
+
+/** Runs reloads one at a time; edits made during a reload are taken by the next one. */
+function liveReload(mesh: Mesh, adminToken: string, extraDirs: string[], persistentStore: boolean) {
+  const queued = new Set<string>();
+  let chain = Promise.resolve();
+  const reload = async () => {
+    if (!queued.size) return;
+    const paths = [...queued];
+    queued.clear();
+    const started = Date.now();
+    console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: reloading …`);
+    const before = await readRegistry(mesh.gatewayUrl, adminToken);
+    let failure: Error | undefined;
+    try {
+      await mesh.reload([...skillDirs(), ...extraDirs]);
+    } catch (error) {
+      failure = error as Error;
+    }
+    // Also after a failure: a Worker that bundled but did not start had the mesh restarted twice.
+    const report = await restoreRegistry(mesh, adminToken, before, () => committedContracts());
+    if (failure) {
+      console.error(`✗ ${failure.message}\n  Still serving the last good version; save again to retry.`);
+      return;
+    }
+    const changes = report.changes.length ? `: ${report.changes.join(", ")}` : "";
+    console.log(`  ✓ reloaded in ${((Date.now() - started) / 1000).toFixed(1)} s${changes}`);
+    for (const warning of report.warnings) console.log(`  ⚠ ${warning}`);
+    // The memory store restarted empty: the printed key is gone with it (--redis keeps keys).
+    if (values.auth && !persistentStore) console.log(`  the memory store restarted: new API key\n  export SKILLMESH_KEY=${await createDevKey(mesh.gatewayUrl, adminToken)}`);
+  };
+  return {
+    schedule(paths: string[]) {
+      for (const path of paths) queued.add(path);
+      chain = chain.then(reload).catch((error: Error) => console.error(`✗ reload failed: ${error.message}`));
+    },
+  };
 }

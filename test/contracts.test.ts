@@ -19,9 +19,12 @@ const scratch = mkdtempSync(join(ROOT, ".skillmesh", "contracts-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("contracts in git", () => {
-  it("every skill of the repository matches its committed contract", async () => {
+  it("every skill of the repository with a committed contract matches it", async () => {
     expect(committedContracts().map((c) => `${c.name}@${c.version}`)).toContain("modbus.decode@1.0.0");
-    expect(await contractProblems()).toEqual([]);
+    // A skill still in the making (`skillmesh new`, no contract yet) is for .ci/run's check and
+    // `npm run deploy` to refuse, not for `npm test`: a user's first skill must not break the tests.
+    const problems = await contractProblems();
+    expect(problems.filter((problem) => !/: no contract committed for it/.test(problem))).toEqual([]);
   });
 
   it("reports a breaking change made in a skill folder without a major version", async () => {

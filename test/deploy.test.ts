@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { parse as parseYaml } from "yaml";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { writeContracts } from "../scripts/contracts.js";
 import { GATEWAY_SECRETS, SKILL_SECRETS } from "../scripts/mesh/deploy-plan.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
@@ -59,7 +60,14 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   const HOP_SECRET = "hop-secret-for-the-deploy-test";
   const CALLBACK_SECRET = "callback-secret-for-the-deploy-test";
 
+  // The contracts of the skills as they are (a skill just made with `skillmesh new` has none
+  // committed yet, and the deploy would rightly refuse it): the drift gate has its own test below.
+  mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+  const contracts = mkdtempSync(join(ROOT, ".skillmesh", "deploy-contracts-"));
+  afterAll(() => rmSync(contracts, { recursive: true, force: true }));
+
   beforeAll(async () => {
+    await writeContracts(skillDirs(), contracts);
     cf = await startCloudflareApi();
     // The gateway that receives the registrations: bound to the shipped skills under the names
     // of wrangler.toml's [[services]], as the deployed one is, and with nothing registered.
@@ -83,6 +91,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       SKILLMESH_HOP_SECRET: HOP_SECRET,
       SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
       UPSTASH_REDIS_REST_TOKEN: "",
+      SKILLMESH_CONTRACTS_DIR: contracts,
       ...env,
     };
     return run("npm", ["run", "deploy", "--", ...args], { cwd: ROOT, env: deployEnv }).then(
@@ -101,19 +110,18 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
 
   it("stops before any request to Cloudflare when a skill breaks its committed contract", async () => {
     // Committed contracts that disagree with a real skill: modbus.decode's definition "changed" under 1.0.0.
-    mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
-    const contracts = mkdtempSync(join(ROOT, ".skillmesh", "drifted-contracts-"));
+    const drifted = mkdtempSync(join(ROOT, ".skillmesh", "drifted-contracts-"));
     try {
-      cpSync(join(ROOT, "contracts"), contracts, { recursive: true });
-      const file = join(contracts, "modbus.decode", "1.0.0.json");
+      cpSync(contracts, drifted, { recursive: true });
+      const file = join(drifted, "modbus.decode", "1.0.0.json");
       writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), description: "what callers approved" }));
-      const result = await deploy({ SKILLMESH_CONTRACTS_DIR: contracts });
+      const result = await deploy({ SKILLMESH_CONTRACTS_DIR: drifted });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("Not deploying: the contract check failed");
       expect(result.stderr).toContain("modbus.decode 1.0.0: its definition changed under the same version");
       expect(cf.requests).toEqual([]);
     } finally {
-      rmSync(contracts, { recursive: true, force: true });
+      rmSync(drifted, { recursive: true, force: true });
     }
   }, 120_000);
 

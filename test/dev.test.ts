@@ -1,11 +1,18 @@
 /**
  * `npm run dev` as a user runs it: it prints the gateway URL, the README's first curl example
  * answers there, and Ctrl-C (SIGINT) stops everything. Once on the memory store, once with --redis.
+ * Then a skill author's first steps: `skillmesh new`, its tests, and a live edit under npm run dev.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
-import { ROOT } from "../scripts/mesh/bundle.js";
-import { eventually, post } from "./support/fixtures.js";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { admin, eventually, post } from "./support/fixtures.js";
+
+const run = promisify(execFile);
+const DEV_TOKEN = "dev-test-token-2026";
 
 let child: ChildProcess | undefined;
 afterEach(() => {
@@ -15,7 +22,7 @@ afterEach(() => {
 /** Starts `npm run dev -- <args>` in its own process group; resolves with the URL it prints. */
 async function startDev(args: string[]): Promise<{ url: string; output: () => string }> {
   let output = "";
-  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: "dev-test-token-2026" } });
+  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: DEV_TOKEN } });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -51,10 +58,68 @@ describe("npm run dev", () => {
     expect(output()).toMatch(/text\.summarize@2\.0\.0\s+canary 0%/);
     const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
     expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
+    // Every folder of skills/ is listed, registered, and a tool (beside the built-in skills.call).
+    const listed = [...output().matchAll(/^ {2}(\S+)@\S+\s+(?:stable|canary|degraded)/gm)].map((m) => m[1]!);
+    expect(listed).toHaveLength(skillDirs().length);
     const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
-    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["html.extract", "modbus.decode", "skills.call", "text.summarize"]);
+    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual([...new Set([...listed, "skills.call"])].sort());
     await stopDev();
     const listening = () => fetch(`${url}/healthz`).then(() => "up", () => "down");
     expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
   }, 120_000);
+});
+
+describe("a new skill, from `skillmesh new` to a live edit", () => {
+  // A scratch project beside the real one: the real skills/ must not change under the other
+  // tests. Its src/, routes/, test/, scripts/ and node_modules are the real ones (symlinks).
+  mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+  const project = mkdtempSync(join(ROOT, ".skillmesh", "new-skill-"));
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it("creates a skill that passes its own tests, is served by npm run dev, and reloads on save", async () => {
+    for (const linked of ["src", "routes", "test", "scripts", "node_modules"]) symlinkSync(join(ROOT, linked), join(project, linked));
+    for (const copied of ["wrangler.toml", "worker-configuration.d.ts", "tsconfig.json", "package.json"]) copyFileSync(join(ROOT, copied), join(project, copied));
+    mkdirSync(join(project, "skills"));
+
+    const { stdout } = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "greet", "--tags", "greeting", "--tags", "demo"], { cwd: project });
+    expect(stdout).toContain("Created greet@1.0.0 in skills/greet/:");
+    const dir = join(project, "skills", "greet");
+    expect(readdirSync(dir).sort()).toEqual(["README.md", "index.test.ts", "index.ts", "wrangler.toml"]);
+    // The same Worker settings as a shipped skill (minified, private), and the gateway binds it.
+    const settings = (toml: string) => toml.split("\n").filter((line) => /^(compatibility_\w+|minify|keep_names|upload_source_maps|workers_dev|preview_urls|SKILLMESH_TRUST_CONTEXT) =/.test(line));
+    expect(settings(readFileSync(join(dir, "wrangler.toml"), "utf8"))).toEqual(settings(readFileSync(join(ROOT, "skills/html-extract/wrangler.toml"), "utf8")));
+    expect(readFileSync(join(project, "wrangler.toml"), "utf8")).toContain('[[services]]\nbinding = "SKILL_GREET"\nservice = "skill-greet"\n');
+    expect(readFileSync(join(project, "worker-configuration.d.ts"), "utf8")).toContain("SKILL_GREET: Fetcher");
+    const again = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "greet"], { cwd: project }).catch((error) => error);
+    expect(again.stderr).toContain("skills/greet already exists");
+
+    // Its generated test passes as generated (in workerd).
+    writeFileSync(join(project, "vitest.config.ts"), 'export default { test: { include: ["skills/**/*.test.ts"] } };\n');
+    const tests = await run(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run"], { cwd: project });
+    expect(tests.stdout).toMatch(/Tests\s+.*2 passed/);
+
+    // npm run dev serves it; an edit is served without a restart, and the registry survives it.
+    const { url, output } = await startDev(["--skill", dir]);
+    const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "greet", params: { name: "Ada" }, id: 1 })).json;
+    expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
+    const tools = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "skills.discover", params: { tags: ["greeting", "demo"] }, id: 2 });
+    expect(tools.json.result.map((s: { name: string }) => s.name)).toEqual(["greet"]);
+    expect((await admin(url, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 30 } }, DEV_TOKEN)).status).toBe(200);
+
+    const source = join(dir, "index.ts");
+    writeFileSync(source, readFileSync(source, "utf8").replace("Hello, ", "Welcome, "));
+    // While workerd restarts (a second or two) the port refuses connections: poll through it.
+    const edited = await eventually(() => greet().catch(() => undefined), (answer) => answer?.result?.greeting === "Welcome, Ada!", 60_000, 250);
+    expect(edited.result).toEqual({ greeting: "Welcome, Ada!" });
+    await eventually(async () => output(), (text) => text.includes("✓ reloaded in"), 10_000, 100);
+    const summarize = await admin(url, "GET", "/skills/text.summarize", undefined, DEV_TOKEN);
+    expect(summarize.json.routes.beta).toEqual({ "1.0.0": 70, "2.0.0": 30 });
+
+    // A file that does not bundle: said clearly, and the last good version keeps answering.
+    writeFileSync(source, `${readFileSync(source, "utf8")}\nexport const broken = ;\n`);
+    await eventually(async () => output(), (text) => text.includes("Still serving the last good version"), 60_000, 250);
+    expect(output()).toMatch(/✗ wrangler could not bundle .*greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
+    expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
+    await stopDev();
+  }, 240_000);
 });

@@ -27,7 +27,9 @@ it("returns an OpenRPC 1.2.6 document of every skill that passes the meta-schema
   expect(validateOpenRPCDocument({ ...document, methods: [{ name: "x" }] })).not.toBe(true);
   expect(document.openrpc).toBe("1.2.6");
   const names = document.methods.map((m: { name: string }) => m.name);
-  expect(names).toEqual(["html.extract", "json_schema_2020_12_tool", "modbus.decode", "subtract", "sum", "text.summarize"]);
+  // One method per skill name the mesh serves (skills/ holds whatever skills the project has).
+  expect(names).toEqual([...new Set(mesh.skills.map((s) => s.manifest.name))].sort());
+  expect(names).toEqual(expect.arrayContaining(["json_schema_2020_12_tool", "subtract", "sum"]));
   const subtract = document.methods.find((m: { name: string }) => m.name === "subtract");
   expect(subtract).toMatchObject({
     paramStructure: "either",

@@ -8,7 +8,9 @@
  *   skillmesh rollback <skill> [--version <canary>] [--reason "..."]
  *   skillmesh keys create|list|update|revoke …
  *   skillmesh audit [--caller] [--skill] [--outcome] [--type] [--since] [--limit]
+ *   skillmesh new <name> [--version 1.0.0] [--tags <tag> …] [--idempotent]   (scripts/cli/new-skill.ts)
  */
+import { relative } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { z } from "zod";
 import {
@@ -24,6 +26,8 @@ import {
 } from "../../src/admin-api/index.js";
 
 const USAGE = `usage: skillmesh <command>
+  new <name> [--version <v>] [--tags <tag> …] [--idempotent]
+                                                   create skills/<name>/ (handler, test, wrangler.toml, README)
   status [skill]                                   deployments, weights per group, breakers, recent events
   canary <skill> <version> --group <g>=<pct> ...   give a canary a share per group (stable takes the rest)
   promote <skill> <version>                        make a version stable at 100% everywhere
@@ -173,6 +177,7 @@ const OPTIONS = {
   type: { type: "string" },
   since: { type: "string" },
   limit: { type: "string" },
+  idempotent: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -241,6 +246,28 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       for (const problem of problems) io.out(`✗ ${problem}`);
       if (problems.length) throw new CliError(`${problems.length} skill${problems.length === 1 ? "" : "s"} would break the contracts committed in contracts/`);
       io.out("Contracts: every skill matches its committed contract.");
+      return;
+    }
+    case "new": {
+      const { createSkill, projectRootFrom } = await import("./new-skill.js");
+      const name = need(skill, "a skill name, e.g. skillmesh new greet");
+      let created: Awaited<ReturnType<typeof createSkill>>;
+      let root: string;
+      try {
+        root = projectRootFrom(process.cwd());
+        created = await createSkill(root, { name, version: values.version, tags: values.tags, idempotent: values.idempotent });
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+      const shown = (file: string) => relative(root, file);
+      io.out(`Created ${name}@${values.version ?? "1.0.0"} in ${shown(created.dir)}/:`);
+      for (const file of created.files) io.out(`  ${shown(file)}`);
+      io.out(`The gateway binds it as ${created.binding} (wrangler.toml [[services]]: npm run deploy registers it by that binding).
+Next:
+  npm run dev                     serves it (a running npm run dev picks it up on its own)
+  curl -s http://127.0.0.1:8787/rpc -H 'content-type: application/json' -d '{"jsonrpc":"2.0","method":"${name}","params":{"name":"Ada"},"id":1}'
+  npx vitest run ${shown(created.dir)}       its tests (npm test runs them too)
+  npm run contracts               before a release: write contracts/${name}/${values.version ?? "1.0.0"}.json, and commit it`);
       return;
     }
     case "keys":

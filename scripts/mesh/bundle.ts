@@ -56,6 +56,18 @@ function siblingModulesOf(absDir: string): string[] {
 }
 
 /**
+ * A cached Worker keeps its newest bundles only. Not just the last one: a running `npm run dev`
+ * falls back to the last good bundle when a newer one fails to start.
+ */
+function pruneBundles(workerDir: string, keep = 4): void {
+  if (!existsSync(workerDir)) return;
+  const bundles = readdirSync(workerDir)
+    .map((name) => join(workerDir, name))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  for (const old of bundles.slice(keep)) rmSync(old, { recursive: true, force: true });
+}
+
+/**
  * Bundles the Worker configured in `dir/wrangler.toml` into `outdir` (or a cached folder under
  * `.skillmesh/bundles`). `src/`, `routes/`, sibling modules and the lockfile are part of the cache key.
  * @example const { scriptPath } = await bundleWorker("skills/html-extract")
@@ -63,12 +75,13 @@ function siblingModulesOf(absDir: string): string[] {
 export async function bundleWorker(dir: string, options: { outdir?: string } = {}): Promise<Bundle> {
   const absDir = resolve(ROOT, dir);
   const configPath = join(absDir, "wrangler.toml");
-  const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), absDir, ...siblingModulesOf(absDir), join(ROOT, "package-lock.json")]);
+  // The gateway (the root) is src/, routes/ and its wrangler.toml: not the whole repository.
+  const own = absDir === ROOT ? [join(ROOT, "wrangler.toml")] : [absDir, ...siblingModulesOf(absDir)];
+  const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), ...own, join(ROOT, "package-lock.json")]);
   const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), key);
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {
-    // A cached worker keeps only its newest bundle: drop the ones of older sources.
-    if (!options.outdir) rmSync(dirname(outdir), { recursive: true, force: true });
+    if (!options.outdir) pruneBundles(dirname(outdir));
     rmSync(outdir, { recursive: true, force: true });
     mkdirSync(outdir, { recursive: true });
     try {
@@ -80,7 +93,7 @@ export async function bundleWorker(dir: string, options: { outdir?: string } = {
     } catch (error) {
       rmSync(outdir, { recursive: true, force: true });
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-      throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}:\n${stdout}\n${stderr}`);
+      throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}: ${wranglerErrorOf(`${stdout}\n${stderr}`)}`);
     }
   }
   return { dir: absDir, configPath, scriptPath, bytes: statSync(scriptPath).size };
@@ -112,4 +125,17 @@ export function skillDirs(root = join(ROOT, "skills")): string[] {
     .sort()
     .map((name) => join(root, name))
     .filter((dir) => existsSync(join(dir, "wrangler.toml")));
+}
+
+/**
+ * The error wrangler printed (its `✘ [ERROR]` block), without colours, banner or log path.
+ * @example wranglerErrorOf(stderr) // "A request to the Cloudflare API (/accounts/…/workers/scripts/skill-a) failed. Uploaded script … [code: 10021]"
+ */
+export function wranglerErrorOf(output: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const start = plain.indexOf("[ERROR]");
+  if (start < 0) return plain.trim().split("\n").slice(-3).join(" ").trim() || "wrangler failed without a message";
+  const block = plain.slice(start + "[ERROR]".length).split(/\n\s*(?:If you think this is a bug|🪵)/)[0]!;
+  return block.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim()).join("\n").trim();
 }

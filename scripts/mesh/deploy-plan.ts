@@ -3,7 +3,7 @@
  * gateway's wrangler.toml binds it, else by its workers.dev URL. A skill that trusts the
  * caller-context header (`SKILLMESH_TRUST_CONTEXT = "true"`) must be private: only a service
  * binding may reach it, so it is never registered by URL. Also which secrets the deploy
- * provisions, and how it reads wrangler's errors.
+ * provisions.
  */
 import { SettingsSchema } from "../../src/config/index.js";
 
@@ -61,17 +61,4 @@ export function secretsFor(names: readonly (keyof typeof SettingsSchema.shape)[]
     provided[name] = value;
   }
   return { provided, kept };
-}
-
-/**
- * The error wrangler printed (the lines of its `✘ [ERROR]` block), without colours, banner or log path.
- * @example wranglerErrorOf(stderr) // "A request to the Cloudflare API (/accounts/…/workers/scripts/skill-a) failed. Uploaded script … [code: 10021]"
- */
-export function wranglerErrorOf(output: string): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
-  const start = plain.indexOf("[ERROR]");
-  if (start < 0) return plain.trim().split("\n").slice(-3).join(" ").trim() || "wrangler failed without a message";
-  const block = plain.slice(start + "[ERROR]".length).split(/\n\s*(?:If you think this is a bug|🪵)/)[0]!;
-  return block.split("\n").map((line) => line.trim()).filter(Boolean).join(" ");
 }

@@ -3,8 +3,8 @@
  * instance, the gateway bound to each skill by a service binding, every skill also on its own
  * loopback port for direct calls. Used by `npm run dev`, the integration tests and the benchmark.
  */
-import { basename } from "node:path";
-import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
+import { basename, dirname } from "node:path";
+import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
@@ -52,6 +52,13 @@ export interface Mesh {
   skills: MeshSkill[];
   miniflare: Miniflare;
   dispose(): Promise<void>;
+  /**
+   * Rebundles (what changed; the rest comes from the cache) and restarts the mesh with these skill
+   * folders, on the same ports. Throws, leaving the mesh as it was, when a Worker does not bundle.
+   * workerd restarts every Worker: the in-memory store starts empty (scripts/dev.ts restores
+   * the registry); nothing is registered here.
+   */
+  reload(skills: string[]): Promise<void>;
 }
 
 function isLoopback(host: string): boolean {
@@ -65,17 +72,24 @@ export function bindingNameOf(dir: string): string {
 
 function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.configPath);
-  return { ...(workerOptions as WorkerOptions), name, modules: true, scriptPath: bundle.scriptPath } as WorkerOptions;
+  // Module names relative to the bundle, not to the working directory (a test run from elsewhere).
+  return { ...(workerOptions as WorkerOptions), name, modules: true, scriptPath: bundle.scriptPath, modulesRoot: dirname(bundle.scriptPath) } as WorkerOptions;
 }
 
-/**
- * Bundles (cached) and starts the mesh; registers the skills unless told not to.
- * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
- */
-export async function startMesh(options: MeshOptions): Promise<Mesh> {
-  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills]);
-  const skills = skillBundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+interface MeshWorker {
+  bundle: Bundle;
+  workerName: string;
+  binding: string;
+}
 
+/** Fixed ports for a restart: the gateway's and each skill's (by Worker name) as they are now. */
+interface Ports {
+  gateway: number;
+  skills: Map<string, number>;
+}
+
+/** The Miniflare options of the whole mesh: the gateway bound to each skill, every Worker on its own socket. */
+function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills: MeshWorker[], ports?: Ports): MiniflareOptions {
   const host = options.host ?? "127.0.0.1";
   const gatewayVars: Record<string, string> = {
     SKILLMESH_ADMIN_TOKEN: options.adminToken,
@@ -90,8 +104,8 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       : { SKILLMESH_STORE: "memory" }),
     ...options.gatewayVars,
   };
-  const gateway = workerOptionsOf(gatewayBundle!, "gateway");
-  const miniflare = new Miniflare({
+  const gateway = workerOptionsOf(gatewayBundle, "gateway");
+  return {
     // Every Worker gets its own socket (unsafeDirectSockets), the gateway on `port`: Miniflare's
     // own entry Worker would add a hop production does not have (it halves the gateway's
     // throughput in `npm run bench`), so its port is left to chance and unused.
@@ -107,29 +121,70 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         bindings: { ...(gateway.bindings ?? {}), ...gatewayVars },
         // The mesh's own skills only: the [[services]] of wrangler.toml name Workers deployed to Cloudflare.
         serviceBindings: Object.fromEntries(skills.map((s) => [s.binding, s.workerName])),
-        unsafeDirectSockets: [{ host, port: options.port ?? 0 }],
+        unsafeDirectSockets: [{ host, port: ports?.gateway ?? options.port ?? 0 }],
       } as WorkerOptions,
-      ...skills.map(
-        (s) => {
-          const worker = workerOptionsOf(s.bundle, s.workerName);
-          return { ...worker, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] } as WorkerOptions;
-        },
-      ),
+      ...skills.map((s) => {
+        const worker = workerOptionsOf(s.bundle, s.workerName);
+        const port = ports?.skills.get(s.workerName) ?? 0;
+        return { ...worker, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port }] } as WorkerOptions;
+      }),
     ],
-  });
+  } as MiniflareOptions;
+}
+
+/** Each skill's direct URL and manifest, read from the running mesh. */
+async function meshSkillsOf(miniflare: Miniflare, skills: MeshWorker[]): Promise<MeshSkill[]> {
+  const meshSkills: MeshSkill[] = [];
+  for (const s of skills) {
+    const url = (await miniflare.unsafeGetDirectURL(s.workerName)).toString().replace(/\/$/, "");
+    const manifest = (await (await fetch(`${url}/manifest`)).json()) as SkillManifest;
+    meshSkills.push({ dir: s.bundle.dir, workerName: s.workerName, binding: s.binding, url, manifest });
+  }
+  return meshSkills;
+}
+
+const meshWorkersOf = (bundles: Bundle[]): MeshWorker[] =>
+  bundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+
+/**
+ * Bundles (cached) and starts the mesh; registers the skills unless told not to.
+ * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
+ */
+export async function startMesh(options: MeshOptions): Promise<Mesh> {
+  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills]);
+  const skills = meshWorkersOf(skillBundles);
+  let running = { gateway: gatewayBundle!, skills };
+  const miniflare = new Miniflare(miniflareOptionsOf(options, gatewayBundle!, skills));
   try {
     await miniflare.ready;
     const gatewayUrl = (await miniflare.unsafeGetDirectURL("gateway")).toString().replace(/\/$/, "");
-    const meshSkills: MeshSkill[] = [];
-    for (const s of skills) {
-      const url = (await miniflare.unsafeGetDirectURL(s.workerName)).toString().replace(/\/$/, "");
-      const manifest = (await (await fetch(`${url}/manifest`)).json()) as SkillManifest;
-      meshSkills.push({ dir: s.bundle.dir, workerName: s.workerName, binding: s.binding, url, manifest });
-    }
+    const mesh: Mesh = {
+      gatewayUrl,
+      skills: await meshSkillsOf(miniflare, skills),
+      miniflare,
+      dispose: () => miniflare.dispose(),
+      reload: async (dirs) => {
+        // Bundle first: a bundling error throws here and the running mesh is left as it was.
+        const [nextGateway, ...nextBundles] = await bundleAll([options.gateway ?? ROOT, ...dirs]);
+        const next = meshWorkersOf(nextBundles);
+        // Same ports after the restart: the gateway's URL and every skill's direct URL stay valid.
+        const ports: Ports = { gateway: Number(new URL(gatewayUrl).port), skills: new Map(mesh.skills.map((s) => [s.workerName, Number(new URL(s.url).port)])) };
+        try {
+          await miniflare.setOptions(miniflareOptionsOf(options, nextGateway!, next, ports));
+          mesh.skills = await meshSkillsOf(miniflare, next);
+          running = { gateway: nextGateway!, skills: next };
+        } catch (error) {
+          // It bundled but does not start (or serve its manifest): back to the last good Workers.
+          await miniflare.setOptions(miniflareOptionsOf(options, running.gateway, running.skills, ports));
+          mesh.skills = await meshSkillsOf(miniflare, running.skills);
+          throw error;
+        }
+      },
+    };
     if (options.register ?? true) {
-      for (const skill of meshSkills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding });
+      for (const skill of mesh.skills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding });
     }
-    return { gatewayUrl, skills: meshSkills, miniflare, dispose: () => miniflare.dispose() };
+    return mesh;
   } catch (error) {
     await miniflare.dispose();
     throw error;
@@ -156,7 +211,7 @@ export async function registerSkill(
   gatewayUrl: string,
   adminToken: string,
   endpoint: { binding: string } | { url: string },
-  extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest } = {},
+  extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest; force?: boolean } = {},
 ): Promise<z.output<typeof RegistrationAnswerSchema>> {
   const what = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
   let response: Response;

@@ -1,0 +1,184 @@
+/**
+ * Live reload for `npm run dev`: watches the sources, rebundles what changed and restarts the
+ * mesh on the same ports (Mesh.reload), then puts the registry back as it was — every
+ * deployment re-registered (a skill whose definition changed with its new one, a removed folder
+ * left out), every routing table re-applied — so canary weights and registrations made by hand
+ * survive an edit even on the in-memory store, which a workerd restart empties. A Worker that
+ * does not bundle is reported and the last good mesh keeps serving.
+ */
+import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
+import { z } from "zod";
+import { checkContracts } from "../../src/contracts/index.js";
+import { type Deployment, DeploymentSchema, RoutingTableSchema } from "../../src/registry/model.js";
+import { ROOT } from "./bundle.js";
+import { type Mesh, RegistrationError, registerSkill } from "./index.js";
+
+/** One page of `GET /admin/deployments`, the parts a reload keeps. */
+const RegistryPageSchema = z.object({
+  deployments: z.array(DeploymentSchema),
+  routes: z.record(z.string(), RoutingTableSchema),
+  nextCursor: z.string().optional(),
+});
+export type RegistryView = Pick<z.output<typeof RegistryPageSchema>, "deployments" | "routes">;
+
+/** Calls the admin API; throws with its message on anything but 2xx. */
+async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${gatewayUrl}/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${(answer as { error?: { message?: string } })?.error?.message ?? ""}`);
+  return answer;
+}
+
+/**
+ * Every deployment and routing table of a gateway, following the admin API's pages.
+ * @example const before = await readRegistry(mesh.gatewayUrl, token)
+ */
+export async function readRegistry(gatewayUrl: string, adminToken: string): Promise<RegistryView> {
+  const view: RegistryView = { deployments: [], routes: {} };
+  let cursor: string | undefined;
+  do {
+    const page = RegistryPageSchema.parse(await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`));
+    view.deployments.push(...page.deployments);
+    Object.assign(view.routes, page.routes);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return view;
+}
+
+export interface RestoreReport {
+  /** `greet@1.0.0 (new)`, `greet@1.0.0 (definition changed)`, `old@1.0.0 (removed)`. */
+  changes: string[];
+  /** Warnings a deployed gateway or the contract check would turn into refusals. */
+  warnings: string[];
+}
+
+/**
+ * Puts `before` back on the mesh's gateway after a reload: the mesh's skills registered by
+ * binding with their current manifests, deployments registered by URL as they were, routing
+ * tables re-applied for the versions still there, removed skills deregistered.
+ */
+export async function restoreRegistry(mesh: Mesh, adminToken: string, before: RegistryView, committed: () => Parameters<typeof checkContracts>[1]): Promise<RestoreReport> {
+  const report: RestoreReport = { changes: [], warnings: [] };
+  const previous = new Map(before.deployments.map((d) => [d.id, d]));
+  const served = new Set<string>();
+  // The version that was stable registers first, so that it is the stable one again (the first
+  // version of a name to register is; later ones join as canaries at 0%).
+  const wasStable = (skill: Mesh["skills"][number]) => previous.get(`${skill.manifest.name}@${skill.manifest.version}`)?.role === "stable";
+  const ordered = [...mesh.skills].sort((a, b) => Number(wasStable(b)) - Number(wasStable(a)));
+  for (const skill of ordered) {
+    const { name, version } = skill.manifest;
+    const id = `${name}@${version}`;
+    served.add(id);
+    const old = previous.get(id);
+    const endpoint = { binding: skill.binding };
+    let answer: Awaited<ReturnType<typeof registerSkill>>;
+    try {
+      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, old && "binding" in old.endpoint ? { registrationId: old.registrationId } : {});
+    } catch (error) {
+      if (!(error instanceof RegistrationError) || error.status !== 409) throw error;
+      // The store kept the old definition (--redis): in development the edit wins, with a warning.
+      report.warnings.push(`${id}: its definition changed under the same version (a deployed gateway refuses that: bump the version). ${error.reason}`);
+      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, { force: true });
+    }
+    const changed = !old ? "new" : old.contractHash !== answer.deployment.contractHash ? "definition changed" : undefined;
+    if (changed) {
+      report.changes.push(`${id} (${changed})`);
+      for (const problem of checkContracts([skill.manifest], committed().filter((c) => c.name === name))) {
+        if (!/no contract committed/.test(problem)) report.warnings.push(problem);
+      }
+    }
+  }
+  const bindings = new Set(mesh.skills.map((s) => s.binding));
+  for (const old of before.deployments) {
+    if (served.has(old.id)) continue;
+    if ("binding" in old.endpoint && !bindings.has(old.endpoint.binding)) {
+      await adminCall(mesh.gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(old.id)}`).catch(() => undefined); // gone already on the memory store
+      report.changes.push(`${old.id} (removed)`);
+    } else if ("url" in old.endpoint) {
+      await reregister(mesh.gatewayUrl, adminToken, old);
+    }
+  }
+  const { deployments } = await readRegistry(mesh.gatewayUrl, adminToken);
+  const versions = new Map<string, Set<string>>();
+  for (const d of deployments) versions.set(d.name, (versions.get(d.name) ?? new Set()).add(d.version));
+  for (const [name, table] of Object.entries(before.routes)) {
+    const kept = Object.fromEntries(
+      Object.entries(table).map(([group, weights]) => [group, Object.fromEntries(Object.entries(weights).filter(([version]) => versions.get(name)?.has(version)))]),
+    );
+    const nonEmpty = Object.fromEntries(Object.entries(kept).filter(([, weights]) => Object.keys(weights).length));
+    if (!Object.keys(nonEmpty).length) continue;
+    await adminCall(mesh.gatewayUrl, adminToken, "PUT", `/skills/${encodeURIComponent(name)}/routes`, { routes: nonEmpty }).catch((error: Error) => {
+      report.warnings.push(`${name}: its routing table could not be restored (${error.message})`);
+    });
+  }
+  return report;
+}
+
+/** A deployment registered by URL, registered again as it was (its manifest, id and TTL). */
+async function reregister(gatewayUrl: string, adminToken: string, deployment: Deployment): Promise<void> {
+  const extra = { manifest: deployment.manifest, registrationId: deployment.registrationId, ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}) };
+  await registerSkill(gatewayUrl, adminToken, deployment.endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
+}
+
+/** Files whose change does not change a bundle: tests, docs, editor droppings. */
+const IGNORED = /(\.test\.ts|\.md|~|\.swp|\.tmp)$|(^|[/\\])(\.|node_modules[/\\])/;
+
+/**
+ * Calls `onChange` with the changed paths (relative to the repository) once edits settle.
+ * Watches each directory itself (not `recursive`: Node's recursive watcher on Linux loses a file
+ * that an editor or `sed -i` replaces), adding directories as they appear.
+ * @example const stop = watchSources([join(ROOT, "skills"), join(ROOT, "src")], (paths) => reload(paths))
+ */
+export function watchSources(dirs: string[], onChange: (paths: string[]) => void, settleMs = 200): () => void {
+  const pending = new Set<string>();
+  const watchers = new Map<string, FSWatcher>();
+  let timer: NodeJS.Timeout | undefined;
+  const changed = (path: string) => {
+    pending.add(relative(ROOT, path).split(sep).join("/"));
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      // Files that exist first: an editor's or sed's temporary files come and go.
+      const paths = [...pending].sort((a, b) => Number(existsSync(join(ROOT, b))) - Number(existsSync(join(ROOT, a))));
+      pending.clear();
+      onChange(paths);
+    }, settleMs);
+  };
+  const watchTree = (dir: string) => {
+    if (watchers.has(dir) || IGNORED.test(basename(dir))) return;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dir, (_event, file) => {
+        if (!file || IGNORED.test(file.toString())) return;
+        const path = join(dir, file.toString());
+        if (isDirectory(path)) watchTree(path);
+        changed(path);
+      });
+    } catch {
+      return; // gone already
+    }
+    watcher.on("error", () => {
+      watcher.close();
+      watchers.delete(dir);
+    });
+    watchers.set(dir, watcher);
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) watchTree(join(dir, entry.name));
+  };
+  for (const dir of dirs) watchTree(dir);
+  return () => {
+    clearTimeout(timer);
+    for (const watcher of watchers.values()) watcher.close();
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
