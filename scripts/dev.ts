@@ -2,7 +2,8 @@
  * `npm run dev` — the whole mesh locally in workerd: the gateway and every folder of skills/,
  * registered with the gateway, on http://127.0.0.1:8787 (the embedded memory store).
  * `npm run dev -- --redis` — the same on a real redis-server (started here) through the local
- * Upstash REST endpoint, with the `upstash` driver.
+ * Upstash REST endpoint, with the `upstash` driver. With UPSTASH_REDIS_REST_URL and
+ * UPSTASH_REDIS_REST_TOKEN in the environment (and no --redis), on that Redis.
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
@@ -14,6 +15,7 @@
  * start is reported and the last good version keeps serving.
  */
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { committedContracts } from "./contracts.js";
@@ -43,23 +45,37 @@ process.on("SIGTERM", () => void shutdown(0));
 
 try {
   const adminToken = process.env.SKILLMESH_ADMIN_TOKEN || `dev-${randomBytes(12).toString("hex")}`;
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port ${values.port}: a port number (0 = any free port)`);
+  // workerd's own error for a busy port is a long native stack trace: say it first, plainly.
+  if (port !== 0 && (await portInUse("127.0.0.1", port))) {
+    throw new Error(`Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1} (0 = any free port).`);
+  }
   let upstash: { url: string; token: string } | undefined;
+  let store = "memory";
+  const { UPSTASH_REDIS_REST_URL: envUrl, UPSTASH_REDIS_REST_TOKEN: envToken } = process.env;
   if (values.redis) {
     const local = await startLocalUpstash(); // says how to install redis-server when it is missing
     stops.push(() => local.stop());
     upstash = { url: local.url, token: local.token };
-    console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}`);
+    store = "upstash → a local redis-server";
+    console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}${envUrl ? " (--redis: UPSTASH_REDIS_REST_URL of the environment is not used)" : ""}`);
+  } else if (envUrl || envToken) {
+    // The environment names a Redis (Upstash or any endpoint of its REST protocol): use it.
+    if (!envUrl || !envToken) throw new Error("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set both to use that Redis, or neither for the memory store");
+    upstash = { url: envUrl, token: envToken };
+    store = `upstash → ${envUrl} (UPSTASH_REDIS_REST_URL)`;
   }
 
   const extraDirs = values.skill.map((dir) => resolve(dir));
   const dirs = [...skillDirs(), ...extraDirs];
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
-  const gatewayVars: Record<string, string> = values.auth ? { SKILLMESH_AUTH: "required" } : {};
-  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port: Number(values.port), verbose: values.verbose, gatewayVars });
+  const gatewayVars: Record<string, string> = { ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}), ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}) };
+  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port, verbose: values.verbose, gatewayVars });
   stops.push(() => mesh.dispose());
 
   const url = mesh.gatewayUrl;
-  console.log(`\nSkillmesh gateway: ${url}   (store: ${upstash ? "upstash → redis-server" : "memory"}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
+  console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
   const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
     deployments: Array<{ id: string; name: string; version: string; role: string }>;
@@ -94,6 +110,15 @@ ${values["no-watch"] ? "" : "Watching skills/, src/ and routes/: an edit reloads
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   await shutdown(1);
+}
+
+/** Whether something already listens on host:port. */
+function portInUse(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "EADDRINUSE"));
+    probe.listen(port, host, () => probe.close(() => resolve(false)));
+  });
 }
 
 /** A key for every skill and group, named "dev"; printed once. */

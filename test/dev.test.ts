@@ -5,10 +5,12 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
 import { admin, eventually, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
@@ -16,13 +18,18 @@ const DEV_TOKEN = "dev-test-token-2026";
 
 let child: ChildProcess | undefined;
 afterEach(() => {
-  if (child && child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+  // The group may be gone already (its exit not yet seen here): nothing left to kill then.
+  if (child && child.exitCode === null) {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {}
+  }
 });
 
 /** Starts `npm run dev -- <args>` in its own process group; resolves with the URL it prints. */
-async function startDev(args: string[]): Promise<{ url: string; output: () => string }> {
+async function startDev(args: string[], env: Record<string, string> = {}): Promise<{ url: string; output: () => string }> {
   let output = "";
-  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: DEV_TOKEN } });
+  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: DEV_TOKEN, ...env } });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -66,6 +73,38 @@ describe("npm run dev", () => {
     await stopDev();
     const listening = () => fetch(`${url}/healthz`).then(() => "up", () => "down");
     expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
+  }, 120_000);
+});
+
+describe("npm run dev says what is wrong, and reads what it is given", () => {
+  it("a busy port: one plain sentence with the fix, not workerd's stack trace", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const failed = await run("npm", ["run", "dev", "--", "--port", String(port)], { cwd: ROOT }).catch((error) => error);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1}`);
+      expect(`${failed.stdout}${failed.stderr}`).not.toMatch(/kj::Exception|stack:/);
+    } finally {
+      busy.close();
+    }
+  }, 60_000);
+
+  it("UPSTASH_REDIS_REST_URL and _TOKEN in its environment: the mesh runs on that Redis", async () => {
+    const redis = await startLocalUpstash();
+    try {
+      const { url, output } = await startDev(["--no-watch"], { UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: redis.token });
+      expect(output()).toContain(`store: upstash → ${redis.url} (UPSTASH_REDIS_REST_URL)`);
+      const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+      expect(answer.json.result).toMatchObject({ slave: 17 });
+      expect((await redis.client.keys("*")).length).toBeGreaterThan(0); // the registry lives there
+      await stopDev();
+      const half = await run("npm", ["run", "dev", "--", "--port", "0"], { cwd: ROOT, env: { ...process.env, UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: "" } }).catch((error) => error);
+      expect(half.stderr).toContain("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together");
+    } finally {
+      await redis.stop();
+    }
   }, 120_000);
 });
 

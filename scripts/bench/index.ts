@@ -108,6 +108,7 @@ try {
   const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
   const bareDir = join(ROOT, "scripts/bench/bare-hop");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
+  console.log("Bundling (cached after the first run) and starting the mesh …");
   const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
   for (const skill of mesh.skills) if (skill.dir !== bareDir && skill.dir !== cfMcpDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
@@ -147,10 +148,12 @@ try {
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
+  console.log(`  warming every side …`);
   for (const side of sides) await load(side, 500, empty(), CONCURRENCY); // warm every isolate and cache
 
   const samples = new Map(sides.map((side) => [side.name, empty()]));
   for (let segment = 0; segment < SEGMENTS; segment++) {
+    console.log(`  segment ${segment + 1}/${SEGMENTS}: every side for ${(SECONDS / SEGMENTS).toFixed(1)} s …`);
     for (const side of segment % 2 ? [...sides].reverse() : sides) {
       const before = client ? await redisCommands(client) : 0;
       await load(side, (SECONDS * 1000) / SEGMENTS, samples.get(side.name)!, CONCURRENCY);
@@ -164,6 +167,7 @@ try {
   // Last and alone: every submit leaves a Workflow run behind, which would load the other sides.
   const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }) };
   const jobSample = empty();
+  console.log("  job-submit, last and alone …");
   await load(jobSide, (SECONDS * 1000) / SEGMENTS, jobSample, CONCURRENCY);
   sides.push(jobSide);
   samples.set(jobSide.name, jobSample);

@@ -179,6 +179,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const subtractDir = join(ROOT, "test/fixtures/skills/subtract");
     const meshes: Mesh[] = [];
     const inspectors: Array<Inspector | undefined> = [];
+    console.log("Starting two meshes (a small and a large registry) …");
     for (const [i, prefix] of ["small:", "large:"].entries()) {
       const mesh = await startMesh({ skills: [subtractDir], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
       stops.push(() => mesh.dispose());
@@ -214,6 +215,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     }
     const burstMs = await timed(() => Promise.all(Array.from({ length: 100 }, () => register(largeMesh))));
 
+    console.log("Measuring calls on both registries, then registry changes …");
     const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }), headers: () => ({}) }));
     for (const side of sides) await load(side, 2_000, empty(), CONCURRENCY); // warm the JIT and the connections
     const samples = sides.map(() => empty());

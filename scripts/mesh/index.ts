@@ -111,7 +111,8 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
     // throughput in `npm run bench`), so its port is left to chance and unused.
     host: "127.0.0.1",
     port: 0,
-    log: options.verbose ? new Log(LogLevel.INFO) : new Log(LogLevel.NONE),
+    // WARN, not INFO: INFO adds a "Ready on" line for Miniflare's unused entry port, not the gateway's.
+    log: options.verbose ? new Log(LogLevel.WARN) : new Log(LogLevel.NONE),
     cf: false, // no network here: do not fetch the `Request.cf` placeholder
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     ...(options.onLog ? { handleStructuredLogs: ({ level, message }: { level: string; message: string }) => void options.onLog!({ level, message }) } : {}),

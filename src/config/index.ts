@@ -51,6 +51,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
   SKILLMESH_HOP_SECRET: z.string().min(16, "the hop secret needs at least 16 characters").optional(),
   SKILLMESH_CALLBACK_SECRET: z.string().min(16, "the callback secret needs at least 16 characters").optional(),
+  SKILLMESH_LOG_CALLS: flag.default(false),
 });
 
 /** What the gateway runs with. */
@@ -72,6 +73,8 @@ export interface GatewayConfig {
   hopSecret?: string;
   /** Signs the POSTs of async jobs' results to their callback URLs (`X-Callback-Url`). */
   callbackSecret?: string;
+  /** One log line per call (method, deployment, outcome, ms): `npm run dev -- --verbose`. */
+  logCalls: boolean;
 }
 
 export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
@@ -123,6 +126,7 @@ function parse(env: object): ConfigResult {
       jobTtlMs: s.SKILLMESH_JOB_TTL_MS,
       hopSecret: s.SKILLMESH_HOP_SECRET,
       callbackSecret: s.SKILLMESH_CALLBACK_SECRET,
+      logCalls: s.SKILLMESH_LOG_CALLS,
     },
   };
 }

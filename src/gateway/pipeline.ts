@@ -92,6 +92,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
     throw error;
   } finally {
     const { answer, hidden } = seen;
+    if (runtime.config.logCalls) console.log(`[call] ${request.method} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`);
     runtime.audit.record(
       {
         type: "call",
