@@ -110,7 +110,8 @@ describe("npm run dev says what is wrong, and reads what it is given", () => {
 
 describe("a new skill, from `skillmesh new` to a live edit", () => {
   // A scratch project beside the real one: the real skills/ must not change under the other
-  // tests. Its src/, routes/, test/, scripts/ and node_modules are the real ones (symlinks).
+  // tests (and a user's own skill may be called greet: this one is scratch.greet). Its src/,
+  // routes/, test/, scripts/ and node_modules are the real ones (symlinks).
   mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
   const project = mkdtempSync(join(ROOT, ".skillmesh", "new-skill-"));
   afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -120,17 +121,17 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     for (const copied of ["wrangler.toml", "worker-configuration.d.ts", "tsconfig.json", "package.json"]) copyFileSync(join(ROOT, copied), join(project, copied));
     mkdirSync(join(project, "skills"));
 
-    const { stdout } = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "greet", "--tags", "greeting", "--tags", "demo"], { cwd: project });
-    expect(stdout).toContain("Created greet@1.0.0 in skills/greet/:");
-    const dir = join(project, "skills", "greet");
+    const { stdout } = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.greet", "--tags", "greeting", "--tags", "demo"], { cwd: project });
+    expect(stdout).toContain("Created scratch.greet@1.0.0 in skills/scratch-greet/:");
+    const dir = join(project, "skills", "scratch-greet");
     expect(readdirSync(dir).sort()).toEqual(["README.md", "index.test.ts", "index.ts", "wrangler.toml"]);
     // The same Worker settings as a shipped skill (minified, private), and the gateway binds it.
     const settings = (toml: string) => toml.split("\n").filter((line) => /^(compatibility_\w+|minify|keep_names|upload_source_maps|workers_dev|preview_urls|SKILLMESH_TRUST_CONTEXT) =/.test(line));
     expect(settings(readFileSync(join(dir, "wrangler.toml"), "utf8"))).toEqual(settings(readFileSync(join(ROOT, "skills/html-extract/wrangler.toml"), "utf8")));
-    expect(readFileSync(join(project, "wrangler.toml"), "utf8")).toContain('[[services]]\nbinding = "SKILL_GREET"\nservice = "skill-greet"\n');
-    expect(readFileSync(join(project, "worker-configuration.d.ts"), "utf8")).toContain("SKILL_GREET: Fetcher");
-    const again = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "greet"], { cwd: project }).catch((error) => error);
-    expect(again.stderr).toContain("skills/greet already exists");
+    expect(readFileSync(join(project, "wrangler.toml"), "utf8")).toContain('[[services]]\nbinding = "SKILL_SCRATCH_GREET"\nservice = "skill-scratch-greet"\n');
+    expect(readFileSync(join(project, "worker-configuration.d.ts"), "utf8")).toContain("SKILL_SCRATCH_GREET: Fetcher");
+    const again = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.greet"], { cwd: project }).catch((error) => error);
+    expect(again.stderr).toContain("skills/scratch-greet already exists");
 
     // Its generated test passes as generated (in workerd).
     writeFileSync(join(project, "vitest.config.ts"), 'export default { test: { include: ["skills/**/*.test.ts"] } };\n');
@@ -139,10 +140,10 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
 
     // npm run dev serves it; an edit is served without a restart, and the registry survives it.
     const { url, output } = await startDev(["--skill", dir]);
-    const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "greet", params: { name: "Ada" }, id: 1 })).json;
+    const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.greet", params: { name: "Ada" }, id: 1 })).json;
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
     const tools = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "skills.discover", params: { tags: ["greeting", "demo"] }, id: 2 });
-    expect(tools.json.result.map((s: { name: string }) => s.name)).toEqual(["greet"]);
+    expect(tools.json.result.map((s: { name: string }) => s.name)).toEqual(["scratch.greet"]);
     expect((await admin(url, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 30 } }, DEV_TOKEN)).status).toBe(200);
 
     const source = join(dir, "index.ts");
@@ -157,7 +158,7 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     // A file that does not bundle: said clearly, and the last good version keeps answering.
     writeFileSync(source, `${readFileSync(source, "utf8")}\nexport const broken = ;\n`);
     await eventually(async () => output(), (text) => text.includes("Still serving the last good version"), 60_000, 250);
-    expect(output()).toMatch(/✗ wrangler could not bundle .*greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
+    expect(output()).toMatch(/✗ wrangler could not bundle .*scratch-greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
     expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
     await stopDev();
   }, 240_000);

@@ -242,6 +242,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
     case "contracts": {
       if (skill !== "check") throw new CliError(`contracts takes check (npm run contracts writes them)\n${USAGE}`);
       const { contractProblems } = await import("../contracts.js"); // starts the skills' bundles: only for this command
+      io.out("Checking every skill against contracts/ (bundled with wrangler, started in workerd) …");
       const problems = await contractProblems();
       for (const problem of problems) io.out(`✗ ${problem}`);
       if (problems.length) throw new CliError(`${problems.length} skill${problems.length === 1 ? "" : "s"} would break the contracts committed in contracts/`);
