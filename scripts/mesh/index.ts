@@ -144,8 +144,17 @@ async function meshSkillsOf(miniflare: Miniflare, skills: MeshWorker[]): Promise
   return meshSkills;
 }
 
-const meshWorkersOf = (bundles: Bundle[]): MeshWorker[] =>
-  bundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+/** The skills' Worker names and bindings, from their folder names (which must differ). */
+function meshWorkersOf(bundles: Bundle[]): MeshWorker[] {
+  const workers = bundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+  const seen = new Map<string, string>();
+  for (const { bundle, binding } of workers) {
+    const other = seen.get(binding);
+    if (other) throw new Error(`${other} and ${bundle.dir} would both be bound as ${binding}: give one folder another name`);
+    seen.set(binding, bundle.dir);
+  }
+  return workers;
+}
 
 /**
  * Bundles (cached) and starts the mesh; registers the skills unless told not to.
