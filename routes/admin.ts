@@ -9,6 +9,7 @@ import { z } from "zod";
 import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
+import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
@@ -20,6 +21,8 @@ import {
   KeyUpdateRequestSchema,
   PromoteRequestSchema,
   RollbackRequestSchema,
+  RolloutCommandSchema,
+  RolloutRequestSchema,
   RoutesRequestSchema,
 } from "../src/admin-api/index.js";
 import { adminOf } from "../src/auth/admin.js";
@@ -84,8 +87,9 @@ adminRoutes.get("/deployments", async (c) => {
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
   const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
-  const observed = await observedOf(metrics, deployments);
-  return c.json({ revision: rev, deployments, routes, breakers, observed, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) });
+  const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), gatewayRuntime(c.env).rollouts.list()]);
+  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => deployments.some((d) => d.name === skill)));
+  return c.json({ revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) });
 });
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
@@ -154,14 +158,47 @@ adminRoutes.get("/skills/:name", async (c) => {
   const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
   const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  const observed = await observedOf(metrics, deployments);
-  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill) });
+  const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), gatewayRuntime(c.env).rollouts.list()]);
+  const rollout = own(rollouts, skill);
+  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) });
 });
 
 adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
 adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(PromoteRequestSchema, (doc, skill, body, now) => promote(doc, skill, body.version, { now, by: "admin" })));
 adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackRequestSchema, (doc, skill, body, now) => rollback(doc, skill, { now, by: "admin", version: body.version, reason: body.reason })));
 adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesRequestSchema, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
+
+// ---------------------------------------------------------------------------------------------
+// Progressive delivery: a canary raised step by step while healthy (src/delivery)
+// ---------------------------------------------------------------------------------------------
+
+/** Runs a rollout operation; a refusal is answered with its status and reason. */
+async function rolloutOperation(c: Context<{ Bindings: GatewayEnv }>, operation: (rollouts: Rollouts) => Promise<Rollout>): Promise<Response> {
+  const { rollouts, snapshot } = gatewayRuntime(c.env);
+  try {
+    const rollout = await operation(rollouts);
+    snapshot.invalidate();
+    return c.json({ rollout });
+  } catch (error) {
+    if (error instanceof RolloutError) return adminError(c, error.status, error.message);
+    throw error;
+  }
+}
+
+/** Starts one: `{version, steps, every, maxErrorRate, maxP95Ratio?, minCalls?, groups?}`. */
+adminRoutes.post("/skills/:name/rollout", jsonBodyGuard(), async (c) => {
+  const body = RolloutRequestSchema.safeParse(await c.req.json().catch(() => undefined));
+  if (!body.success) return adminError(c, 400, "Invalid rollout", describeIssues(body.error));
+  return rolloutOperation(c, (rollouts) => rollouts.start(c.req.param("name"), body.data, "admin", Date.now()));
+});
+
+/** Pauses, resumes or aborts (rolls back) the skill's rollout. */
+adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyGuard(), async (c) => {
+  const body = RolloutCommandSchema.safeParse(await c.req.json().catch(() => ({})));
+  if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
+  const command = c.req.param("command") as "pause" | "resume" | "abort";
+  return rolloutOperation(c, (rollouts) => rollouts.command(c.req.param("name"), command, "admin", Date.now(), body.data.reason));
+});
 
 // ---------------------------------------------------------------------------------------------
 // API keys: issued, listed, edited and revoked here (src/keys); the secret is shown only once

@@ -7,7 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import { browserGuard } from "../src/browser/index.js";
 import { configOf } from "../src/config/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { ErrorCode, failure } from "../src/jsonrpc/index.js";
+import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
@@ -44,6 +44,18 @@ gateway.onError((error, c) => {
   return c.json(failure(null, ErrorCode.InternalError), 500);
 });
 
-export default gateway;
+/**
+ * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
+ * and moves it on, or back (src/delivery).
+ */
+async function scheduled(_controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
+  const tick = async () => {
+    const verdicts = await gatewayRuntime(env).rollouts.tick(Date.now());
+    for (const [skill, verdict] of Object.entries(verdicts)) if (verdict.type !== "hold") console.log(`[rollout] ${skill}: ${verdict.type}: ${verdict.reason}`);
+  };
+  ctx.waitUntil(tick().catch((error) => console.error("[rollout] tick failed:", errorText(error))));
+}
+
+export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;
 // The Workflow class of async jobs (wrangler.toml [[workflows]]).
 export { JobWorkflow } from "../src/jobs/workflow.js";

@@ -35,6 +35,9 @@ const { values } = parseArgs({
   },
 });
 
+/** How often `npm run dev` fires the gateway's scheduled handler. */
+const ROLLOUT_TICK_MS = 5_000;
+
 const stops: Array<() => Promise<void>> = [];
 async function shutdown(code: number): Promise<never> {
   for (const stop of stops.reverse()) await stop().catch(() => {});
@@ -73,6 +76,10 @@ try {
   const gatewayVars: Record<string, string> = { ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}), ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}) };
   const mesh = await startMesh({ skills: dirs, adminToken, upstash, port, verbose: values.verbose, gatewayVars });
   stops.push(() => mesh.dispose());
+  // No Cron Triggers run locally: tick the rollouts (src/delivery) as the gateway's once-a-minute
+  // cron does in production, every few seconds so that a local rollout moves at a local pace.
+  const ticker = setInterval(() => void mesh.miniflare.getWorker("gateway").then((gateway) => gateway.scheduled({ cron: "* * * * *" })).catch(() => {}), ROLLOUT_TICK_MS);
+  stops.push(async () => clearInterval(ticker));
 
   const url = mesh.gatewayUrl;
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);

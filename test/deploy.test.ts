@@ -189,6 +189,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(services).toEqual(Object.fromEntries((unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service])));
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "JOBS", type: "workflow", class_name: "JobWorkflow" }));
     expect(cf.workflows.get("skillmesh-jobs")).toEqual({ script_name: GATEWAY_WORKER, class_name: "JobWorkflow" });
+    expect(cf.crons.get(GATEWAY_WORKER)).toEqual(["* * * * *"]); // the rollouts' tick
     expect(cf.unknown).toEqual([]);
 
     // Every skill registered by its binding, with the version id Cloudflare gave its upload.

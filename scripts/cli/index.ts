@@ -6,6 +6,8 @@
  *   skillmesh canary <skill> <version> --group beta=100 --group vip=20 --group '*'=5
  *   skillmesh promote <skill> <version>
  *   skillmesh rollback <skill> [--version <canary>] [--reason "..."]
+ *   skillmesh rollout <skill> <version> --steps 5,25,50,100 --every 5m --max-error-rate 1% …
+ *   skillmesh rollout <skill> pause|resume|abort
  *   skillmesh keys create|list|update|revoke …
  *   skillmesh audit [--caller] [--skill] [--outcome] [--type] [--since] [--limit]
  *   skillmesh new <name> [--version 1.0.0] [--tags <tag> …] [--idempotent]   (scripts/cli/new-skill.ts)
@@ -23,7 +25,11 @@ import {
   KeyUpdateRequestSchema,
   type KeyView,
   KeyViewSchema,
+  RolloutAnswerSchema,
+  RolloutCommandSchema,
+  RolloutRequestSchema,
 } from "../../src/admin-api/index.js";
+import type { Rollout } from "../../src/delivery/index.js";
 
 const USAGE = `usage: skillmesh <command>
   new <name> [--version <v>] [--tags <tag> …] [--idempotent]
@@ -32,6 +38,10 @@ const USAGE = `usage: skillmesh <command>
   canary <skill> <version> --group <g>=<pct> ...   give a canary a share per group (stable takes the rest)
   promote <skill> <version>                        make a version stable at 100% everywhere
   rollback <skill> [--version <v>] [--reason <r>]  send every group (or one canary's share) back to stable
+  rollout <skill> <version> --steps 5,25,50,100 --every 5m --max-error-rate 1%
+          [--max-p95-ratio 1.5] [--min-calls 20] [--groups <group> …]
+                                                   raise a canary step by step while it stays healthy
+  rollout <skill> pause|resume|abort [--reason <r>]
   keys create --name <n> [grants]                  issue an API key (printed once)
   keys list                                        every key: grants, limits, revoked or not
   keys update <id|name> [grants] [--new-name <n>]  change a key's grants (none clears --admin/--rate/--quota)
@@ -145,6 +155,15 @@ function printEvents(io: CliIO, events: Event[]): void {
   table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${time(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
 }
 
+/** Where a rollout stands, why it last moved or stopped, and its latest decisions. */
+function printRollout(io: CliIO, r: Rollout): void {
+  const limits = [`errors ≤${(r.maxErrorRate * 100).toFixed(1)}%`, ...(r.maxP95Ratio ? [`p95 ≤${r.maxP95Ratio}x stable`] : []), `≥${r.minCalls} calls a step`].join(", ");
+  io.out(`Rollout of ${r.skill} ${r.version} (vs ${r.stable}): ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(",")}), steps ${r.steps.join("→")}% every ${r.everyMs / 1000} s; ${limits}`);
+  io.out(`  now: ${r.status}`);
+  for (const event of r.history.slice(0, 5)) io.out(`  ${time(event.at)}  ${event.type.padEnd(8)} ${event.reason}`);
+  io.out("");
+}
+
 /** Validates a request body before it is sent, with the admin API's own schema. */
 function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body);
@@ -178,6 +197,11 @@ const OPTIONS = {
   since: { type: "string" },
   limit: { type: "string" },
   idempotent: { type: "boolean" },
+  steps: { type: "string" },
+  every: { type: "string" },
+  "max-error-rate": { type: "string" },
+  "max-p95-ratio": { type: "string" },
+  "min-calls": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -203,7 +227,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
   };
   switch (values.help ? "help" : command) {
     case "status": {
-      type Page = { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; observed?: Record<string, Observed>; events: Event[]; nextCursor?: string };
+      type Page = { deployments: Deployment[]; routes: Record<string, Routes>; breakers: Record<string, Breaker>; observed?: Record<string, Observed>; rollouts?: Record<string, Rollout>; events: Event[]; nextCursor?: string };
       // The admin API pages the registry by skill name: follow the cursors.
       const all = (await api(io, "GET", "/deployments")) as Page;
       for (let cursor = all.nextCursor; cursor; ) {
@@ -212,11 +236,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
         Object.assign(all.routes, page.routes);
         Object.assign(all.breakers, page.breakers);
         all.observed = { ...all.observed, ...page.observed };
+        all.rollouts = { ...all.rollouts, ...page.rollouts };
         cursor = page.nextCursor;
       }
       const names = [...new Set(all.deployments.map((d) => d.name))].filter((n) => !skill || n === skill).sort();
       if (skill && !names.length) throw new CliError(`No skill ${skill} is registered`);
-      for (const name of names) printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers, all.observed);
+      for (const name of names) {
+        printSkill(io, name, all.deployments.filter((d) => d.name === name), all.routes[name] ?? {}, all.breakers, all.observed);
+        const rollout = all.rollouts?.[name];
+        if (rollout) printRollout(io, rollout);
+      }
       printEvents(io, all.events.filter((e) => !skill || e.skill === skill));
       return;
     }
@@ -237,6 +266,29 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       const body = { ...(values.version ? { version: values.version } : {}), ...(values.reason ? { reason: values.reason } : {}) };
       const answer = await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/rollback`, body);
       io.out(answer.event.reason);
+      return;
+    }
+    case "rollout": {
+      const name = need(skill, "a skill");
+      const action = need(version, "a version, or pause, resume or abort");
+      if (["pause", "resume", "abort"].includes(action)) {
+        const body = requestOf(RolloutCommandSchema, values.reason ? { reason: values.reason } : {});
+        const { rollout } = answerOf(RolloutAnswerSchema, await api(io, "POST", `/skills/${encodeURIComponent(name)}/rollout/${action}`, body));
+        printRollout(io, rollout);
+        return;
+      }
+      const body = {
+        version: action,
+        steps: values.steps,
+        every: values.every,
+        maxErrorRate: values["max-error-rate"]?.endsWith("%") ? values["max-error-rate"] : Number(values["max-error-rate"]),
+        ...(values["max-p95-ratio"] ? { maxP95Ratio: Number(values["max-p95-ratio"]) } : {}),
+        ...(values["min-calls"] ? { minCalls: Number(values["min-calls"]) } : {}),
+        ...(values.groups?.length ? { groups: values.groups.flatMap((g) => g.split(",")) } : {}),
+      };
+      requestOf(RolloutRequestSchema, body); // the API's own rules, said here before anything is sent
+      const { rollout } = answerOf(RolloutAnswerSchema, await api(io, "POST", `/skills/${encodeURIComponent(name)}/rollout`, body));
+      printRollout(io, rollout);
       return;
     }
     case "contracts": {

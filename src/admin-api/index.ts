@@ -4,6 +4,7 @@
  * them. (The registry's own shapes — deployments, routing tables — are in src/registry/model.ts.)
  */
 import { z } from "zod";
+import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingTableSchema } from "../registry/model.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -25,6 +26,42 @@ export const CanaryRequestSchema = z.object({ version: z.string().min(1), groups
 export const PromoteRequestSchema = z.object({ version: z.string().min(1) });
 export const RollbackRequestSchema = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
 export const RoutesRequestSchema = z.object({ routes: RoutingTableSchema });
+
+/** A duration: milliseconds, or a string such as `500ms`, `30s`, `5m`, `1h`. */
+export const DurationSchema = z.union([
+  z.number().int().nonnegative(),
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h)$/, "a duration such as 30s, 5m or 1h")
+    .transform((text) => {
+      const [, amount, unit] = text.match(/^(\d+)(ms|s|m|h)$/)!;
+      return Number(amount) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as "ms" | "s" | "m" | "h"];
+    }),
+]);
+
+/** A share: a fraction (0.01) or a percentage string (`1%`). */
+export const ShareSchema = z.union([z.number().min(0).max(1), z.string().regex(/^\d+(\.\d+)?%$/, "a percentage such as 1% or 0.5%").transform((text) => Number(text.slice(0, -1)) / 100)]);
+
+/** `POST /admin/skills/:name/rollout`: progressive delivery of a canary (src/delivery). */
+export const RolloutRequestSchema = z
+  .object({
+    version: z.string().min(1),
+    /** The canary's weight per step, e.g. [5, 25, 50, 100] or "5,25,50,100". */
+    steps: z.union([z.array(z.number()), z.string().regex(/^\d+(,\d+)*$/, "steps such as 5,25,50,100").transform((text) => text.split(",").map(Number))]),
+    every: DurationSchema,
+    groups: z.array(z.string()).optional(),
+    maxErrorRate: ShareSchema,
+    maxP95Ratio: z.number().min(1).optional(),
+    minCalls: z.number().int().min(1).optional(),
+  })
+  .transform(({ every, ...plan }) => ({ ...plan, everyMs: every }))
+  .pipe(RolloutPlanSchema);
+
+/** The answer of every rollout operation. */
+export const RolloutAnswerSchema = z.object({ rollout: RolloutSchema });
+
+/** `POST /admin/skills/:name/rollout/{pause,resume,abort}`. */
+export const RolloutCommandSchema = z.object({ reason: z.string().max(500).optional() });
 
 /** `GET /admin/deployments?limit&cursor`: a page of skills (query strings, so parsed from text). */
 export const DeploymentPageSchema = z.object({

@@ -10,6 +10,7 @@ import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { JobStore } from "../jobs/index.js";
 import { KeyRing } from "../keys/index.js";
+import { Rollouts } from "../delivery/index.js";
 import { MetricsBoard } from "../metrics/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { skillOf } from "../registry/model.js";
@@ -50,6 +51,8 @@ export interface GatewayRuntime {
   jobs: JobStore;
   /** Each deployment's observed calls, errors and latency (src/metrics). */
   metrics: MetricsBoard;
+  /** Progressive delivery: canaries raised step by step while healthy (src/delivery). */
+  rollouts: Rollouts;
 }
 
 const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
@@ -92,7 +95,8 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       },
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
-    shared = { store, registry, snapshot, keys, breakers, audit, metrics: new MetricsBoard(store) };
+    const metrics = new MetricsBoard(store);
+    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics) };
     runtimes.set(store, shared);
   }
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };

@@ -22,12 +22,13 @@ export const METRICS_FLUSH_MS = 1_000;
 /** How long a read of the observed numbers is reused by an isolate. */
 export const OBSERVED_CACHE_MS = 5_000;
 
-const WindowSchema = z.object({
+export const WindowSchema = z.object({
   calls: z.number(),
   errors: z.number(),
   latency: z.array(z.number()).length(LATENCY_BOUNDS_MS.length + 1),
 });
-type Window = z.infer<typeof WindowSchema>;
+/** Sums of calls, failures and the latency histogram (one minute's, or added up). */
+export type Window = z.infer<typeof WindowSchema>;
 
 /** What was observed of a deployment (or a skill's deployments together) over the recent windows. */
 export interface Observed {
@@ -72,17 +73,36 @@ return sums.calls
   fromRedis: (reply) => Number(reply),
 };
 
-/**
- * The observed numbers of windows added together.
- * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 25, p95Ms: 250, windowMs: 900000 }
- */
-export function observedOf(windows: Window[]): Observed {
+/** Windows added together. */
+export function sumOf(windows: Window[]): Window {
   const sum = emptyWindow();
   for (const w of windows) {
     sum.calls += w.calls;
     sum.errors += w.errors;
     w.latency.forEach((n, i) => (sum.latency[i]! += n));
   }
+  return sum;
+}
+
+/**
+ * What `later` added to `earlier` (sums of the same windows read at two moments).
+ * @example minus(totalsNow, totalsAtStepStart) // the calls of the step alone
+ */
+export function minus(later: Window, earlier: Window | undefined): Window {
+  if (!earlier) return later;
+  return {
+    calls: Math.max(0, later.calls - earlier.calls),
+    errors: Math.max(0, later.errors - earlier.errors),
+    latency: later.latency.map((n, i) => Math.max(0, n - (earlier.latency[i] ?? 0))),
+  };
+}
+
+/**
+ * The observed numbers of windows added together.
+ * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 25, p95Ms: 250, windowMs: 900000 }
+ */
+export function observedOf(windows: Window[]): Observed {
+  const sum = sumOf(windows);
   const observed: Observed = { calls: sum.calls, errorRate: sum.calls ? sum.errors / sum.calls : 0, windowMs: OBSERVED_WINDOWS * METRICS_WINDOW_MS };
   const timed = sum.latency.reduce((a, b) => a + b, 0);
   if (!timed) return observed;
@@ -97,6 +117,14 @@ export function observedOf(windows: Window[]): Observed {
   // A bucket past the last bound has no upper bound: say the last bound (JSON has no Infinity).
   const bounded = (ms: number) => (Number.isFinite(ms) ? ms : LATENCY_BOUNDS_MS.at(-1)!);
   return { ...observed, p50Ms: bounded(quantile(0.5)), p95Ms: bounded(quantile(0.95)) };
+}
+
+/** The stored windows that parse (a missing or unreadable one counts as no calls). */
+function windowsOf(raws: Array<string | null>): Window[] {
+  return raws.flatMap((raw) => {
+    const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
+    return parsed?.success ? [parsed.data] : [];
+  });
 }
 
 /** Per-isolate sums on their way to the store, and a short cache of what was read back. */
@@ -138,6 +166,20 @@ export class MetricsBoard {
   }
 
   /**
+   * Each deployment's sums since `from` (minute windows: the one `from` falls in counts whole;
+   * subtract what it held at `from` for an exact start), read fresh from the store; at most the
+   * stored 16 minutes. What a rollout judges a step by.
+   * @example const { "sum@2.0.0": sums } = await metrics.totals(["sum@2.0.0"], stepStartedAt, Date.now())
+   */
+  async totals(ids: string[], from: number, now = Date.now()): Promise<Record<string, Window>> {
+    const current = now - (now % METRICS_WINDOW_MS);
+    const first = Math.max(from - (from % METRICS_WINDOW_MS), current - OBSERVED_WINDOWS * METRICS_WINDOW_MS);
+    const starts = Array.from({ length: (current - first) / METRICS_WINDOW_MS + 1 }, (_, i) => first + i * METRICS_WINDOW_MS);
+    const raws = ids.length ? await this.store.mget(...ids.flatMap((id) => starts.map((start) => metricsKey(id, start)))) : [];
+    return Object.fromEntries(ids.map((id, n) => [id, sumOf(windowsOf(raws.slice(n * starts.length, (n + 1) * starts.length)))]));
+  }
+
+  /**
    * The observed numbers of each group of deployments (e.g. one deployment, or every version of
    * a skill), from the recent windows of every isolate; reads are reused for a few seconds.
    * @example const observed = await metrics.observed({ "sum@1.0.0": ["sum@1.0.0"] })
@@ -152,11 +194,7 @@ export class MetricsBoard {
       const raws: Array<string | null> = [];
       for (let i = 0; i < keys.length; i += 100) raws.push(...(await this.store.mget(...keys.slice(i, i + 100))));
       stale.forEach((id, n) => {
-        const windows = raws.slice(n * OBSERVED_WINDOWS, (n + 1) * OBSERVED_WINDOWS).flatMap((raw) => {
-          const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
-          return parsed?.success ? [parsed.data] : [];
-        });
-        this.#cache.set(id, { at: now, windows });
+        this.#cache.set(id, { at: now, windows: windowsOf(raws.slice(n * OBSERVED_WINDOWS, (n + 1) * OBSERVED_WINDOWS)) });
       });
     }
     return Object.fromEntries(Object.entries(groups).map(([name, members]) => [name, observedOf(members.flatMap((id) => this.#cache.get(id)?.windows ?? []))]));

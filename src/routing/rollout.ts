@@ -11,7 +11,7 @@ import { versionsOf } from "../registry/mutations.js";
 export class RolloutError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 404 = 400,
+    readonly status: 400 | 404 | 409 = 400,
   ) {
     super(message);
     this.name = "RolloutError";

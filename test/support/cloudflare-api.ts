@@ -48,6 +48,8 @@ export interface CloudflareApiStandIn {
   unknown: string[];
   /** Workflows by name: the script and class they run. */
   workflows: Map<string, { script_name: string; class_name: string }>;
+  /** Cron Triggers by Worker name. */
+  crons: Map<string, string[]>;
   /** Worker name → its live version's secrets (name → value), kept across uploads like Cloudflare does. */
   secretsOf(worker: string): Record<string, string>;
   /** Refuse the next uploads of this Worker (400, as the API refuses a bad script) until `refuse(undefined)`. */
@@ -78,6 +80,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   const requests: string[] = [];
   const unknown: string[] = [];
   const workflows = new Map<string, { script_name: string; class_name: string }>();
+  const crons = new Map<string, string[]>();
   let refused: string | undefined;
 
   const notFound = (c: Context) => fail(c, 404, 10007, "workers.api.error.script_not_found");
@@ -173,6 +176,12 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     worker.subdomain = (await c.req.json()) as Worker["subdomain"];
     return ok(c, worker.subdomain);
   });
+  app.put("/workers/scripts/:name/schedules", async (c) => {
+    if (!workers.has(c.req.param("name"))) return notFound(c);
+    const schedules = (await c.req.json()) as Array<{ cron: string }>;
+    crons.set(c.req.param("name"), schedules.map((s) => s.cron));
+    return ok(c, { schedules });
+  });
   app.put("/workflows/:name", async (c) => {
     const body = (await c.req.json()) as { script_name: string; class_name: string };
     workflows.set(c.req.param("name"), body);
@@ -198,6 +207,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     requests,
     unknown,
     workflows,
+    crons,
     secretsOf: (name) =>
       Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
     refuse: (name) => {
