@@ -11,6 +11,7 @@ import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
+import { renderMetrics } from "../src/metrics/prometheus.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
@@ -198,6 +199,39 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
   if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
   const command = c.req.param("command") as "pause" | "resume" | "abort";
   return rolloutOperation(c, (rollouts) => rollouts.command(c.req.param("name"), command, "admin", Date.now(), body.data.reason));
+});
+
+// ---------------------------------------------------------------------------------------------
+// Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
+// ---------------------------------------------------------------------------------------------
+
+adminRoutes.get("/metrics", async (c) => {
+  const { store, snapshot, counters, rollouts } = gatewayRuntime(c.env);
+  const deployments = (await snapshot.current()).deployments();
+  const [states, stored, allRollouts] = await Promise.all([
+    deployments.length ? store.mget(...deployments.map((d) => breakerKey(d.id))) : Promise.resolve([]),
+    counters.read(),
+    rollouts.list(),
+  ]);
+  const breakerSamples = deployments.flatMap((d, i) => {
+    const { state } = statusOf(states[i] ?? null);
+    return (["closed", "open", "half-open"] as const).map((s) => ({ labels: { skill: d.name, version: d.version, state: s }, value: s === state ? 1 : 0 }));
+  });
+  const running = Object.values(allRollouts).filter((r) => r.state === "running" || r.state === "paused");
+  const text = renderMetrics(stored, [
+    { name: "skillmesh_breaker_state", help: "Each deployment's circuit breaker: 1 for its current state.", samples: breakerSamples },
+    {
+      name: "skillmesh_rollout_step",
+      help: "Running or paused rollouts: the step the canary is at (1 = the first).",
+      samples: running.map((r) => ({ labels: { skill: r.skill, version: r.version, state: r.state }, value: r.step + 1 })),
+    },
+    {
+      name: "skillmesh_rollout_weight_percent",
+      help: "Running or paused rollouts: the canary's weight at its current step.",
+      samples: running.map((r) => ({ labels: { skill: r.skill, version: r.version }, value: r.steps[r.step]! })),
+    },
+  ]);
+  return c.text(text, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ export interface AuthSettings {
 interface AuthRuntime {
   keys: KeyRing;
   config: { auth: AuthSettings };
+  /** Counts refusals for /admin/metrics. */
+  counters?: { refused(status: number, waitUntil: (promise: Promise<unknown>) => void): void };
 }
 
 /** The caller of one request, once authenticated. */
@@ -154,7 +156,10 @@ export function requireCaller<E extends object>(runtimeOf: (env: E) => AuthRunti
       console.error("[gateway] cannot check credentials:", error instanceof Error ? error.message : error);
       return c.json(failure(null, ErrorCode.SkillUnavailable, "Credentials cannot be checked right now; retry after 2 s", { retryAfterMs: 2_000 }), 503);
     }
-    if ("refused" in outcome) return refusalResponse(outcome.refused);
+    if ("refused" in outcome) {
+      runtimeOf(c.env).counters?.refused(outcome.refused.status, (promise) => c.executionCtx.waitUntil(promise));
+      return refusalResponse(outcome.refused);
+    }
     c.set("caller", outcome.caller);
     await next();
   };

@@ -44,7 +44,7 @@ function manifestOf(entry: SkillEntry): SkillManifest {
 export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, streaming: CallStreaming = {}): Promise<unknown> {
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
   const started = Date.now();
-  const seen: { answer?: Outcome; hidden?: boolean } = {};
+  const seen: { answer?: Outcome; hidden?: boolean; skill?: string } = {};
   let code = 0;
   try {
     return await inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
@@ -52,6 +52,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
       if (builtin) {
+        seen.skill = request.method;
         const builtinContext = {
           view,
           access: scope.access,
@@ -67,6 +68,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
       seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
       if (!entry || seen.hidden) throw new RpcError(ErrorCode.MethodNotFound);
+      seen.skill = entry.name;
       span.setAttribute("skillmesh.skill", entry.name);
       // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
       if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -92,6 +94,9 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
     throw error;
   } finally {
     const { answer, hidden } = seen;
+    const version = answer?.deployment ? answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) : "";
+    // A method that names no skill (or one the caller may not see) is "(unknown)": a scan of names cannot grow the series.
+    runtime.counters.call({ skill: seen.skill ?? "(unknown)", version, code, ms: Date.now() - started, replayed: !!answer?.replayed }, scope.waitUntil);
     if (runtime.config.logCalls) console.log(`[call] ${request.method} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`);
     runtime.audit.record(
       {

@@ -11,6 +11,7 @@ import { errorText } from "../jsonrpc/index.js";
 import { JobStore } from "../jobs/index.js";
 import { KeyRing } from "../keys/index.js";
 import { Rollouts } from "../delivery/index.js";
+import { Counters } from "../metrics/prometheus.js";
 import { MetricsBoard } from "../metrics/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { skillOf } from "../registry/model.js";
@@ -53,6 +54,8 @@ export interface GatewayRuntime {
   metrics: MetricsBoard;
   /** Progressive delivery: canaries raised step by step while healthy (src/delivery). */
   rollouts: Rollouts;
+  /** The Prometheus counters of /admin/metrics (src/metrics/prometheus.ts). */
+  counters: Counters;
 }
 
 const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
@@ -96,7 +99,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
     const metrics = new MetricsBoard(store);
-    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics) };
+    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store) };
     runtimes.set(store, shared);
   }
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };

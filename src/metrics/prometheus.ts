@@ -1,0 +1,171 @@
+/**
+ * `GET /admin/metrics` in the Prometheus text format (0.0.4): counters that only grow — calls by
+ * skill, version, outcome and error code, a latency histogram, replays, rate-limited and
+ * refused requests — kept in the store for every isolate together (added up per isolate and
+ * written about once a second after the responses, like src/metrics' windows), and gauges read
+ * at scrape time: breaker states and rollouts.
+ */
+import type { Store, StoreScript } from "../store/index.js";
+import { LATENCY_BOUNDS_MS } from "./index.js";
+
+/** The store key of every counter (a Redis hash; a JSON object on the memory store). */
+export const COUNTERS_KEY = "sm:counters";
+
+/** KEYS: counters. ARGV: field, amount, field, amount… Adds each amount to its field. */
+export const addCounters: StoreScript<number> = {
+  name: "counters.add",
+  lua: `
+for i = 1, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
+return #ARGV / 2
+`,
+  memory: (data, [key], args) => {
+    const counters = JSON.parse(data.get(key!) ?? "{}") as Record<string, number>;
+    for (let i = 0; i < args.length; i += 2) counters[args[i]!] = (counters[args[i]!] ?? 0) + Number(args[i + 1]);
+    data.set(key!, JSON.stringify(counters));
+    return args.length / 2;
+  },
+  fromRedis: (reply) => Number(reply),
+};
+
+/** KEYS: counters. Every field and its count, flat: [field, count, field, count…]. */
+export const readCounters: StoreScript<string[]> = {
+  name: "counters.read",
+  lua: `return redis.call('HGETALL', KEYS[1])`,
+  memory: (data, [key]) => Object.entries(JSON.parse(data.get(key!) ?? "{}") as Record<string, number>).flatMap(([field, n]) => [field, String(n)]),
+  fromRedis: (reply) => (Array.isArray(reply) ? reply.map(String) : []),
+};
+
+/** A counter's field: its family and label values, JSON-encoded (label values may hold anything). */
+type Field = [family: string, ...labels: string[]];
+
+/** How one call ended, as the pipeline saw it. */
+export interface CallRecord {
+  /** The skill's name; `(unknown)` for a method that names none (so a scan cannot grow the series). */
+  skill: string;
+  /** The version that answered, or "" when none did. */
+  version: string;
+  /** 0 for a result, else the JSON-RPC error code. */
+  code: number;
+  ms: number;
+  replayed: boolean;
+}
+
+/** Per-isolate counts on their way to the store. */
+export class Counters {
+  readonly #pending = new Map<string, number>();
+  #scheduled = false;
+
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Counts one call: its outcome, its latency, a replay, a rate limit.
+   * @example counters.call({ skill: "sum", version: "1.0.0", code: 0, ms: 3, replayed: false }, ctx.waitUntil)
+   */
+  call(record: CallRecord, waitUntil: (promise: Promise<unknown>) => void): void {
+    const { skill, version, code } = record;
+    this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code)], 1);
+    const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => record.ms <= bound);
+    this.#add(["latency", skill, version, bucket === -1 ? "+Inf" : String(LATENCY_BOUNDS_MS[bucket])], 1);
+    this.#add(["latency_sum", skill, version], Math.round(record.ms));
+    if (record.replayed) this.#add(["replays", skill], 1);
+    this.#schedule(waitUntil);
+  }
+
+  /** Counts a request refused for its credential (401) or its grants (403). */
+  refused(status: number, waitUntil: (promise: Promise<unknown>) => void): void {
+    this.#add(["refused", String(status)], 1);
+    this.#schedule(waitUntil);
+  }
+
+  /** Every counter, every isolate's, as stored. */
+  async read(): Promise<Array<{ field: Field; value: number }>> {
+    const flat = await this.store.run(readCounters, [COUNTERS_KEY], []);
+    const counters: Array<{ field: Field; value: number }> = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      try {
+        counters.push({ field: JSON.parse(flat[i]!) as Field, value: Number(flat[i + 1]) });
+      } catch {
+        // not one of ours: skipped
+      }
+    }
+    return counters;
+  }
+
+  #add(field: Field, n: number): void {
+    const key = JSON.stringify(field);
+    this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
+  }
+
+  #schedule(waitUntil: (promise: Promise<unknown>) => void): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    waitUntil(
+      new Promise((resolve) => setTimeout(resolve, 1_000)).then(async () => {
+        this.#scheduled = false;
+        const batch = [...this.#pending].flat();
+        this.#pending.clear();
+        if (batch.length) await this.store.run(addCounters, [COUNTERS_KEY], batch).catch((error: Error) => console.error("[gateway] could not write counters:", error.message));
+      }),
+    );
+  }
+}
+
+/** A gauge read at scrape time. */
+export interface Gauge {
+  name: string;
+  help: string;
+  samples: Array<{ labels: Record<string, string>; value: number }>;
+}
+
+const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+const labelsOf = (labels: Record<string, string>) => {
+  const parts = Object.entries(labels).map(([name, value]) => `${name}="${escape(value)}"`);
+  return parts.length ? `{${parts.join(",")}}` : "";
+};
+
+/**
+ * The text format of the counters and the gauges.
+ * @example renderMetrics(await counters.read(), [breakerGauge]) // "# HELP skillmesh_calls_total …"
+ */
+export function renderMetrics(counters: Array<{ field: Field; value: number }>, gauges: Gauge[]): string {
+  const lines: string[] = [];
+  const family = (name: string, type: string, help: string, samples: string[]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples);
+  };
+  const of = (kind: string) => counters.filter((c) => c.field[0] === kind);
+
+  family(
+    "skillmesh_calls_total",
+    "counter",
+    "Calls through /rpc and /mcp by skill, the version that answered, outcome and JSON-RPC error code (0 for a result).",
+    of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = ""], value }) => `skillmesh_calls_total${labelsOf({ skill, version, outcome, code })} ${value}`),
+  );
+
+  // The histogram: cumulative buckets per skill and version, then the sum and the count.
+  const histogram: string[] = [];
+  const series = new Map<string, { skill: string; version: string; buckets: Map<string, number>; sum: number }>();
+  for (const { field: [kind, skill = "", version = "", le = ""], value } of counters) {
+    if (kind !== "latency" && kind !== "latency_sum") continue;
+    const key = JSON.stringify([skill, version]);
+    const entry = series.get(key) ?? { skill, version, buckets: new Map(), sum: 0 };
+    series.set(key, entry);
+    if (kind === "latency") entry.buckets.set(le, (entry.buckets.get(le) ?? 0) + value);
+    else entry.sum += value;
+  }
+  for (const { skill, version, buckets, sum } of series.values()) {
+    let cumulative = 0;
+    for (const le of [...LATENCY_BOUNDS_MS.map(String), "+Inf"]) {
+      cumulative += buckets.get(le) ?? 0;
+      histogram.push(`skillmesh_call_duration_ms_bucket${labelsOf({ skill, version, le })} ${cumulative}`);
+    }
+    histogram.push(`skillmesh_call_duration_ms_sum${labelsOf({ skill, version })} ${sum}`, `skillmesh_call_duration_ms_count${labelsOf({ skill, version })} ${cumulative}`);
+  }
+  family("skillmesh_call_duration_ms", "histogram", "How long calls took through the gateway, in milliseconds.", histogram);
+
+  family("skillmesh_replays_total", "counter", "Answers replayed for a repeated Idempotency-Key, by skill.", of("replays").map(({ field: [, skill = ""], value }) => `skillmesh_replays_total${labelsOf({ skill })} ${value}`));
+  const rateLimited = of("calls").filter(({ field }) => field[4] === "-32005").reduce((sum, c) => sum + c.value, 0);
+  family("skillmesh_rate_limited_total", "counter", "Calls refused by a rate limit or quota (-32005).", [`skillmesh_rate_limited_total ${rateLimited}`]);
+  family("skillmesh_refused_total", "counter", "Requests refused for their credential (401) or grants (403).", of("refused").map(({ field: [, status = ""], value }) => `skillmesh_refused_total${labelsOf({ status })} ${value}`));
+  for (const gauge of gauges) family(gauge.name, "gauge", gauge.help, gauge.samples.map(({ labels, value }) => `${gauge.name}${labelsOf(labels)} ${value}`));
+  return `${lines.join("\n")}\n`;
+}
