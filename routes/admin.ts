@@ -31,7 +31,8 @@ import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
-import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
+import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
+import { UI_HEADER, sessionOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
@@ -51,7 +52,13 @@ function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
 
 adminRoutes.use("*", async (c, next) => {
   const runtime = gatewayRuntime(c.env);
-  const { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
+  let { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
+  // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
+  const session = level === "none" && !c.req.header("authorization") ? await sessionOf(runtime.store, c) : undefined;
+  if (session) {
+    if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1") return adminError(c, 403, `Forbidden: a change made with the dashboard's session needs the ${UI_HEADER} header`);
+    ({ level, by } = session);
+  }
   if (level === "none") {
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
     return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
@@ -78,20 +85,30 @@ adminRoutes.onError((error, c) => {
  * the `nextCursor` of the page before), so a 10,000-skill registry is listed in bounded pieces.
  */
 adminRoutes.get("/deployments", async (c) => {
-  const { store, registry, metrics } = gatewayRuntime(c.env);
   const page = DeploymentPageSchema.safeParse(c.req.query());
   if (!page.success) return adminError(c, 400, "Invalid query: limit is 1-500 skills, cursor the nextCursor of the previous page", describeIssues(page.error));
-  const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: page.data.cursor, limit: page.data.limit }), registry.poll(Date.now())]);
+  return c.json(await deploymentsPage(gatewayRuntime(c.env), page.data));
+});
+
+/**
+ * A page of the registry with everything an operator looks at: deployments, routing tables,
+ * breakers, observed numbers, rollouts and events (the admin API and the dashboard).
+ * @example const page = await deploymentsPage(gatewayRuntime(env), { limit: 500 })
+ */
+export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: number; cursor?: string }) {
+  const { store, registry, metrics, rollouts: rolloutBoard } = runtime;
+  const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: query.cursor, limit: query.limit }), registry.poll(Date.now())]);
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
-  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => deployments.some((d) => d.name === name)));
+  const onPage = (skill: string) => deployments.some((d) => d.name === skill);
+  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage(name)));
   const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
-  const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), gatewayRuntime(c.env).rollouts.list()]);
-  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => deployments.some((d) => d.name === skill)));
-  return c.json({ revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) });
-});
+  const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
+  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage(skill)));
+  return { revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) };
+}
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
 adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {

@@ -12,6 +12,7 @@ import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
 import { rpcRoutes } from "./rpc.js";
+import { uiRoutes } from "./ui.js";
 import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
@@ -30,6 +31,8 @@ gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);
+// Before the admin API: its sign-in page is the one /admin path that needs no credential.
+gateway.route("/admin/ui", uiRoutes);
 gateway.route("/admin", adminRoutes);
 gateway.route("/healthz", healthRoutes);
 gateway.route("/.well-known", wellKnownRoutes);

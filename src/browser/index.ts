@@ -1,7 +1,8 @@
 /**
  * What a web page may do to the gateway (DNS rebinding and cross-site requests; the MCP
  * transport spec asks it of `/mcp`, and every other route is just as reachable): a request
- * with an `Origin` header must come from an allowed origin, and a gateway that listens on
+ * with an `Origin` header must come from an allowed origin (or be the gateway's own page, the
+ * dashboard), and a gateway that listens on
  * loopback answers only to a loopback `Host`. Requests without `Origin` (agents, CLIs, servers)
  * pass the first check.
  */
@@ -55,7 +56,9 @@ export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllow
       return c.json(failure(null, ErrorCode.InvalidRequest, `This gateway does not answer to the host ${host ?? "(none)"}`), 403);
     }
     const origin = c.req.header("origin");
-    if (!isAllowedOrigin(origin, allowedOrigins)) {
+    // A page of the gateway itself (the dashboard) is same-origin: its host passed the check above.
+    const sameOrigin = !!origin && origin.toLowerCase() === new URL(c.req.url).origin.toLowerCase();
+    if (!sameOrigin && !isAllowedOrigin(origin, allowedOrigins)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} is not allowed to call this gateway`), 403);
     }
     await next();

@@ -17,6 +17,8 @@ export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_
 export const METRICS_WINDOW_MS = 60_000;
 /** How many recent windows the observed numbers cover (15 minutes). */
 export const OBSERVED_WINDOWS = 15;
+/** How many windows are kept: the dashboard's charts show the last hour. */
+export const HISTORY_WINDOWS = 60;
 /** How long an isolate adds up before it writes. */
 export const METRICS_FLUSH_MS = 1_000;
 /** How long a read of the observed numbers is reused by an isolate. */
@@ -157,7 +159,7 @@ export class MetricsBoard {
     this.#scheduled = false;
     const batch = [...this.#pending];
     this.#pending.clear();
-    const ttl = (OBSERVED_WINDOWS + 1) * METRICS_WINDOW_MS;
+    const ttl = (HISTORY_WINDOWS + 1) * METRICS_WINDOW_MS;
     await Promise.all(
       batch.map(([key, sums]) =>
         this.store.run(addMetrics, [key], [ttl, JSON.stringify(sums)]).catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
@@ -168,15 +170,31 @@ export class MetricsBoard {
   /**
    * Each deployment's sums since `from` (minute windows: the one `from` falls in counts whole;
    * subtract what it held at `from` for an exact start), read fresh from the store; at most the
-   * stored 16 minutes. What a rollout judges a step by.
+   * stored hour. What a rollout judges a step by.
    * @example const { "sum@2.0.0": sums } = await metrics.totals(["sum@2.0.0"], stepStartedAt, Date.now())
    */
   async totals(ids: string[], from: number, now = Date.now()): Promise<Record<string, Window>> {
     const current = now - (now % METRICS_WINDOW_MS);
-    const first = Math.max(from - (from % METRICS_WINDOW_MS), current - OBSERVED_WINDOWS * METRICS_WINDOW_MS);
+    const first = Math.max(from - (from % METRICS_WINDOW_MS), current - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS);
     const starts = Array.from({ length: (current - first) / METRICS_WINDOW_MS + 1 }, (_, i) => first + i * METRICS_WINDOW_MS);
     const raws = ids.length ? await this.store.mget(...ids.flatMap((id) => starts.map((start) => metricsKey(id, start)))) : [];
     return Object.fromEntries(ids.map((id, n) => [id, sumOf(windowsOf(raws.slice(n * starts.length, (n + 1) * starts.length)))]));
+  }
+
+  /**
+   * Each deployment's minutes of the last hour, oldest first (a minute without calls is empty):
+   * what the dashboard charts.
+   * @example const { "sum@1.0.0": minutes } = await metrics.history(["sum@1.0.0"])
+   */
+  async history(ids: string[], now = Date.now()): Promise<Record<string, Array<Observed & { start: number }>>> {
+    const current = now - (now % METRICS_WINDOW_MS);
+    const starts = Array.from({ length: HISTORY_WINDOWS }, (_, i) => current - (HISTORY_WINDOWS - 1 - i) * METRICS_WINDOW_MS);
+    const keys = ids.flatMap((id) => starts.map((start) => metricsKey(id, start)));
+    const raws: Array<string | null> = [];
+    for (let i = 0; i < keys.length; i += 100) raws.push(...(await this.store.mget(...keys.slice(i, i + 100))));
+    return Object.fromEntries(
+      ids.map((id, n) => [id, starts.map((start, i) => ({ ...observedOf(windowsOf([raws[n * HISTORY_WINDOWS + i] ?? null])), windowMs: METRICS_WINDOW_MS, start }))]),
+    );
   }
 
   /**

@@ -1,0 +1,286 @@
+/**
+ * The rollout dashboard at `/admin/ui`: a server-rendered page of every skill and version (role,
+ * weight per group, breaker, observed numbers and a chart of the last hour), the rollouts, recent
+ * events and audit entries, and — for a write-level admin — controls that call the admin API
+ * (canary weight, promote, rollback, rollout pause/resume/abort, key revocation). Sign-in trades
+ * an admin credential for a session cookie (src/ui/session.ts). One small script (`app.js`), no
+ * inline code, a strict Content-Security-Policy.
+ */
+import { Hono } from "hono";
+import { deleteCookie, setCookie } from "hono/cookie";
+import { html } from "hono/html";
+import { secureHeaders } from "hono/secure-headers";
+import type { HtmlEscapedString } from "hono/utils/html";
+import { adminOf } from "../src/auth/admin.js";
+import type { Rollout } from "../src/delivery/index.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import { viewOf } from "../src/keys/index.js";
+import type { Observed } from "../src/metrics/index.js";
+import type { Deployment } from "../src/registry/model.js";
+import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, startSession } from "../src/ui/session.js";
+import { deploymentsPage } from "./admin.js";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+export const uiRoutes = new Hono<{ Bindings: GatewayEnv }>();
+
+uiRoutes.use(
+  secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+    // Not no-referrer: with it, browsers send `Origin: null` on the sign-in form's POST.
+    referrerPolicy: "same-origin",
+  }),
+);
+uiRoutes.use(async (c, next) => {
+  await next();
+  c.header("cache-control", "no-store");
+});
+
+const page = (title: string, body: Html) => html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${title}</title>
+    <link rel="icon" href="/admin/ui/icon.svg" />
+    <link rel="stylesheet" href="/admin/ui/app.css" />
+    <script src="/admin/ui/app.js" defer></script>
+  </head>
+  <body>
+    ${body}
+  </body>
+</html>`;
+
+const signIn = (problem?: string) =>
+  page(
+    "Skillmesh — sign in",
+    html`<main class="narrow">
+      <h1>Skillmesh</h1>
+      <form method="post" action="/admin/ui/session" class="signin">
+        <label>Admin token or admin API key <input type="password" name="key" autocomplete="current-password" required /></label>
+        <button type="submit">Sign in</button>
+      </form>
+      ${problem ? html`<p class="error">${problem}</p>` : ""}
+    </main>`,
+  );
+
+uiRoutes.get("/app.css", (c) => c.body(STYLES, 200, { "content-type": "text/css; charset=utf-8" }));
+uiRoutes.get("/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml" }));
+uiRoutes.get("/app.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
+
+/** Sign-in: the credential is checked as the admin API checks it, then exchanged for a session. */
+uiRoutes.post("/session", async (c) => {
+  const runtime = gatewayRuntime(c.env);
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  const key = typeof form.key === "string" ? form.key : "";
+  const identity = await adminOf(new Headers({ authorization: `Bearer ${key}` }), runtime.config, runtime.keys);
+  if (identity.level === "none") return c.html(signIn("That is not an admin token or an API key with admin access."), 401);
+  const token = await startSession(runtime.store, identity);
+  setCookie(c, UI_COOKIE, token, { path: "/admin", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: UI_SESSION_MS / 1000 });
+  return c.redirect("/admin/ui", 303);
+});
+
+uiRoutes.post("/logout", async (c) => {
+  await endSession(gatewayRuntime(c.env).store, c);
+  deleteCookie(c, UI_COOKIE, { path: "/admin" });
+  return c.redirect("/admin/ui", 303);
+});
+
+uiRoutes.get("/", async (c) => {
+  const runtime = gatewayRuntime(c.env);
+  const session = await sessionOf(runtime.store, c);
+  if (!session) return c.html(signIn());
+  const canWrite = session.level === "write";
+  const registry = await deploymentsPage(runtime, { limit: 100 });
+  const ids = registry.deployments.slice(0, 200).map((d) => d.id);
+  const [history, audit, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read({ limit: 20 }), runtime.keys.list()]);
+  const names = [...new Set(registry.deployments.map((d) => d.name))];
+  const body = html`<header>
+      <h1>Skillmesh</h1>
+      <span class="who">signed in as ${session.by} (${canWrite ? "read and write" : "read only"})</span>
+      <form method="post" action="/admin/ui/logout"><button type="submit">Sign out</button></form>
+    </header>
+    <main>
+      <p class="error" id="problem" hidden></p>
+      <section id="skills">
+        <h2>Skills</h2>
+        ${names.map((name) =>
+          skillCard(name, registry.deployments.filter((d) => d.name === name), registry.routes[name] ?? {}, registry, history, registry.rollouts[name], canWrite),
+        )}
+        ${registry.nextCursor ? html`<p>The first 100 skills are shown; the admin API pages the rest.</p>` : ""}
+      </section>
+      <section id="events">
+        <h2>Recent rollout events</h2>
+        ${table(
+          ["Time (UTC)", "Skill", "Event", "Version", "By", "Reason"],
+          registry.events.slice(0, 20).map((e) => [time(e.at), e.skill, e.type, e.version ?? "-", e.by, e.reason]),
+        )}
+      </section>
+      <section id="audit">
+        <h2>Audit log</h2>
+        ${table(
+          ["Time (UTC)", "Who", "What", "Outcome"],
+          audit.map((e) => (e.type === "admin" ? [time(e.at), e.by, e.action, String(e.status)] : [time(e.at), e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"])),
+        )}
+      </section>
+      <section id="keys">
+        <h2>API keys</h2>
+        ${table(
+          ["Name", "Id", "Skills", "Admin", "State", ...(canWrite ? [""] : [])],
+          keys.map(viewOf).map((k) => [
+            k.name,
+            k.id,
+            k.skills.join(", ") || "-",
+            k.admin ?? "-",
+            k.revokedAt ? "revoked" : "active",
+            ...(canWrite ? [k.revokedAt ? "" : control(`/admin/keys/${encodeURIComponent(k.id)}`, "DELETE", `Revoke ${k.name}`)] : []),
+          ]),
+        )}
+      </section>
+    </main>`;
+  return c.html(page("Skillmesh — rollouts", body));
+});
+
+type Page = Awaited<ReturnType<typeof deploymentsPage>>;
+
+function skillCard(name: string, deployments: Deployment[], routes: Record<string, Record<string, number>>, registry: Page, history: Record<string, Array<Observed & { start: number }>>, rollout: Rollout | undefined, canWrite: boolean): Html {
+  const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
+  const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
+  const sorted = [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version));
+  const canaries = sorted.filter((d) => d.role === "canary");
+  const skillPath = `/admin/skills/${encodeURIComponent(name)}`;
+  const rows = sorted.map((d) => {
+    const observed = registry.observed[d.id];
+    return [
+      d.version,
+      d.role,
+      ...groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`)),
+      registry.breakers[d.id]?.state ?? "closed",
+      observed?.calls ? `${observed.calls}` : "0",
+      observed?.calls ? `${(observed.errorRate * 100).toFixed(1)}%` : "-",
+      observed?.p95Ms !== undefined ? `≤${observed.p95Ms} ms` : "-",
+      sparkline(history[d.id] ?? []),
+      ...(canWrite ? [d.role === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : ""] : []),
+    ];
+  });
+  return html`<article class="skill" data-skill="${name}">
+    <h3>${name}</h3>
+    ${table(["Version", "Role", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "Breaker", "Calls (15 min)", "Errors", "p95", "Last hour", ...(canWrite ? [""] : [])], rows)}
+    ${rollout ? rolloutPanel(rollout, skillPath, canWrite) : ""}
+    ${canWrite && canaries.length
+      ? html`<div class="controls">
+          <form data-api="${skillPath}/canary" data-method="POST" data-shape="canary" class="canary">
+            <label>Canary <select name="version">${canaries.map((d) => html`<option value="${d.version}">${d.version}</option>`)}</select></label>
+            <label>group <input name="group" value="*" size="8" required /></label>
+            <label>weight <input name="weight" type="number" min="0" max="100" value="0" required />%</label>
+            <button type="submit">Set weight</button>
+          </form>
+          ${control(`${skillPath}/rollback`, "POST", "Roll back every canary")}
+        </div>`
+      : ""}
+  </article>`;
+}
+
+function rolloutPanel(r: Rollout, skillPath: string, canWrite: boolean): Html {
+  const live = r.state === "running" || r.state === "paused";
+  return html`<div class="rollout ${r.state}">
+    <strong>Rollout of ${r.version}</strong>: ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(", ")}), steps
+    ${r.steps.join(" → ")}% every ${r.everyMs / 1000} s, errors ≤${(r.maxErrorRate * 100).toFixed(1)}%${r.maxP95Ratio ? html`, p95 ≤${r.maxP95Ratio}× stable` : ""}.
+    <span class="status">${r.status}</span>
+    ${canWrite && live
+      ? html`<div class="controls">
+          ${r.state === "running" ? control(`${skillPath}/rollout/pause`, "POST", "Pause") : control(`${skillPath}/rollout/resume`, "POST", "Resume")}
+          ${control(`${skillPath}/rollout/abort`, "POST", "Abort")}
+        </div>`
+      : ""}
+  </div>`;
+}
+
+/** One button that calls the admin API (app.js sends it as JSON with the dashboard's header). */
+function control(api: string, method: string, label: string, fields: Record<string, string> = {}): Html {
+  return html`<form data-api="${api}" data-method="${method}" class="control">
+    ${Object.entries(fields).map(([field, value]) => html`<input type="hidden" name="${field}" value="${value}" />`)}<button type="submit">${label}</button>
+  </form>`;
+}
+
+function table(head: string[], rows: Array<Array<string | Html>>): Html {
+  if (!rows.length) return html`<p class="empty">None.</p>`;
+  return html`<table>
+    <thead>
+      <tr>${head.map((h) => html`<th>${h}</th>`)}</tr>
+    </thead>
+    <tbody>
+      ${rows.map((row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`)}
+    </tbody>
+  </table>`;
+}
+
+/** Calls per minute over the last hour as a line; minutes with failures marked. */
+function sparkline(minutes: Array<Observed & { start: number }>): Html {
+  const width = 120;
+  const height = 24;
+  const peak = Math.max(0, ...minutes.map((m) => m.calls));
+  const max = Math.max(1, peak);
+  const x = (i: number) => ((i / Math.max(1, minutes.length - 1)) * width).toFixed(1);
+  const y = (calls: number) => (height - 2 - (calls / max) * (height - 4)).toFixed(1);
+  const points = minutes.map((m, i) => `${x(i)},${y(m.calls)}`).join(" ");
+  const total = minutes.reduce((sum, m) => sum + m.calls, 0);
+  const failing = minutes.map((m, i) => ({ m, i })).filter(({ m }) => m.errorRate > 0);
+  return html`<svg class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">
+    <title>${total} calls in the last hour (peak ${peak} a minute)</title>
+    <polyline points="${points}" fill="none" stroke="#2563eb" stroke-width="1.5" />
+    ${failing.map(({ m, i }) => html`<circle cx="${x(i)}" cy="${y(m.calls)}" r="2" fill="#dc2626" />`)}
+  </svg>`;
+}
+
+const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2563eb"/></svg>`;
+
+/** The page's only script: sends the control forms to the admin API and reloads. */
+const SCRIPT = `"use strict";
+const problem = document.getElementById("problem");
+for (const form of document.querySelectorAll("form[data-api]")) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const fields = Object.fromEntries(new FormData(form));
+    const body = form.dataset.shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } } : fields;
+    const method = form.dataset.method;
+    const response = await fetch(form.dataset.api, {
+      method,
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", "${UI_HEADER}": "1" },
+      body: method === "DELETE" ? undefined : JSON.stringify(body),
+    });
+    if (response.ok) return location.reload();
+    const answer = await response.json().catch(() => ({}));
+    problem.textContent = (answer.error && answer.error.message) || "The gateway answered " + response.status;
+    problem.hidden = false;
+  });
+}
+`;
+
+const STYLES = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#111;background:#f8fafc}
+header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#0f172a;color:#fff}
+header h1{font-size:1.1rem;margin:0}header .who{flex:1;opacity:.8}
+main{padding:1rem 1.2rem;max-width:1200px}main.narrow{max-width:420px;margin:4rem auto}
+h2{font-size:1rem;margin:1.4rem 0 .5rem}h3{font-size:.95rem;margin:.2rem 0 .4rem}
+.skill{background:#fff;border:1px solid #e2e8f0;border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #eef2f7;vertical-align:middle}
+th{font-weight:600;color:#475569}.controls{display:flex;gap:.6rem;flex-wrap:wrap;margin-top:.5rem}
+form.control,form.canary{display:inline-flex;gap:.4rem;align-items:center;margin:0}
+button{cursor:pointer;border:1px solid #cbd5e1;background:#fff;border-radius:4px;padding:.2rem .6rem}
+.rollout{margin-top:.5rem;padding:.4rem .6rem;border-left:3px solid #2563eb;background:#eff6ff}
+.rollout.rolled-back,.rollout.aborted{border-color:#dc2626;background:#fef2f2}.rollout.completed{border-color:#16a34a;background:#f0fdf4}
+.status{display:block;color:#475569}.error{color:#b91c1c}.empty{color:#64748b}
+.signin{display:flex;flex-direction:column;gap:.6rem}.signin input{width:100%;padding:.4rem}
+`;

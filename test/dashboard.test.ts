@@ -1,0 +1,125 @@
+/**
+ * The dashboard in a real browser: Debian's chromium driven by playwright-core against a mesh in
+ * workerd. Signing in with the admin token shows the fixture skills and their states; a weight
+ * set in the page is what `skillmesh status` then shows; a read-only admin key sees no
+ * controls; no credential ends up in a URL or the page; the browser console stays clean (a
+ * Content-Security-Policy violation would be an error there). Screenshots of the main views
+ * are written to .skillmesh/screenshots/ (the README's come from there).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../scripts/cli/index.js";
+import { ROOT } from "../scripts/mesh/bundle.js";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+
+const SCREENSHOTS = join(ROOT, ".skillmesh", "screenshots");
+let mesh: Mesh;
+let browser: Browser;
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  mesh = await startMesh({ skills: ["flaky-v1", "flaky-v2", "subtract"].map(fixture), adminToken: ADMIN_TOKEN });
+  // Root (CI) cannot use chromium's sandbox.
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Some traffic and a rollout, so that the page has something to show.
+  for (let i = 0; i < 10; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
+  await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [10, 50, 100], every: "5m", maxErrorRate: "1%" });
+  // The observed numbers land about a second after the calls.
+  await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/skills/subtract")).json.observed["subtract@1.0.0"].calls, (calls) => calls === 10, 10_000, 200);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await mesh?.dispose();
+});
+
+/** A fresh browser context signed in with `key`; console errors and page errors are collected. */
+async function signedIn(key: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  await page.goto(`${mesh.gatewayUrl}/admin/ui`);
+  await page.fill('input[name="key"]', key);
+  await Promise.all([page.waitForURL(`${mesh.gatewayUrl}/admin/ui`), page.click('button[type="submit"]')]);
+  return { context, page };
+}
+
+describe("the dashboard", () => {
+  it("refuses a wrong credential on its sign-in page", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${mesh.gatewayUrl}/admin/ui`);
+    await page.screenshot({ path: join(SCREENSHOTS, "sign-in.png") });
+    await page.fill('input[name="key"]', "not-the-token");
+    await page.click('button[type="submit"]');
+    await expect.poll(() => page.textContent("p.error")).toContain("not an admin token");
+    await context.close();
+  });
+
+  it("shows every skill with its versions, roles, weights, breakers and rollout; a weight set in the page reaches skillmesh status", async () => {
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    expect(page.url()).toBe(`${mesh.gatewayUrl}/admin/ui`); // no credential in the URL
+    expect(await page.content()).not.toContain(ADMIN_TOKEN); // nor in the page
+    const skills = await page.$$eval("article.skill", (cards) => cards.map((card) => card.getAttribute("data-skill")));
+    expect(skills).toEqual(["subtract", "test.flaky"]);
+    const flaky = page.locator('article[data-skill="test.flaky"]');
+    const rows = await flaky.locator("tbody tr").allInnerTexts();
+    expect(rows[0]).toMatch(/^1\.0\.0\tstable\t90%\tclosed/);
+    expect(rows[1]).toMatch(/^2\.0\.0\tcanary\t10%\tclosed/);
+    expect(await flaky.locator(".rollout").innerText()).toContain("Rollout of 2.0.0: running, step 1/3 (10% in *)");
+    expect(await page.locator('article[data-skill="subtract"] tbody tr').first().innerText()).toMatch(/^1\.0\.0\tstable\t100%\tclosed\t10\t0\.0%\t≤\d+ ms/);
+    expect(await page.locator('article[data-skill="subtract"] svg.spark title').textContent()).toBe("10 calls in the last hour (peak 10 a minute)");
+    await page.screenshot({ path: join(SCREENSHOTS, "dashboard.png"), fullPage: true });
+
+    // The canary form: 30% of the beta group. The page reloads with the new table.
+    await flaky.locator('form.canary input[name="group"]').fill("beta");
+    await flaky.locator('form.canary input[name="weight"]').fill("30");
+    await Promise.all([page.waitForEvent("load"), flaky.locator("form.canary button").click()]);
+    expect(await page.locator('article[data-skill="test.flaky"] thead').innerText()).toContain("beta");
+
+    const out: string[] = [];
+    await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
+    const table = out.join("\n");
+    expect(table).toMatch(/VERSION\s+ROLE\s+\* \(default\)\s+beta/);
+    expect(table).toMatch(/2\.0\.0\s+canary\s+10%\s+30%/);
+    // The change is in the audit log, by the token the session was opened with.
+    const canaryEntry = (entries: Array<{ action: string }>) => entries.find((e) => e.action === "POST /admin/skills/test.flaky/canary");
+    const audit = await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=admin&limit=5")).json.entries, (entries) => !!canaryEntry(entries), 5_000, 100);
+    expect(canaryEntry(audit)).toMatchObject({ by: "admin-token", status: 200 });
+
+    // Pause the rollout from the page.
+    await Promise.all([page.waitForEvent("load"), page.locator('article[data-skill="test.flaky"] .rollout button', { hasText: "Pause" }).click()]);
+    expect(await page.locator('article[data-skill="test.flaky"] .rollout').innerText()).toContain("paused");
+    await context.close();
+  });
+
+  it("a read-only admin key sees everything and no control", async () => {
+    const { key } = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "viewer", skills: [], admin: "read" })).json;
+    const { context, page } = await signedIn(key);
+    expect(await page.locator(".who").innerText()).toContain("(read only)");
+    expect(await page.locator("article.skill").count()).toBe(2);
+    expect(await page.locator("form[data-api]").count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "read-only.png"), fullPage: true });
+    // And the API refuses its session a change even when asked directly.
+    const status = await page.evaluate(async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json", "x-skillmesh-ui": "1" }, body: "{}" })).status);
+    expect(status).toBe(403);
+    await context.close();
+  });
+
+  it("a session cannot change anything without the dashboard's header (cross-site forms cannot send it)", async () => {
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const status = await page.evaluate(async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status);
+    expect(status).toBe(403);
+    await context.close();
+  });
+
+  it("left the browser console clean", () => {
+    expect(consoleErrors.filter((e) => !e.includes("401") && !e.includes("403"))).toEqual([]);
+  });
+});
