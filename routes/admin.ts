@@ -297,7 +297,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, GET /admin/audit",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, GET /admin/audit, GET /admin/metrics, the dashboard at /admin/ui",
   ),
 );
 
