@@ -49,10 +49,11 @@ function union(schema: Schema): unknown[] | undefined {
 
 /**
  * How `after` differs from `before` for callers, when the schema describes what callers send
- * (`input`) or what they receive (`output`).
+ * (`input`) or what they receive (`output`). `bounds: false` leaves numeric bounds out (a
+ * pipeline's check: values are checked when they exist, at run time).
  * @example compareSchemas({ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: {} }, "input").breaking // ["input.a removed"]
  */
-export function compareSchemas(before: Schema, after: Schema, side: "input" | "output"): SchemaDiff {
+export function compareSchemas(before: Schema, after: Schema, side: "input" | "output", options: { bounds?: boolean } = {}): SchemaDiff {
   const diff: SchemaDiff = { breaking: [], additive: [] };
   const visit = (b: unknown, a: unknown, path: string, depth: number) => {
     if (depth > 64) return;
@@ -85,7 +86,7 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
       else if (fresh.length) diff.breaking.push(`${path}: enum value${fresh.length === 1 ? "" : "s"} ${fresh.join(", ")} may now be returned`);
     }
     // Bounds, for input: tighter breaks callers, looser is additive (output bounds are the skill's business).
-    if (side === "input") {
+    if (side === "input" && options.bounds !== false) {
       for (const key of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
         const vx = typeof x[key] === "number" ? (x[key] as number) : undefined;
         const vy = typeof y[key] === "number" ? (y[key] as number) : undefined;
