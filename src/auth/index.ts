@@ -17,6 +17,7 @@ import { ErrorCode, failure } from "../jsonrpc/index.js";
 import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
 import { type Limits, type Window, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf } from "./access.js";
+import { isDelegationToken, verifyDelegation } from "./delegation.js";
 import { type OAuthConfig, TokenRefused, verifyAccessToken } from "./oauth.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
@@ -38,6 +39,8 @@ interface AuthRuntime {
   config: { auth: AuthSettings };
   /** Counts refusals for /admin/metrics. */
   counters?: { refused(status: number, waitUntil: (promise: Promise<unknown>) => void): void };
+  /** The key pipelines' delegation tokens are signed with (src/auth/delegation.ts). */
+  delegationKey?: () => Promise<CryptoKey>;
 }
 
 /** The caller of one request, once authenticated. */
@@ -149,7 +152,15 @@ export function requireCaller<E extends object>(runtimeOf: (env: E) => AuthRunti
   return async (c, next) => {
     let outcome: Awaited<ReturnType<typeof authenticate>>;
     try {
-      const { keys, config } = runtimeOf(c.env);
+      const { keys, config, delegationKey } = runtimeOf(c.env);
+      // A pipeline's step: served as the pipeline's caller, with its grants and no more.
+      const bearer = bearerOf(c.req.header("authorization"));
+      if (bearer && isDelegationToken(bearer) && delegationKey) {
+        const delegated = await verifyDelegation(await delegationKey(), bearer, Date.now());
+        if ("refused" in delegated) return refusalResponse({ status: 401, error: "invalid_token", message: `Unauthorized: ${delegated.refused}` });
+        c.set("caller", { id: delegated.callerId, access: delegated.access, limits: { identifier: delegated.callerId } });
+        return next();
+      }
       outcome = await authenticate(c.req.raw.headers, config.auth, keys);
     } catch (error) {
       // The keys or an issuer's JWKS could not be read: our outage, not a bad credential.

@@ -3,6 +3,7 @@
  * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
  * can act on; nothing of the skill's internals leaks.
  */
+import { DELEGATION_HEADER } from "../auth/delegation.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { safeJson } from "../json/index.js";
@@ -29,6 +30,8 @@ export interface ForwardRequest {
   onProgress?: (progress: Progress) => void;
   /** Aborted when the caller cancels (disconnects, closes its stream): the hop is aborted too. */
   signal?: AbortSignal;
+  /** For a pipeline: the token its steps call the gateway with, as this caller (src/auth/delegation.ts). */
+  delegation?: string;
 }
 
 /**
@@ -59,6 +62,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     [CONTEXT_HEADER]: encodeContext(call.context),
   };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
+  if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
   if (call.onProgress) headers.accept = "text/event-stream, application/json";
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
   const url = urlOf(deployment);

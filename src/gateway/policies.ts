@@ -9,6 +9,7 @@
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { endpointRefusal } from "../forward/endpoint-policy.js";
+import { signDelegation } from "../auth/delegation.js";
 import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
@@ -276,6 +277,10 @@ export const forward: Handler<SkillCall> = (call) => {
         hopSecret: call.runtime.config.hopSecret,
         onProgress: call.onProgress,
         signal: call.signal,
+        // A pipeline's steps come back to the gateway as this caller, for this call's budget only.
+        ...(deployment.manifest.pipeline
+          ? { delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.access.signature, exp: call.deadline, aud: deployment.id }) }
+          : {}),
       };
       const result = await forwardCall(deployment, forwarded, call.env);
       return { ok: true, result, deployment: deployment.id, ...degraded };

@@ -68,6 +68,8 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   timeoutMs?: number;
   /** How long one call may run when it is asked for as an async job; beyond `timeoutMs`. Default `timeoutMs`. */
   maxDurationMs?: number;
+  /** Set by `definePipeline` (src/pipeline/worker.ts): the skills the steps call. */
+  pipeline?: { steps: string[] };
   /** What a call costs, e.g. `{ currency: "USD", perCall: 0.002 }` (shown beside the observed numbers). */
   cost?: SkillManifest["cost"];
   /** What the skill promises, e.g. `{ successRate: 0.999, p95Ms: 300 }` (shown beside the observed numbers). */
@@ -181,6 +183,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
     ...(definition.maxDurationMs ? { maxDurationMs: definition.maxDurationMs } : {}),
+    ...(definition.pipeline ? { pipeline: definition.pipeline } : {}),
     ...(definition.cost ? { cost: definition.cost } : {}),
     ...(definition.reliability ? { reliability: definition.reliability } : {}),
     ...(definition.breaker ? { breaker: definition.breaker } : {}),

@@ -35,6 +35,8 @@ export const SkillManifestSchema = z.object({
   timeoutMs: z.number().int().positive().max(300_000),
   /** How long one call may run as an async job (`Prefer: respond-async`, MCP tasks); default `timeoutMs`. */
   maxDurationMs: z.number().int().positive().max(3_600_000).optional(),
+  /** A pipeline (src/pipeline): the skills its steps call. The gateway hands it a delegation token. */
+  pipeline: z.object({ steps: z.array(SkillNameSchema).max(64) }).optional(),
   /** What a call costs: per call and/or per unit of something (e.g. 1,000 characters), in a currency (ISO 4217). */
   cost: z
     .object({

@@ -1,0 +1,86 @@
+/**
+ * Delegation: how a pipeline's steps call skills as the pipeline's caller. When the gateway
+ * forwards a call to a pipeline, it hands the pipeline a token that stands for that caller — its
+ * id and its grants, never more (no admin access), for that call's budget only — signed with a
+ * key only gateways hold. The pipeline sends it back as `Authorization: Bearer smd.…` on each
+ * step; the gateway verifies it and serves the step as the original caller: the same skills are
+ * visible, the same groups usable, the same breaker charge, the same audit name. A step outside
+ * the caller's grants is refused as it would be to the caller directly.
+ */
+import { z } from "zod";
+import type { Store } from "../store/index.js";
+import { type Access, FULL_ACCESS, accessOf } from "./access.js";
+
+/** The header the gateway hands the token to a pipeline in. */
+export const DELEGATION_HEADER = "x-skillmesh-delegation";
+const PREFIX = "smd.";
+
+const DelegationSchema = z.object({
+  /** The caller's id. */
+  c: z.string(),
+  /** Its grants (`Access.signature`: "*" for unrestricted). */
+  g: z.string(),
+  /** Until when (ms since epoch). */
+  exp: z.number(),
+  /** The pipeline deployment it was handed to. */
+  aud: z.string(),
+});
+export type Delegation = z.output<typeof DelegationSchema>;
+
+const encoder = new TextEncoder();
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const fromBase64url = (text: string) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+
+/**
+ * The signing key: the hop secret when the gateway has one, else a random key made once and
+ * kept in the store (every gateway isolate shares it; no skill ever sees it).
+ */
+export async function delegationKey(store: Store, hopSecret: string | undefined): Promise<CryptoKey> {
+  let secret = hopSecret;
+  if (!secret) {
+    const made = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    await store.set("sm:delegation-key", made, { nx: true });
+    secret = (await store.get("sm:delegation-key")) ?? made;
+  }
+  return crypto.subtle.importKey("raw", encoder.encode(`skillmesh-delegation:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+}
+
+/**
+ * A token for a pipeline call made by `callerId` with `access`, valid until `expiresAt`.
+ * @example const token = await signDelegation(key, { c: caller.id, g: caller.access.signature, exp: deadline, aud: "web.digest@1.0.0" })
+ */
+export async function signDelegation(key: CryptoKey, delegation: Delegation): Promise<string> {
+  const payload = base64url(encoder.encode(JSON.stringify(delegation)));
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
+  return `${PREFIX}${payload}.${base64url(mac)}`;
+}
+
+/** True when a bearer credential is a delegation token (and not an API key). */
+export const isDelegationToken = (bearer: string) => bearer.startsWith(PREFIX);
+
+/**
+ * The caller a token stands for, or why it does not stand for anyone.
+ * @example const outcome = await verifyDelegation(key, bearer, Date.now()) // { callerId: "k_…", access }
+ */
+export async function verifyDelegation(key: CryptoKey, token: string, now: number): Promise<{ callerId: string; access: Access; via: string } | { refused: string }> {
+  const [payload, mac, extra] = token.slice(PREFIX.length).split(".");
+  if (!payload || !mac || extra !== undefined) return { refused: "a malformed delegation token" };
+  let valid: boolean;
+  try {
+    valid = await crypto.subtle.verify("HMAC", key, fromBase64url(mac), encoder.encode(payload));
+  } catch {
+    valid = false;
+  }
+  if (!valid) return { refused: "a delegation token this gateway did not sign" };
+  const parsed = DelegationSchema.safeParse(JSON.parse(new TextDecoder().decode(fromBase64url(payload))));
+  if (!parsed.success) return { refused: "a malformed delegation token" };
+  if (parsed.data.exp < now) return { refused: "an expired delegation token (a pipeline's steps may run as long as its call)" };
+  return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };
+}
+
+/** Grants back from their signature; never admin access. */
+function accessOfSignature(signature: string): Access {
+  if (signature === "*") return { ...FULL_ACCESS, admin: "none" };
+  const [skills, tags, groups] = JSON.parse(signature) as [string[], string[], string[]];
+  return accessOf({ skills, tags, groups });
+}
