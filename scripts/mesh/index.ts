@@ -5,7 +5,7 @@
  */
 import { basename, dirname } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
@@ -127,7 +127,12 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
       ...skills.map((s) => {
         const worker = workerOptionsOf(s.bundle, s.workerName);
         const port = ports?.skills.get(s.workerName) ?? 0;
-        return { ...worker, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port }] } as WorkerOptions;
+        // A pipeline's binding to the deployed gateway (by its wrangler name) is the mesh's gateway.
+        const gatewayName = unstable_readConfig({ config: gatewayBundle.configPath }).name;
+        const serviceBindings = Object.fromEntries(
+          Object.entries((worker.serviceBindings ?? {}) as Record<string, string | { name: string }>).map(([binding, target]) => [binding, (typeof target === "string" ? target : target.name) === gatewayName ? "gateway" : target]),
+        );
+        return { ...worker, serviceBindings, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port }] } as WorkerOptions;
       }),
     ],
   } as MiniflareOptions;

@@ -26,6 +26,8 @@ describe("isAllowedHost", () => {
   it("compares host names without the port, case-insensitively", () => {
     const loopback = ["localhost", "127.0.0.1", "[::1]"];
     for (const host of ["localhost:8787", "127.0.0.1", "[::1]:8787", "LOCALHOST:1"]) expect(isAllowedHost(host, loopback), host).toBe(true);
-    for (const host of ["evil.example:8787", "localhost.evil.example", "127.0.0.1.nip.io", "", null]) expect(isAllowedHost(host, loopback), String(host)).toBe(false);
+    for (const host of ["evil.example:8787", "localhost.evil.example", "127.0.0.1.nip.io", ""]) expect(isAllowedHost(host, loopback), String(host)).toBe(false);
+    // No Host header at all is no browser (a service binding's call): the rebinding check does not apply.
+    expect(isAllowedHost(undefined, loopback)).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
  * The skill SDK: `defineSkill({...})` turns one typed handler into a Worker module (a Hono app)
  * that serves JSON-RPC 2.0 on `POST /` and its manifest on `GET /manifest`.
  */
+import { DELEGATION_HEADER } from "../auth/delegation.js";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
@@ -48,6 +49,8 @@ export type SkillContext<Env = object> = CallerContext & {
   progress: (done: number, total?: number, message?: string) => void;
   /** Aborted when the caller gives up: it disconnected or cancelled, or the gateway's timeout passed. */
   signal: AbortSignal;
+  /** A pipeline's token to call the gateway as its caller (set only for pipelines, src/pipeline/worker.ts). */
+  delegation?: string;
 };
 
 /** Everything a skill declares (README, "Write a new skill"). */
@@ -119,6 +122,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
       if (refusal) return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.Unauthorized, message: `Unauthorized: ${refusal}` }, id: null }, 401);
     }
     const caller = readContext(headers, !!secret || trustsContext(c.env));
+    const delegation = manifest.pipeline ? (headers.get(DELEGATION_HEADER) ?? undefined) : undefined;
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
     // The handler's span continues the trace the gateway (or a direct caller) sent.
     const parent = parentContextOf(caller.traceparent);
@@ -126,7 +130,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const answer = (signal: AbortSignal, progress: SkillContext["progress"]) =>
       processJsonRpc(body, (request) =>
         inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
-          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal }),
+          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, ...(delegation ? { delegation } : {}) }),
         ),
       );
     const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };

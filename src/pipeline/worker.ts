@@ -1,0 +1,71 @@
+/**
+ * A pipeline as a skill Worker: `definePipeline(yaml)` reads `pipeline.yaml` and answers like
+ * any skill (manifest, JSON-RPC, progress, cancellation), its steps calling skills through the
+ * gateway (the `GATEWAY` service binding) as the pipeline's caller — the delegation token the
+ * gateway handed it — so every step gets routing, canary, breaker and fallback, grants and audit.
+ */
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { type SkillContext, type SkillWorker, defineSkill } from "../skill/index.js";
+import { PipelineSpecSchema, PipelineStepError, StepCallError, type StepCaller, placedSteps, runPipeline } from "./index.js";
+
+/** What a pipeline Worker needs bound: the gateway. */
+export interface PipelineEnv {
+  GATEWAY?: { fetch: typeof fetch };
+}
+
+const AnswerSchema = z.union([
+  z.object({ result: z.unknown() }),
+  z.object({ error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }) }),
+]);
+
+/**
+ * The Worker of a pipeline.
+ * @example import spec from "./pipeline.yaml"; export default definePipeline(spec);
+ */
+export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.ZodType, z.ZodType> {
+  const parsed = PipelineSpecSchema.safeParse(parseYaml(yamlText));
+  if (!parsed.success) throw new Error(`pipeline.yaml: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const spec = parsed.data;
+  const steps = [...new Set(placedSteps(spec).map((p) => p.step.skill))];
+  return defineSkill<z.ZodType, z.ZodType, PipelineEnv>({
+    name: spec.name,
+    version: spec.version,
+    description: spec.description,
+    tags: spec.tags,
+    input: z.fromJSONSchema(spec.input as never),
+    output: spec.outputSchema ? z.fromJSONSchema(spec.outputSchema as never) : z.unknown(),
+    // Each step is as safe to repeat as its skill; the pipeline as a whole is not declared so.
+    idempotent: false,
+    timeoutMs: 60_000,
+    pipeline: { steps },
+    handler: async (input, ctx) => {
+      try {
+        return await runPipeline(spec, input, { call: gatewayCaller(ctx), progress: ctx.progress, signal: ctx.signal });
+      } catch (error) {
+        if (!(error instanceof PipelineStepError)) throw error;
+        throw new RpcError(error.failure.code, error.message, { step: error.step, skill: error.skill, error: { code: error.failure.code, message: error.failure.message, data: error.failure.data } });
+      }
+    },
+  });
+}
+
+/** Calls a step's skill through the gateway as the pipeline's caller. */
+function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
+  const gateway = ctx.env.GATEWAY;
+  return async (skill, params, { timeoutMs }) => {
+    if (!gateway) throw new RpcError(ErrorCode.SkillUnavailable, "This pipeline has no GATEWAY service binding to call its steps through");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (ctx.delegation) headers.authorization = `Bearer ${ctx.delegation}`;
+    if (ctx.userId) headers["x-user-id"] = ctx.userId;
+    if (ctx.group) headers["x-user-group"] = ctx.group;
+    if (ctx.traceparent) headers.traceparent = ctx.traceparent;
+    if (timeoutMs) headers["x-timeout-ms"] = String(timeoutMs);
+    const response = await gateway.fetch("https://gateway/rpc", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }), signal: ctx.signal });
+    const answer = AnswerSchema.safeParse(await response.json().catch(() => undefined));
+    if (!answer.success) throw new StepCallError(ErrorCode.SkillUnavailable, `the gateway answered HTTP ${response.status} without a JSON-RPC answer`);
+    if ("error" in answer.data) throw new StepCallError(answer.data.error.code, answer.data.error.message, answer.data.error.data);
+    return answer.data.result;
+  };
+}

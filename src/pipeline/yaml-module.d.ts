@@ -1,0 +1,5 @@
+/** A pipeline.yaml imported as text (wrangler.toml `[[rules]] type = "Text"`). */
+declare module "*.yaml" {
+  const text: string;
+  export default text;
+}
