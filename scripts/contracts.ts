@@ -2,14 +2,18 @@
  * Contracts in git. `npm run contracts` writes every skill's manifest (as its bundle serves it at
  * `GET /manifest`) to `contracts/<name>/<version>.json` for commit; `npm run contracts -- --check`
  * and `skillmesh contracts check` compare the skills with the committed contracts and fail with
- * what breaks whom (src/contracts holds the rules). `.ci/run` and `npm run deploy` run the check.
+ * what breaks whom (src/contracts holds the rules), and check every pipeline against the skills
+ * it calls (src/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
 import { checkContracts } from "../src/contracts/index.js";
+import { checkPipeline } from "../src/pipeline/check.js";
+import { PipelineSpecSchema } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
@@ -46,7 +50,24 @@ export function committedContracts(dir = CONTRACTS_DIR): SkillManifest[] {
  * @example if ((await contractProblems()).length) process.exit(1)
  */
 export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<string[]> {
-  return checkContracts(await currentManifests(dirs), committedContracts(dir));
+  const current = await currentManifests(dirs);
+  const committed = committedContracts(dir);
+  return [...checkContracts(current, committed), ...pipelineProblems(dirs, [...current, ...committed])];
+}
+
+/**
+ * Every pipeline of the skill folders (a `pipeline.yaml`) checked against the contracts of the
+ * skills it calls: the folders' current ones, and the committed ones of skills deployed elsewhere.
+ * @example pipelineProblems(skillDirs(), manifests) // ["pipeline web.digest, step summarize, input.text: …"]
+ */
+export function pipelineProblems(dirs: string[], manifests: SkillManifest[]): string[] {
+  return dirs.flatMap((folder) => {
+    const file = join(folder, "pipeline.yaml");
+    if (!existsSync(file)) return [];
+    const spec = PipelineSpecSchema.safeParse(parseYaml(readFileSync(file, "utf8")));
+    if (!spec.success) return [`${file.slice(ROOT.length + 1)}: ${spec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`];
+    return checkPipeline(spec.data, manifests);
+  });
 }
 
 /** Writes the contracts of the skills' current versions; returns the files written. */

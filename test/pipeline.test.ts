@@ -1,0 +1,102 @@
+/**
+ * Pipelines end to end in workerd: web.digest (html.extract → text.summarize, skills/web-digest)
+ * called on /rpc and as an MCP tool, its steps going through the gateway as the pipeline's
+ * caller — grants, canary routing, audit — with progress step by step. Then the static check
+ * of a pipeline against the skills' contracts, as `skillmesh contracts check` runs it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { committedContracts, pipelineProblems } from "../scripts/contracts.js";
+import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { sseData } from "../src/sse/index.js";
+import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
+
+const PAGE = "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
+
+let mesh: Mesh;
+let everything: string;
+let pipelineOnly: string;
+beforeAll(async () => {
+  mesh = await startMesh({ skills: skillDirs(), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  everything = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader", skills: ["web.digest", "html.extract", "text.summarize"], groups: ["beta"] })).json.key;
+  pipelineOnly = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "pipeline-only", skills: ["web.digest"] })).json.key;
+}, 120_000);
+afterAll(() => mesh?.dispose());
+
+const digest = (key: string, params: object, headers: Record<string, string> = {}) =>
+  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "web.digest", params, id: 1 }, { authorization: `Bearer ${key}`, ...headers });
+
+describe("web.digest, a pipeline served as a skill", () => {
+  it("answers on /rpc: the page's title, word count and summary, from its two steps", async () => {
+    const { json, headers } = await digest(everything, { html: PAGE, sentences: 2 });
+    expect(json.result).toEqual({
+      title: "Solar",
+      words: expect.any(Number),
+      summary: "Solar panels turn sunlight into electricity. Panels are made of silicon cells that free electrons in sunlight.",
+      sentences: ["Solar panels turn sunlight into electricity.", "Panels are made of silicon cells that free electrons in sunlight."],
+    });
+    expect(headers.get("x-skill-version")).toBe("web.digest@1.0.0");
+    // A page without text: the summarize step fails, and its onError default carries on.
+    expect((await digest(everything, { html: "<p></p>" })).json.result).toEqual({ title: null, words: 0, summary: "", sentences: [] });
+  });
+
+  it("is an MCP tool like any skill", async () => {
+    const { json } = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/call", params: { name: "web.digest", arguments: { html: PAGE, sentences: 1 } }, id: 2 }, { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" });
+    expect(json.result.structuredContent).toMatchObject({ title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] });
+  });
+
+  it("reports step k of n to a caller that streams", async () => {
+    const response = await fetch(`${mesh.gatewayUrl}/rpc`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${everything}` },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "web.digest", params: { html: PAGE }, id: 3 }),
+    });
+    const messages: Array<{ method?: string; params?: { message?: string }; result?: unknown }> = [];
+    for await (const data of sseData(response.body!)) messages.push(JSON.parse(data));
+    expect(messages.filter((m) => m.method === "notifications/progress").map((m) => m.params!.message)).toEqual(["step 1 of 2: extract", "step 2 of 2: summarize"]);
+    expect(messages.at(-1)!.result).toMatchObject({ title: "Solar" });
+  });
+
+  it("its steps run as its caller: a skill outside the caller's grants is not reachable through it", async () => {
+    const { json } = await digest(pipelineOnly, { html: PAGE });
+    expect(json.error).toMatchObject({ code: -32601, message: "step extract (html.extract) failed: Method not found", data: { step: "extract", skill: "html.extract" } });
+    // A forged delegation token is refused like any bad credential.
+    const forged = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 }, { authorization: "Bearer smd.eyJjIjoiayIsImciOiIqIiwiZXhwIjo5OTk5OTk5OTk5OTk5LCJhdWQiOiJ4In0.AAAA" });
+    expect(forged.status).toBe(401);
+  });
+
+  it("its steps are routed like direct calls: the caller's canary group reaches text.summarize 2.0.0, and the audit names the caller", async () => {
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
+    try {
+      expect((await digest(everything, { html: PAGE }, { "x-user-group": "beta" })).json.result.title).toBe("Solar");
+      const keyId = (await admin(mesh.gatewayUrl, "GET", "/keys")).json.keys.find((k: { name: string }) => k.name === "reader").id;
+      const steps = await eventually(
+        async () => (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${keyId}&type=call&limit=10`)).json.entries as Array<{ method: string; deployment?: string; group?: string }>,
+        (entries) => entries.some((e) => e.method === "text.summarize" && e.group === "beta"),
+        5_000,
+        100,
+      );
+      expect(steps.find((e) => e.method === "text.summarize" && e.group === "beta")!.deployment).toBe("text.summarize@2.0.0");
+      expect(steps.some((e) => e.method === "html.extract")).toBe(true);
+    } finally {
+      await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/rollback", {});
+    }
+  });
+});
+
+describe("a pipeline checked against its skills' contracts", () => {
+  mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+  const scratch = mkdtempSync(join(ROOT, ".skillmesh", "pipeline-check-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("the shipped pipeline passes; a template through a field html.extract does not have fails, naming pipeline, step and field", () => {
+    const shipped = join(ROOT, "skills", "web-digest");
+    expect(pipelineProblems([shipped], committedContracts())).toEqual([]);
+    const broken = join(scratch, "web-digest");
+    mkdirSync(broken);
+    writeFileSync(join(broken, "pipeline.yaml"), readFileSync(join(shipped, "pipeline.yaml"), "utf8").replace("$.steps.extract.output.text", "$.steps.extract.output.body"));
+    expect(pipelineProblems([broken], committedContracts())).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body"]);
+  });
+});
