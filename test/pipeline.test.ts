@@ -11,7 +11,7 @@ import { committedContracts, pipelineProblems } from "../scripts/contracts.js";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
-import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const PAGE = "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
 
@@ -59,6 +59,18 @@ describe("web.digest, a pipeline served as a skill", () => {
     expect(messages.at(-1)!.result).toMatchObject({ title: "Solar" });
   });
 
+  it("runs as an async job, its steps with the grants its caller had at submit", async () => {
+    const submitted = await digest(everything, { html: PAGE, sentences: 1 }, { prefer: "respond-async" });
+    const { jobId } = submitted.json.result;
+    const job = await eventually(
+      async () => (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${everything}` })).json.result,
+      (result) => result?.status === "completed" || result?.status === "failed",
+      20_000,
+      200,
+    );
+    expect(job).toMatchObject({ status: "completed", deployment: "web.digest@1.0.0", result: { title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] } });
+  });
+
   it("its steps run as its caller: a skill outside the caller's grants is not reachable through it", async () => {
     const { json } = await digest(pipelineOnly, { html: PAGE });
     expect(json.error).toMatchObject({ code: -32601, message: "step extract (html.extract) failed: Method not found", data: { step: "extract", skill: "html.extract" } });
@@ -98,5 +110,30 @@ describe("a pipeline checked against its skills' contracts", () => {
     mkdirSync(broken);
     writeFileSync(join(broken, "pipeline.yaml"), readFileSync(join(shipped, "pipeline.yaml"), "utf8").replace("$.steps.extract.output.text", "$.steps.extract.output.body"));
     expect(pipelineProblems([broken], committedContracts())).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body"]);
+  });
+});
+
+describe("a keyed retry of a pipeline", () => {
+  let retry: Mesh;
+  let key: string;
+  beforeAll(async () => {
+    retry = await startMesh({ skills: ["counter", "flaky-v1", "pipeline-retry"].map(fixture), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+    key = (await admin(retry.gatewayUrl, "POST", "/keys", { name: "retrier", skills: ["*"] })).json.key;
+  }, 120_000);
+  afterAll(() => retry?.dispose());
+
+  const control = (mode: string) => fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode }) });
+  const run = () => post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "order-7" }, id: 1 }, { authorization: `Bearer ${key}`, "idempotency-key": "order-7" });
+
+  it("does not run again a step that succeeded: each step's key is derived from the call's", async () => {
+    await control("503");
+    const failed = await run();
+    expect(failed.json.error).toMatchObject({ code: -32001, data: { step: "flaky", skill: "test.flaky" } });
+    await control("ok");
+    const retried = await run();
+    // The count step answered from its first run (count 1), not a second execution.
+    expect(retried.json.result).toEqual({ count: 1, version: "1.0.0" });
+    const peek = await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params: { label: "order-7", peek: true }, id: 2 }, { authorization: `Bearer ${key}` });
+    expect(peek.json.result).toEqual({ label: "order-7", count: 1 });
   });
 });

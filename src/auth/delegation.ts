@@ -13,6 +13,8 @@ import { type Access, FULL_ACCESS, accessOf } from "./access.js";
 
 /** The header the gateway hands the token to a pipeline in. */
 export const DELEGATION_HEADER = "x-skillmesh-delegation";
+/** And the key its steps derive their `Idempotency-Key`s from, when the call has one. */
+export const CALL_KEY_HEADER = "x-skillmesh-call-key";
 const PREFIX = "smd.";
 
 const DelegationSchema = z.object({
@@ -78,9 +80,18 @@ export async function verifyDelegation(key: CryptoKey, token: string, now: numbe
   return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };
 }
 
-/** Grants back from their signature; never admin access. */
+const SignatureSchema = z.tuple([z.array(z.string()), z.array(z.string()), z.array(z.string())]).rest(z.unknown());
+
+/** Grants back from their signature; never admin access; a signature that is not grants gives none. */
 function accessOfSignature(signature: string): Access {
   if (signature === "*") return { ...FULL_ACCESS, admin: "none" };
-  const [skills, tags, groups] = JSON.parse(signature) as [string[], string[], string[]];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(signature);
+  } catch {
+    parsed = undefined;
+  }
+  const grants = SignatureSchema.safeParse(parsed);
+  const [skills, tags, groups] = grants.success ? grants.data : [[], [], []];
   return accessOf({ skills, tags, groups });
 }

@@ -3,7 +3,7 @@
  * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
  * can act on; nothing of the skill's internals leaks.
  */
-import { DELEGATION_HEADER } from "../auth/delegation.js";
+import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { safeJson } from "../json/index.js";
@@ -32,6 +32,8 @@ export interface ForwardRequest {
   signal?: AbortSignal;
   /** For a pipeline: the token its steps call the gateway with, as this caller (src/auth/delegation.ts). */
   delegation?: string;
+  /** For a pipeline: the key its steps derive their `Idempotency-Key`s from. */
+  callKey?: string;
 }
 
 /**
@@ -63,6 +65,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
+  if (call.callKey) headers[CALL_KEY_HEADER] = call.callKey;
   if (call.onProgress) headers.accept = "text/event-stream, application/json";
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
   const url = urlOf(deployment);

@@ -125,7 +125,7 @@ export const asyncJobs: Policy = async (call, next) => {
   const id = clientKey === undefined ? `j_${crypto.randomUUID().replaceAll("-", "")}` : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
   const now = Date.now();
   const jobs = runtime.jobs;
-  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, idempotent: call.manifest.idempotent, ...(callbackUrl ? { callbackUrl } : {}) };
+  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, idempotent: call.manifest.idempotent, grants: scope.access.signature, ...(callbackUrl ? { callbackUrl } : {}) };
   if (!(await jobs.create(job))) {
     const existing = await jobs.get(id);
     if (existing && existing.fingerprint !== fingerprint) {
@@ -277,9 +277,14 @@ export const forward: Handler<SkillCall> = (call) => {
         hopSecret: call.runtime.config.hopSecret,
         onProgress: call.onProgress,
         signal: call.signal,
-        // A pipeline's steps come back to the gateway as this caller, for this call's budget only.
+        // A pipeline's steps come back to the gateway as this caller, for this call's budget only,
+        // each with a key derived from the call's own (a job's id stands for one): a retried
+        // pipeline replays the steps that succeeded instead of running them again.
         ...(deployment.manifest.pipeline
-          ? { delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.access.signature, exp: call.deadline, aud: deployment.id }) }
+          ? {
+              delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.access.signature, exp: call.deadline, aud: deployment.id }),
+              ...(call.scope.context.caller !== "anonymous" && (call.scope.idempotencyKey ?? call.scope.jobId) ? { callKey: call.scope.idempotencyKey ?? call.scope.jobId } : {}),
+            }
           : {}),
       };
       const result = await forwardCall(deployment, forwarded, call.env);

@@ -42,6 +42,8 @@ export const JobSchema = z.object({
   idempotent: z.boolean().optional(),
   /** The skill's last progress report while it runs (`ctx.progress`), kept at most about once a second. */
   progress: ProgressSchema.optional(),
+  /** The owner's grants when it submitted (`Access.signature`): what a pipeline's steps may reach. */
+  grants: z.string().optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

@@ -69,7 +69,8 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
  * was submitted for (the grants were checked then), no rate limit (counted at submit).
  */
 function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
-  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
+  // The job's own call reaches only its method; a pipeline's steps get the owner's grants of the submit.
+  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: job.grants ?? `job:${job.method}` };
   const { userId, group, session, traceparent } = job.context;
   const headers = new Headers();
   if (userId) headers.set("x-user-id", userId);

@@ -35,7 +35,11 @@ export function checkPipeline(spec: PipelineSpec, manifests: SkillManifest[]): s
   for (const p of placed) {
     const where = `${label}, step ${p.name}`;
     const callees = [p.step.skill, ...(typeof p.step.onError === "object" && "fallback" in p.step.onError ? [p.step.onError.fallback] : [])];
-    for (const skill of callees) if (!skills.has(skill)) problems.push(`${where}: no skill ${skill} is known (not in skills/ nor in contracts/)`);
+    for (const skill of callees) {
+      const callee = skills.get(skill);
+      if (!callee) problems.push(`${where}: no skill ${skill} is known (not in skills/ nor in contracts/)`);
+      else if (spec.idempotent && !callee.idempotent) problems.push(`${where}: the pipeline says it is idempotent, but ${skill} is not safe to repeat`);
+    }
     const visible = (name: string) => placed.find((q) => q.name === name && q.group < p.group);
     const schemaOf = (expression: string, field: string): Schema | undefined => pathSchema(expression, spec, skills, visible, p, (message) => problems.push(`${where}, ${field}: ${message}`));
     for (const [field, source] of [["when", p.step.when], ["forEach", p.step.forEach]] as const) if (source !== undefined) schemaOf(source.match(WHOLE)?.[1] ?? source, field);

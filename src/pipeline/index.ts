@@ -57,6 +57,8 @@ export const PipelineSpecSchema = z
     version: SemverSchema.default("1.0.0"),
     description: z.string().min(1).default("A pipeline of skills."),
     tags: z.array(z.string()).default([]),
+    /** Safe to repeat: every step's skill is (checked before release). */
+    idempotent: z.boolean().default(false),
     /** The JSON Schema of the pipeline's params. */
     input: z.record(z.string(), z.unknown()).default({ type: "object" }),
     /** The JSON Schema of its result, checked against `output` before release. */

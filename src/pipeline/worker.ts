@@ -36,8 +36,8 @@ export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.Zod
     tags: spec.tags,
     input: z.fromJSONSchema(spec.input as never),
     output: spec.outputSchema ? z.fromJSONSchema(spec.outputSchema as never) : z.unknown(),
-    // Each step is as safe to repeat as its skill; the pipeline as a whole is not declared so.
-    idempotent: false,
+    // Safe to repeat only when the author says every step is (the static check holds them to it).
+    idempotent: spec.idempotent,
     timeoutMs: 60_000,
     pipeline: { steps },
     handler: async (input, ctx) => {
@@ -54,7 +54,7 @@ export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.Zod
 /** Calls a step's skill through the gateway as the pipeline's caller. */
 function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
   const gateway = ctx.env.GATEWAY;
-  return async (skill, params, { timeoutMs }) => {
+  return async (skill, params, { key, timeoutMs }) => {
     if (!gateway) throw new RpcError(ErrorCode.SkillUnavailable, "This pipeline has no GATEWAY service binding to call its steps through");
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (ctx.delegation) headers.authorization = `Bearer ${ctx.delegation}`;
@@ -62,6 +62,8 @@ function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
     if (ctx.group) headers["x-user-group"] = ctx.group;
     if (ctx.traceparent) headers.traceparent = ctx.traceparent;
     if (timeoutMs) headers["x-timeout-ms"] = String(timeoutMs);
+    // Each step's own key, derived from the call's: a retried pipeline replays what succeeded.
+    if (ctx.callKey) headers["idempotency-key"] = `${ctx.callKey}/${key}`.slice(0, 255);
     const response = await gateway.fetch("https://gateway/rpc", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }), signal: ctx.signal });
     const answer = AnswerSchema.safeParse(await response.json().catch(() => undefined));
     if (!answer.success) throw new StepCallError(ErrorCode.SkillUnavailable, `the gateway answered HTTP ${response.status} without a JSON-RPC answer`);

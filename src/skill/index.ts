@@ -2,7 +2,7 @@
  * The skill SDK: `defineSkill({...})` turns one typed handler into a Worker module (a Hono app)
  * that serves JSON-RPC 2.0 on `POST /` and its manifest on `GET /manifest`.
  */
-import { DELEGATION_HEADER } from "../auth/delegation.js";
+import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
@@ -51,6 +51,8 @@ export type SkillContext<Env = object> = CallerContext & {
   signal: AbortSignal;
   /** A pipeline's token to call the gateway as its caller (set only for pipelines, src/pipeline/worker.ts). */
   delegation?: string;
+  /** A pipeline's call key: its steps' `Idempotency-Key`s derive from it (set only for pipelines). */
+  callKey?: string;
 };
 
 /** Everything a skill declares (README, "Write a new skill"). */
@@ -123,6 +125,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     }
     const caller = readContext(headers, !!secret || trustsContext(c.env));
     const delegation = manifest.pipeline ? (headers.get(DELEGATION_HEADER) ?? undefined) : undefined;
+    const callKey = manifest.pipeline ? (headers.get(CALL_KEY_HEADER) ?? undefined) : undefined;
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
     // The handler's span continues the trace the gateway (or a direct caller) sent.
     const parent = parentContextOf(caller.traceparent);
@@ -130,7 +133,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const answer = (signal: AbortSignal, progress: SkillContext["progress"]) =>
       processJsonRpc(body, (request) =>
         inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
-          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, ...(delegation ? { delegation } : {}) }),
+          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
         ),
       );
     const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };
