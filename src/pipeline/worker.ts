@@ -4,11 +4,15 @@
  * gateway (the `GATEWAY` service binding) as the pipeline's caller — the delegation token the
  * gateway handed it — so every step gets routing, canary, breaker and fallback, grants and audit.
  */
+import { context as otelContext } from "@opentelemetry/api";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { type SkillContext, type SkillWorker, defineSkill } from "../skill/index.js";
+import { SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import { PipelineSpecSchema, PipelineStepError, StepCallError, type StepCaller, placedSteps, runPipeline } from "./index.js";
+
+const tracer = trace.getTracer("skillmesh-pipeline");
 
 /** What a pipeline Worker needs bound: the gateway. */
 export interface PipelineEnv {
@@ -54,20 +58,28 @@ export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.Zod
 /** Calls a step's skill through the gateway as the pipeline's caller. */
 function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
   const gateway = ctx.env.GATEWAY;
-  return async (skill, params, { key, timeoutMs }) => {
+  return (skill, params, { step, key, timeoutMs }) => {
     if (!gateway) throw new RpcError(ErrorCode.SkillUnavailable, "This pipeline has no GATEWAY service binding to call its steps through");
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (ctx.delegation) headers.authorization = `Bearer ${ctx.delegation}`;
-    if (ctx.userId) headers["x-user-id"] = ctx.userId;
-    if (ctx.group) headers["x-user-group"] = ctx.group;
-    if (ctx.traceparent) headers.traceparent = ctx.traceparent;
-    if (timeoutMs) headers["x-timeout-ms"] = String(timeoutMs);
-    // Each step's own key, derived from the call's: a retried pipeline replays what succeeded.
-    if (ctx.callKey) headers["idempotency-key"] = `${ctx.callKey}/${key}`.slice(0, 255);
-    const response = await gateway.fetch("https://gateway/rpc", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }), signal: ctx.signal });
-    const answer = AnswerSchema.safeParse(await response.json().catch(() => undefined));
-    if (!answer.success) throw new StepCallError(ErrorCode.SkillUnavailable, `the gateway answered HTTP ${response.status} without a JSON-RPC answer`);
-    if ("error" in answer.data) throw new StepCallError(answer.data.error.code, answer.data.error.message, answer.data.error.data);
-    return answer.data.result;
+    // Each step is a span under the pipeline's call; the gateway's spans of the step hang under it.
+    const parent = otelContext.active();
+    const attributes = { "skillmesh.step": step, "skillmesh.skill": skill };
+    return inSpan(tracer, `pipeline.step ${step}`, parent, { kind: SpanKind.CLIENT, attributes }, (span) => callStep(gateway, ctx, skill, params, { key, timeoutMs, traceparent: outgoingTraceparent(span, parent) }));
   };
+}
+
+/** One step call: JSON-RPC to the gateway as the caller, its answer or its error as a StepCallError. */
+async function callStep(gateway: { fetch: typeof fetch }, ctx: SkillContext<PipelineEnv>, skill: string, params: unknown, options: { key: string; timeoutMs?: number; traceparent: string }): Promise<unknown> {
+  const { key, timeoutMs } = options;
+  const headers: Record<string, string> = { "content-type": "application/json", traceparent: options.traceparent };
+  if (ctx.delegation) headers.authorization = `Bearer ${ctx.delegation}`;
+  if (ctx.userId) headers["x-user-id"] = ctx.userId;
+  if (ctx.group) headers["x-user-group"] = ctx.group;
+  if (timeoutMs) headers["x-timeout-ms"] = String(timeoutMs);
+  // Each step's own key, derived from the call's: a retried pipeline replays what succeeded.
+  if (ctx.callKey) headers["idempotency-key"] = `${ctx.callKey}/${key}`.slice(0, 255);
+  const response = await gateway.fetch("https://gateway/rpc", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }), signal: ctx.signal });
+  const answer = AnswerSchema.safeParse(await response.json().catch(() => undefined));
+  if (!answer.success) throw new StepCallError(ErrorCode.SkillUnavailable, `the gateway answered HTTP ${response.status} without a JSON-RPC answer`);
+  if ("error" in answer.data) throw new StepCallError(answer.data.error.code, answer.data.error.message, answer.data.error.data);
+  return answer.data.result;
 }
