@@ -137,3 +137,30 @@ describe("a keyed retry of a pipeline", () => {
     expect(peek.json.result).toEqual({ label: "order-7", count: 1 });
   });
 });
+
+describe("the pipeline language in workerd", () => {
+  let language: Mesh;
+  beforeAll(async () => {
+    language = await startMesh({ skills: ["subtract", "sum", "pipeline-language"].map(fixture), adminToken: ADMIN_TOKEN });
+  }, 120_000);
+  afterAll(() => language?.dispose());
+
+  const run = async (params: object) => (await post(`${language.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.language", params, id: 1 })).json;
+
+  it("parallel groups, forEach, when, onError default and fallback, whole and embedded templates", async () => {
+    expect((await run({ values: [1, 2, 3], base: 10 })).result).toEqual({
+      total: 6, // sum, in parallel with…
+      less: 9, // …subtract, read by position ($.step_1)
+      each: [-8, -7, -6], // forEach over the values, each minus `less`
+      maybe: 7, // when: true
+      missing: -1, // onError: default
+      rescued: 3, // onError: fallback to subtract with the same input
+      text: "total 6 from 3 values", // embedded templates become text
+    });
+    expect((await run({ values: [4], base: 1, skip: true })).result).toMatchObject({ total: 4, less: 0, each: [4], maybe: null });
+  });
+
+  it("bad input is refused before any step runs", async () => {
+    expect((await run({ values: "no" })).error).toMatchObject({ code: -32602 });
+  });
+});
