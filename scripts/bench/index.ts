@@ -7,6 +7,9 @@
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
  *   routed      the same call by capability: skills.call {capability: "grid.*", arguments} picks it
+ *   pipeline/two-calls
+ *               web.digest (html.extract → text.summarize as one pipeline call through the gateway)
+ *               vs the client calling html.extract, then text.summarize with its text
  *   streamed    the same call with Accept: text/event-stream (progress streaming: the gateway asks
  *               the skill to stream, and answers on an event stream)
  *   job-submit  the same call with Prefer: respond-async: the answer is {status: "queued", jobId},
@@ -61,6 +64,10 @@ const CONCURRENCY = Number(values.concurrency);
 const SEGMENTS = 3;
 
 const MODBUS = JSON.stringify({ jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+const PAGE = `<html><head><title>Solar</title></head><body><p>${"Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night. ".repeat(5)}</p></body></html>`;
+/** web.digest (html.extract → text.summarize, one pipeline call) vs the same two calls made by the client. */
+const DIGEST = JSON.stringify({ jsonrpc: "2.0", method: "web.digest", params: { html: PAGE }, id: 1 });
+const EXTRACT = JSON.stringify({ jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 });
 const ROUTED = JSON.stringify({ jsonrpc: "2.0", method: "skills.call", params: { capability: "grid.*", arguments: { frame: "11 03 00 6B 00 03 76 87" }, policy: { prefer: "reliable" } }, id: 1 });
 const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
@@ -136,6 +143,14 @@ try {
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
     { name: "streamed", url: rpc, body: MODBUS, headers: () => ({ authorization: key, accept: "text/event-stream" }) },
     { name: "routed", url: rpc, body: ROUTED, headers: () => ({ authorization: key }) },
+    { name: "pipeline", url: rpc, body: DIGEST, headers: () => ({ authorization: key }) },
+    {
+      name: "two-calls",
+      url: rpc,
+      body: EXTRACT,
+      headers: () => ({ authorization: key }),
+      follow: (extracted) => ({ url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: (extracted as { text: string }).text, sentences: 3 }, id: 2 }) }),
+    },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, authorization: key }) },
@@ -187,6 +202,7 @@ trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFix
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 routed/gateway throughput:     ${ratio("routed", "gateway").toFixed(2)}x   the same call by capability (skills.call: candidates, schema check, ranking, then the call)
+pipeline/two-calls throughput: ${ratio("pipeline", "two-calls").toFixed(2)}x   web.digest (html.extract → text.summarize in one pipeline call) vs the client making the two calls one after the other
 streamed/gateway throughput:   ${ratio("streamed", "gateway").toFixed(2)}x   the same call answered on an event stream (Accept: text/event-stream; the skill streams too)
 job-submit/gateway throughput: ${ratio("job-submit", "gateway").toFixed(2)}x   the same call submitted as an async job (Prefer: respond-async; each starts a Workflow instance that runs it)
 idempotent/gateway throughput: ${ratio("idempotent", "gateway").toFixed(2)}x

@@ -5,6 +5,8 @@ export interface Side {
   url: string;
   body: string;
   headers: () => Record<string, string>;
+  /** A second call the client makes with the first one's result (one unit: both, one after the other). */
+  follow?: (result: unknown) => { url: string; body: string };
 }
 
 export interface Sample {
@@ -24,8 +26,14 @@ export async function load(side: Side, ms: number, sample: Sample, concurrency: 
   const loop = async () => {
     while (performance.now() < until) {
       const t0 = performance.now();
-      const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
-      const text = await response.text();
+      const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body });
+      let response = await post(side.url, side.body);
+      let text = await response.text();
+      if (side.follow && response.status === 200 && text.includes('"result"')) {
+        const next = side.follow((JSON.parse(text) as { result: unknown }).result);
+        response = await post(next.url, next.body);
+        text = await response.text();
+      }
       sample.latencies.push(performance.now() - t0);
       sample.requests++;
       if (response.status !== 200 || !text.includes('"result"')) sample.errors++;
