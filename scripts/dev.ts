@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { committedContracts } from "./contracts.js";
+import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { type Mesh, startMesh } from "./mesh/index.js";
 import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
@@ -82,6 +82,8 @@ try {
   stops.push(async () => clearInterval(ticker));
 
   const url = mesh.gatewayUrl;
+  // Pipelines checked against the skills they call, as `skillmesh contracts check` does.
+  for (const problem of pipelineProblems(dirs, mesh.skills.map((s) => s.manifest))) console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
   const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
@@ -157,6 +159,7 @@ function liveReload(mesh: Mesh, adminToken: string, extraDirs: string[], persist
     }
     // Also after a failure: a Worker that bundled but did not start had the mesh restarted twice.
     const report = await restoreRegistry(mesh, adminToken, before, () => committedContracts());
+    report.warnings.push(...pipelineProblems([...skillDirs(), ...extraDirs], mesh.skills.map((s) => s.manifest)));
     if (failure) {
       console.error(`✗ ${failure.message}\n  Still serving the last good version; save again to retry.`);
       return;
