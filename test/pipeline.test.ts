@@ -117,13 +117,14 @@ describe("a keyed retry of a pipeline", () => {
   let retry: Mesh;
   let key: string;
   beforeAll(async () => {
-    retry = await startMesh({ skills: ["counter", "flaky-v1", "pipeline-retry"].map(fixture), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+    retry = await startMesh({ skills: ["tally", "flaky-v1", "pipeline-retry"].map(fixture), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
     key = (await admin(retry.gatewayUrl, "POST", "/keys", { name: "retrier", skills: ["*"] })).json.key;
   }, 120_000);
   afterAll(() => retry?.dispose());
 
-  const control = (mode: string) => fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode }) });
+  const control = (mode: string, times?: number) => fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode, times }) });
   const run = () => post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "order-7" }, id: 1 }, { authorization: `Bearer ${key}`, "idempotency-key": "order-7" });
+  const tally = async (label: string) => (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.tally", params: { label, peek: true }, id: 2 }, { authorization: `Bearer ${key}` })).json.result.count;
 
   it("does not run again a step that succeeded: each step's key is derived from the call's", async () => {
     await control("503");
@@ -133,9 +134,26 @@ describe("a keyed retry of a pipeline", () => {
     const retried = await run();
     // The count step answered from its first run (count 1), not a second execution.
     expect(retried.json.result).toEqual({ count: 1, version: "1.0.0" });
-    const peek = await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params: { label: "order-7", peek: true }, id: 2 }, { authorization: `Bearer ${key}` });
-    expect(peek.json.result).toEqual({ label: "order-7", count: 1 });
+    expect(await tally("order-7")).toBe(1);
   });
+
+  it("as an async job, a failing step is retried by the engine later, the steps before it not run again", async () => {
+    // Every attempt fails for a while: the step's 3, times the pipeline call's 3 (it is idempotent).
+    await control("503", 9);
+    const submitted = await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "job-1" }, id: 1 }, { authorization: `Bearer ${key}`, prefer: "respond-async" });
+    const { jobId } = submitted.json.result;
+    const job = await eventually(
+      async () => (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
+      (result) => result?.status === "completed" || result?.status === "failed",
+      30_000,
+      250,
+    );
+    // The engine's second run: the count step replayed (1), the flaky step ran again and succeeded.
+    expect(job).toMatchObject({ status: "completed", result: { count: 1, version: "1.0.0" } });
+    expect(await tally("job-1")).toBe(1);
+    const flaky = (await (await fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`)).json()) as { calls: number };
+    expect(flaky.calls).toBeGreaterThan(9); // it did fail 9 times before the engine's retry got through
+  }, 60_000);
 });
 
 describe("the pipeline language in workerd", () => {

@@ -125,7 +125,7 @@ export const asyncJobs: Policy = async (call, next) => {
   const id = clientKey === undefined ? `j_${crypto.randomUUID().replaceAll("-", "")}` : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
   const now = Date.now();
   const jobs = runtime.jobs;
-  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, idempotent: call.manifest.idempotent, grants: scope.access.signature, ...(callbackUrl ? { callbackUrl } : {}) };
+  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, idempotent: call.manifest.idempotent, grants: scope.access.signature, ...(call.manifest.pipeline && call.manifest.idempotent ? { resumable: true } : {}), ...(callbackUrl ? { callbackUrl } : {}) };
   if (!(await jobs.create(job))) {
     const existing = await jobs.get(id);
     if (existing && existing.fingerprint !== fingerprint) {

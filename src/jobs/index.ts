@@ -44,6 +44,11 @@ export const JobSchema = z.object({
   progress: ProgressSchema.optional(),
   /** The owner's grants when it submitted (`Access.signature`): what a pipeline's steps may reach. */
   grants: z.string().optional(),
+  /**
+   * An idempotent pipeline: a transient failure is handed back to the engine, which runs it again
+   * later — the steps that succeeded replay from their derived keys, the failed one runs again.
+   */
+  resumable: z.boolean().optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

@@ -9,6 +9,7 @@ import { invoke } from "../gateway/pipeline.js";
 import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { failureClassOf } from "../failures/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { forwardOnly } from "../progress/index.js";
 import { type Job, isFinal, viewOf } from "./index.js";
@@ -18,11 +19,27 @@ export const JOB_CANCEL_CHECK_MS = 500;
 /** How often a running job's progress is written to its record. */
 export const PROGRESS_SAVE_MS = 1_000;
 
+/** A transient failure of a resumable job, for the engine to retry (src/jobs/workflow.ts). */
+export class JobRetry extends Error {
+  constructor(readonly error: RpcError) {
+    super(`${error.message} (the job's engine runs it again)`);
+  }
+}
+
+/**
+ * Records a job as failed when its engine gave up retrying it: the last error the step threw.
+ * @example await failJob(env, jobId, "…")
+ */
+export async function failJob(env: GatewayEnv, jobId: string, message: string): Promise<void> {
+  await gatewayRuntime(env).jobs.move(jobId, ["running"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message } }, Date.now());
+}
+
 /**
  * Runs a queued job and records its outcome; a job cancelled, finished or expired meanwhile is
  * left as it is. A job found `running` was cut off (its isolate died; the engine retries the
  * step): it runs again if its skill is idempotent, else it fails — it may or may not have run,
- * and running it twice is what a non-idempotent skill must not get.
+ * and running it twice is what a non-idempotent skill must not get. A resumable job (an
+ * idempotent pipeline) that fails transiently throws `JobRetry`: the engine runs it again.
  * @example await step.do("call", () => runJob(env, jobId, waitUntil))
  */
 export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
@@ -54,7 +71,10 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
       const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, { signal: cancel.signal, onProgress });
       fields = { status: "completed", result };
     } catch (thrown) {
-      fields = { status: "failed", error: (thrown instanceof RpcError ? thrown : new RpcError(ErrorCode.InternalError)).toJSON() };
+      const error = thrown instanceof RpcError ? thrown : new RpcError(ErrorCode.InternalError);
+      // A resumable pipeline that failed for now: the engine runs the step again later (the job stays running).
+      if (job.resumable && !cancel.signal.aborted && failureClassOf(error.code).retry !== "never") throw new JobRetry(error);
+      fields = { status: "failed", error: error.toJSON() };
     }
     const deployment = [...scope.answeredBy][0];
     // From running only: a cancel that came first stays.

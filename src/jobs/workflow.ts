@@ -2,13 +2,14 @@
  * The Workflow behind async jobs (wrangler.toml `[[workflows]]`, binding `JOBS`): one instance per
  * job, named by the job id, whose first step runs the call (src/jobs/run.ts) and second posts the
  * callback. The engine keeps it going past the isolate that accepted the job. A call's failures
- * are the pipeline's to retry, as for a direct call (runJob records them, it does not throw); the
- * engine's retries of the call step are for a step cut off with its isolate, and runJob decides
- * whether such a run may be repeated.
+ * are the gateway pipeline's to retry, as for a direct call (runJob records them, it does not
+ * throw); the engine's retries of the call step are for a step cut off with its isolate (runJob
+ * decides whether such a run may be repeated), and for a resumable job — an idempotent skill
+ * pipeline — that failed transiently: it runs again, its succeeded steps replaying.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import type { GatewayEnv } from "../gateway/runtime.js";
-import { deliverCallback, runJob } from "./run.js";
+import { deliverCallback, failJob, runJob } from "./run.js";
 
 export interface JobParams {
   jobId: string;
@@ -17,10 +18,18 @@ export interface JobParams {
 export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
   override async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
     // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
-    await step.do("call", { retries: { limit: 2, delay: "1 second" }, timeout: "65 minutes" }, async () => {
-      await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
-      return null;
-    });
+    try {
+      await step.do("call", { retries: { limit: 2, delay: "1 second", backoff: "exponential" }, timeout: "65 minutes" }, async () => {
+        await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
+        return null;
+      });
+    } catch (error) {
+      // The engine gave up on a resumable job (src/jobs/run.ts JobRetry): it failed with its last error.
+      await step.do("give up", async () => {
+        await failJob(this.env, event.payload.jobId, error instanceof Error ? error.message : "The job failed");
+        return null;
+      });
+    }
     // Its own step, retried by the engine with backoff: a receiver that is down gets it later.
     await step.do("callback", { retries: { limit: 4, delay: "2 seconds", backoff: "exponential" }, timeout: "30 seconds" }, async () => {
       await deliverCallback(this.env, event.payload.jobId);
