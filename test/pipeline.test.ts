@@ -182,3 +182,24 @@ describe("the pipeline language in workerd", () => {
     expect((await run({ values: "no" })).error).toMatchObject({ code: -32602 });
   });
 });
+
+describe("a step's breaker fallback inside a pipeline", () => {
+  let fallback: Mesh;
+  beforeAll(async () => {
+    fallback = await startMesh({ skills: ["tally", "flaky-v1", "flaky-degraded", "pipeline-retry"].map(fixture), adminToken: ADMIN_TOKEN });
+  }, 120_000);
+  afterAll(() => fallback?.dispose());
+
+  it("a step whose skill's breaker is open is answered by the degraded deployment, as a direct call would be", async () => {
+    const stable = fallback.skills.find((s) => s.manifest.name === "test.flaky" && s.manifest.version === "1.0.0")!;
+    await fetch(`${stable.url}/control`, { method: "POST", body: JSON.stringify({ mode: "throw" }) });
+    // Several callers' failures open the breaker (one caller alone never does).
+    const direct = (i: number) => post(`${fallback.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "v" }, id: 1 }, { authorization: `Bearer caller-${i}` });
+    // (Isolates see a breaker's state within a second: poll until the degraded deployment answers.)
+    let i = 0;
+    const answer = await eventually(() => direct(i++), (r) => r.headers.get("x-skill-degraded") === "1", 10_000, 50);
+    expect(answer.headers.get("x-skill-degraded")).toBe("1");
+    const { json } = await post(`${fallback.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "fallback" }, id: 1 }, { authorization: "Bearer caller-pipeline" });
+    expect(json.result).toEqual({ count: 1, version: "0.9.0-lead" });
+  });
+});
