@@ -178,6 +178,17 @@ describe("the pipeline language in workerd", () => {
     expect((await run({ values: [4], base: 1, skip: true })).result).toMatchObject({ total: 4, less: 0, each: [4], maybe: null });
   });
 
+  it("forEach never runs more than `concurrency` calls at once", async () => {
+    const foreach = await startMesh({ skills: ["inflight", "pipeline-foreach"].map(fixture), adminToken: ADMIN_TOKEN });
+    try {
+      const call = (method: string, params: object) => post(`${foreach.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 });
+      expect((await call("test.foreach", { items: [1, 2, 3, 4, 5, 6] })).json.result).toBe(6);
+      expect((await call("test.inflight", { peek: true })).json.result).toEqual({ most: 2 });
+    } finally {
+      await foreach.dispose();
+    }
+  }, 60_000);
+
   it("bad input is refused before any step runs", async () => {
     expect((await run({ values: "no" })).error).toMatchObject({ code: -32602 });
   });
