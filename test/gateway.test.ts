@@ -4,9 +4,8 @@
  * body limits, headers and caller context.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SHIPPED_SKILLS, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
 let rpc: string;
@@ -14,7 +13,7 @@ const call = (method: string, params?: unknown, headers: Record<string, string> 
   post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...skillDirs(), ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [...SHIPPED_SKILLS, ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami")], adminToken: ADMIN_TOKEN });
   rpc = `${mesh.gatewayUrl}/rpc`;
 });
 afterAll(() => mesh?.dispose());

@@ -8,6 +8,13 @@ const FIXTURES_ROOT = join(ROOT, "test/fixtures/skills");
 /** The folder of one fixture skill. @example fixture("flaky-v1") */
 export const fixture = (name: string) => join(FIXTURES_ROOT, name);
 
+/**
+ * The shipped skills a test makes assertions about by name (their tags, their answers): named
+ * here, not read from skills/, so that a skill a user adds there cannot change what these tests
+ * expect. Tests about "every skill" read skills/ (`skillDirs()`).
+ */
+export const SHIPPED_SKILLS = ["html-extract", "modbus-decode", "text-summarize-v1", "text-summarize-v2", "text-summarize-degraded"].map((dir) => join(ROOT, "skills", dir));
+
 /** Every fixture skill (the global setup bundles them all once). */
 export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
 
