@@ -15,6 +15,15 @@ import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixture
 
 const PAGE = "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
 
+/** A job's record once it has finished (polled with jobs.get as its owner). */
+const finishedJob = (gatewayUrl: string, key: string, jobId: string) =>
+  eventually(
+    async () => (await post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
+    (result) => result?.status === "completed" || result?.status === "failed",
+    30_000,
+    200,
+  );
+
 let mesh: Mesh;
 let everything: string;
 let pipelineOnly: string;
@@ -62,12 +71,7 @@ describe("web.digest, a pipeline served as a skill", () => {
   it("runs as an async job, its steps with the grants its caller had at submit", async () => {
     const submitted = await digest(everything, { html: PAGE, sentences: 1 }, { prefer: "respond-async" });
     const { jobId } = submitted.json.result;
-    const job = await eventually(
-      async () => (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${everything}` })).json.result,
-      (result) => result?.status === "completed" || result?.status === "failed",
-      20_000,
-      200,
-    );
+    const job = await finishedJob(mesh.gatewayUrl, everything, jobId);
     expect(job).toMatchObject({ status: "completed", deployment: "web.digest@1.0.0", result: { title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] } });
   });
 
@@ -142,12 +146,7 @@ describe("a keyed retry of a pipeline", () => {
     await control("503", 9);
     const submitted = await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "job-1" }, id: 1 }, { authorization: `Bearer ${key}`, prefer: "respond-async" });
     const { jobId } = submitted.json.result;
-    const job = await eventually(
-      async () => (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
-      (result) => result?.status === "completed" || result?.status === "failed",
-      30_000,
-      250,
-    );
+    const job = await finishedJob(retry.gatewayUrl, key, jobId);
     // The engine's second run: the count step replayed (1), the flaky step ran again and succeeded.
     expect(job).toMatchObject({ status: "completed", result: { count: 1, version: "1.0.0" } });
     expect(await tally("job-1")).toBe(1);
