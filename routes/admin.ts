@@ -103,7 +103,7 @@ export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: n
     .sort((a, b) => a.id.localeCompare(b.id));
   const onPage = (skill: string) => deployments.some((d) => d.name === skill);
   const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage(name)));
-  const states = deployments.length ? await store.mget(...deployments.map((d) => breakerKey(d.id))) : [];
+  const states = await breakerStates(store, deployments);
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
   const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
   const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage(skill)));
@@ -222,14 +222,17 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
 // Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
 // ---------------------------------------------------------------------------------------------
 
+/** Every deployment's stored breaker state, 100 keys a read (a registry may hold thousands). */
+async function breakerStates(store: GatewayRuntime["store"], deployments: Deployment[]): Promise<Array<string | null>> {
+  const states: Array<string | null> = [];
+  for (let i = 0; i < deployments.length; i += 100) states.push(...(await store.mget(...deployments.slice(i, i + 100).map((d) => breakerKey(d.id)))));
+  return states;
+}
+
 adminRoutes.get("/metrics", async (c) => {
   const { store, snapshot, counters, rollouts } = gatewayRuntime(c.env);
   const deployments = (await snapshot.current()).deployments();
-  const [states, stored, allRollouts] = await Promise.all([
-    deployments.length ? store.mget(...deployments.map((d) => breakerKey(d.id))) : Promise.resolve([]),
-    counters.read(),
-    rollouts.list(),
-  ]);
+  const [states, stored, allRollouts] = await Promise.all([breakerStates(store, deployments), counters.read(), rollouts.list()]);
   const breakerSamples = deployments.flatMap((d, i) => {
     const { state } = statusOf(states[i] ?? null);
     return (["closed", "open", "half-open"] as const).map((s) => ({ labels: { skill: d.name, version: d.version, state: s }, value: s === state ? 1 : 0 }));
