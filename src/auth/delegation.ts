@@ -7,7 +7,9 @@
  * visible, the same groups usable, the same breaker charge, the same audit name. A step outside
  * the caller's grants is refused as it would be to the caller directly.
  */
+import { decodeBase64Url, encodeBase64Url } from "hono/utils/encode";
 import { z } from "zod";
+import { randomHex } from "../hash/index.js";
 import type { Store } from "../store/index.js";
 import { type Access, FULL_ACCESS, accessOf } from "./access.js";
 
@@ -30,8 +32,6 @@ const DelegationSchema = z.object({
 export type Delegation = z.output<typeof DelegationSchema>;
 
 const encoder = new TextEncoder();
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const fromBase64url = (text: string) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 
 /**
  * The signing key: the hop secret when the gateway has one, else a random key made once and
@@ -40,7 +40,7 @@ const fromBase64url = (text: string) => Uint8Array.from(atob(text.replace(/-/g, 
 export async function delegationKey(store: Store, hopSecret: string | undefined): Promise<CryptoKey> {
   let secret = hopSecret;
   if (!secret) {
-    const made = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    const made = randomHex(32);
     await store.set("sm:delegation-key", made, { nx: true });
     secret = (await store.get("sm:delegation-key")) ?? made;
   }
@@ -52,9 +52,9 @@ export async function delegationKey(store: Store, hopSecret: string | undefined)
  * @example const token = await signDelegation(key, { c: caller.id, g: caller.access.signature, exp: deadline, aud: "web.digest@1.0.0" })
  */
 export async function signDelegation(key: CryptoKey, delegation: Delegation): Promise<string> {
-  const payload = base64url(encoder.encode(JSON.stringify(delegation)));
+  const payload = encodeBase64Url(encoder.encode(JSON.stringify(delegation)).buffer);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
-  return `${PREFIX}${payload}.${base64url(mac)}`;
+  return `${PREFIX}${payload}.${encodeBase64Url(mac.buffer)}`;
 }
 
 /** True when a bearer credential is a delegation token (and not an API key). */
@@ -69,12 +69,13 @@ export async function verifyDelegation(key: CryptoKey, token: string, now: numbe
   if (!payload || !mac || extra !== undefined) return { refused: "a malformed delegation token" };
   let valid: boolean;
   try {
-    valid = await crypto.subtle.verify("HMAC", key, fromBase64url(mac), encoder.encode(payload));
+    valid = await crypto.subtle.verify("HMAC", key, decodeBase64Url(mac), encoder.encode(payload));
   } catch {
     valid = false;
   }
   if (!valid) return { refused: "a delegation token this gateway did not sign" };
-  const parsed = DelegationSchema.safeParse(JSON.parse(new TextDecoder().decode(fromBase64url(payload))));
+  // Signed by a gateway, so JSON of ours; still parsed, not cast.
+  const parsed = DelegationSchema.safeParse(JSON.parse(new TextDecoder().decode(decodeBase64Url(payload))));
   if (!parsed.success) return { refused: "a malformed delegation token" };
   if (parsed.data.exp < now) return { refused: "an expired delegation token (a pipeline's steps may run as long as its call)" };
   return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { KeyGrantsSchema, type KeyUpdateRequest, type KeyView } from "../admin-api/index.js";
-import { sha256Hex } from "../hash/index.js";
+import { randomHex, sha256Hex } from "../hash/index.js";
 import { own } from "../json/index.js";
 import { PolledSnapshot, type SnapshotOptions } from "../snapshot/index.js";
 import { VersionedDocument } from "../store/document.js";
@@ -61,10 +61,6 @@ export function viewOf(record: ApiKey): KeyView {
 function randomBase64url(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
   return btoa(String.fromCharCode(...raw)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export class KeyRing {

@@ -9,7 +9,7 @@ import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AdminIdentity } from "../auth/admin.js";
-import { sha256Hex } from "../hash/index.js";
+import { randomHex, sha256Hex } from "../hash/index.js";
 import type { Store } from "../store/index.js";
 
 export const UI_COOKIE = "skillmesh_ui";
@@ -25,8 +25,7 @@ const sessionKey = async (token: string) => `sm:ui:session:${await sha256Hex(tok
  * @example const token = await startSession(store, { level: "write", by: "admin-token" })
  */
 export async function startSession(store: Store, identity: AdminIdentity): Promise<string> {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const token = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const token = randomHex(32);
   await store.set(await sessionKey(token), JSON.stringify({ by: identity.by, level: identity.level }), { px: UI_SESSION_MS });
   return token;
 }
