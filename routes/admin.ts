@@ -12,6 +12,7 @@ import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
+import { mgetInBatches } from "../src/store/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
@@ -44,6 +45,9 @@ function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503,
   const code = status === 401 || status === 403 ? ErrorCode.Unauthorized : status === 404 ? ErrorCode.MethodNotFound : ErrorCode.InvalidRequest;
   return c.json({ error: { code, message, ...(issues ? { issues } : {}) } }, status);
 }
+
+/** Every deployment's stored breaker state (in batches: a registry may hold thousands). */
+const breakerStates = (store: GatewayRuntime["store"], deployments: Deployment[]) => mgetInBatches(store, deployments.map((d) => breakerKey(d.id)));
 
 /** Each deployment's observed numbers, by deployment id. */
 function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
@@ -221,13 +225,6 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
 // ---------------------------------------------------------------------------------------------
 // Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
 // ---------------------------------------------------------------------------------------------
-
-/** Every deployment's stored breaker state, 100 keys a read (a registry may hold thousands). */
-async function breakerStates(store: GatewayRuntime["store"], deployments: Deployment[]): Promise<Array<string | null>> {
-  const states: Array<string | null> = [];
-  for (let i = 0; i < deployments.length; i += 100) states.push(...(await store.mget(...deployments.slice(i, i + 100).map((d) => breakerKey(d.id)))));
-  return states;
-}
 
 adminRoutes.get("/metrics", async (c) => {
   const { store, snapshot, counters, rollouts } = gatewayRuntime(c.env);

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
-import type { Store, StoreScript } from "../store/index.js";
+import { type Store, type StoreScript, mgetInBatches } from "../store/index.js";
 
 /** Upper bounds (ms) of the latency histogram's buckets; one more bucket holds the rest. */
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000] as const;
@@ -121,13 +121,12 @@ export function observedOf(windows: Window[]): Observed {
   return { ...observed, p50Ms: bounded(quantile(0.5)), p95Ms: bounded(quantile(0.95)) };
 }
 
-/** The stored windows that parse (a missing or unreadable one counts as no calls). */
-function windowsOf(raws: Array<string | null>): Window[] {
-  return raws.flatMap((raw) => {
-    const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
-    return parsed?.success ? [parsed.data] : [];
-  });
-}
+/** The start of the window `t` falls in. */
+const minuteOf = (t: number) => t - (t % METRICS_WINDOW_MS);
+/** `count` window starts from `first`, oldest first. */
+const minutesFrom = (first: number, count: number) => Array.from({ length: count }, (_, i) => first + i * METRICS_WINDOW_MS);
+/** The windows that exist (a missing or unreadable one counts as no calls). */
+const present = (windows: Array<Window | undefined>) => windows.filter((w): w is Window => w !== undefined);
 
 /** Per-isolate sums on their way to the store, and a short cache of what was read back. */
 export class MetricsBoard {
@@ -142,7 +141,7 @@ export class MetricsBoard {
    * @example metrics.record("text.summarize@2.0.0", true, 42, scope.waitUntil)
    */
   record(deploymentId: string, ok: boolean, ms: number, waitUntil: (promise: Promise<unknown>) => void, now = Date.now()): void {
-    const key = metricsKey(deploymentId, now - (now % METRICS_WINDOW_MS));
+    const key = metricsKey(deploymentId, minuteOf(now));
     let sums = this.#pending.get(key);
     if (!sums) this.#pending.set(key, (sums = emptyWindow()));
     sums.calls++;
@@ -167,6 +166,17 @@ export class MetricsBoard {
     );
   }
 
+  /** Each deployment's stored window at each start (undefined where none, or unreadable), one row per id. */
+  async #read(ids: string[], starts: number[]): Promise<Array<Array<Window | undefined>>> {
+    const raws = await mgetInBatches(this.store, ids.flatMap((id) => starts.map((start) => metricsKey(id, start))));
+    return ids.map((_, n) =>
+      raws.slice(n * starts.length, (n + 1) * starts.length).map((raw) => {
+        const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
+        return parsed?.success ? parsed.data : undefined;
+      }),
+    );
+  }
+
   /**
    * Each deployment's sums since `from` (minute windows: the one `from` falls in counts whole;
    * subtract what it held at `from` for an exact start), read fresh from the store; at most the
@@ -174,11 +184,10 @@ export class MetricsBoard {
    * @example const { "sum@2.0.0": sums } = await metrics.totals(["sum@2.0.0"], stepStartedAt, Date.now())
    */
   async totals(ids: string[], from: number, now = Date.now()): Promise<Record<string, Window>> {
-    const current = now - (now % METRICS_WINDOW_MS);
-    const first = Math.max(from - (from % METRICS_WINDOW_MS), current - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS);
-    const starts = Array.from({ length: (current - first) / METRICS_WINDOW_MS + 1 }, (_, i) => first + i * METRICS_WINDOW_MS);
-    const raws = ids.length ? await this.store.mget(...ids.flatMap((id) => starts.map((start) => metricsKey(id, start)))) : [];
-    return Object.fromEntries(ids.map((id, n) => [id, sumOf(windowsOf(raws.slice(n * starts.length, (n + 1) * starts.length)))]));
+    const current = minuteOf(now);
+    const first = Math.max(minuteOf(from), current - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS);
+    const rows = await this.#read(ids, minutesFrom(first, (current - first) / METRICS_WINDOW_MS + 1));
+    return Object.fromEntries(ids.map((id, n) => [id, sumOf(present(rows[n]!))]));
   }
 
   /**
@@ -187,14 +196,9 @@ export class MetricsBoard {
    * @example const { "sum@1.0.0": minutes } = await metrics.history(["sum@1.0.0"])
    */
   async history(ids: string[], now = Date.now()): Promise<Record<string, Array<Observed & { start: number }>>> {
-    const current = now - (now % METRICS_WINDOW_MS);
-    const starts = Array.from({ length: HISTORY_WINDOWS }, (_, i) => current - (HISTORY_WINDOWS - 1 - i) * METRICS_WINDOW_MS);
-    const keys = ids.flatMap((id) => starts.map((start) => metricsKey(id, start)));
-    const raws: Array<string | null> = [];
-    for (let i = 0; i < keys.length; i += 100) raws.push(...(await this.store.mget(...keys.slice(i, i + 100))));
-    return Object.fromEntries(
-      ids.map((id, n) => [id, starts.map((start, i) => ({ ...observedOf(windowsOf([raws[n * HISTORY_WINDOWS + i] ?? null])), windowMs: METRICS_WINDOW_MS, start }))]),
-    );
+    const starts = minutesFrom(minuteOf(now) - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS, HISTORY_WINDOWS);
+    const rows = await this.#read(ids, starts);
+    return Object.fromEntries(ids.map((id, n) => [id, starts.map((start, i) => ({ ...observedOf(present([rows[n]![i]])), windowMs: METRICS_WINDOW_MS, start }))]));
   }
 
   /**
@@ -206,14 +210,8 @@ export class MetricsBoard {
     const ids = [...new Set(Object.values(groups).flat())];
     const stale = ids.filter((id) => (this.#cache.get(id)?.at ?? -Infinity) < now - OBSERVED_CACHE_MS);
     if (stale.length) {
-      const current = now - (now % METRICS_WINDOW_MS);
-      const starts = Array.from({ length: OBSERVED_WINDOWS }, (_, i) => current - i * METRICS_WINDOW_MS);
-      const keys = stale.flatMap((id) => starts.map((start) => metricsKey(id, start)));
-      const raws: Array<string | null> = [];
-      for (let i = 0; i < keys.length; i += 100) raws.push(...(await this.store.mget(...keys.slice(i, i + 100))));
-      stale.forEach((id, n) => {
-        this.#cache.set(id, { at: now, windows: windowsOf(raws.slice(n * OBSERVED_WINDOWS, (n + 1) * OBSERVED_WINDOWS)) });
-      });
+      const rows = await this.#read(stale, minutesFrom(minuteOf(now) - (OBSERVED_WINDOWS - 1) * METRICS_WINDOW_MS, OBSERVED_WINDOWS));
+      stale.forEach((id, n) => this.#cache.set(id, { at: now, windows: present(rows[n]!) }));
     }
     return Object.fromEntries(Object.entries(groups).map(([name, members]) => [name, observedOf(members.flatMap((id) => this.#cache.get(id)?.windows ?? []))]));
   }

@@ -59,6 +59,16 @@ export class StoreTimeout extends Error {
 export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 
 /**
+ * MGET of many keys, `batch` at a time (one request stays small however many keys there are).
+ * @example const states = await mgetInBatches(store, ids.map(breakerKey))
+ */
+export async function mgetInBatches(store: Pick<Store, "mget">, keys: string[], batch = 100): Promise<Array<string | null>> {
+  const values: Array<string | null> = [];
+  for (let i = 0; i < keys.length; i += batch) values.push(...(await store.mget(...keys.slice(i, i + batch))));
+  return values;
+}
+
+/**
  * The same store with a deadline on every operation: past `ms` it throws `StoreTimeout` (the
  * operation itself may still finish). A store that hangs — a stopped Redis, a proxy that
  * accepts and never answers — then costs a call at most `ms`, and each caller goes on with what
