@@ -7,13 +7,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import { checkContracts } from "../src/contracts/index.js";
 import { checkPipeline } from "../src/pipeline/check.js";
-import { PipelineSpecSchema } from "../src/pipeline/index.js";
+import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
@@ -64,9 +63,13 @@ export function pipelineProblems(dirs: string[], manifests: SkillManifest[]): st
   return dirs.flatMap((folder) => {
     const file = join(folder, "pipeline.yaml");
     if (!existsSync(file)) return [];
-    const spec = PipelineSpecSchema.safeParse(parseYaml(readFileSync(file, "utf8")));
-    if (!spec.success) return [`${file.slice(ROOT.length + 1)}: ${spec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`];
-    return checkPipeline(spec.data, manifests);
+    let spec: PipelineSpec;
+    try {
+      spec = parsePipelineSpec(readFileSync(file, "utf8"));
+    } catch (error) {
+      return [`${relative(ROOT, folder)}/${(error as Error).message}`];
+    }
+    return checkPipeline(spec, manifests);
   });
 }
 

@@ -10,12 +10,12 @@ import { Validator } from "@cfworker/json-schema";
 import jsonata from "jsonata";
 import { compareSchemas } from "../contracts/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
-import { type PipelineSpec, type PlacedStep, expressionsOf, placedSteps } from "./index.js";
+import { compareSemver } from "../registry/semver.js";
+import { type PipelineSpec, type PlacedStep, bareExpression, expressionsOf, placedSteps, wholeExpression } from "./index.js";
 
 type Schema = Record<string, unknown>;
 type AstNode = { type?: string; value?: unknown; steps?: AstNode[]; [key: string]: unknown };
 
-const WHOLE = /^\s*\{\{([\s\S]+?)\}\}\s*$/;
 /**
  * Types, fields and enums are checked before a pipeline runs; bounds (a string's minLength, a
  * number's maximum…) are not knowable from the producer's schema, so the callee checks the value
@@ -42,7 +42,7 @@ export function checkPipeline(spec: PipelineSpec, manifests: SkillManifest[]): s
     }
     const visible = (name: string) => placed.find((q) => q.name === name && q.group < p.group);
     const schemaOf = (expression: string, field: string): Schema | undefined => pathSchema(expression, spec, skills, visible, p, (message) => problems.push(`${where}, ${field}: ${message}`));
-    for (const [field, source] of [["when", p.step.when], ["forEach", p.step.forEach]] as const) if (source !== undefined) schemaOf(source.match(WHOLE)?.[1] ?? source, field);
+    for (const [field, source] of [["when", p.step.when], ["forEach", p.step.forEach]] as const) if (source !== undefined) schemaOf(bareExpression(source), field);
     const callee = skills.get(p.step.skill);
     checkValue(p.step.input, callee?.inputSchema as Schema | undefined, "input", (message) => problems.push(`${where}, ${message}`), schemaOf, callee ? `${callee.name}'s input` : undefined);
   }
@@ -65,7 +65,7 @@ function latestByName(manifests: SkillManifest[]): Map<string, SkillManifest> {
   const byName = new Map<string, SkillManifest>();
   for (const m of manifests) {
     const known = byName.get(m.name);
-    if (!m.degraded && (!known || m.version.localeCompare(known.version, undefined, { numeric: true }) > 0)) byName.set(m.name, m);
+    if (!m.degraded && (!known || compareSemver(m.version, known.version) > 0)) byName.set(m.name, m);
   }
   return byName;
 }
@@ -83,8 +83,9 @@ function checkValue(
   whose: string | undefined,
 ): void {
   if (!schema || !whose) return;
-  if (typeof template === "string" && WHOLE.test(template)) {
-    const produced = schemaOf(template.match(WHOLE)![1]!, field);
+  const whole = typeof template === "string" ? wholeExpression(template) : undefined;
+  if (typeof template === "string" && whole !== undefined) {
+    const produced = schemaOf(whole, field);
     if (produced) for (const breaking of compareSchemas(produced, schema, "input", NO_BOUNDS).breaking) report(`${field}: ${template.trim()} does not fit ${whose}: ${breaking.replace(/^input/, field)}`);
     return;
   }

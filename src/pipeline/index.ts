@@ -12,6 +12,7 @@
  * paths, and `when` may compare (`$.input.sentences > 2`).
  */
 import jsonata from "jsonata";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
 
@@ -70,6 +71,16 @@ export const PipelineSpecSchema = z
   .strict();
 export type PipelineSpec = z.output<typeof PipelineSpecSchema>;
 
+/**
+ * A `pipeline.yaml`'s text, parsed and checked; throws naming each field that is wrong.
+ * @example const spec = parsePipelineSpec(readFileSync("skills/web-digest/pipeline.yaml", "utf8"))
+ */
+export function parsePipelineSpec(yamlText: string): PipelineSpec {
+  const parsed = PipelineSpecSchema.safeParse(parseYaml(yamlText));
+  if (!parsed.success) throw new Error(`pipeline.yaml: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parsed.data;
+}
+
 /** Each step with its name and position (`step_<n>` counts every step, inside groups too). */
 export interface PlacedStep {
   step: Step;
@@ -97,6 +108,16 @@ export function placedSteps(spec: PipelineSpec): PlacedStep[] {
 // ---------------------------------------------------------------------------------------------
 
 const WHOLE = /^\s*\{\{([\s\S]+?)\}\}\s*$/;
+
+/**
+ * The expression of a template that is exactly one `{{ … }}` (its value keeps its JSON type).
+ * @example wholeExpression("{{ $.input.n }}") // "$.input.n"
+ */
+export const wholeExpression = (template: string): string | undefined => template.match(WHOLE)?.[1];
+
+/** A `when` or `forEach` expression, written with or without `{{ }}`. */
+export const bareExpression = (source: string): string => wholeExpression(source) ?? source;
+
 const EMBEDDED = /\{\{([\s\S]+?)\}\}/g;
 
 /** Parsed JSONata expressions, by source (a pipeline's are few and reused on every call). */
@@ -124,8 +145,8 @@ export function expressionsOf(template: unknown): string[] {
  */
 export async function resolveTemplate(template: unknown, scope: object): Promise<unknown> {
   if (typeof template === "string") {
-    const whole = template.match(WHOLE);
-    if (whole) return (await expression(whole[1]!).evaluate(scope)) ?? null;
+    const whole = wholeExpression(template);
+    if (whole !== undefined) return (await expression(whole).evaluate(scope)) ?? null;
     if (!template.includes("{{")) return template;
     const parts = await Promise.all([...template.matchAll(EMBEDDED)].map(async (m) => [m[0], await expression(m[1]!).evaluate(scope)] as const));
     let text = template;
@@ -140,8 +161,6 @@ export async function resolveTemplate(template: unknown, scope: object): Promise
   return template;
 }
 
-/** A `when` or `forEach` expression (with or without `{{ }}`). */
-const bare = (source: string) => source.match(WHOLE)?.[1] ?? source;
 
 // ---------------------------------------------------------------------------------------------
 // The runner
@@ -190,9 +209,8 @@ export async function runPipeline(spec: PipelineSpec, input: unknown, options: R
   let done = 0;
   for (let group = 0; group < spec.steps.length; group++) {
     const members = placed.filter((p) => p.group === group);
-    // Every member reads the scope as it was before the group.
-    const before = structuredClone(scope);
-    const outcomes = await Promise.all(members.map((p) => runStep(p, before, options)));
+    // Every member reads the scope as it was before the group: outputs are added once all are done.
+    const outcomes = await Promise.all(members.map((p) => runStep(p, scope, options)));
     members.forEach((p, i) => {
       steps[p.name] = outcomes[i]!;
       scope[`step_${p.index}`] = outcomes[i]!.output;
@@ -205,9 +223,9 @@ export async function runPipeline(spec: PipelineSpec, input: unknown, options: R
 async function runStep(placed: PlacedStep, scope: Record<string, unknown>, options: RunOptions): Promise<{ output: unknown; skipped?: boolean }> {
   const { step, name } = placed;
   options.signal?.throwIfAborted();
-  if (step.when !== undefined && !(await expression(bare(step.when)).evaluate(scope))) return { output: null, skipped: true };
+  if (step.when !== undefined && !(await expression(bareExpression(step.when)).evaluate(scope))) return { output: null, skipped: true };
   if (step.forEach === undefined) return { output: await callWithPolicy(placed, scope, name, options) };
-  const items = (await expression(bare(step.forEach)).evaluate(scope)) ?? [];
+  const items = (await expression(bareExpression(step.forEach)).evaluate(scope)) ?? [];
   const list = Array.isArray(items) ? items : [items];
   const outputs = new Array<unknown>(list.length);
   let next = 0;

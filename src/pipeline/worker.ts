@@ -5,12 +5,11 @@
  * gateway handed it — so every step gets routing, canary, breaker and fallback, grants and audit.
  */
 import { context as otelContext } from "@opentelemetry/api";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { type SkillContext, type SkillWorker, defineSkill } from "../skill/index.js";
 import { SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
-import { PipelineSpecSchema, PipelineStepError, StepCallError, type StepCaller, placedSteps, runPipeline } from "./index.js";
+import { PipelineStepError, StepCallError, type StepCaller, parsePipelineSpec, placedSteps, runPipeline } from "./index.js";
 
 const tracer = trace.getTracer("skillmesh-pipeline");
 
@@ -29,9 +28,7 @@ const AnswerSchema = z.union([
  * @example import spec from "./pipeline.yaml"; export default definePipeline(spec);
  */
 export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.ZodType, z.ZodType> {
-  const parsed = PipelineSpecSchema.safeParse(parseYaml(yamlText));
-  if (!parsed.success) throw new Error(`pipeline.yaml: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  const spec = parsed.data;
+  const spec = parsePipelineSpec(yamlText);
   const steps = [...new Set(placedSteps(spec).map((p) => p.step.skill))];
   return defineSkill<z.ZodType, z.ZodType, PipelineEnv>({
     name: spec.name,
