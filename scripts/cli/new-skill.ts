@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { SemverSchema, SkillNameSchema } from "../../src/skill/manifest.js";
+import { bindingNameOf, workerNameOf } from "../mesh/bundle.js";
 
 const run = promisify(execFile);
 
@@ -28,10 +29,10 @@ export interface NewSkill {
   files: string[];
 }
 
-/** `math.subtract` → the folder `skills/math-subtract`, the Worker `skill-math-subtract`, the binding `SKILL_MATH_SUBTRACT`. */
+/** `math.subtract` → the folder `math-subtract` (its Worker and binding are named after it, as the mesh names them). */
 export function namesOf(name: string): { folder: string; workerName: string; binding: string } {
   const folder = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-  return { folder, workerName: `skill-${folder}`, binding: `SKILL_${folder.toUpperCase().replace(/-/g, "_")}` };
+  return { folder, workerName: workerNameOf(folder), binding: bindingNameOf(folder) };
 }
 
 /**

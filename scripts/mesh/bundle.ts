@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 
@@ -116,6 +116,16 @@ export async function bundleAll(dirs: string[], options: { outRoot?: string } = 
   };
   await Promise.all([worker(), worker()]);
   return results;
+}
+
+/** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2` (the gateway's binding to it). */
+export function bindingNameOf(dir: string): string {
+  return `SKILL_${basename(dir).toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+}
+
+/** `skill-` + the folder name: `skills/text-summarize-v2` → `skill-text-summarize-v2` (its Worker). */
+export function workerNameOf(dir: string): string {
+  return `skill-${basename(dir)}`;
 }
 
 /** Every skill folder under `skills/` (a folder with a wrangler.toml). */

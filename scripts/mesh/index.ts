@@ -3,13 +3,13 @@
  * instance, the gateway bound to each skill by a service binding, every skill also on its own
  * loopback port for direct calls. Used by `npm run dev`, the integration tests and the benchmark.
  */
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
-import { type Bundle, ROOT, bundleAll } from "./bundle.js";
+import { type Bundle, ROOT, bindingNameOf, bundleAll, workerNameOf } from "./bundle.js";
 
 export interface MeshOptions {
   /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`. */
@@ -65,10 +65,6 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
-/** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2`. */
-export function bindingNameOf(dir: string): string {
-  return `SKILL_${basename(dir).toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
-}
 
 function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.configPath);
@@ -105,6 +101,8 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
     ...options.gatewayVars,
   };
   const gateway = workerOptionsOf(gatewayBundle, "gateway");
+  // A pipeline's binding to the deployed gateway (by its wrangler name) is the mesh's gateway.
+  const gatewayName = unstable_readConfig({ config: gatewayBundle.configPath }).name;
   return {
     // Every Worker gets its own socket (unsafeDirectSockets), the gateway on `port`: Miniflare's
     // own entry Worker would add a hop production does not have (it halves the gateway's
@@ -127,8 +125,6 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
       ...skills.map((s) => {
         const worker = workerOptionsOf(s.bundle, s.workerName);
         const port = ports?.skills.get(s.workerName) ?? 0;
-        // A pipeline's binding to the deployed gateway (by its wrangler name) is the mesh's gateway.
-        const gatewayName = unstable_readConfig({ config: gatewayBundle.configPath }).name;
         const serviceBindings = Object.fromEntries(
           Object.entries((worker.serviceBindings ?? {}) as Record<string, string | { name: string }>).map(([binding, target]) => [binding, (typeof target === "string" ? target : target.name) === gatewayName ? "gateway" : target]),
         );
@@ -151,7 +147,7 @@ async function meshSkillsOf(miniflare: Miniflare, skills: MeshWorker[]): Promise
 
 /** The skills' Worker names and bindings, from their folder names (which must differ). */
 function meshWorkersOf(bundles: Bundle[]): MeshWorker[] {
-  const workers = bundles.map((bundle) => ({ bundle, workerName: `skill-${basename(bundle.dir)}`, binding: bindingNameOf(bundle.dir) }));
+  const workers = bundles.map((bundle) => ({ bundle, workerName: workerNameOf(bundle.dir), binding: bindingNameOf(bundle.dir) }));
   const seen = new Map<string, string>();
   for (const { bundle, binding } of workers) {
     const other = seen.get(binding);
