@@ -13,7 +13,7 @@
  * are the pure functions of mutations.ts and src/routing/rollout.ts, applied to the skill alone.
  */
 import { own } from "../json/index.js";
-import type { Store } from "../store/index.js";
+import { type Store, mgetInBatches } from "../store/index.js";
 import {
   MAX_EVENTS,
   type RegistryDoc,
@@ -47,9 +47,6 @@ export interface RegistryState {
 
 /** Writers that lose a compare-and-set retry; only writers of the same skill conflict. */
 const MAX_WRITE_ATTEMPTS = 30;
-/** Skills read per MGET: ~250 KB with 2 KB manifests, well inside a store operation's deadline. */
-const READ_BATCH = 100;
-const READS_IN_FLIGHT = 4;
 /** Expired deployments of other skills a write sweeps on its way: bounded, so a write costs the same however many expired. */
 const SWEEP_PER_WRITE = 20;
 
@@ -142,19 +139,8 @@ export class RegistryRepository {
    * @example const skills = await registry.readSkills(["text.summarize"])
    */
   async readSkills(names: string[]): Promise<Map<string, SkillDoc | undefined>> {
-    const batches: string[][] = [];
-    for (let from = 0; from < names.length; from += READ_BATCH) batches.push(names.slice(from, from + READ_BATCH));
-    const skills = new Map<string, SkillDoc | undefined>();
-    // A few batches at a time: a Worker request may keep only six connections open.
-    for (let from = 0; from < batches.length; from += READS_IN_FLIGHT) {
-      await Promise.all(
-        batches.slice(from, from + READS_IN_FLIGHT).map(async (batch) => {
-          const raws = await this.store.mget(...batch.map(REGISTRY_KEYS.skill));
-          batch.forEach((name, i) => skills.set(name, parseSkill(raws[i] ?? null)));
-        }),
-      );
-    }
-    return skills;
+    const raws = await mgetInBatches(this.store, names.map(REGISTRY_KEYS.skill));
+    return new Map(names.map((name, i) => [name, parseSkill(raws[i] ?? null)]));
   }
 
   /** The newest rollout events, newest first. */

@@ -58,13 +58,26 @@ export class StoreTimeout extends Error {
 /** Default deadline of one store operation: long past Redis's normal latency, short for a caller. */
 export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 
+/** Keys per MGET of `mgetInBatches`: ~250 KB of 2 KB skill documents, well inside an operation's deadline. */
+const MGET_BATCH = 100;
+/** MGETs in flight at once: a Worker request may keep only six connections open. */
+const MGETS_IN_FLIGHT = 4;
+
 /**
- * MGET of many keys, `batch` at a time (one request stays small however many keys there are).
+ * MGET of any number of keys, in batches, a few at a time; values in the order of the keys.
  * @example const states = await mgetInBatches(store, ids.map(breakerKey))
  */
-export async function mgetInBatches(store: Pick<Store, "mget">, keys: string[], batch = 100): Promise<Array<string | null>> {
-  const values: Array<string | null> = [];
-  for (let i = 0; i < keys.length; i += batch) values.push(...(await store.mget(...keys.slice(i, i + batch))));
+export async function mgetInBatches(store: Pick<Store, "mget">, keys: string[]): Promise<Array<string | null>> {
+  const values = new Array<string | null>(keys.length);
+  const starts = Array.from({ length: Math.ceil(keys.length / MGET_BATCH) }, (_, i) => i * MGET_BATCH);
+  for (let from = 0; from < starts.length; from += MGETS_IN_FLIGHT) {
+    await Promise.all(
+      starts.slice(from, from + MGETS_IN_FLIGHT).map(async (start) => {
+        const batch = await store.mget(...keys.slice(start, start + MGET_BATCH));
+        batch.forEach((value, i) => (values[start + i] = value));
+      }),
+    );
+  }
   return values;
 }
 
