@@ -21,7 +21,8 @@ import { parseArgs } from "node:util";
 import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { type Mesh, startMesh } from "./mesh/index.js";
-import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
+import { KeyCreatedSchema } from "../src/admin-api/index.js";
+import { adminCall, readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({
@@ -86,10 +87,7 @@ try {
   for (const problem of pipelineProblems(dirs, mesh.skills.map((s) => s.manifest))) console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
-  const registry = (await (await fetch(`${url}/admin/deployments`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as {
-    deployments: Array<{ id: string; name: string; version: string; role: string }>;
-    routes: Record<string, Record<string, Record<string, number>>>;
-  };
+  const registry = await readRegistry(url, adminToken);
   for (const skill of mesh.skills) {
     const { name, version } = skill.manifest;
     const deployment = registry.deployments.find((d) => d.id === `${name}@${version}`);
@@ -132,12 +130,7 @@ function portInUse(host: string, port: number): Promise<boolean> {
 
 /** A key for every skill and group, named "dev"; printed once. */
 async function createDevKey(url: string, adminToken: string): Promise<string> {
-  const created = await fetch(`${url}/admin/keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ name: "dev", skills: ["*"], groups: ["*"] }),
-  });
-  return ((await created.json()) as { key: string }).key;
+  return KeyCreatedSchema.parse(await adminCall(url, adminToken, "POST", "/keys", { name: "dev", skills: ["*"], groups: ["*"] })).key;
 }
 
 /** Runs reloads one at a time; edits made during a reload are taken by the next one. */

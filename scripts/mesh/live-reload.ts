@@ -9,6 +9,7 @@
 import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import { z } from "zod";
+import { AdminErrorSchema } from "../../src/admin-api/index.js";
 import { checkContracts } from "../../src/contracts/index.js";
 import { type Deployment, DeploymentSchema, RoutingTableSchema } from "../../src/registry/model.js";
 import { ROOT } from "./bundle.js";
@@ -22,15 +23,15 @@ const RegistryPageSchema = z.object({
 });
 export type RegistryView = Pick<z.output<typeof RegistryPageSchema>, "deployments" | "routes">;
 
-/** Calls the admin API; throws with its message on anything but 2xx. */
-async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
+/** Calls the admin API; throws with its message on anything but 2xx. @example await adminCall(url, token, "GET", "/keys") */
+export async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${gatewayUrl}/admin${path}`, {
     method,
     headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${(answer as { error?: { message?: string } })?.error?.message ?? ""}`);
+  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${AdminErrorSchema.safeParse(answer).data?.error.message ?? ""}`);
   return answer;
 }
 
