@@ -282,7 +282,7 @@ export const forward: Handler<SkillCall> = (call) => {
         // pipeline replays the steps that succeeded instead of running them again.
         ...(deployment.manifest.pipeline
           ? {
-              delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.access.signature, exp: call.deadline, aud: deployment.id }),
+              delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.delegatedGrants ?? call.scope.access.signature, exp: call.deadline, aud: deployment.id }),
               ...(call.scope.context.caller !== "anonymous" && (call.scope.idempotencyKey ?? call.scope.jobId) ? { callKey: call.scope.idempotencyKey ?? call.scope.jobId } : {}),
             }
           : {}),

@@ -31,6 +31,11 @@ export interface CallScope {
   callbackUrl?: string;
   /** Set while a job runs its call (src/jobs/workflow.ts): the skill's `maxDurationMs` applies, not its `timeoutMs`. */
   jobId?: string;
+  /**
+   * The grants a pipeline's steps run with (an `Access.signature`); default the caller's own.
+   * A job's call is scoped to its one method, but its pipeline's steps get what its owner had.
+   */
+  delegatedGrants?: string;
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
   trace: Context;
   /** Deployments that answered (for `X-Skill-Version`). */

@@ -89,15 +89,15 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
  * was submitted for (the grants were checked then), no rate limit (counted at submit).
  */
 function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
-  // The job's own call reaches only its method; a pipeline's steps get the owner's grants of the submit.
-  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: job.grants ?? `job:${job.method}` };
+  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
   const { userId, group, session, traceparent } = job.context;
   const headers = new Headers();
   if (userId) headers.set("x-user-id", userId);
   if (group) headers.set("x-user-group", group);
   if (session) headers.set("x-session-id", session);
   if (traceparent) headers.set("traceparent", traceparent);
-  return { ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil), jobId: job.id };
+  // The job's own call reaches only its method; a pipeline's steps get the owner's grants of the submit.
+  return { ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil), jobId: job.id, ...(job.grants ? { delegatedGrants: job.grants } : {}) };
 }
 
 /** A callback delivery that did not get a 2xx: the Workflow step is retried. */
