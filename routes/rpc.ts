@@ -11,6 +11,7 @@ import { processJsonRpc } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
 import { PROGRESS_METHOD, forwardOnly } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
+import { anySignal } from "../src/signal/index.js";
 
 export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
@@ -28,7 +29,7 @@ rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayR
   // call's id), heartbeats while quiet, then the response (or batch) as the last event.
   const stream = sseStream(async (sse) => {
     // The stream closing is the cancellation (request.signal too, where the runtime fires it).
-    const signal = AbortSignal.any([c.req.raw.signal, sse.signal]);
+    const signal = anySignal([c.req.raw.signal, sse.signal]);
     const processed = await processJsonRpc(body, (request, slot) => {
       const onProgress = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { id: request.id, ...p } }));
       return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });

@@ -11,6 +11,7 @@ import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
+import { anySignal } from "../signal/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
@@ -46,7 +47,7 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
   // One native timer that aborts the hop: no controller, timer and race of our own per call.
   const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
+  const signal = call.signal ? anySignal([timeout, call.signal]) : timeout;
   try {
     return await send(deployment, call, env, signal);
   } catch (thrown) {

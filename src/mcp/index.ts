@@ -52,6 +52,7 @@ import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
+import { anySignal } from "../signal/index.js";
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
@@ -290,7 +291,7 @@ class McpServer {
     // forbid it): it sets a flag, and this request aborts its own call when it sees it.
     const watch = cancel && setInterval(() => entry.cancelled && cancel.abort(), CANCEL_CHECK_MS);
     const signals = [streaming.signal, cancel?.signal].filter((s): s is AbortSignal => !!s);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const signal = signals.length > 1 ? anySignal(signals) : signals[0];
     try {
       return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, { ...streaming, signal }));
     } catch (thrown) {

@@ -14,6 +14,7 @@ import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
+import { anySignal } from "../signal/index.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
 
@@ -141,7 +142,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
       const report = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: p }));
-      const processed = await answer(AbortSignal.any([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
+      const processed = await answer(anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
       if (processed !== undefined) sse.send(processed);
     });
     return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });

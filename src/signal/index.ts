@@ -1,0 +1,22 @@
+/**
+ * Abort signals combined cheaply. `AbortSignal.any` is the standard way, but in workerd it cost
+ * an MCP 2025 call (the forward's timeout combined with the client's cancellation) about a tenth
+ * of its throughput under `npm run bench`; a controller with one listener per input does the
+ * same job for the two or three signals of one call.
+ */
+
+/**
+ * A signal that aborts when the first of `signals` aborts, with that signal's reason (what
+ * `AbortSignal.any` does).
+ * @example const signal = anySignal([AbortSignal.timeout(5_000), request.signal])
+ */
+export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
+  const aborted = signals.find((signal) => signal.aborted);
+  if (aborted) return AbortSignal.abort(aborted.reason);
+  const controller = new AbortController();
+  const abort = function (this: AbortSignal) {
+    controller.abort(this.reason);
+  };
+  for (const signal of signals) signal.addEventListener("abort", abort, { once: true });
+  return controller.signal;
+}
