@@ -2,7 +2,8 @@
  * HTML → what an agent wants from a page: title, description, language, canonical URL,
  * headings, links, images and readable text, via the Workers runtime's streaming HTMLRewriter
  * (no DOM, constant memory per element). Script, style and other non-content elements are
- * skipped; block elements become line breaks.
+ * skipped; navigation (`<nav>`, `role="navigation"`) stays out of the text and headings but its
+ * links are listed; block elements become line breaks.
  */
 import { InputError } from "../../src/skill/index.js";
 
@@ -29,9 +30,12 @@ export interface ExtractOptions {
 }
 
 const SKIPPED = "script, style, noscript, template, svg, iframe, object, head";
-const BLOCKS = "p, div, section, article, main, header, footer, aside, nav, li, ul, ol, table, tr, br, hr, blockquote, pre, dt, dd, figcaption";
+/** Navigation: menus and breadcrumbs repeat on every page, so they are noise in its text; their links are kept. */
+const isNavigation = (el: Element) => el.tagName === "nav" || el.getAttribute("role")?.toLowerCase() === "navigation";
+const BLOCKS = new Set(["p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li", "ul", "ol", "table", "tr", "br", "hr", "blockquote", "pre", "dt", "dd", "figcaption"]);
 // An element keeps one end-tag handler (a second `onEndTag` replaces the first), so headings add
-// their own line breaks instead of being listed in BLOCKS.
+// their own line breaks instead of being listed in BLOCKS, and one handler serves blocks and
+// navigation (a <nav> is both).
 
 /** Collapses runs of spaces and decodes the few entities HTMLRewriter leaves in text chunks. */
 export function cleanText(text: string): string {
@@ -79,6 +83,7 @@ function resolveUrl(href: string, baseUrl: string | undefined): string {
 export async function extractPage(html: string, options: ExtractOptions): Promise<ExtractedPage> {
   const page: ExtractedPage = { title: null, description: null, lang: null, canonical: null, headings: [], links: [], images: [], text: "", wordCount: 0, truncated: false };
   let skipDepth = 0;
+  let navigationDepth = 0;
   let body = "";
   let title: string | null = null;
   let heading: { level: number; text: string } | null = null;
@@ -114,7 +119,7 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
         atEnd(el, () => {
           body += "\n";
           const text = cleanText(heading?.text ?? "");
-          if (text && skipDepth === 0) page.headings.push({ level: heading!.level, text });
+          if (text && skipDepth === 0 && navigationDepth === 0) page.headings.push({ level: heading!.level, text });
           heading = null;
         });
       },
@@ -135,18 +140,26 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
         if (page.images.length < options.maxItems) page.images.push({ src: resolveUrl(el.getAttribute("src") ?? "", options.baseUrl), alt: cleanText(el.getAttribute("alt") ?? "") });
       },
     })
-    .on(BLOCKS, {
+    .on(`${[...BLOCKS].join(", ")}, [role="navigation" i]`, {
       element: (el) => {
-        body += "\n";
-        if (!el.removed && el.tagName !== "br" && el.tagName !== "hr") atEnd(el, () => void (body += "\n"));
+        const block = BLOCKS.has(el.tagName);
+        const navigation = isNavigation(el);
+        if (block) body += "\n";
+        if (el.removed || el.tagName === "br" || el.tagName === "hr") return;
+        if (navigation) navigationDepth++;
+        atEnd(el, () => {
+          if (block) body += "\n";
+          if (navigation) navigationDepth--;
+        });
       },
     })
     .onDocument({
       text: (chunk) => {
         if (skipDepth > 0) return;
+        if (link) link.text += chunk.text;
+        if (navigationDepth > 0) return;
         body += chunk.text;
         if (heading) heading.text += chunk.text;
-        if (link) link.text += chunk.text;
       },
     });
 

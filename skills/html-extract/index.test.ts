@@ -49,12 +49,20 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
     });
   });
 
-  it("gives readable text without scripts, styles or noscript, blocks on their own lines", async () => {
+  it("gives readable text without scripts, styles, noscript or navigation, blocks on their own lines", async () => {
     const { result } = await skill.call({ html: page });
-    expect(result.text).toBe("Home\nReading meters\nMeters speak Modbus.\nMost of them do.\nFrames\nSee the spec and nothing.");
+    expect(result.text).toBe("Reading meters\nMeters speak Modbus.\nMost of them do.\nFrames\nSee the spec and nothing.");
     expect(result.text).not.toContain("secret");
-    expect(result.wordCount).toBe(16);
+    expect(result.wordCount).toBe(15);
     expect(result.links[1].href).toBe("spec.html");
+  });
+
+  it("keeps menus out of the text and headings but lists their links", async () => {
+    const html = '<div role="navigation"><h2>Menu</h2><a href="/a">Docs</a><hr role="navigation"></div><nav><ul><li><a href="/b">Blog</a></li></ul></nav><h1>Meters</h1><p>See <a href="/c">it</a>.</p>';
+    const { result } = await skill.call({ html });
+    expect(result.text).toBe("Meters\nSee it.");
+    expect(result.headings).toEqual([{ level: 1, text: "Meters" }]);
+    expect(result.links).toEqual([{ href: "/a", text: "Docs" }, { href: "/b", text: "Blog" }, { href: "/c", text: "it" }]);
   });
 
   it("keeps the title out of the text even without a <head>", async () => {
