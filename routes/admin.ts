@@ -38,7 +38,10 @@ import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
-export const adminRoutes = new Hono<{ Bindings: GatewayEnv }>();
+/** The admin routes' Hono environment: `by` is who is asking (the credential's name), for the audit log and rollout events. */
+type AdminEnv = { Bindings: GatewayEnv; Variables: { by: string } };
+
+export const adminRoutes = new Hono<AdminEnv>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
 function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
@@ -73,6 +76,7 @@ adminRoutes.use("*", async (c, next) => {
     audit(403);
     return adminError(c, 403, "Forbidden: this key may only read the admin API (admin: read)");
   }
+  c.set("by", by);
   await next();
   if (c.req.method !== "GET") audit(c.res.status); // every change, whoever made it and how it went
 });
@@ -156,14 +160,14 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 // ---------------------------------------------------------------------------------------------
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
-function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, now: number) => RegistryDoc) {
-  return async (c: Context<{ Bindings: GatewayEnv }>) => {
+function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, ctx: { now: number; by: string }) => RegistryDoc) {
+  return async (c: Context<AdminEnv>) => {
     const body = schema.safeParse(await c.req.json().catch(() => ({})));
     if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
     const skill = c.req.param("name")!;
     const { registry, snapshot } = gatewayRuntime(c.env);
     try {
-      const doc = await registry.update(skill, Date.now(), (current) => edit(current, skill, body.data, Date.now()));
+      const doc = await registry.update(skill, Date.now(), (current) => edit(current, skill, body.data, { now: Date.now(), by: c.get("by") }));
       snapshot.invalidate();
       return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0] });
     } catch (error) {
@@ -185,17 +189,17 @@ adminRoutes.get("/skills/:name", async (c) => {
   return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) });
 });
 
-adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, now) => setCanary(doc, skill, body.version, body.groups, { now, by: "admin" })));
-adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(PromoteRequestSchema, (doc, skill, body, now) => promote(doc, skill, body.version, { now, by: "admin" })));
-adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackRequestSchema, (doc, skill, body, now) => rollback(doc, skill, { now, by: "admin", version: body.version, reason: body.reason })));
-adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesRequestSchema, (doc, skill, body, now) => replaceRoutes(doc, skill, body.routes, { now, by: "admin" })));
+adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, ctx) => setCanary(doc, skill, body.version, body.groups, ctx)));
+adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(PromoteRequestSchema, (doc, skill, body, ctx) => promote(doc, skill, body.version, ctx)));
+adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackRequestSchema, (doc, skill, body, ctx) => rollback(doc, skill, { ...ctx, version: body.version, reason: body.reason })));
+adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesRequestSchema, (doc, skill, body, ctx) => replaceRoutes(doc, skill, body.routes, ctx)));
 
 // ---------------------------------------------------------------------------------------------
 // Progressive delivery: a canary raised step by step while healthy (src/delivery)
 // ---------------------------------------------------------------------------------------------
 
 /** Runs a rollout operation; a refusal is answered with its status and reason. */
-async function rolloutOperation(c: Context<{ Bindings: GatewayEnv }>, operation: (rollouts: Rollouts) => Promise<Rollout>): Promise<Response> {
+async function rolloutOperation(c: Context<AdminEnv>, operation: (rollouts: Rollouts) => Promise<Rollout>): Promise<Response> {
   const { rollouts, snapshot } = gatewayRuntime(c.env);
   try {
     const rollout = await operation(rollouts);
@@ -211,7 +215,7 @@ async function rolloutOperation(c: Context<{ Bindings: GatewayEnv }>, operation:
 adminRoutes.post("/skills/:name/rollout", jsonBodyGuard(), async (c) => {
   const body = RolloutRequestSchema.safeParse(await c.req.json().catch(() => undefined));
   if (!body.success) return adminError(c, 400, "Invalid rollout", describeIssues(body.error));
-  return rolloutOperation(c, (rollouts) => rollouts.start(c.req.param("name"), body.data, "admin", Date.now()));
+  return rolloutOperation(c, (rollouts) => rollouts.start(c.req.param("name"), body.data, c.get("by"), Date.now()));
 });
 
 /** Pauses, resumes or aborts (rolls back) the skill's rollout. */
@@ -219,7 +223,7 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
   const body = RolloutCommandSchema.safeParse(await c.req.json().catch(() => ({})));
   if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
   const command = c.req.param("command") as "pause" | "resume" | "abort";
-  return rolloutOperation(c, (rollouts) => rollouts.command(c.req.param("name"), command, "admin", Date.now(), body.data.reason));
+  return rolloutOperation(c, (rollouts) => rollouts.command(c.req.param("name"), command, c.get("by"), Date.now(), body.data.reason));
 });
 
 // ---------------------------------------------------------------------------------------------

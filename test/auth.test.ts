@@ -212,7 +212,9 @@ describe("audit log", () => {
   it("records who made a change with an admin key, and a refused write", async () => {
     const writer = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-writer", admin: "write" });
     const reader = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-reader", admin: "read" });
-    await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, writer.json.key);
+    const rolledBack = await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, writer.json.key);
+    // The skill's rollout event names the key too (what `skillmesh status` and the dashboard show).
+    expect(rolledBack.json.event).toMatchObject({ type: "rollback", by: writer.json.view.id });
     await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, reader.json.key);
     const entries = await eventually(() => admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=rollback"), (r) => r.json.entries.length >= 2, 5_000, 100);
     expect(entries.json.entries).toEqual(expect.arrayContaining([
