@@ -1,8 +1,10 @@
 /**
  * `npm run bench` — starts the local mesh and measures, in one run and side by side:
- *   trivial-direct / trivial-bare / trivial-gateway
+ *   trivial-direct / trivial-bare / trivial-inspect / trivial-gateway
  *               a trivial skill (subtract: a - b) called on its Worker, through a bare pass-through
- *               Worker bound to it (bare-hop/: the floor of any hop), and through the gateway
+ *               Worker bound to it (bare-hop/: the floor of any hop), through a Worker that parses
+ *               the call and the answer and nothing else (inspect-hop/: the floor of a hop that
+ *               routes by method and reads answers), and through the gateway
  *   direct      modbus.decode called on the skill Worker itself
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
@@ -29,7 +31,8 @@
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike. With `wrk` installed the trivial sides run once more under wrk
- * (wrk.ts): Node's fetch saturates before the bare hop does.
+ * (wrk.ts): Node's fetch saturates before the bare hop does; so do the MCP sides, since the Node
+ * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts).
  */
@@ -114,11 +117,12 @@ try {
   const adminToken = randomBytes(16).toString("hex");
   const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
   const bareDir = join(ROOT, "scripts/bench/bare-hop");
+  const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
   console.log("Bundling (cached after the first run) and starting the mesh …");
-  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir, inspectDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (skill.dir !== bareDir && skill.dir !== cfMcpDir) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  for (const skill of mesh.skills) if (![bareDir, inspectDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const adminCall = async (path: string, body: unknown) => {
     const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, {
@@ -138,6 +142,7 @@ try {
   const sides: Side[] = [
     { name: "trivial-direct", url: urlOf(trivialDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-bare", url: urlOf(bareDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-inspect", url: urlOf(inspectDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
@@ -198,7 +203,7 @@ try {
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
 trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed(2)}x   (target >= 0.80x)   p50 added over the bare hop: ${(results["trivial-gateway"]!.p50 - results["trivial-bare"]!.p50).toFixed(2)} ms
-trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x
+trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x   inspecting hop/bare hop: ${ratio("trivial-inspect", "trivial-bare").toFixed(2)}x
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 routed/gateway throughput:     ${ratio("routed", "gateway").toFixed(2)}x   the same call by capability (skills.call: candidates, schema check, ranking, then the call)
@@ -213,11 +218,19 @@ mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  
 mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}x  Cloudflare's createMcpHandler (agents) on workerd, tool in-process`);
   if (await hasWrk()) {
     const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
-    console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${Math.max(1, Math.round(SECONDS / SEGMENTS))} s):`);
-    const rps = await wrkSides(trivial, { seconds: Math.max(1, Math.round(SECONDS / SEGMENTS)), segments: SEGMENTS, connections: CONCURRENCY });
+    const runs = { seconds: Math.max(1, Math.round(SECONDS / SEGMENTS)), segments: SEGMENTS, connections: CONCURRENCY };
+    console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${runs.seconds} s):`);
+    const rps = await wrkSides(trivial, runs);
     for (const [name, value] of rps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
     const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
     console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
+    console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   gateway/inspecting hop: ${over("trivial-gateway", "trivial-inspect")}x   (what reading the call and the answer costs; what the gateway adds to it)`);
+    const mcp = sides.filter((side) => side.name.startsWith("mcp"));
+    console.log(`\nThe MCP sides with wrk (the Node load generator no longer competes with the Node SDK servers):`);
+    const mcpRps = await wrkSides(mcp, runs);
+    for (const [name, value] of mcpRps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
+    const mcpOver = (a: string, b: string) => (mcpRps.get(a)! / mcpRps.get(b)!).toFixed(2);
+    console.log(`mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`);
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;
