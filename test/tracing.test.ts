@@ -14,7 +14,7 @@ interface ExportedSpan { name: string; traceId: string; spanId: string; parentSp
 
 let mesh: Mesh;
 beforeAll(async () => {
-  mesh = await startMesh({ gateway: TRACING_FIXTURES.gateway, skills: [TRACING_FIXTURES.skill], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ gateway: TRACING_FIXTURES.gateway, skills: [TRACING_FIXTURES.skill, TRACING_FIXTURES.pipeline], adminToken: ADMIN_TOKEN });
 });
 afterAll(() => mesh?.dispose());
 
@@ -51,6 +51,27 @@ it("starts one trace per call when the caller sends none, still joined across Wo
   expect(forward).toMatchObject({ name: "skillmesh.forward", traceId });
   const handler = (await spansOf(mesh.skills[0]!.url)).find((s) => s.parentSpanId === parentId)!;
   expect(handler).toMatchObject({ name: "skill test.traced", traceId });
+});
+
+it("hangs a pipeline's steps under its call, and each step's gateway call under its step", async () => {
+  const callerTrace = "5ce0e9a56015fec5aadfa328ae398115";
+  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced-pipeline", params: {}, id: 3 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` });
+  expect(answer.json.result).toEqual({ first: expect.stringContaining(callerTrace), second: expect.stringContaining(callerTrace) });
+
+  const pipelineUrl = mesh.skills.find((s) => s.manifest.name === "test.traced-pipeline")!.url;
+  const pipelineSpans = (await spansOf(pipelineUrl)).filter((s) => s.traceId === callerTrace);
+  const gatewaySpans = (await spansOf(mesh.gatewayUrl)).filter((s) => s.traceId === callerTrace);
+  const handler = pipelineSpans.find((s) => s.name === "skill test.traced-pipeline")!;
+  const pipelineCall = gatewaySpans.find((s) => s.name === "skillmesh.call test.traced-pipeline")!;
+  const pipelineForward = gatewaySpans.find((s) => s.name === "skillmesh.forward" && s.parentSpanId === pipelineCall.spanId)!;
+  expect(pipelineCall.parentSpanId).toBe("00f067aa0ba902b7");
+  expect(handler.parentSpanId).toBe(pipelineForward.spanId);
+  for (const step of ["first", "second"]) {
+    const span = pipelineSpans.find((s) => s.name === `pipeline.step ${step}`)!;
+    expect(span).toMatchObject({ parentSpanId: handler.spanId, attributes: { "skillmesh.step": step, "skillmesh.skill": "test.traced" } });
+    // The gateway's call for this step is a child of the step's span.
+    expect(gatewaySpans.find((s) => s.name === "skillmesh.call test.traced" && s.parentSpanId === span.spanId)).toBeDefined();
+  }
 });
 
 describe("export with @microlabs/otel-cf-workers (the README's example)", () => {

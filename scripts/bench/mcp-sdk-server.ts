@@ -4,6 +4,7 @@
  * http server: a new `McpServer` and transport per request, as the SDK requires for stateless
  * use (GHSA-345p-7cg4-v4c7), JSON responses. Run in its own process; prints `{"port":N}`.
  */
+import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { createServer } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -17,7 +18,7 @@ function serverWithTool(): McpServer {
     definition.name,
     { description: definition.description, inputSchema: definition.input.shape, outputSchema: definition.output.shape, annotations: { idempotentHint: true } },
     async (args) => {
-      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal });
+      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal, trace: ROOT_CONTEXT });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     },
   );

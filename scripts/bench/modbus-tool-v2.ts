@@ -3,6 +3,7 @@
  * `cf-mcp-handler/` on workerd) serve the same tool: `modbus.decode`'s own handler and zod
  * schemas, registered on a v2 `McpServer` here once.
  */
+import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { McpServer } from "@modelcontextprotocol/server";
 import modbus from "../../skills/modbus-decode/index.js";
 
@@ -18,7 +19,7 @@ export function modbusToolServer(name: string): McpServer {
     definition.name,
     { description: definition.description, inputSchema: definition.input, outputSchema: definition.output, annotations: { idempotentHint: true } },
     async (args) => {
-      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal });
+      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal, trace: ROOT_CONTEXT });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     },
   );

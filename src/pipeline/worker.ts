@@ -4,7 +4,6 @@
  * gateway (the `GATEWAY` service binding) as the pipeline's caller — the delegation token the
  * gateway handed it — so every step gets routing, canary, breaker and fallback, grants and audit.
  */
-import { context as otelContext } from "@opentelemetry/api";
 import { z } from "zod";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { type SkillContext, type SkillWorker, defineSkill } from "../skill/index.js";
@@ -58,7 +57,7 @@ function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
   return (skill, params, { step, key, timeoutMs }) => {
     if (!gateway) throw new RpcError(ErrorCode.SkillUnavailable, "This pipeline has no GATEWAY service binding to call its steps through");
     // Each step is a span under the pipeline's call; the gateway's spans of the step hang under it.
-    const parent = otelContext.active();
+    const parent = ctx.trace;
     const attributes = { "skillmesh.step": step, "skillmesh.skill": skill };
     return inSpan(tracer, `pipeline.step ${step}`, parent, { kind: SpanKind.CLIENT, attributes }, (span) => callStep(gateway, ctx, skill, params, { key, timeoutMs, traceparent: outgoingTraceparent(span, parent) }));
   };

@@ -12,7 +12,7 @@ import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
-import { SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
+import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { anySignal } from "../signal/index.js";
 
@@ -50,6 +50,11 @@ export type SkillContext<Env = object> = CallerContext & {
   progress: (done: number, total?: number, message?: string) => void;
   /** Aborted when the caller gives up: it disconnected or cancelled, or the gateway's timeout passed. */
   signal: AbortSignal;
+  /**
+   * The OpenTelemetry context of the handler's span: the parent of spans the handler starts
+   * (Workers have no context manager, so `context.active()` does not find it).
+   */
+  trace: Context;
   /** A pipeline's token to call the gateway as its caller (set only for pipelines, src/pipeline/worker.ts). */
   delegation?: string;
   /** A pipeline's call key: its steps' `Idempotency-Key`s derive from it (set only for pipelines). */
@@ -133,8 +138,8 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
     const answer = (signal: AbortSignal, progress: SkillContext["progress"]) =>
       processJsonRpc(body, (request) =>
-        inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, () =>
-          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
+        inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, (_span, trace) =>
+          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, trace, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
         ),
       );
     const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };

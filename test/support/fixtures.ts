@@ -22,6 +22,8 @@ export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
 export const TRACING_FIXTURES = {
   gateway: join(ROOT, "test/fixtures/tracing/gateway"),
   skill: join(ROOT, "test/fixtures/tracing/skill"),
+  /** A two-step pipeline calling the traced skill through the traced gateway. */
+  pipeline: join(ROOT, "test/fixtures/tracing/pipeline"),
   /** The README's @microlabs/otel-cf-workers gateway and skill (OTLP export). */
   otelGateway: join(ROOT, "test/fixtures/tracing/otel-cf-workers"),
   otelSkill: join(ROOT, "test/fixtures/tracing/otel-skill"),
