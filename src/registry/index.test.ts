@@ -271,6 +271,40 @@ describe("RegistrySnapshot", () => {
     await slowPoll;
   });
 
+  it("after this isolate's own write, concurrent callers share the poll begun since instead of each loading the change", async () => {
+    const { store, repo, snapshot } = await setup();
+    await snapshot.current();
+    await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
+    snapshot.invalidate();
+    store.calls.length = 0;
+    const release = holdScripts(store);
+    const first = snapshot.current(); // polls (held at the gate)
+    const others = Promise.all(Array.from({ length: 5 }, () => snapshot.current()));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    for (const view of [await first, ...(await others)]) expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    expect(store.calls).toEqual(["run:registry.poll", "mget"]);
+  });
+
+  it("on a new isolate, a burst of callers shares the first one's load of the registry", async () => {
+    const { store, repo } = await setup();
+    const snapshot = new RegistrySnapshot(repo, { onStale: () => {} });
+    const release = holdScripts(store);
+    const views = Promise.all(Array.from({ length: 6 }, () => snapshot.current()));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    for (const view of await views) expect(view.skills.has("s")).toBe(true);
+    expect(store.calls).toEqual(["run:registry.poll", "mget"]);
+  });
+
+  it("on a new isolate with the store down, every caller of the burst gets the first one's error", async () => {
+    const { store, repo } = await setup();
+    const snapshot = new RegistrySnapshot(repo, { onStale: () => {} });
+    store.down = true;
+    const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => snapshot.current()));
+    expect(outcomes.map((o) => o.status === "rejected" && String(o.reason))).toEqual(Array(4).fill("Error: store down"));
+  });
+
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();

@@ -25,6 +25,21 @@ export interface SnapshotOptions {
 /** Revalidation interval: changes reach every isolate within this (plus one call). */
 export const SNAPSHOT_MAX_AGE_MS = 1_000;
 
+/** How often a call waiting for another call's poll looks whether it has landed. */
+const SHARED_POLL_STEP_MS = 5;
+/** How long a call waits for another call's poll before it polls itself (that request may be gone). */
+const SHARED_POLL_WAIT_MS = 5_000;
+
+/** One call's revalidation, as other calls of the isolate see it. */
+interface Poll {
+  /** The isolate's write generation when it began: it sees every write before. */
+  readonly generation: number;
+  readonly startedAt: number;
+  done: boolean;
+  /** Why it failed, when it left no view. */
+  error?: unknown;
+}
+
 export class PolledSnapshot<Polled, View> {
   #view: View | undefined;
   #version = "";
@@ -34,6 +49,8 @@ export class PolledSnapshot<Polled, View> {
   /** Bumped by `invalidate()`; the view is current when it was read at the latest generation. */
   #generation = 0;
   #viewGeneration = 0;
+  /** The latest poll begun, while it is under way (other calls may wait for it). */
+  #latestPoll: Poll | undefined;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
 
@@ -54,17 +71,48 @@ export class PolledSnapshot<Polled, View> {
     if (this.#view !== undefined && this.#now() - this.#checkedAt < this.#maxAgeMs) return this.#view;
     // A request must not await another request's I/O (workerd cancels it, or the request hangs
     // when the other one ends first): while one request polls, the others keep the view they
-    // have — unless this isolate knows it is outdated (it wrote since), then each polls itself.
+    // have — unless this isolate knows it is outdated (it wrote since): then it waits for a poll
+    // begun since the write, or begins one.
     if (this.#view !== undefined && this.#polls > 0 && this.#viewGeneration === this.#generation) return this.#view;
+    // No view yet (a new isolate), or outdated by this isolate's write, and a poll begun since is
+    // under way: it brings what this call needs. Wait for it on this request's own timer (reading
+    // a field, not the other request's I/O) instead of loading the same again — a burst of calls
+    // on a new isolate would each read the whole registry, 10,000 skills each.
+    const underWay = this.#latestPoll;
+    if (underWay?.generation === this.#generation) {
+      const shared = await this.#outcomeOf(underWay);
+      if (shared) return shared;
+    }
     this.#polls++;
+    const poll: Poll = (this.#latestPoll = { generation: this.#generation, startedAt: Date.now(), done: false });
     try {
       return await this.#revalidate();
+    } catch (error) {
+      poll.error = error;
+      throw error;
     } finally {
+      poll.done = true;
       this.#polls--;
+      if (this.#latestPoll === poll) this.#latestPoll = undefined;
     }
   }
 
-  /** The view is outdated (this isolate wrote to the store): every call polls until one has. */
+  /**
+   * What another call's poll came to: the view it left (stale if it failed, as that call got), or
+   * its error when there is still no view; undefined when it is overdue (that request may be gone).
+   */
+  async #outcomeOf(poll: Poll): Promise<View | undefined> {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, SHARED_POLL_STEP_MS));
+      if (poll.done) {
+        if (this.#view !== undefined) return this.#view;
+        throw poll.error;
+      }
+      if (Date.now() - poll.startedAt > SHARED_POLL_WAIT_MS) return undefined;
+    }
+  }
+
+  /** The view is outdated (this isolate wrote to the store): no call is served it until a poll begun since lands. */
   invalidate(): void {
     this.#checkedAt = -Infinity;
     this.#generation++;
