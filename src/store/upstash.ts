@@ -22,6 +22,10 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
     url,
     token,
     automaticDeserialization: false, // values are our own strings; no JSON guessing
+    // Our values are UTF-8 text (JSON, ids, numbers), which JSON carries as is: base64 (the
+    // client's default, for binary values) made every reply a third larger and decoded it byte by
+    // byte in JS — a registry catch-up's 200 KB MGETs missed the store deadline under load.
+    responseEncoding: false,
     enableTelemetry: false,
     // Auto-pipelining would merge commands of concurrent requests into one fetch, and a Worker
     // request cannot use another request's I/O (it fails or hangs under load).
