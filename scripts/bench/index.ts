@@ -109,7 +109,7 @@ try {
   let upstash: { url: string; token: string } | undefined;
   let client: RedisClientType | undefined;
   if (values.redis) {
-    const local = await startLocalUpstash();
+    const local = await startLocalUpstash(undefined, { ownProcess: true }); // its own process, as Upstash is: the load generator shares this one
     stops.push(() => local.stop());
     upstash = { url: local.url, token: local.token };
     client = local.client;

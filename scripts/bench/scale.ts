@@ -169,7 +169,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
   try {
     let upstash: { url: string; token: string } | undefined;
     if (redis) {
-      const local = await startLocalUpstash();
+      const local = await startLocalUpstash(undefined, { ownProcess: true }); // its own process, as Upstash is: the load generator shares this one
       stops.push(() => local.stop());
       upstash = { url: local.url, token: local.token };
     }
