@@ -104,7 +104,7 @@ describe("canary by X-User-Group", () => {
     expect(text).toMatch(/1\.0\.0\s+stable\s+100%\s+100%\s+100%/);
     expect(text).toMatch(/2\.0\.0\s+canary\s+0%\s+0%\s+0%/);
     expect(text).toMatch(/rollback .*every canary rolled back to 1\.0\.0/);
-    expect(text).toMatch(/canary\s+2\.0\.0\s+admin\s+canary 2\.0\.0: \*=20/);
+    expect(text).toMatch(/canary\s+2\.0\.0\s+admin-token\s+canary 2\.0\.0: \*=20/);
   });
 });
 
