@@ -9,7 +9,7 @@
  *   MCP tools/list (every page) and skills.discover by exact tag and by glob;
  *   a burst of 100 registrations at once;
  *   the gateway isolate's JS heap after a GC (V8 inspector);
- *   with --redis, the first call of a new gateway isolate on the large registry.
+ *   with --redis, the first call and the first tools/list of a new gateway isolate on the large registry.
  * The two sizes are two meshes side by side (own registries), their calls measured in
  * alternating segments.
  * With --redis, the store is Upstash against a local redis-server (scripts/redis-rest).
@@ -25,6 +25,8 @@ import { empty, load, summary } from "./load.js";
 
 /** The V8 inspectors of the two meshes' Workers (small, large). */
 const INSPECTOR_PORTS = [9239, 9240] as const;
+
+const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
 const IN_FLIGHT = 8;
 const CALL_SECONDS = 4;
 const CONCURRENCY = 16;
@@ -134,12 +136,11 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
-  const mcpHeaders = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
   let pages = 0;
   const toolsListMs = await timed(async () => {
     let cursor: string | undefined;
     do {
-      const { json } = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/list", params: cursor ? { cursor } : {}, id: ++pages }, mcpHeaders);
+      const { json } = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/list", params: cursor ? { cursor } : {}, id: ++pages }, MCP_HEADERS);
       if (!json.result) throw new Error(`tools/list: ${JSON.stringify(json)}`);
       cursor = json.result.nextCursor;
     } while (cursor);
@@ -227,14 +228,21 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const large = await measure(largeMesh, adminToken, binding, () => next++, inspectors[1]);
     const counts = [10, target + 100 + 1];
 
-    // A new isolate on the large registry (the store outlives it): its first call loads everything.
+    // New isolates on the large registry (the store outlives them): a first call reads its own
+    // skill while the whole registry loads beside it; a first tools/list needs the whole of it.
     let coldMs: number | undefined;
+    let coldListMs: number | undefined;
     if (upstash) {
-      const cold = await startMesh({ skills: [subtractDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
-      stops.push(() => cold.dispose());
+      const cold = () => startMesh({ skills: [subtractDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
+      const [forCall, forList] = [await cold(), await cold()];
+      stops.push(() => forCall.dispose(), () => forList.dispose());
       coldMs = await timed(async () => {
-        const { json } = await post(`${cold.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
+        const { json } = await post(`${forCall.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
         if (json.result !== 19) throw new Error(`the first call of a new isolate failed: ${JSON.stringify(json)}`);
+      });
+      coldListMs = await timed(async () => {
+        const { json } = await post(`${forList.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/list", params: {}, id: 1 }, MCP_HEADERS);
+        if (!json.result) throw new Error(`the first tools/list of a new isolate failed: ${JSON.stringify(json)}`);
       });
     }
 
@@ -250,7 +258,8 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     row("skills.discover exact tag ms", small.discoverExactMs.toFixed(1), large.discoverExactMs.toFixed(1));
     row("skills.discover glob ms", small.discoverGlobMs.toFixed(1), large.discoverGlobMs.toFixed(1));
     row("gateway JS heap after GC MB", small.heapMb?.toFixed(1) ?? "n/a", large.heapMb?.toFixed(1) ?? "n/a", "(Workers allow 128 MB)");
-    if (coldMs !== undefined) row("first call of a new isolate ms", "", coldMs.toFixed(0), "(loads the whole registry)");
+    if (coldMs !== undefined) row("first call of a new isolate ms", "", coldMs.toFixed(0), "(reads its own skill; the whole registry loads beside it)");
+    if (coldListMs !== undefined) row("first tools/list of a new isolate ms", "", coldListMs.toFixed(0), "(waits for the whole registry)");
     const first = perThousand[0]!;
     const last = perThousand.at(-1)!;
     console.log(`\nregistration s per 1,000: first ${(first / 1000).toFixed(1)}, last ${(last / 1000).toFixed(1)} (last/first ${(last / first).toFixed(2)}x, aim <= 1.5x); all: ${perThousand.map((ms) => (ms / 1000).toFixed(1)).join(" ")}`);

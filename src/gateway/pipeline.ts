@@ -48,13 +48,12 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
   let code = 0;
   try {
     return await inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
-      const view = await registryView(runtime, context);
       const base = { request, slot, scope, runtime, env, trace: context, ...streaming };
       const builtin = builtins.get(request.method);
       if (builtin) {
         seen.skill = request.method;
         const builtinContext = {
-          view,
+          view: await registryView(runtime, context),
           access: scope.access,
           caller: scope.context.caller,
           runtime,
@@ -64,7 +63,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
         };
         return resultOf(await callBuiltin(() => builtin(request, builtinContext))({ ...base, deadline: Infinity }));
       }
-      const entry = view.skills.get(request.method);
+      const entry = await registryEntry(runtime, request.method, context, scope.waitUntil);
       // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
       seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
       if (!entry || seen.hidden) throw new RpcError(ErrorCode.MethodNotFound);
@@ -129,9 +128,23 @@ function resultOf(outcome: Outcome): unknown {
  * a `skillmesh.registry.lookup` span.
  * @example const view = await registryView(runtime, scope.trace)
  */
-export async function registryView(runtime: GatewayRuntime, parent: Context): Promise<RegistryView> {
+export function registryView(runtime: GatewayRuntime, parent: Context): Promise<RegistryView> {
+  return registryLookup(parent, () => runtime.snapshot.current());
+}
+
+/**
+ * One skill's routing entry (undefined: no such skill), inside a `skillmesh.registry.lookup`
+ * span; on a new isolate it is read on its own while the whole view loads (`keepLoading`).
+ * @example const entry = await registryEntry(runtime, "text.summarize", scope.trace, scope.waitUntil)
+ */
+export function registryEntry(runtime: GatewayRuntime, name: string, parent: Context, keepLoading: (loading: Promise<unknown>) => void): Promise<SkillEntry | undefined> {
+  return registryLookup(parent, () => runtime.snapshot.entry(name, keepLoading));
+}
+
+/** A read of the registry in its span; a store that fails it is a -32001 with `retryAfterMs`. */
+async function registryLookup<T>(parent: Context, read: () => Promise<T>): Promise<T> {
   try {
-    return await inSpan(tracer, "skillmesh.registry.lookup", parent, {}, () => runtime.snapshot.current());
+    return await inSpan(tracer, "skillmesh.registry.lookup", parent, {}, read);
   } catch (error) {
     console.error("[gateway] registry unavailable:", errorText(error));
     throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {

@@ -305,6 +305,26 @@ describe("RegistrySnapshot", () => {
     expect(outcomes.map((o) => o.status === "rejected" && String(o.reason))).toEqual(Array(4).fill("Error: store down"));
   });
 
+  it("on a new isolate, reads the one skill a call needs and loads the whole view beside it", async () => {
+    const { store, repo, tick } = await setup();
+    await repo.register({ manifest: manifest("t", "1.0.0"), endpoint: { binding: "X" }, registrationId: "t", ttlSeconds: 10 }, tick(0));
+    await repo.register({ manifest: manifest("t", "2.0.0"), endpoint: { binding: "X" }, registrationId: "t2" }, tick(0));
+    tick(10_001); // t@1.0.0's heartbeat deadline has passed: hidden, not yet swept
+    const snapshot = new RegistrySnapshot(repo, { now: () => tick(0), onStale: () => {} });
+    store.calls.length = 0;
+    const loading: Array<Promise<unknown>> = [];
+    const entry = await snapshot.entry("t", (p) => loading.push(p));
+    expect(entry!.versions.map((d) => d.version)).toEqual(["2.0.0"]);
+    expect(await snapshot.entry("not a skill name!", (p) => loading.push(p))).toBeUndefined();
+    await Promise.all(loading);
+    expect(snapshot.loaded).toBe(true);
+    expect(store.calls.filter((c) => c === "run:registry.readSkill")).toHaveLength(1); // the name that cannot exist reads nothing
+    expect(store.calls.filter((c) => c === "run:registry.poll")).toHaveLength(1); // one load for both calls
+    store.calls.length = 0;
+    expect((await snapshot.entry("s", () => expect.unreachable()))!.name).toBe("s");
+    expect(store.calls).toEqual([]); // from the view now
+  });
+
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();

@@ -177,10 +177,24 @@ export class RegistryRepository {
     return (await this.#read(name, now)).live;
   }
 
+  /**
+   * One skill as stored and its deployments whose heartbeat deadline passed (one script, nothing
+   * swept): what a new isolate reads for a call before its whole view has loaded.
+   * @example const { skill, expired } = await registry.readStored("text.summarize", Date.now())
+   */
+  async readStored(name: string, now: number): Promise<{ skill: SkillDoc | undefined; expired: string[] }> {
+    const stored = await this.#readStored(name, now);
+    return { skill: parseSkill(stored.raw), expired: stored.expired };
+  }
+
+  async #readStored(name: string, now: number) {
+    await this.#upgrade();
+    return this.store.run(readSkill, [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry], [name, now]);
+  }
+
   /** One skill as stored, as a registry document, and with its expired deployments swept. */
   async #read(name: string, now: number) {
-    await this.#upgrade();
-    const stored = await this.store.run(readSkill, [REGISTRY_KEYS.skill(name), REGISTRY_KEYS.changes, REGISTRY_KEYS.expiry], [name, now]);
+    const stored = await this.#readStored(name, now);
     const before = registryDocOf(name, parseSkill(stored.raw));
     const swept = stored.expired.filter((id) => own(before.deployments, id));
     return { stored, before, swept, live: swept.length ? removeDeployments(before, swept) : before };

@@ -10,6 +10,7 @@ import { compareSemver } from "./semver.js";
 import { type Deployment, type RoutingTable, type SkillDoc, skillOf } from "./model.js";
 import type { RegistryRepository } from "./repository.js";
 import type { RegistryPoll } from "./scripts.js";
+import { SkillNameSchema } from "../skill/manifest.js";
 
 /** Everything the gateway needs to route one skill. */
 export interface SkillEntry {
@@ -134,7 +135,12 @@ type PolledRegistry = RegistryPoll & { base: RegistryView | undefined };
  * per `maxAgeMs`; a changed revision reads only the skills written since the view's revision.
  */
 export class RegistrySnapshot extends PolledSnapshot<PolledRegistry, RegistryView> {
-  constructor(repository: RegistryRepository, options: SnapshotOptions = {}) {
+  readonly #now: () => number;
+
+  constructor(
+    private readonly repository: RegistryRepository,
+    options: SnapshotOptions = {},
+  ) {
     super(
       {
         poll: async (now, base) => ({ ...(await repository.poll(now, base?.rev ?? 0)), base }),
@@ -146,5 +152,21 @@ export class RegistrySnapshot extends PolledSnapshot<PolledRegistry, RegistryVie
       },
       options,
     );
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * The routing entry of one skill (undefined: none live), from the view. A new isolate has no
+   * view until it has read every skill (at 10,000 skills, half a second and more): meanwhile a
+   * call reads its own skill (one round trip), and the whole view loads beside it — handed to
+   * `keepLoading` (the request's `waitUntil`) for the calls that need every skill.
+   * @example const entry = await snapshot.entry("text.summarize", (p) => ctx.waitUntil(p))
+   */
+  async entry(name: string, keepLoading: (loading: Promise<unknown>) => void): Promise<SkillEntry | undefined> {
+    if (this.loaded) return (await this.current()).skills.get(name);
+    keepLoading(this.current().catch(() => {})); // a failed load is the next call's to retry
+    if (!SkillNameSchema.safeParse(name).success) return undefined; // no such key is ever stored
+    const { skill, expired } = await this.repository.readStored(name, this.#now());
+    return entryOf(name, skill, new Set(expired));
   }
 }

@@ -112,6 +112,11 @@ export class PolledSnapshot<Polled, View> {
     }
   }
 
+  /** Whether this isolate has a view yet (it may be stale): a new isolate has none until its first load lands. */
+  get loaded(): boolean {
+    return this.#view !== undefined;
+  }
+
   /** The view is outdated (this isolate wrote to the store): no call is served it until a poll begun since lands. */
   invalidate(): void {
     this.#checkedAt = -Infinity;
