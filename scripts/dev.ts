@@ -7,16 +7,17 @@
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
- * folder, e.g. a test fixture; repeatable), --no-watch (no live reload).
+ * folder, e.g. a test fixture; repeatable), --skills-dir DIR (the folder of skill folders instead
+ * of skills/), --no-watch (no live reload).
  *
- * Live reload (scripts/mesh/live-reload.ts): an edit under skills/, src/ or routes/ (or a --skill
- * folder) rebundles what changed, restarts the mesh on the same ports and restores the registry;
+ * Live reload (scripts/mesh/live-reload.ts): an edit under skills/ (or --skills-dir), src/ or
+ * routes/ (or a --skill folder) rebundles what changed, restarts the mesh on the same ports and restores the registry;
  * a new skill folder is served, a removed one deregistered. A Worker that does not bundle or
  * start is reported and the last good version keeps serving.
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     port: { type: "string", default: process.env.PORT ?? "8787" },
     verbose: { type: "boolean", default: false },
     skill: { type: "string", multiple: true, default: [] },
+    "skills-dir": { type: "string", default: join(ROOT, "skills") },
     "no-watch": { type: "boolean", default: false },
   },
 });
@@ -71,8 +73,11 @@ try {
     store = `upstash → ${envUrl} (UPSTASH_REDIS_REST_URL)`;
   }
 
+  const skillsRoot = resolve(values["skills-dir"]);
   const extraDirs = values.skill.map((dir) => resolve(dir));
-  const dirs = [...skillDirs(), ...extraDirs];
+  /** The skills to serve: every folder of the skills folder (as it is now), and the --skill ones. */
+  const meshSkillDirs = () => [...skillDirs(skillsRoot), ...extraDirs];
+  const dirs = meshSkillDirs();
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
   const gatewayVars: Record<string, string> = { ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}), ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}) };
   const mesh = await startMesh({ skills: dirs, adminToken, upstash, port, verbose: values.verbose, gatewayVars });
@@ -107,10 +112,10 @@ Admin API token (for /admin/*):
   export SKILLMESH_ADMIN_TOKEN=${adminToken}
   curl -s ${url}/admin/deployments -H "Authorization: Bearer $SKILLMESH_ADMIN_TOKEN"
 
-${values["no-watch"] ? "" : "Watching skills/, src/ and routes/: an edit reloads what changed. "}Ctrl-C stops the mesh.`);
+${values["no-watch"] ? "" : `Watching ${relative(ROOT, skillsRoot) || "."}/, src/ and routes/: an edit reloads what changed. `}Ctrl-C stops the mesh.`);
   if (!values["no-watch"]) {
-    const watched = [join(ROOT, "skills"), join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
-    const reloader = liveReload(mesh, adminToken, extraDirs, Boolean(upstash));
+    const watched = [skillsRoot, join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
+    const reloader = liveReload(mesh, adminToken, meshSkillDirs, Boolean(upstash));
     const stopWatching = watchSources(watched, (paths) => reloader.schedule(paths));
     stops.push(async () => stopWatching());
   }
@@ -134,7 +139,7 @@ async function createDevKey(url: string, adminToken: string): Promise<string> {
 }
 
 /** Runs reloads one at a time; edits made during a reload are taken by the next one. */
-function liveReload(mesh: Mesh, adminToken: string, extraDirs: string[], persistentStore: boolean) {
+function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[], persistentStore: boolean) {
   const queued = new Set<string>();
   let chain = Promise.resolve();
   const reload = async () => {
@@ -146,13 +151,13 @@ function liveReload(mesh: Mesh, adminToken: string, extraDirs: string[], persist
     const before = await readRegistry(mesh.gatewayUrl, adminToken);
     let failure: Error | undefined;
     try {
-      await mesh.reload([...skillDirs(), ...extraDirs]);
+      await mesh.reload(meshSkillDirs());
     } catch (error) {
       failure = error as Error;
     }
     // Also after a failure: a Worker that bundled but did not start had the mesh restarted twice.
     const report = await restoreRegistry(mesh, adminToken, before, () => committedContracts());
-    report.warnings.push(...pipelineProblems([...skillDirs(), ...extraDirs], mesh.skills.map((s) => s.manifest)));
+    report.warnings.push(...pipelineProblems(meshSkillDirs(), mesh.skills.map((s) => s.manifest)));
     if (failure) {
       console.error(`✗ ${failure.message}\n  Still serving the last good version; save again to retry.`);
       return;

@@ -138,8 +138,10 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     const tests = await run(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run"], { cwd: project });
     expect(tests.stdout).toMatch(/Tests\s+.*2 passed/);
 
-    // npm run dev serves it; an edit is served without a restart, and the registry survives it.
-    const { url, output } = await startDev(["--skill", dir]);
+    // npm run dev serves it (the scratch project's skills/, and the shipped text.summarize); an
+    // edit is served without a restart, and the registry survives it.
+    const { url, output } = await startDev(["--skills-dir", join(project, "skills"), "--skill", join(ROOT, "skills/text-summarize-v1"), "--skill", join(ROOT, "skills/text-summarize-v2")]);
+    expect(output()).toContain(`Watching ${project.slice(ROOT.length + 1)}/skills/, src/ and routes/`);
     const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.greet", params: { name: "Ada" }, id: 1 })).json;
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
     const tools = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "skills.discover", params: { tags: ["greeting", "demo"] }, id: 2 });
@@ -160,6 +162,18 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     await eventually(async () => output(), (text) => text.includes("Still serving the last good version"), 60_000, 250);
     expect(output()).toMatch(/✗ wrangler could not bundle .*scratch-greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
     expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
+
+    // Mended, then a new skill folder: served and registered without a restart; removed: gone.
+    const reloads = () => output().split("✓ reloaded in").length;
+    const mended = reloads();
+    writeFileSync(source, readFileSync(source, "utf8").replace("\nexport const broken = ;\n", ""));
+    await eventually(async () => reloads(), (count) => count > mended, 60_000, 250);
+    await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.wave"], { cwd: project });
+    const wave = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.wave", params: { name: "Bo" }, id: 3 })).json;
+    expect((await eventually(() => wave().catch(() => undefined), (answer) => answer?.result !== undefined, 60_000, 250)).result).toEqual({ greeting: "Hello, Bo!" });
+    rmSync(join(project, "skills", "scratch-wave"), { recursive: true });
+    expect((await eventually(() => wave().catch(() => undefined), (answer) => answer?.error !== undefined, 60_000, 250)).error.code).toBe(-32601);
+    expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
     await stopDev();
-  }, 240_000);
+  }, 300_000);
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { startRedisRest } from "../scripts/redis-rest/serve.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
 
 const fixtures = [fixture("subtract"), fixture("sum")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
@@ -97,6 +97,7 @@ describe("when the store goes down", () => {
       gatewayVars: { SKILLMESH_STORE_PREFIX: prefix, SKILLMESH_SNAPSHOT_MAX_AGE_MS: "0" },
     });
     expect((await call(mesh.gatewayUrl, "subtract", [3, 1])).json.result).toBe(2);
+    await registryLoaded(mesh.gatewayUrl, fixtures.length);
     await rest.stop();
   });
   afterAll(() => mesh?.dispose());

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, fixture, post, registryLoaded } from "./support/fixtures.js";
 
 const STORE_TIMEOUT_MS = 300;
 let local: Awaited<ReturnType<typeof startLocalUpstash>>;
@@ -25,10 +25,8 @@ beforeAll(async () => {
     gatewayVars: { SKILLMESH_SNAPSHOT_MAX_AGE_MS: "0", SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) },
   });
   expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 })).json.result).toBe(2);
-  // A first call is answered before the isolate's whole registry view has loaded (it reads its
-  // own skill meanwhile): wait for the view, the "last snapshot" the tests below rely on.
-  const health = () => fetch(`${mesh.gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ registry?: { deployments: number } | null }>);
-  await eventually(health, (h) => h.registry?.deployments === 1);
+  // The "last snapshot" the tests below rely on.
+  await registryLoaded(mesh.gatewayUrl, 1);
 });
 afterAll(async () => {
   try {

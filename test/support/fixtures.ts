@@ -94,3 +94,13 @@ function safeJson(text: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Waits until the gateway isolate has its whole registry view (a first call is answered before
+ * it has: it reads its own skill meanwhile). Tests that then break the store rely on that view.
+ * @example await registryLoaded(mesh.gatewayUrl, 3)
+ */
+export async function registryLoaded(gatewayUrl: string, deployments: number): Promise<void> {
+  const health = () => fetch(`${gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ registry?: { deployments: number } | null }>);
+  await eventually(health, (h) => h.registry?.deployments === deployments);
+}
