@@ -6,8 +6,8 @@
  */
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { catalogFor } from "../src/gateway/catalog.js";
-import { invoke, registryView } from "../src/gateway/pipeline.js";
+import { catalogFor, summaryOf } from "../src/gateway/catalog.js";
+import { invoke, registryEntry, registryView } from "../src/gateway/pipeline.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
@@ -34,6 +34,10 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
   const backend: McpBackend = {
     catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
+    skill: async (name) => {
+      const entry = await registryEntry(runtime, name, scope.trace, scope.waitUntil);
+      return entry && scope.access.allowsSkill(entry.name, entry.tags) ? summaryOf(entry) : undefined;
+    },
     // A streamed call is cancelled by its stream closing (`streaming.signal`); see routes/rpc.ts
     // for why a plain JSON call carries no signal of the request's own.
     call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, streaming),

@@ -58,6 +58,11 @@ import { anySignal } from "../signal/index.js";
 export interface McpBackend {
   /** Every skill the registry serves now. */
   catalog(): Promise<SkillSummary[]>;
+  /**
+   * One skill as the catalog lists it (undefined: none, or not for this caller), without needing
+   * the whole catalog: a new isolate answers a `tools/call` before its registry has loaded.
+   */
+  skill(name: string): Promise<SkillSummary | undefined>;
   /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway pipeline; a failure is a thrown `RpcError`. */
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
   /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
@@ -128,7 +133,7 @@ class McpServer {
     private readonly backend: McpBackend,
     private readonly options: McpOptions,
   ) {
-    this.tasks = new McpTasks(backend, async (name) => (await this.tools()).byName.get(name)?.skill, options.pageSize);
+    this.tasks = new McpTasks(backend, async (name) => (await this.tool(name))?.skill, options.pageSize);
   }
 
   /** `tasks/*` and task creation, over the gateway's async jobs. */
@@ -246,6 +251,13 @@ class McpServer {
     return toolsOf(await this.backend.catalog());
   }
 
+  /** One tool by name, as `tools/list` shows it (a call needs its own tool, not the whole list). */
+  private async tool(name: string): Promise<ListedTool | undefined> {
+    if (name === CAPABILITY_TOOL.name) return listedOf(CAPABILITY_TOOL);
+    const skill = await this.backend.skill(name);
+    return skill && listedOf(skill);
+  }
+
   private async listTools(request: JsonRpcRequest, version: string) {
     const stateless = isStateless(version);
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
@@ -270,7 +282,7 @@ class McpServer {
   /** A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers that disagree). */
   private async prepareToolCall(headers: Headers, request: JsonRpcRequest, stateless: boolean) {
     const params = parseParams(CallToolParamsSchema, request.params);
-    const known = (await this.tools()).byName.get(params.name);
+    const known = await this.tool(params.name);
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
@@ -427,6 +439,13 @@ interface Tools {
   /** The list as 2025-11-25 lists it: each tool with `execution.taskSupport: "optional"` (built once). */
   withTaskSupport(): Tool[];
 }
+/** A skill's tool, converted once per summary (a summary is rebuilt only when its skill changes). */
+function listedOf(skill: SkillSummary): ListedTool {
+  let listed = listedCache.get(skill);
+  if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
+  return listed;
+}
+
 function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
@@ -436,8 +455,7 @@ function toolsOf(catalog: SkillSummary[]): Tools {
     let withTasks: Tool[] | undefined;
     tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };
     for (const skill of sorted) {
-      let listed = listedCache.get(skill);
-      if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
+      const listed = listedOf(skill);
       tools.byName.set(skill.name, listed);
       tools.list.push(listed.tool);
     }
