@@ -325,6 +325,20 @@ describe("RegistrySnapshot", () => {
     expect(store.calls).toEqual([]); // from the view now
   });
 
+  it("does not wait forever for a poll whose request never came back: past 5 s the next call polls", async () => {
+    const { store, repo, snapshot, tick } = await setup();
+    const before = await snapshot.current();
+    const run = store.run;
+    tick(1_000);
+    holdScripts(store); // never released: that request was cancelled mid-poll
+    void snapshot.current();
+    store.run = run;
+    await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
+    expect(await snapshot.current()).toBe(before); // the stuck poll counts as under way for now
+    tick(5_001);
+    expect((await snapshot.current()).skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+  });
+
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
     const { store, snapshot, tick } = await setup();
     const before = await snapshot.current();

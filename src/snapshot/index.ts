@@ -44,12 +44,10 @@ export class PolledSnapshot<Polled, View> {
   #view: View | undefined;
   #version = "";
   #checkedAt = -Infinity;
-  /** Polls under way in this isolate (each request polls on its own). */
-  #polls = 0;
   /** Bumped by `invalidate()`; the view is current when it was read at the latest generation. */
   #generation = 0;
   #viewGeneration = 0;
-  /** The latest poll begun, while it is under way (other calls may wait for it). */
+  /** The latest poll begun, while it is under way: other calls keep their view, or wait for it. */
   #latestPoll: Poll | undefined;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
@@ -73,18 +71,18 @@ export class PolledSnapshot<Polled, View> {
     // when the other one ends first): while one request polls, the others keep the view they
     // have — unless this isolate knows it is outdated (it wrote since): then it waits for a poll
     // begun since the write, or begins one.
-    if (this.#view !== undefined && this.#polls > 0 && this.#viewGeneration === this.#generation) return this.#view;
+    // A poll whose request was cancelled never ends here: past SHARED_POLL_WAIT_MS it counts for nothing.
+    const underWay = this.#latestPoll && !this.#latestPoll.done && this.#now() - this.#latestPoll.startedAt <= SHARED_POLL_WAIT_MS ? this.#latestPoll : undefined;
+    if (this.#view !== undefined && underWay && this.#viewGeneration === this.#generation) return this.#view;
     // No view yet (a new isolate), or outdated by this isolate's write, and a poll begun since is
     // under way: it brings what this call needs. Wait for it on this request's own timer (reading
     // a field, not the other request's I/O) instead of loading the same again — a burst of calls
     // on a new isolate would each read the whole registry, 10,000 skills each.
-    const underWay = this.#latestPoll;
     if (underWay?.generation === this.#generation) {
       const shared = await this.#outcomeOf(underWay);
       if (shared) return shared;
     }
-    this.#polls++;
-    const poll: Poll = (this.#latestPoll = { generation: this.#generation, startedAt: Date.now(), done: false });
+    const poll: Poll = (this.#latestPoll = { generation: this.#generation, startedAt: this.#now(), done: false });
     try {
       return await this.#revalidate();
     } catch (error) {
@@ -92,7 +90,6 @@ export class PolledSnapshot<Polled, View> {
       throw error;
     } finally {
       poll.done = true;
-      this.#polls--;
       if (this.#latestPoll === poll) this.#latestPoll = undefined;
     }
   }
@@ -108,7 +105,7 @@ export class PolledSnapshot<Polled, View> {
         if (this.#view !== undefined) return this.#view;
         throw poll.error;
       }
-      if (Date.now() - poll.startedAt > SHARED_POLL_WAIT_MS) return undefined;
+      if (this.#now() - poll.startedAt > SHARED_POLL_WAIT_MS) return undefined;
     }
   }
 
