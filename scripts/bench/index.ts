@@ -34,7 +34,8 @@
  * (wrk.ts): Node's fetch saturates before the bare hop does; so do the MCP sides, since the Node
  * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
- * `--scale N` runs the registry-at-scale benchmark instead (scale.ts).
+ * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
+ * of the gateway isolate under wrk (profile.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -46,6 +47,7 @@ import { ROOT, skillDirs } from "../mesh/bundle.js";
 import { registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Side, empty, load, summary } from "./load.js";
+import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
@@ -56,10 +58,15 @@ const { values } = parseArgs({
     redis: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     scale: { type: "string" },
+    profile: { type: "boolean", default: false },
   },
 });
 if (values.scale) {
   await runScale(Number(values.scale), values.redis);
+  process.exit();
+}
+if (values.profile) {
+  await runProfile(Number(values.seconds));
   process.exit();
 }
 const SECONDS = Number(values.seconds);

@@ -21,6 +21,7 @@ import { ROOT } from "../mesh/bundle.js";
 import { type Mesh, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
+import { type GatewayInspector, inspectGateway } from "./inspector.js";
 import { empty, load, summary } from "./load.js";
 
 /** The V8 inspectors of the two meshes' Workers (small, large). */
@@ -53,42 +54,6 @@ function syntheticManifest(i: number): SkillManifest {
   };
 }
 
-interface Inspector {
-  heapMb(): Promise<number>;
-  close(): void;
-}
-
-/** The gateway isolate's used JS heap after a full GC, through workerd's V8 inspector. */
-async function inspectGateway(port: number): Promise<Inspector | undefined> {
-  try {
-    const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ title?: string; id?: string; webSocketDebuggerUrl: string }>;
-    const target = targets.find((t) => `${t.title ?? ""} ${t.id ?? ""}`.includes("gateway"));
-    if (!target) return undefined;
-    const socket = new WebSocket(target.webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      socket.addEventListener("open", resolve);
-      socket.addEventListener("error", reject);
-    });
-    let id = 0;
-    const pending = new Map<number, (result: unknown) => void>();
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-      if (message.id !== undefined) pending.get(message.id)?.(message.result);
-    });
-    const send = (method: string) => new Promise<unknown>((resolve) => (pending.set(++id, resolve), socket.send(JSON.stringify({ id, method }))));
-    return {
-      async heapMb() {
-        await send("HeapProfiler.collectGarbage");
-        const { usedSize } = (await send("Runtime.getHeapUsage")) as { usedSize: number };
-        return usedSize / 2 ** 20;
-      },
-      close: () => socket.close(),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   return { status: response.status, json: await response.json() };
@@ -115,7 +80,7 @@ interface Snapshot {
 }
 
 /** Measures calls, a change's effect, listing and discovery at the registry's current size. */
-async function measure(mesh: Mesh, adminToken: string, binding: string, nextIndex: () => number, inspector: Inspector | undefined): Promise<Snapshot> {
+async function measure(mesh: Mesh, adminToken: string, binding: string, nextIndex: () => number, inspector: GatewayInspector | undefined): Promise<Snapshot> {
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let errors = 0;
 
@@ -179,7 +144,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const adminToken = randomBytes(16).toString("hex");
     const subtractDir = join(ROOT, "test/fixtures/skills/subtract");
     const meshes: Mesh[] = [];
-    const inspectors: Array<Inspector | undefined> = [];
+    const inspectors: Array<GatewayInspector | undefined> = [];
     console.log("Starting two meshes (a small and a large registry) …");
     for (const [i, prefix] of ["small:", "large:"].entries()) {
       const mesh = await startMesh({ skills: [subtractDir], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });

@@ -72,20 +72,21 @@ function pruneBundles(workerDir: string, keep = 4): void {
  * `.skillmesh/bundles`). `src/`, `routes/`, sibling modules and the lockfile are part of the cache key.
  * @example const { scriptPath } = await bundleWorker("skills/html-extract")
  */
-export async function bundleWorker(dir: string, options: { outdir?: string } = {}): Promise<Bundle> {
+export async function bundleWorker(dir: string, options: { outdir?: string; unminified?: boolean } = {}): Promise<Bundle> {
   const absDir = resolve(ROOT, dir);
   const configPath = join(absDir, "wrangler.toml");
   // The gateway (the root) is src/, routes/ and its wrangler.toml: not the whole repository.
   const own = absDir === ROOT ? [join(ROOT, "wrangler.toml")] : [absDir, ...siblingModulesOf(absDir)];
   const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), ...own, join(ROOT, "package-lock.json")]);
-  const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), key);
+  // Unminified (for a readable CPU profile): its own cache entry.
+  const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), options.unminified ? `${key}-unminified` : key);
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {
     if (!options.outdir) pruneBundles(dirname(outdir));
     rmSync(outdir, { recursive: true, force: true });
     mkdirSync(outdir, { recursive: true });
     try {
-      await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, "-c", configPath], {
+      await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, "-c", configPath, ...(options.unminified ? ["--minify=false"] : [])], {
         cwd: ROOT,
         env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" },
         maxBuffer: 16 * 1024 * 1024,
@@ -103,7 +104,7 @@ export async function bundleWorker(dir: string, options: { outdir?: string } = {
  * Bundles several Workers, two at a time (wrangler is CPU-bound; this machine has two cores).
  * @example const bundles = await bundleAll(["skills/a", "skills/b"])
  */
-export async function bundleAll(dirs: string[], options: { outRoot?: string } = {}): Promise<Bundle[]> {
+export async function bundleAll(dirs: string[], options: { outRoot?: string; unminified?: boolean } = {}): Promise<Bundle[]> {
   const results: Bundle[] = new Array(dirs.length);
   let next = 0;
   const worker = async () => {
@@ -111,7 +112,7 @@ export async function bundleAll(dirs: string[], options: { outRoot?: string } = 
       const i = next++;
       const dir = dirs[i]!;
       const outdir = options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined;
-      results[i] = await bundleWorker(dir, { outdir });
+      results[i] = await bundleWorker(dir, { outdir, unminified: options.unminified });
     }
   };
   await Promise.all([worker(), worker()]);

@@ -34,6 +34,8 @@ export interface MeshOptions {
   onLog?: (line: { level: string; message: string }) => void;
   /** Opens the V8 inspector of every Worker on this port (profiling). */
   inspectorPort?: number;
+  /** Bundles the Workers without minifying them, so a CPU profile names functions and modules. */
+  unminified?: boolean;
 }
 
 export interface MeshSkill {
@@ -162,7 +164,7 @@ function meshWorkersOf(bundles: Bundle[]): MeshWorker[] {
  * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
  */
 export async function startMesh(options: MeshOptions): Promise<Mesh> {
-  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills]);
+  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills], { unminified: options.unminified });
   const skills = meshWorkersOf(skillBundles);
   let running = { gateway: gatewayBundle!, skills };
   const miniflare = new Miniflare(miniflareOptionsOf(options, gatewayBundle!, skills));
@@ -176,7 +178,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       dispose: () => miniflare.dispose(),
       reload: async (dirs) => {
         // Bundle first: a bundling error throws here and the running mesh is left as it was.
-        const [nextGateway, ...nextBundles] = await bundleAll([options.gateway ?? ROOT, ...dirs]);
+        const [nextGateway, ...nextBundles] = await bundleAll([options.gateway ?? ROOT, ...dirs], { unminified: options.unminified });
         const next = meshWorkersOf(nextBundles);
         // Same ports after the restart: the gateway's URL and every skill's direct URL stay valid.
         const ports: Ports = { gateway: Number(new URL(gatewayUrl).port), skills: new Map(mesh.skills.map((s) => [s.workerName, Number(new URL(s.url).port)])) };
