@@ -36,8 +36,10 @@ export function busyByModule(profile: CpuProfile, bundle: string): Array<{ where
   });
   const moduleAt = (line: number) => {
     let found = "(bundle prelude)";
-    for (const [start, name] of sections) if (start <= line) found = name;
-      else break;
+    for (const [start, name] of sections) {
+      if (start > line) break;
+      found = name;
+    }
     return found;
   };
   const byId = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
