@@ -1,14 +1,17 @@
 /** SHA-256 as lower-case hex: the one digest the gateway uses for keys, callers and fingerprints; and random hex ids. */
 
+/** Each byte's two hex digits (a table: trace ids are made on every call). */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /** Lower-case hex of bytes. */
 const hexOf = (bytes: Uint8Array) => {
   let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  for (const byte of bytes) hex += HEX[byte];
   return hex;
 };
 
 /**
- * `bytes` random bytes in hex (ids, session tokens).
+ * `bytes` random bytes in hex (trace and span ids, tokens).
  * @example randomHex(16) // "3f9a…" (32 characters)
  */
 export function randomHex(bytes: number): string {

@@ -19,6 +19,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { errorText } from "../jsonrpc/index.js";
+import { randomHex } from "../hash/index.js";
 
 export type { Context, Span } from "@opentelemetry/api";
 
@@ -53,13 +54,6 @@ export function formatTraceparent({ traceId, spanId, traceFlags }: SpanContext):
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
 }
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-function randomHex(bytes: number): string {
-  let hex = "";
-  for (const byte of crypto.getRandomValues(new Uint8Array(bytes))) hex += HEX[byte];
-  return hex;
-}
 
 /**
  * The `traceparent` for a call leaving through `span`: the span's own context when a provider
