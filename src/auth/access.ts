@@ -4,6 +4,8 @@
  * access to the admin API. A skill outside the grants is invisible and answers as if it did not
  * exist; a group outside them is ignored (the call routes as `*`).
  */
+import { z } from "zod";
+import { safeJson } from "../json/index.js";
 import { tagMatcher } from "../registry/discovery.js";
 
 export type AdminLevel = "none" | "read" | "write";
@@ -51,6 +53,20 @@ export function accessOf(grants: Grants): Access {
     unrestricted: false,
     signature: JSON.stringify([grants.skills, grants.tags, grants.groups, grants.admin ?? null]),
   };
+}
+
+const SignatureSchema = z.tuple([z.array(z.string()), z.array(z.string()), z.array(z.string())]).rest(z.unknown());
+
+/**
+ * The access a `signature` stands for, without admin access (what a pipeline's delegation
+ * token carries); a signature that is not one of `accessOf`'s gives nothing.
+ * @example accessOfSignature(accessOf({ skills: ["text.*"], tags: [], groups: [] }).signature).allowsSkill("text.summarize", []) // true
+ */
+export function accessOfSignature(signature: string): Access {
+  if (signature === FULL_ACCESS.signature) return { ...FULL_ACCESS, admin: "none" };
+  const grants = SignatureSchema.safeParse(safeJson(signature));
+  const [skills, tags, groups] = grants.success ? grants.data : [[], [], []];
+  return accessOf({ skills, tags, groups });
 }
 
 /** Whether an admin request with this HTTP method is within `level`: reads need read, the rest write. */

@@ -11,7 +11,8 @@ import { decodeBase64Url, encodeBase64Url } from "hono/utils/encode";
 import { z } from "zod";
 import { randomHex } from "../hash/index.js";
 import type { Store } from "../store/index.js";
-import { type Access, FULL_ACCESS, accessOf } from "./access.js";
+import { safeJson } from "../json/index.js";
+import { type Access, accessOfSignature } from "./access.js";
 
 /** The header the gateway hands the token to a pipeline in. */
 export const DELEGATION_HEADER = "x-skillmesh-delegation";
@@ -75,24 +76,8 @@ export async function verifyDelegation(key: CryptoKey, token: string, now: numbe
   }
   if (!valid) return { refused: "a delegation token this gateway did not sign" };
   // Signed by a gateway, so JSON of ours; still parsed, not cast.
-  const parsed = DelegationSchema.safeParse(JSON.parse(new TextDecoder().decode(decodeBase64Url(payload))));
+  const parsed = DelegationSchema.safeParse(safeJson(new TextDecoder().decode(decodeBase64Url(payload))));
   if (!parsed.success) return { refused: "a malformed delegation token" };
   if (parsed.data.exp < now) return { refused: "an expired delegation token (a pipeline's steps may run as long as its call)" };
   return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };
-}
-
-const SignatureSchema = z.tuple([z.array(z.string()), z.array(z.string()), z.array(z.string())]).rest(z.unknown());
-
-/** Grants back from their signature; never admin access; a signature that is not grants gives none. */
-function accessOfSignature(signature: string): Access {
-  if (signature === "*") return { ...FULL_ACCESS, admin: "none" };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(signature);
-  } catch {
-    parsed = undefined;
-  }
-  const grants = SignatureSchema.safeParse(parsed);
-  const [skills, tags, groups] = grants.success ? grants.data : [[], [], []];
-  return accessOf({ skills, tags, groups });
 }
