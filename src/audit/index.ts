@@ -6,6 +6,7 @@
  * `skillmesh audit` read it. With an Analytics Engine binding (`AUDIT_ANALYTICS`), every entry
  * is also written there, for production volumes and longer retention.
  */
+import { DelayedFlush } from "../flush/index.js";
 import type { AuditEntry, AuditQuery } from "../admin-api/index.js";
 import { AuditEntrySchema } from "../admin-api/index.js";
 import { fingerprintOf } from "../idempotency/index.js";
@@ -56,7 +57,7 @@ export interface AnalyticsDataset {
 
 export class AuditLog {
   #buffer: PendingEntry[] = [];
-  #scheduled = false;
+  readonly #later = new DelayedFlush(AUDIT_FLUSH_MS, () => this.#flush());
 
   constructor(
     private readonly store: Store,
@@ -70,14 +71,10 @@ export class AuditLog {
   record(entry: PendingEntry, waitUntil: (promise: Promise<unknown>) => void): void {
     this.#buffer.push(entry);
     if (this.#buffer.length >= FLUSH_AT) waitUntil(this.#flush());
-    else if (!this.#scheduled) {
-      this.#scheduled = true;
-      waitUntil(new Promise((resolve) => setTimeout(resolve, AUDIT_FLUSH_MS)).then(() => this.#flush()));
-    }
+    else this.#later.schedule(waitUntil);
   }
 
   async #flush(): Promise<void> {
-    this.#scheduled = false;
     const batch = this.#buffer;
     this.#buffer = [];
     if (!batch.length) return;

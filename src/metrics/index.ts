@@ -7,12 +7,22 @@
  * skill's fault, not the caller's input); a call its caller cut short is not counted at all.
  */
 import { z } from "zod";
+import { DelayedFlush } from "../flush/index.js";
 import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { type Store, type StoreScript, mgetInBatches } from "../store/index.js";
 
 /** Upper bounds (ms) of the latency histogram's buckets; one more bucket holds the rest. */
 export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000] as const;
+
+/**
+ * The histogram bucket a latency falls in: the index of its bound, `LATENCY_BOUNDS_MS.length` above the last.
+ * @example latencyBucket(42) // 3 (≤ 50 ms)
+ */
+export function latencyBucket(ms: number): number {
+  const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+  return bucket === -1 ? LATENCY_BOUNDS_MS.length : bucket;
+}
 /** One stored window. */
 export const METRICS_WINDOW_MS = 60_000;
 /** How many recent windows the observed numbers cover (15 minutes). */
@@ -131,7 +141,7 @@ const present = (windows: Array<Window | undefined>) => windows.filter((w): w is
 /** Per-isolate sums on their way to the store, and a short cache of what was read back. */
 export class MetricsBoard {
   readonly #pending = new Map<string, Window>();
-  #scheduled = false;
+  readonly #later = new DelayedFlush(METRICS_FLUSH_MS, () => this.#flush());
   readonly #cache = new Map<string, { at: number; windows: Window[] }>();
 
   constructor(private readonly store: Store) {}
@@ -146,16 +156,11 @@ export class MetricsBoard {
     if (!sums) this.#pending.set(key, (sums = emptyWindow()));
     sums.calls++;
     if (!ok) sums.errors++;
-    const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
-    sums.latency[bucket === -1 ? LATENCY_BOUNDS_MS.length : bucket]!++;
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      waitUntil(new Promise((resolve) => setTimeout(resolve, METRICS_FLUSH_MS)).then(() => this.#flush()));
-    }
+    sums.latency[latencyBucket(ms)]!++;
+    this.#later.schedule(waitUntil);
   }
 
   async #flush(): Promise<void> {
-    this.#scheduled = false;
     const batch = [...this.#pending];
     this.#pending.clear();
     const ttl = (HISTORY_WINDOWS + 1) * METRICS_WINDOW_MS;

@@ -5,8 +5,11 @@
  * written about once a second after the responses, like src/metrics' windows), and gauges read
  * at scrape time: breaker states and rollouts.
  */
+import { z } from "zod";
+import { safeJson } from "../json/index.js";
 import type { Store, StoreScript } from "../store/index.js";
-import { LATENCY_BOUNDS_MS } from "./index.js";
+import { DelayedFlush } from "../flush/index.js";
+import { LATENCY_BOUNDS_MS, METRICS_FLUSH_MS, latencyBucket } from "./index.js";
 
 /** The store key of every counter (a Redis hash; a JSON object on the memory store). */
 export const COUNTERS_KEY = "sm:counters";
@@ -36,7 +39,8 @@ export const readCounters: StoreScript<string[]> = {
 };
 
 /** A counter's field: its family and label values, JSON-encoded (label values may hold anything). */
-type Field = [family: string, ...labels: string[]];
+const FieldSchema = z.tuple([z.string()]).rest(z.string());
+type Field = z.output<typeof FieldSchema>;
 
 /** How one call ended, as the pipeline saw it. */
 export interface CallRecord {
@@ -53,7 +57,7 @@ export interface CallRecord {
 /** Per-isolate counts on their way to the store. */
 export class Counters {
   readonly #pending = new Map<string, number>();
-  #scheduled = false;
+  readonly #later = new DelayedFlush(METRICS_FLUSH_MS, () => this.#flush());
 
   constructor(private readonly store: Store) {}
 
@@ -64,17 +68,16 @@ export class Counters {
   call(record: CallRecord, waitUntil: (promise: Promise<unknown>) => void): void {
     const { skill, version, code } = record;
     this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code)], 1);
-    const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => record.ms <= bound);
-    this.#add(["latency", skill, version, bucket === -1 ? "+Inf" : String(LATENCY_BOUNDS_MS[bucket])], 1);
+    this.#add(["latency", skill, version, String(LATENCY_BOUNDS_MS[latencyBucket(record.ms)] ?? "+Inf")], 1);
     this.#add(["latency_sum", skill, version], Math.round(record.ms));
     if (record.replayed) this.#add(["replays", skill], 1);
-    this.#schedule(waitUntil);
+    this.#later.schedule(waitUntil);
   }
 
   /** Counts a request refused for its credential (401) or its grants (403). */
   refused(status: number, waitUntil: (promise: Promise<unknown>) => void): void {
     this.#add(["refused", String(status)], 1);
-    this.#schedule(waitUntil);
+    this.#later.schedule(waitUntil);
   }
 
   /** Every counter, every isolate's, as stored. */
@@ -82,11 +85,8 @@ export class Counters {
     const flat = await this.store.run(readCounters, [COUNTERS_KEY], []);
     const counters: Array<{ field: Field; value: number }> = [];
     for (let i = 0; i < flat.length; i += 2) {
-      try {
-        counters.push({ field: JSON.parse(flat[i]!) as Field, value: Number(flat[i + 1]) });
-      } catch {
-        // not one of ours: skipped
-      }
+      const field = FieldSchema.safeParse(safeJson(flat[i]!));
+      if (field.success) counters.push({ field: field.data, value: Number(flat[i + 1]) }); // else not one of ours: skipped
     }
     return counters;
   }
@@ -96,17 +96,10 @@ export class Counters {
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
   }
 
-  #schedule(waitUntil: (promise: Promise<unknown>) => void): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    waitUntil(
-      new Promise((resolve) => setTimeout(resolve, 1_000)).then(async () => {
-        this.#scheduled = false;
-        const batch = [...this.#pending].flat();
-        this.#pending.clear();
-        if (batch.length) await this.store.run(addCounters, [COUNTERS_KEY], batch).catch((error: Error) => console.error("[gateway] could not write counters:", error.message));
-      }),
-    );
+  async #flush(): Promise<void> {
+    const batch = [...this.#pending].flat();
+    this.#pending.clear();
+    if (batch.length) await this.store.run(addCounters, [COUNTERS_KEY], batch).catch((error: Error) => console.error("[gateway] could not write counters:", error.message));
   }
 }
 

@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { AdminIdentity } from "../auth/admin.js";
 import { randomHex, sha256Hex } from "../hash/index.js";
+import { safeJson } from "../json/index.js";
 import type { Store } from "../store/index.js";
 
 export const UI_COOKIE = "skillmesh_ui";
@@ -30,16 +31,23 @@ export async function startSession(store: Store, identity: AdminIdentity): Promi
   return token;
 }
 
+/** The request's session token, when its cookie holds one of ours (64 hex digits). */
+function tokenOf(c: Context): string | undefined {
+  const token = getCookie(c, UI_COOKIE);
+  return token && /^[0-9a-f]{64}$/.test(token) ? token : undefined;
+}
+
 /** The identity of the request's session cookie, if it has a live one. */
 export async function sessionOf(store: Store, c: Context): Promise<AdminIdentity | undefined> {
-  const token = getCookie(c, UI_COOKIE);
-  if (!token || !/^[0-9a-f]{64}$/.test(token)) return undefined;
-  const parsed = SessionSchema.safeParse(JSON.parse((await store.get(await sessionKey(token))) ?? "null"));
+  const token = tokenOf(c);
+  if (!token) return undefined;
+  const stored = await store.get(await sessionKey(token));
+  const parsed = SessionSchema.safeParse(stored === null ? undefined : safeJson(stored));
   return parsed.success ? parsed.data : undefined;
 }
 
 /** Ends the request's session. */
 export async function endSession(store: Store, c: Context): Promise<void> {
-  const token = getCookie(c, UI_COOKIE);
-  if (token && /^[0-9a-f]{64}$/.test(token)) await store.del(await sessionKey(token));
+  const token = tokenOf(c);
+  if (token) await store.del(await sessionKey(token));
 }
