@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } fr
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
+import { mapConcurrently } from "../../src/pool/index.js";
 
 const run = promisify(execFile);
 
@@ -105,18 +106,7 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
  * @example const bundles = await bundleAll(["skills/a", "skills/b"])
  */
 export async function bundleAll(dirs: string[], options: { outRoot?: string; unminified?: boolean } = {}): Promise<Bundle[]> {
-  const results: Bundle[] = new Array(dirs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < dirs.length) {
-      const i = next++;
-      const dir = dirs[i]!;
-      const outdir = options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined;
-      results[i] = await bundleWorker(dir, { outdir, unminified: options.unminified });
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return results;
+  return mapConcurrently(dirs, 2, (dir) => bundleWorker(dir, { outdir: options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined, unminified: options.unminified }));
 }
 
 /** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2` (the gateway's binding to it). */

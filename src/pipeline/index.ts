@@ -14,6 +14,7 @@
 import jsonata from "jsonata";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { mapConcurrently } from "../pool/index.js";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -226,18 +227,9 @@ async function runStep(placed: PlacedStep, scope: Record<string, unknown>, optio
   if (step.when !== undefined && !(await expression(bareExpression(step.when)).evaluate(scope))) return { output: null, skipped: true };
   if (step.forEach === undefined) return { output: await callWithPolicy(placed, scope, name, options) };
   const items = (await expression(bareExpression(step.forEach)).evaluate(scope)) ?? [];
-  const list = Array.isArray(items) ? items : [items];
-  const outputs = new Array<unknown>(list.length);
-  let next = 0;
-  // A pool of `concurrency` workers over the items: never more calls at once than that.
-  const worker = async () => {
-    while (next < list.length) {
-      const index = next++;
-      outputs[index] = await callWithPolicy(placed, { ...scope, item: list[index], index }, `${name}[${index}]`, options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(step.concurrency, list.length) }, worker));
-  return { output: outputs };
+  const list: unknown[] = Array.isArray(items) ? items : [items];
+  // Never more calls at once than the step's `concurrency`.
+  return { output: await mapConcurrently(list, step.concurrency, (item, index) => callWithPolicy(placed, { ...scope, item, index }, `${name}[${index}]`, options)) };
 }
 
 /** One call of a step with its retries and its `onError`. */

@@ -6,6 +6,7 @@
  * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
  */
 import type { MemoryData } from "./memory.js";
+import { mapConcurrently } from "../pool/index.js";
 
 export type StoreDriver = "memory" | "upstash";
 
@@ -68,17 +69,9 @@ const MGETS_IN_FLIGHT = 4;
  * @example const states = await mgetInBatches(store, ids.map(breakerKey))
  */
 export async function mgetInBatches(store: Pick<Store, "mget">, keys: string[]): Promise<Array<string | null>> {
-  const values = new Array<string | null>(keys.length);
   const starts = Array.from({ length: Math.ceil(keys.length / MGET_BATCH) }, (_, i) => i * MGET_BATCH);
-  for (let from = 0; from < starts.length; from += MGETS_IN_FLIGHT) {
-    await Promise.all(
-      starts.slice(from, from + MGETS_IN_FLIGHT).map(async (start) => {
-        const batch = await store.mget(...keys.slice(start, start + MGET_BATCH));
-        batch.forEach((value, i) => (values[start + i] = value));
-      }),
-    );
-  }
-  return values;
+  const batches = await mapConcurrently(starts, MGETS_IN_FLIGHT, (start) => store.mget(...keys.slice(start, start + MGET_BATCH)));
+  return batches.flat();
 }
 
 /**
