@@ -103,11 +103,17 @@ async function bearerDigest(bearer: string): Promise<string> {
 }
 
 /**
- * The caller of a request, or why it is refused.
- * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys)
+ * The caller of a request, or why it is refused. With `delegationKey`, a pipeline's delegation
+ * token (src/auth/delegation.ts) stands for the pipeline's caller, with its grants and no more.
+ * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys, runtime.delegationKey)
  */
-export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing, delegationKey?: () => Promise<CryptoKey>): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
+  if (bearer && delegationKey && isDelegationToken(bearer)) {
+    const delegated = await verifyDelegation(await delegationKey(), bearer, Date.now());
+    if ("refused" in delegated) return { refused: { status: 401, error: "invalid_token", message: `Unauthorized: ${delegated.refused}` } };
+    return { caller: { id: delegated.callerId, access: delegated.access, limits: { identifier: delegated.callerId } } };
+  }
   const hash = bearer ? await bearerDigest(bearer) : undefined;
   if (!settings.required) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, settings) } };
   const { oauth } = settings;
@@ -153,15 +159,7 @@ export function requireCaller<E extends object>(runtimeOf: (env: E) => AuthRunti
     let outcome: Awaited<ReturnType<typeof authenticate>>;
     try {
       const { keys, config, delegationKey } = runtimeOf(c.env);
-      // A pipeline's step: served as the pipeline's caller, with its grants and no more.
-      const bearer = bearerOf(c.req.header("authorization"));
-      if (bearer && isDelegationToken(bearer) && delegationKey) {
-        const delegated = await verifyDelegation(await delegationKey(), bearer, Date.now());
-        if ("refused" in delegated) return refusalResponse({ status: 401, error: "invalid_token", message: `Unauthorized: ${delegated.refused}` });
-        c.set("caller", { id: delegated.callerId, access: delegated.access, limits: { identifier: delegated.callerId } });
-        return next();
-      }
-      outcome = await authenticate(c.req.raw.headers, config.auth, keys);
+      outcome = await authenticate(c.req.raw.headers, config.auth, keys, delegationKey);
     } catch (error) {
       // The keys or an issuer's JWKS could not be read: our outage, not a bad credential.
       console.error("[gateway] cannot check credentials:", error instanceof Error ? error.message : error);
