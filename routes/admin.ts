@@ -109,12 +109,12 @@ export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: n
   const deployments = Object.values(doc.deployments)
     .filter((d) => !expired.includes(d.id))
     .sort((a, b) => a.id.localeCompare(b.id));
-  const onPage = (skill: string) => deployments.some((d) => d.name === skill);
-  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage(name)));
+  const onPage = new Set(deployments.map((d) => d.name));
+  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage.has(name)));
   const states = await breakerStates(store, deployments);
   const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
   const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
-  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage(skill)));
+  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage.has(skill)));
   return { revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) };
 }
 
@@ -180,11 +180,11 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
 /** One skill: its deployments, routing table and rollout events. */
 adminRoutes.get("/skills/:name", async (c) => {
   const skill = c.req.param("name");
-  const { registry, metrics } = gatewayRuntime(c.env);
+  const { registry, metrics, rollouts: rolloutBoard } = gatewayRuntime(c.env);
   const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
   const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
   if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), gatewayRuntime(c.env).rollouts.list()]);
+  const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
   const rollout = own(rollouts, skill);
   return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) });
 });

@@ -425,7 +425,6 @@ interface PreparedToolCall {
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
 const TASKS_2025 = "2025-11-25";
 
-
 /**
  * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
  * when its skill changes, so a change of one skill converts one tool again.
@@ -515,7 +514,6 @@ function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
   const meta = params._meta;
   return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }
-
 
 /** Cursors name the last tool of the page before: stable while tools come and go. */
 function cursorAfter(name: string): string {

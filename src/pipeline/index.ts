@@ -162,7 +162,6 @@ export async function resolveTemplate(template: unknown, scope: object): Promise
   return template;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The runner
 // ---------------------------------------------------------------------------------------------
@@ -236,10 +235,11 @@ async function runStep(placed: PlacedStep, scope: Record<string, unknown>, optio
 async function callWithPolicy(placed: PlacedStep, scope: object, key: string, options: RunOptions): Promise<unknown> {
   const { step, name } = placed;
   const params = await resolveTemplate(step.input, scope);
+  const callOptions = (callKey: string) => ({ step: name, key: callKey, ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) });
   let failure: StepCallError | undefined;
   for (let attempt = 0; attempt <= step.retries; attempt++) {
     try {
-      return await options.call(step.skill, params, { step: name, key, ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) });
+      return await options.call(step.skill, params, callOptions(key));
     } catch (error) {
       if (!(error instanceof StepCallError)) throw error;
       failure = error;
@@ -250,7 +250,7 @@ async function callWithPolicy(placed: PlacedStep, scope: object, key: string, op
   if ("default" in onError) return onError.default;
   const fallbackParams = onError.input === undefined ? params : await resolveTemplate(onError.input, scope);
   try {
-    return await options.call(onError.fallback, fallbackParams, { step: name, key: `${key}/fallback`, ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) });
+    return await options.call(onError.fallback, fallbackParams, callOptions(`${key}/fallback`));
   } catch (error) {
     if (error instanceof StepCallError) throw new PipelineStepError(`${name} (fallback)`, onError.fallback, error);
     throw error;
