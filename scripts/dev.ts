@@ -21,9 +21,9 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
-import { type Mesh, startMesh } from "./mesh/index.js";
+import { type Mesh, adminCall, startMesh } from "./mesh/index.js";
 import { KeyCreatedSchema } from "../src/admin-api/index.js";
-import { adminCall, readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
+import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({

@@ -44,7 +44,8 @@ import { parseArgs } from "node:util";
 import type { RedisClientType } from "redis";
 import { join } from "node:path";
 import { ROOT, skillDirs } from "../mesh/bundle.js";
-import { registerSkill, startMesh } from "../mesh/index.js";
+import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Side, empty, load, summary } from "./load.js";
 import { runProfile } from "./profile.js";
@@ -131,18 +132,10 @@ try {
   stops.push(() => mesh.dispose());
   for (const skill of mesh.skills) if (![bareDir, inspectDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
-  const adminCall = async (path: string, body: unknown) => {
-    const response = await fetch(`${mesh.gatewayUrl}/admin${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${path}: ${await response.text()}`);
-    return (await response.json()) as { key: string };
-  };
-  await adminCall("/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
-  const key = `Bearer ${(await adminCall("/keys", { name: "bench", skills: ["*"], groups: ["bench"] })).key}`;
-  const limitedKey = `Bearer ${(await adminCall("/keys", { name: "bench-limited", skills: ["*"], rate: "999999999/min" })).key}`;
+  const newKey = async (grants: object) => `Bearer ${KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", grants)).key}`;
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
+  const key = await newKey({ name: "bench", skills: ["*"], groups: ["bench"] });
+  const limitedKey = await newKey({ name: "bench-limited", skills: ["*"], rate: "999999999/min" });
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;

@@ -9,7 +9,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT, bundleWorker } from "../mesh/bundle.js";
-import { registerSkill, startMesh } from "../mesh/index.js";
+import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { inspectGateway } from "./inspector.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
@@ -65,8 +66,7 @@ export async function runProfile(seconds: number): Promise<void> {
   const mesh = await startMesh({ skills: [subtract], adminToken, register: false, inspectorPort: INSPECTOR_PORT, unminified: true, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
     await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
-    const created = await fetch(`${mesh.gatewayUrl}/admin/keys`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ name: "profile", skills: ["*"] }) });
-    const { key } = (await created.json()) as { key: string };
+    const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "profile", skills: ["*"] }));
     const side = { name: "trivial-gateway", url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) };
     await wrkSides([side], { seconds: 1, segments: 1, connections: 16 }); // warm the isolate and its caches
     const inspector = await inspectGateway(INSPECTOR_PORT);

@@ -216,6 +216,18 @@ export class RegistrationError extends Error {
   }
 }
 
+/** Calls the admin API; throws with its message on anything but 2xx. @example await adminCall(url, token, "GET", "/keys") */
+export async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${gatewayUrl}/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${AdminErrorSchema.safeParse(answer).data?.error.message ?? ""}`);
+  return answer;
+}
+
 /**
  * Registers one deployment with a gateway's admin API and returns the answer.
  * @example await registerSkill("http://127.0.0.1:8787", token, { binding: "SKILL_HTML_EXTRACT" })

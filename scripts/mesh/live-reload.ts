@@ -9,11 +9,10 @@
 import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import { z } from "zod";
-import { AdminErrorSchema } from "../../src/admin-api/index.js";
 import { checkContracts } from "../../src/contracts/index.js";
 import { type Deployment, DeploymentSchema, RoutingTableSchema } from "../../src/registry/model.js";
 import { ROOT } from "./bundle.js";
-import { type Mesh, RegistrationError, registerSkill } from "./index.js";
+import { type Mesh, RegistrationError, adminCall, registerSkill } from "./index.js";
 
 /** One page of `GET /admin/deployments`, the parts a reload keeps. */
 const RegistryPageSchema = z.object({
@@ -22,18 +21,6 @@ const RegistryPageSchema = z.object({
   nextCursor: z.string().optional(),
 });
 export type RegistryView = Pick<z.output<typeof RegistryPageSchema>, "deployments" | "routes">;
-
-/** Calls the admin API; throws with its message on anything but 2xx. @example await adminCall(url, token, "GET", "/keys") */
-export async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${gatewayUrl}/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${AdminErrorSchema.safeParse(answer).data?.error.message ?? ""}`);
-  return answer;
-}
 
 /**
  * Every deployment and routing table of a gateway, following the admin API's pages.
