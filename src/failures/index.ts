@@ -2,7 +2,7 @@
  * How the gateway treats each way a skill call can fail, decided once: whether it counts
  * against the deployment's circuit breaker, whether it is worth another attempt, and whether
  * its answer may be stored for an `Idempotency-Key` replay. The breaker (src/gateway/policies),
- * the retries (src/retry) and the replays (src/idempotency) all read this table.
+ * the retries (src/retry, and a pipeline step's `retries`) and the replays (src/idempotency) all read this table.
  */
 import { ErrorCode } from "../jsonrpc/index.js";
 

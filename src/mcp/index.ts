@@ -52,7 +52,7 @@ import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
-import { anySignal } from "../signal/index.js";
+import { anySignal, sleep } from "../signal/index.js";
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
@@ -399,14 +399,6 @@ function progressTokenOf(request: JsonRpcRequest): string | number | undefined {
 /** Same tools in the same order: lists are rebuilt from cached tool objects, so identity says it. */
 function sameTools(a: Tool[], b: Tool[]): boolean {
   return a === b || (a.length === b.length && a.every((tool, i) => tool === b[i]));
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
 }
 
 /** A skill and the tool it is listed as. */

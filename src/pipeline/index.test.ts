@@ -100,6 +100,28 @@ describe("runPipeline", () => {
     expect(state.calls.at(-1)).toMatchObject({ skill: "backup", key: "step_0/fallback" });
   });
 
+  it("retries only a transient failure: bad params or the skill's own error answer at once", async () => {
+    const attempts = { flaky: 0, badParams: 0, ownError: 0 };
+    const { call } = caller({
+      flaky: () => {
+        if (++attempts.flaky < 3) throw new StepCallError(-32004, "timed out");
+        return "third time";
+      },
+      badParams: () => {
+        attempts.badParams++;
+        throw new StepCallError(-32602, "Invalid params");
+      },
+      ownError: () => {
+        attempts.ownError++;
+        throw new StepCallError(-32010, "no such frame");
+      },
+    });
+    expect(await runPipeline(spec({ name: "p", steps: [{ skill: "flaky", retries: 2 }] }), {}, { call })).toBe("third time");
+    await expect(runPipeline(spec({ name: "p", steps: [{ skill: "badParams", retries: 3 }] }), {}, { call })).rejects.toThrow("Invalid params");
+    await expect(runPipeline(spec({ name: "p", steps: [{ skill: "ownError", retries: 3 }] }), {}, { call })).rejects.toThrow("no such frame");
+    expect(attempts).toEqual({ flaky: 3, badParams: 1, ownError: 1 });
+  });
+
   it("refuses a spec that is not one: unknown fields, bad names, steps that do not rise", () => {
     expect(PipelineSpecSchema.safeParse({ name: "p", steps: [{ skill: "a", inptu: {} }] }).success).toBe(false);
     expect(PipelineSpecSchema.safeParse({ name: "p", steps: [{ name: "1st", skill: "a" }] }).success).toBe(false);

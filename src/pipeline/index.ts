@@ -15,6 +15,8 @@ import jsonata from "jsonata";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { mapConcurrently } from "../pool/index.js";
+import { retryDelayMs } from "../retry/index.js";
+import { sleep } from "../signal/index.js";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +45,7 @@ export const StepSchema = z
     concurrency: z.number().int().min(1).max(16).default(4),
     /** This step's budget (the gateway's `X-Timeout-Ms`). */
     timeoutMs: z.number().int().min(100).max(120_000).optional(),
-    /** Extra attempts after a failure of this step's call (on top of the gateway's own retries). */
+    /** Extra attempts after a transient failure of this step's call (unavailable, timed out, rate limited; on top of the gateway's own retries), with backoff or the skill's `Retry-After`. */
     retries: z.number().int().min(0).max(5).default(0),
     onError: OnErrorSchema.default("fail"),
   })
@@ -236,17 +238,22 @@ async function callWithPolicy(placed: PlacedStep, scope: object, key: string, op
   const { step, name } = placed;
   const params = await resolveTemplate(step.input, scope);
   const callOptions = (callKey: string) => ({ step: name, key: callKey, ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) });
-  let failure: StepCallError | undefined;
-  for (let attempt = 0; attempt <= step.retries; attempt++) {
+  let failure: StepCallError;
+  for (let attempt = 1; ; attempt++) {
     try {
       return await options.call(step.skill, params, callOptions(key));
     } catch (error) {
       if (!(error instanceof StepCallError)) throw error;
       failure = error;
     }
+    // Only a transient failure is tried again (src/failures): bad params or the skill's own error would answer the same.
+    const delay = attempt <= step.retries ? retryDelayMs({ ok: false, error: { code: failure.code, message: failure.message, data: failure.data } }, attempt) : undefined;
+    if (delay === undefined) break;
+    await sleep(delay, options.signal);
+    options.signal?.throwIfAborted();
   }
   const onError = step.onError;
-  if (onError === "fail") throw new PipelineStepError(name, step.skill, failure!);
+  if (onError === "fail") throw new PipelineStepError(name, step.skill, failure);
   if ("default" in onError) return onError.default;
   const fallbackParams = onError.input === undefined ? params : await resolveTemplate(onError.input, scope);
   try {

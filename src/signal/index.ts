@@ -20,3 +20,15 @@ export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
   for (const signal of signals) signal.addEventListener("abort", abort, { once: true });
   return controller.signal;
 }
+
+/**
+ * Resolves after `ms`, or at once when `signal` aborts (the caller checks which).
+ * @example await sleep(250, request.signal)
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
