@@ -11,6 +11,7 @@ import { deleteCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { utcTime } from "../src/admin-api/index.js";
 import { adminOf } from "../src/auth/admin.js";
 import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
@@ -122,14 +123,14 @@ uiRoutes.get("/", async (c) => {
         <h2>Recent rollout events</h2>
         ${table(
           ["Time (UTC)", "Skill", "Event", "Version", "By", "Reason"],
-          registry.events.slice(0, 20).map((e) => [time(e.at), e.skill, e.type, e.version ?? "-", e.by, e.reason]),
+          registry.events.slice(0, 20).map((e) => [utcTime(e.at), e.skill, e.type, e.version ?? "-", e.by, e.reason]),
         )}
       </section>
       <section id="audit">
         <h2>Audit log</h2>
         ${table(
           ["Time (UTC)", "Who", "What", "Outcome"],
-          audit.map((e) => (e.type === "admin" ? [time(e.at), e.by, e.action, String(e.status)] : [time(e.at), e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"])),
+          audit.map((e) => (e.type === "admin" ? [utcTime(e.at), e.by, e.action, String(e.status)] : [utcTime(e.at), e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"])),
         )}
       </section>
       <section id="keys">
@@ -242,7 +243,6 @@ function sparkline(minutes: Array<Observed & { start: number }>): Html {
   </svg>`;
 }
 
-const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2563eb"/></svg>`;
 

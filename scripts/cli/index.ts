@@ -28,6 +28,7 @@ import {
   RolloutAnswerSchema,
   RolloutCommandSchema,
   RolloutRequestSchema,
+  utcTime,
 } from "../../src/admin-api/index.js";
 import type { Rollout } from "../../src/delivery/index.js";
 
@@ -106,7 +107,6 @@ export function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
-const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 
 /** Parses `--group beta=100` values into `{ beta: 100 }`, refusing anything else. */
 export function parseGroups(values: string[]): Record<string, number> {
@@ -122,7 +122,7 @@ export function parseGroups(values: string[]): Record<string, number> {
 /** A breaker in a few words: "closed", "open until 03:25:10 (5 consecutive failures)". */
 function describeBreaker(breaker: Breaker | undefined): string {
   if (!breaker || breaker.state === "closed") return "closed";
-  const until = breaker.state === "open" && breaker.openUntil > Date.now() ? ` until ${time(breaker.openUntil).slice(11)}` : "";
+  const until = breaker.state === "open" && breaker.openUntil > Date.now() ? ` until ${utcTime(breaker.openUntil).slice(11)}` : "";
   return `${breaker.state}${until}${breaker.reason ? ` (${breaker.reason})` : ""}`;
 }
 
@@ -143,7 +143,7 @@ function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: 
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), d.endpoint.binding ?? d.endpoint.url ?? "", time(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), d.endpoint.binding ?? d.endpoint.url ?? "", utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");
@@ -152,7 +152,7 @@ function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: 
 function printEvents(io: CliIO, events: Event[]): void {
   io.out("Recent events");
   if (!events.length) return io.out("  (none)");
-  table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${time(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
+  table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${utcTime(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
 }
 
 /** Where a rollout stands, why it last moved or stopped, and its latest decisions. */
@@ -160,7 +160,7 @@ function printRollout(io: CliIO, r: Rollout): void {
   const limits = [`errors ≤${(r.maxErrorRate * 100).toFixed(1)}%`, ...(r.maxP95Ratio ? [`p95 ≤${r.maxP95Ratio}x stable`] : []), `≥${r.minCalls} calls a step`].join(", ");
   io.out(`Rollout of ${r.skill} ${r.version} (vs ${r.stable}): ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(",")}), steps ${r.steps.join("→")}% every ${r.everyMs / 1000} s; ${limits}`);
   io.out(`  now: ${r.status}`);
-  for (const event of r.history.slice(0, 5)) io.out(`  ${time(event.at)}  ${event.type.padEnd(8)} ${event.reason}`);
+  for (const event of r.history.slice(0, 5)) io.out(`  ${utcTime(event.at)}  ${event.type.padEnd(8)} ${event.reason}`);
   io.out("");
 }
 
@@ -383,7 +383,7 @@ function printKeys(io: CliIO, keys: KeyView[]): void {
   const list = (items: string[]) => (items.length ? items.join(",") : "-");
   const rows = [["ID", "NAME", "KEY", "SKILLS", "TAGS", "GROUPS", "ADMIN", "RATE", "QUOTA", "CREATED", "REVOKED"]];
   for (const k of keys) {
-    rows.push([k.id, k.name, k.hint, list(k.skills), list(k.tags), list(k.groups), k.admin ?? "-", k.rate ?? "-", k.quota ?? "-", time(k.createdAt), k.revokedAt ? time(k.revokedAt) : "-"]);
+    rows.push([k.id, k.name, k.hint, list(k.skills), list(k.tags), list(k.groups), k.admin ?? "-", k.rate ?? "-", k.quota ?? "-", utcTime(k.createdAt), k.revokedAt ? utcTime(k.revokedAt) : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
 }
@@ -392,10 +392,10 @@ function printAudit(io: CliIO, entries: AuditEntry[]): void {
   if (!entries.length) return io.out("(no audit entries match)");
   const rows = [["TIME (UTC)", "WHO", "WHAT", "OUTCOME", "MS", "NOTES"]];
   for (const e of entries) {
-    if (e.type === "admin") rows.push([time(e.at), e.by, e.action, `HTTP ${e.status}`, "-", "admin"]);
+    if (e.type === "admin") rows.push([utcTime(e.at), e.by, e.action, `HTTP ${e.status}`, "-", "admin"]);
     else {
       const notes = [e.group && `group ${e.group}`, e.replayed && "replayed", e.degraded && "degraded", e.hidden && "hidden from caller", e.args && `args ${e.args.slice(0, 12)}`].filter(Boolean).join(", ");
-      rows.push([time(e.at), e.caller, e.deployment ?? e.method, e.code === 0 ? "ok" : String(e.code), String(e.ms), notes || "-"]);
+      rows.push([utcTime(e.at), e.caller, e.deployment ?? e.method, e.code === 0 ? "ok" : String(e.code), String(e.ms), notes || "-"]);
     }
   }
   table(rows).forEach((line) => io.out(line));

@@ -188,3 +188,11 @@ export const AuditQuerySchema = z.object({
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
 export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema) });
+
+/**
+ * How the admin views (the dashboard and the CLI) print a time: UTC, to the second.
+ * @example utcTime(Date.UTC(2026, 10, 30, 9, 5)) // "2026-11-30 09:05:00"
+ */
+export function utcTime(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+}
