@@ -243,7 +243,6 @@ function sparkline(minutes: Array<Observed & { start: number }>): Html {
   </svg>`;
 }
 
-
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2563eb"/></svg>`;
 
 /** The page's only script: sends the control forms to the admin API and reloads. */

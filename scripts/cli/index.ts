@@ -107,7 +107,6 @@ export function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
-
 /** Parses `--group beta=100` values into `{ beta: 100 }`, refusing anything else. */
 export function parseGroups(values: string[]): Record<string, number> {
   const groups: Record<string, number> = {};

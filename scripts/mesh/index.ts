@@ -67,7 +67,6 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
-
 function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.configPath);
   // Module names relative to the bundle, not to the working directory (a test run from elsewhere).

@@ -82,8 +82,6 @@ return 1
   fromRedis: (reply) => Number(reply) === 1,
 };
 
-
-
 /** The fingerprint of a call's params. @example await fingerprintOf({ b: 1, a: 2 }) === await fingerprintOf({ a: 2, b: 1 }) */
 export async function fingerprintOf(params: unknown): Promise<string> {
   return (await sha256(canonicalJson(params))).slice(0, 32);

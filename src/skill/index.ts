@@ -232,7 +232,6 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
   return (params) => params;
 }
 
-
 /**
  * Whether this Worker believes the caller-context header: only when its operator set
  * `SKILLMESH_TRUST_CONTEXT = "true"`, promising that nothing but the gateway reaches it (a

@@ -54,7 +54,6 @@ export function formatTraceparent({ traceId, spanId, traceFlags }: SpanContext):
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
 }
 
-
 /**
  * The `traceparent` for a call leaving through `span`: the span's own context when a provider
  * records it; without one (the API's no-op span carries its parent's ids), the parent's trace
