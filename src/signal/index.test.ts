@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { anySignal } from "./index.js";
+import { describe, expect, it, vi } from "vitest";
+import { anySignal, sleep } from "./index.js";
 
 describe("anySignal", () => {
   it("aborts when the first of its signals aborts, with that signal's reason", () => {
@@ -27,5 +27,41 @@ describe("anySignal", () => {
     a.abort();
     b.abort();
     expect(fired).toBe(1);
+  });
+});
+
+describe("sleep", () => {
+  it("resolves after its time, or at once when its signal aborts", async () => {
+    vi.useFakeTimers();
+    try {
+      let done = false;
+      void sleep(1_000).then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(done).toBe(true);
+
+      const controller = new AbortController();
+      let woken = false;
+      void sleep(60_000, controller.signal).then(() => (woken = true));
+      controller.abort();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(woken).toBe(true);
+      expect(vi.getTimerCount()).toBe(0); // its timer is cleared too
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("leaves no listener on a long-lived signal once its time is up", async () => {
+    const controller = new AbortController();
+    const listeners = new Set<unknown>();
+    const signal = controller.signal;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => (listeners.add(args[1]), add(...args))) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => (listeners.delete(args[1]), remove(...args))) as typeof remove;
+    for (let i = 0; i < 5; i++) await sleep(1, signal);
+    expect(listeners.size).toBe(0);
   });
 });
