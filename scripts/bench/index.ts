@@ -35,7 +35,8 @@
  * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
- * of the gateway isolate under wrk (profile.ts).
+ * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's gateway
+ * against the one at git revision REV, side by side (compare.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -48,29 +49,38 @@ import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Side, empty, load, summary } from "./load.js";
+import { runCompare } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: "string", default: "6" },
+    seconds: { type: "string" },
     concurrency: { type: "string", default: "16" },
     redis: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     scale: { type: "string" },
     profile: { type: "boolean", default: false },
+    compare: { type: "string" },
+    pairs: { type: "string", default: "16" },
   },
 });
+/** `--seconds`, or the mode's own default. */
+const secondsOr = (fallback: number) => (values.seconds ? Number(values.seconds) : fallback);
 if (values.scale) {
   await runScale(Number(values.scale), values.redis);
   process.exit();
 }
 if (values.profile) {
-  await runProfile(Number(values.seconds));
+  await runProfile(secondsOr(6));
   process.exit();
 }
-const SECONDS = Number(values.seconds);
+if (values.compare) {
+  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2) });
+  process.exit();
+}
+const SECONDS = secondsOr(6);
 const CONCURRENCY = Number(values.concurrency);
 const SEGMENTS = 3;
 

@@ -1,0 +1,100 @@
+/**
+ * `npm run bench -- --compare REV [--pairs N] [--seconds N]`: the gateway as it is in the working
+ * tree against the gateway at git revision REV, side by side. This machine's speed drifts by more
+ * than most single cuts are worth (±10% between runs of one build), so a before/after measured
+ * one after the other says little. Here both gateways run at once, each in its own mesh (its own
+ * workerd, with the trivial skill), and wrk alternates between them in short runs: each pair of
+ * runs sees the same machine, and the ratio of a pair cancels the drift.
+ */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { ROOT } from "../mesh/bundle.js";
+import { type Mesh, adminCall, registerSkill, startMesh } from "../mesh/index.js";
+import type { Side } from "./load.js";
+import { hasWrk, wrkSides } from "./wrk.js";
+
+const run = promisify(execFile);
+const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
+
+/** What paired runs of two sides say: the per-pair ratio b/a (median and quartiles) and each side's mean. */
+export interface PairedSummary {
+  median: number;
+  q1: number;
+  q3: number;
+  meanA: number;
+  meanB: number;
+}
+
+/**
+ * Sums up paired measurements `[a, b]` (requests per second of each side in one pair of runs).
+ * @example pairedSummary([[100, 110], [90, 99]]).median // 1.1
+ */
+export function pairedSummary(pairs: ReadonlyArray<readonly [number, number]>): PairedSummary {
+  if (!pairs.length) throw new Error("no pairs to sum up");
+  const ratios = pairs.map(([a, b]) => b / a).sort((x, y) => x - y);
+  // Linear interpolation between the closest ranks, as most statistics tools do.
+  const quantile = (q: number) => {
+    const at = q * (ratios.length - 1);
+    const low = Math.floor(at);
+    return ratios[low]! + (ratios[Math.min(low + 1, ratios.length - 1)]! - ratios[low]!) * (at - low);
+  };
+  const mean = (i: 0 | 1) => pairs.reduce((sum, pair) => sum + pair[i], 0) / pairs.length;
+  return { median: quantile(0.5), q1: quantile(0.25), q3: quantile(0.75), meanA: mean(0), meanB: mean(1) };
+}
+
+/** A mesh of one gateway (from `gateway`, default the working tree) and the trivial skill, and the trivial call to it with a key. */
+async function trivialMesh(name: string, gateway?: string): Promise<{ mesh: Mesh; side: Side }> {
+  const adminToken = randomBytes(16).toString("hex");
+  const mesh = await startMesh({ skills: [join(ROOT, "test/fixtures/skills/subtract")], gateway, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  try {
+    await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
+    const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "compare", skills: ["*"] }));
+    return { mesh, side: { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) } };
+  } catch (error) {
+    await mesh.dispose();
+    throw error;
+  }
+}
+
+/** Compares the working tree's gateway with the one at `rev` on the trivial call, in `pairs` alternating pairs of `seconds`-long wrk runs. */
+export async function runCompare(rev: string, options: { pairs: number; seconds: number }): Promise<void> {
+  if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
+  const commit = (
+    await run("git", ["-C", ROOT, "rev-parse", "--verify", `${rev}^{commit}`]).catch(() => {
+      throw new Error(`--compare: ${rev} is not a commit of this repository`);
+    })
+  ).stdout.trim();
+  // The other revision's files in a worktree, with this checkout's packages (its bundle is cached by content).
+  const worktree = join(ROOT, ".skillmesh/compare", commit.slice(0, 12));
+  if (existsSync(worktree)) await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);
+  await run("git", ["-C", ROOT, "worktree", "add", "--detach", worktree, commit]);
+  symlinkSync(join(ROOT, "node_modules"), join(worktree, "node_modules"));
+  const meshes: Mesh[] = [];
+  try {
+    console.log(`Bundling both gateways (cached after the first run) and starting a mesh for each …`);
+    const before = await trivialMesh(rev, worktree);
+    meshes.push(before.mesh);
+    const after = await trivialMesh("working tree");
+    meshes.push(after.mesh);
+    const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
+    await measure([before.side, after.side], 1); // warm both isolates
+    const pairs: Array<[number, number]> = [];
+    for (let i = 0; i < options.pairs; i++) {
+      // Alternate which side goes first, so that a drift within a pair favours neither.
+      const rps = await measure(i % 2 ? [after.side, before.side] : [before.side, after.side], options.seconds);
+      pairs.push([rps.get(before.side.name)!, rps.get(after.side.name)!]);
+      console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
+    }
+    const s = pairedSummary(pairs);
+    console.log(`\nThe trivial call through the gateway (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
+    console.log(`  ${rev} (${commit.slice(0, 12)}): ${s.meanA.toFixed(0)} req/s   working tree: ${s.meanB.toFixed(0)} req/s`);
+    console.log(`  working tree / ${rev}: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
+  } finally {
+    await Promise.all(meshes.map((mesh) => mesh.dispose()));
+    await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);
+  }
+}
