@@ -72,8 +72,9 @@ function headerFields(headers: Headers): Pick<CallerContext, "userId" | "group" 
 function decodeContext(encoded: string): CallerContext | undefined {
   try {
     const binary = atob(encoded.replace(/-/g, "+").replace(/_/g, "/"));
-    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-    const parsed = CallerContextSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    // ASCII is its own UTF-8 (encodeContext's common case): only other bytes need decoding.
+    const json = ASCII.test(binary) ? binary : new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+    const parsed = CallerContextSchema.safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
