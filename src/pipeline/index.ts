@@ -247,7 +247,7 @@ async function callWithPolicy(placed: PlacedStep, scope: object, key: string, op
       failure = error;
     }
     // Only a transient failure is tried again (src/failures): bad params or the skill's own error would answer the same.
-    const delay = attempt <= step.retries ? retryDelayMs({ ok: false, error: { code: failure.code, message: failure.message, data: failure.data } }, attempt) : undefined;
+    const delay = attempt <= step.retries ? retryDelayMs(failure, attempt) : undefined;
     if (delay === undefined) break;
     await sleep(delay, options.signal);
     options.signal?.throwIfAborted();

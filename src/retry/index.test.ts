@@ -7,19 +7,24 @@ const success: Outcome = { ok: true, result: 1, deployment: "s@1" };
 
 describe("retryDelayMs", () => {
   it("backs off exponentially with full jitter for transient failures only", () => {
-    expect(retryDelayMs(failure(-32001), 1, () => 0.999)).toBeCloseTo(99.9);
-    expect(retryDelayMs(failure(-32004), 2, () => 0.5)).toBe(100);
-    expect(retryDelayMs(failure(-32001), 10, () => 1)).toBe(1_000); // capped
-    expect(retryDelayMs(failure(-32602), 1)).toBeUndefined();
-    expect(retryDelayMs(failure(-32603), 1)).toBeUndefined();
-    expect(retryDelayMs(success, 1)).toBeUndefined();
+    expect(retryDelayMs({ code: -32001 }, 1, () => 0.999)).toBeCloseTo(99.9);
+    expect(retryDelayMs({ code: -32004 }, 2, () => 0.5)).toBe(100);
+    expect(retryDelayMs({ code: -32001 }, 10, () => 1)).toBe(1_000); // capped
+    expect(retryDelayMs({ code: -32602 }, 1)).toBeUndefined();
+    expect(retryDelayMs({ code: -32603 }, 1)).toBeUndefined();
   });
   it("waits what a 429 asked for", () => {
-    expect(retryDelayMs(failure(-32005, { retryAfterMs: 2_000 }), 1)).toBe(2_000);
+    expect(retryDelayMs({ code: -32005, data: { retryAfterMs: 2_000 } }, 1)).toBe(2_000);
   });
 });
 
 describe("withRetries", () => {
+  it("returns a success at once", async () => {
+    let attempts = 0;
+    expect(await withRetries(async () => (attempts++, success), { deadline: Date.now() + 5_000 })).toEqual(success);
+    expect(attempts).toBe(1);
+  });
+
   it("makes at most 3 attempts and returns the last outcome", async () => {
     let attempts = 0;
     const outcome = await withRetries(async () => (attempts++, failure(-32001)), { deadline: Date.now() + 5_000 });

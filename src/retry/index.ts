@@ -15,10 +15,12 @@ export const MAX_RETRIES = 2;
 const BASE_DELAY_MS = 50;
 const MAX_DELAY_MS = 1_000;
 
-/** How long to wait before retrying this outcome, or undefined when it is not worth retrying. */
-export function retryDelayMs(outcome: Outcome, attempt: number, random = Math.random): number | undefined {
-  if (outcome.ok) return undefined;
-  const { code, data } = outcome.error;
+/**
+ * How long to wait before attempt `attempt + 1` after this error, or undefined when it is not
+ * worth retrying (the gateway's retries, and a pipeline step's).
+ * @example retryDelayMs({ code: -32005, data: { retryAfterMs: 2_000 } }, 1) // 2000
+ */
+export function retryDelayMs({ code, data }: { code: number; data?: unknown }, attempt: number, random = Math.random): number | undefined {
   const { retry } = failureClassOf(code);
   if (retry === "retry-after") return (data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1_000;
   if (retry === "never") return undefined;
@@ -39,7 +41,7 @@ export async function withRetries(
   const minAttemptMs = options.minAttemptMs ?? 50;
   for (let retries = 0; ; retries++) {
     const outcome = await attempt(Math.max(1, options.deadline - now()));
-    const delay = retries < MAX_RETRIES ? retryDelayMs(outcome, retries + 1) : undefined;
+    const delay = !outcome.ok && retries < MAX_RETRIES ? retryDelayMs(outcome.error, retries + 1) : undefined;
     if (delay === undefined || now() + delay + minAttemptMs > options.deadline) return outcome;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
