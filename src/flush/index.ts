@@ -3,6 +3,7 @@
  * windows, the Prometheus counters): the first addition schedules one flush about `delayMs`
  * later in the request's `waitUntil`, and the additions until then ride along with it.
  */
+import { sleep } from "../signal/index.js";
 
 /** One buffer's pending flush. */
 export class DelayedFlush {
@@ -21,7 +22,7 @@ export class DelayedFlush {
     if (this.#scheduled) return;
     this.#scheduled = true;
     waitUntil(
-      new Promise((resolve) => setTimeout(resolve, this.delayMs)).then(() => {
+      sleep(this.delayMs).then(() => {
         this.#scheduled = false;
         return this.flush();
       }),

@@ -8,6 +8,7 @@
 import { canonicalJson } from "../json/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
+import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
@@ -133,7 +134,7 @@ export async function runOnce(
     if (Date.now() >= deadline) {
       throw new RpcError(ErrorCode.IdempotencyInFlight, "A request with this Idempotency-Key is still being processed; retry after 1 s", { retryAfterMs: 1_000 });
     }
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
+    await sleep(options.pollMs ?? 50);
   }
 }
 

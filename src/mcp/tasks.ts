@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { SkillSummary } from "../gateway/catalog.js";
 import type { JobStatus, JobView } from "../jobs/index.js";
+import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { McpBackend } from "./index.js";
 import type { CallToolResult } from "./protocol.js";
@@ -163,7 +164,7 @@ export class McpTasks {
     // Once through the pipeline (the caller's limits, the audit log), then the record alone.
     let job = await this.job(request, slot);
     while (!isTerminal(taskStatusOf(job.status))) {
-      await new Promise((resolve) => setTimeout(resolve, TASK_RESULT_POLL_MS));
+      await sleep(TASK_RESULT_POLL_MS);
       const now = await this.backend.job(job.jobId);
       if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
       job = now;

@@ -13,7 +13,7 @@
  * are the pure functions of mutations.ts and src/routing/rollout.ts, applied to the skill alone.
  */
 import { own } from "../json/index.js";
-import { type Store, mgetInBatches } from "../store/index.js";
+import { type Store, afterConflict, mgetInBatches } from "../store/index.js";
 import {
   MAX_EVENTS,
   type RegistryDoc,
@@ -278,8 +278,7 @@ export class RegistryRepository {
         if (!sweeping && written.due > 0) await this.#sweepOthers(name, now);
         return;
       }
-      // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.
-      if (!sweeping) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      if (!sweeping) await afterConflict(attempt);
     }
     // A sweep that conflicts leaves the skill to whoever wrote it (that write swept it).
     if (!sweeping) throw new Error(`the store kept conflicting with other writers of ${name}; try again`);

@@ -10,6 +10,7 @@
  */
 import { failureClassOf } from "../failures/index.js";
 import type { Outcome } from "../idempotency/index.js";
+import { sleep } from "../signal/index.js";
 
 export const MAX_RETRIES = 2;
 const BASE_DELAY_MS = 50;
@@ -43,6 +44,6 @@ export async function withRetries(
     const outcome = await attempt(Math.max(1, options.deadline - now()));
     const delay = !outcome.ok && retries < MAX_RETRIES ? retryDelayMs(outcome.error, retries + 1) : undefined;
     if (delay === undefined || now() + delay + minAttemptMs > options.deadline) return outcome;
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await sleep(delay);
   }
 }

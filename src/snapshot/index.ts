@@ -3,6 +3,7 @@
  * from memory, revalidated at most once per `maxAgeMs` by one small poll, rebuilt only when the
  * poll says it changed, and kept serving when the store is down.
  */
+import { sleep } from "../signal/index.js";
 
 /** Where a snapshot comes from. */
 export interface SnapshotSource<Polled, View> {
@@ -100,7 +101,7 @@ export class PolledSnapshot<Polled, View> {
    */
   async #outcomeOf(poll: Poll): Promise<View | undefined> {
     for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, SHARED_POLL_STEP_MS));
+      await sleep(SHARED_POLL_STEP_MS);
       if (poll.done) {
         if (this.#view !== undefined) return this.#view;
         throw poll.error;

@@ -5,7 +5,7 @@
  * trusted).
  */
 import type { z } from "zod";
-import type { Store, StoreScript } from "./index.js";
+import { type Store, type StoreScript, afterConflict } from "./index.js";
 
 /** Writers that lose a compare-and-set retry; n concurrent writers need up to n rounds. */
 const MAX_CAS_ATTEMPTS = 30;
@@ -71,8 +71,7 @@ export class VersionedDocument<T> {
       if (next === undefined) return { rev, doc, changed: false };
       const written = await this.store.run(compareAndSetDoc, [this.keys.doc, this.keys.rev], [rev, JSON.stringify(next)]);
       if (written !== -1) return { rev: written, doc: next, changed: true };
-      // Full jitter, exponential up to 200 ms: spreads the losers out so one of them wins next.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      await afterConflict(attempt);
     }
     throw new Error("the store kept conflicting with other writers; try again");
   }

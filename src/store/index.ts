@@ -7,6 +7,7 @@
  */
 import type { MemoryData } from "./memory.js";
 import { mapConcurrently } from "../pool/index.js";
+import { sleep } from "../signal/index.js";
 
 export type StoreDriver = "memory" | "upstash";
 
@@ -58,6 +59,15 @@ export class StoreTimeout extends Error {
 
 /** Default deadline of one store operation: long past Redis's normal latency, short for a caller. */
 export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
+
+/**
+ * Waits after a compare-and-set lost to another writer: full jitter, exponential up to 200 ms,
+ * which spreads the losers out so that one of them wins next.
+ * @example if (written === -1) await afterConflict(attempt)
+ */
+export function afterConflict(attempt: number): Promise<void> {
+  return sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+}
 
 /** Keys per MGET of `mgetInBatches`: ~250 KB of 2 KB skill documents, well inside an operation's deadline. */
 const MGET_BATCH = 100;
