@@ -5,6 +5,7 @@
  * when its operator says that nothing but the gateway reaches it (`SKILLMESH_TRUST_CONTEXT`);
  * otherwise it sees an empty context.
  */
+import { decodeBase64Url } from "hono/utils/encode";
 import ipaddr from "ipaddr.js";
 import { sha256Hex } from "../hash/index.js";
 import { z } from "zod";
@@ -71,10 +72,7 @@ function headerFields(headers: Headers): Pick<CallerContext, "userId" | "group" 
 
 function decodeContext(encoded: string): CallerContext | undefined {
   try {
-    const binary = atob(encoded.replace(/-/g, "+").replace(/_/g, "/"));
-    // ASCII is its own UTF-8 (encodeContext's common case): only other bytes need decoding.
-    const json = ASCII.test(binary) ? binary : new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
-    const parsed = CallerContextSchema.safeParse(JSON.parse(json));
+    const parsed = CallerContextSchema.safeParse(JSON.parse(new TextDecoder().decode(decodeBase64Url(encoded))));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
