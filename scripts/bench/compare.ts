@@ -7,18 +7,16 @@
  * runs sees the same machine, and the ratio of a pair cancels the drift.
  */
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { ROOT } from "../mesh/bundle.js";
-import { type Mesh, adminCall, registerSkill, startMesh } from "../mesh/index.js";
+import type { Mesh } from "../mesh/index.js";
 import type { Side } from "./load.js";
+import { startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const run = promisify(execFile);
-const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 
 /** What paired runs of two sides say: the per-pair ratio b/a (median and quartiles) and each side's mean. */
 export interface PairedSummary {
@@ -46,20 +44,6 @@ export function pairedSummary(pairs: ReadonlyArray<readonly [number, number]>): 
   return { median: quantile(0.5), q1: quantile(0.25), q3: quantile(0.75), meanA: mean(0), meanB: mean(1) };
 }
 
-/** A mesh of one gateway (from `gateway`, default the working tree) and the trivial skill, and the trivial call to it with a key. */
-async function trivialMesh(name: string, gateway?: string): Promise<{ mesh: Mesh; side: Side }> {
-  const adminToken = randomBytes(16).toString("hex");
-  const mesh = await startMesh({ skills: [join(ROOT, "test/fixtures/skills/subtract")], gateway, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
-  try {
-    await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
-    const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "compare", skills: ["*"] }));
-    return { mesh, side: { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) } };
-  } catch (error) {
-    await mesh.dispose();
-    throw error;
-  }
-}
-
 /** Compares the working tree's gateway with the one at `rev` on the trivial call, in `pairs` alternating pairs of `seconds`-long wrk runs. */
 export async function runCompare(rev: string, options: { pairs: number; seconds: number }): Promise<void> {
   if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
@@ -76,9 +60,9 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
   const meshes: Mesh[] = [];
   try {
     console.log(`Bundling both gateways (cached after the first run) and starting a mesh for each …`);
-    const before = await trivialMesh(rev, worktree);
+    const before = await startTrivialMesh(rev, { gateway: worktree });
     meshes.push(before.mesh);
-    const after = await trivialMesh("working tree");
+    const after = await startTrivialMesh("working tree");
     meshes.push(after.mesh);
     const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
     await measure([before.side, after.side], 1); // warm both isolates

@@ -52,6 +52,7 @@ import { type Side, empty, load, summary } from "./load.js";
 import { runCompare } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
+import { SUBTRACT_DIR, TRIVIAL } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -90,7 +91,6 @@ const PAGE = `<html><head><title>Solar</title></head><body><p>${"Solar panels tu
 const DIGEST = JSON.stringify({ jsonrpc: "2.0", method: "web.digest", params: { html: PAGE }, id: 1 });
 const EXTRACT = JSON.stringify({ jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 });
 const ROUTED = JSON.stringify({ jsonrpc: "2.0", method: "skills.call", params: { capability: "grid.*", arguments: { frame: "11 03 00 6B 00 03 76 87" }, policy: { prefer: "reliable" } }, id: 1 });
-const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
@@ -133,12 +133,11 @@ try {
     client = local.client;
   }
   const adminToken = randomBytes(16).toString("hex");
-  const trivialDir = join(ROOT, "test/fixtures/skills/subtract");
   const bareDir = join(ROOT, "scripts/bench/bare-hop");
   const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
   console.log("Bundling (cached after the first run) and starting the mesh …");
-  const mesh = await startMesh({ skills: [...skillDirs(), trivialDir, bareDir, inspectDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, bareDir, inspectDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
   for (const skill of mesh.skills) if (![bareDir, inspectDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
@@ -150,7 +149,7 @@ try {
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
   const sides: Side[] = [
-    { name: "trivial-direct", url: urlOf(trivialDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-direct", url: urlOf(SUBTRACT_DIR), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-bare", url: urlOf(bareDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-inspect", url: urlOf(inspectDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },

@@ -5,17 +5,14 @@
  * `.skillmesh/profiles/gateway-<time>.cpuprofile` (Chrome DevTools opens it) and prints the
  * isolate's busy time by source module and by runtime function: where a call's CPU goes.
  */
-import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT, bundleWorker } from "../mesh/bundle.js";
-import { KeyCreatedSchema } from "../../src/admin-api/index.js";
-import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { inspectGateway } from "./inspector.js";
+import { startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const INSPECTOR_PORT = 9241;
-const TRIVIAL = JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
 
 /** The parts of a V8 CPU profile read here. */
 interface CpuProfile {
@@ -60,14 +57,9 @@ export function busyByModule(profile: CpuProfile, bundle: string): Array<{ where
 /** Profiles the gateway isolate for `seconds` of wrk load and prints where its time went. */
 export async function runProfile(seconds: number): Promise<void> {
   if (!(await hasWrk())) throw new Error("--profile needs wrk as the load generator: apt-get install -y wrk");
-  const adminToken = randomBytes(16).toString("hex");
-  const subtract = join(ROOT, "test/fixtures/skills/subtract");
   console.log("Bundling unminified (cached after the first run) and starting the mesh …");
-  const mesh = await startMesh({ skills: [subtract], adminToken, register: false, inspectorPort: INSPECTOR_PORT, unminified: true, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const { mesh, side } = await startTrivialMesh("trivial-gateway", { inspectorPort: INSPECTOR_PORT, unminified: true });
   try {
-    await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
-    const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "profile", skills: ["*"] }));
-    const side = { name: "trivial-gateway", url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) };
     await wrkSides([side], { seconds: 1, segments: 1, connections: 16 }); // warm the isolate and its caches
     const inspector = await inspectGateway(INSPECTOR_PORT);
     if (!inspector) throw new Error("could not reach the gateway isolate's inspector");

@@ -15,14 +15,13 @@
  * With --redis, the store is Upstash against a local redis-server (scripts/redis-rest).
  */
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { WebSocket } from "undici";
-import { ROOT } from "../mesh/bundle.js";
 import { type Mesh, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
 import { type GatewayInspector, inspectGateway } from "./inspector.js";
 import { empty, load, summary } from "./load.js";
+import { SUBTRACT_DIR, TRIVIAL, TRIVIAL_CALL } from "./trivial.js";
 
 /** The V8 inspectors of the two meshes' Workers (small, large). */
 const INSPECTOR_PORTS = [9239, 9240] as const;
@@ -88,7 +87,7 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
   // one that polls and reloads: its latency is the change's cost, next to a call without one.
   const subtract = async () => {
     const t0 = performance.now();
-    const { status, json } = await post(rpc, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
+    const { status, json } = await post(rpc, TRIVIAL_CALL);
     if (status !== 200 || json.result !== 19) errors++;
     return performance.now() - t0;
   };
@@ -142,12 +141,11 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     // Two meshes side by side, each with its own registry: 10 skills, and `target`. Their calls
     // are measured in alternating segments, so drift on the machine hits both alike.
     const adminToken = randomBytes(16).toString("hex");
-    const subtractDir = join(ROOT, "test/fixtures/skills/subtract");
     const meshes: Mesh[] = [];
     const inspectors: Array<GatewayInspector | undefined> = [];
     console.log("Starting two meshes (a small and a large registry) …");
     for (const [i, prefix] of ["small:", "large:"].entries()) {
-      const mesh = await startMesh({ skills: [subtractDir], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
+      const mesh = await startMesh({ skills: [SUBTRACT_DIR], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
       stops.push(() => mesh.dispose());
       meshes.push(mesh);
       const inspector = await inspectGateway(INSPECTOR_PORTS[i]!);
@@ -182,7 +180,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const burstMs = await timed(() => Promise.all(Array.from({ length: 100 }, () => register(largeMesh))));
 
     console.log("Measuring calls on both registries, then registry changes …");
-    const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }), headers: () => ({}) }));
+    const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({}) }));
     for (const side of sides) await load(side, 2_000, empty(), CONCURRENCY); // warm the JIT and the connections
     const samples = sides.map(() => empty());
     for (let segment = 0; segment < 4; segment++) {
@@ -198,11 +196,11 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     let coldMs: number | undefined;
     let coldListMs: number | undefined;
     if (upstash) {
-      const cold = () => startMesh({ skills: [subtractDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
+      const cold = () => startMesh({ skills: [SUBTRACT_DIR], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
       const [forCall, forList] = [await cold(), await cold()];
       stops.push(() => forCall.dispose(), () => forList.dispose());
       coldMs = await timed(async () => {
-        const { json } = await post(`${forCall.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 });
+        const { json } = await post(`${forCall.gatewayUrl}/rpc`, TRIVIAL_CALL);
         if (json.result !== 19) throw new Error(`the first call of a new isolate failed: ${JSON.stringify(json)}`);
       });
       coldListMs = await timed(async () => {

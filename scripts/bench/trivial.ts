@@ -1,0 +1,34 @@
+/**
+ * The benchmarks' trivial call — `subtract` (a - b), a fixture skill: what a hop costs when the
+ * skill costs next to nothing — and a mesh that serves it through the gateway, auth on as deployed.
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { ROOT } from "../mesh/bundle.js";
+import { type Mesh, type MeshOptions, adminCall, registerSkill, startMesh } from "../mesh/index.js";
+import type { Side } from "./load.js";
+
+/** The trivial skill's folder. */
+export const SUBTRACT_DIR = join(ROOT, "test/fixtures/skills/subtract");
+/** The trivial call, and its body as sent. */
+export const TRIVIAL_CALL = { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 };
+export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
+
+/**
+ * A mesh of a gateway (the working tree's, or `options.gateway`) and the trivial skill, with a key
+ * that may call it, and the side that makes the trivial call through that gateway.
+ * @example const { mesh, side } = await startTrivialMesh("gateway", { unminified: true })
+ */
+export async function startTrivialMesh(name: string, options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified"> = {}): Promise<{ mesh: Mesh; side: Side }> {
+  const adminToken = randomBytes(16).toString("hex");
+  const mesh = await startMesh({ ...options, skills: [SUBTRACT_DIR], adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  try {
+    await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
+    const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
+    return { mesh, side: { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) } };
+  } catch (error) {
+    await mesh.dispose();
+    throw error;
+  }
+}
