@@ -2,9 +2,10 @@
  * A store that hangs and a store that refuses, on every request path, in workerd: a dedicated
  * redis-server is stopped with SIGSTOP (connections stay open, nothing answers — the REST
  * endpoint and the gateway wait) and then killed (the REST endpoint answers errors at once).
- * Calls go on from what the isolate knows, a keyed call answers -32001, `/healthz` says
- * "degraded" within a second, the admin API answers 503 — all within bounds, where before a
- * hanging store held calls for minutes.
+ * Calls go on from what the isolate knows (keys, limits, MCP, both eras), a call with an
+ * Idempotency-Key or an async job answers -32001, `/healthz` says "degraded" within a second,
+ * the admin API answers 503 — all within bounds, where before a hanging store held calls for
+ * minutes; and once an operation has hung the isolate stops asking for a while (withOutageGate).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
@@ -14,6 +15,9 @@ import { ADMIN_TOKEN, admin, fixture, post, registryLoaded } from "./support/fix
 const STORE_TIMEOUT_MS = 300;
 let local: Awaited<ReturnType<typeof startLocalUpstash>>;
 let mesh: Mesh;
+/** A gateway as deployed: every call needs a key; the key below has a rate limit and a quota. */
+let keyed: Mesh;
+let key: string;
 
 beforeAll(async () => {
   local = await startLocalUpstash("faults");
@@ -27,6 +31,18 @@ beforeAll(async () => {
   expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 })).json.result).toBe(2);
   // The "last snapshot" the tests below rely on.
   await registryLoaded(mesh.gatewayUrl, 1);
+
+  keyed = await startMesh({
+    skills: [fixture("subtract")],
+    adminToken: ADMIN_TOKEN,
+    upstash: { url: local.url, token: local.token },
+    gatewayVars: { SKILLMESH_STORE_PREFIX: "keyed:", SKILLMESH_AUTH: "required", SKILLMESH_SNAPSHOT_MAX_AGE_MS: "0", SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) },
+  });
+  const created = await admin(keyed.gatewayUrl, "POST", "/keys", { name: "faults", skills: ["*"], rate: "1000/min", quota: "100000/day" });
+  key = `Bearer ${created.json.key}`;
+  // The key and the registry are in the isolate's snapshots before the store breaks.
+  expect((await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key })).json.result).toBe(2);
+  await registryLoaded(keyed.gatewayUrl, 1);
 });
 afterAll(async () => {
   try {
@@ -35,6 +51,7 @@ afterAll(async () => {
     // already gone
   }
   await mesh?.dispose();
+  await keyed?.dispose();
   await local?.stop();
 });
 
@@ -74,6 +91,51 @@ function everyPathAnswers(what: string) {
     expect(value.status).toBe(503);
     expect(value.json.error.message).toMatch(/store is unavailable/);
     expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+  });
+
+  it(`${what}: keyed calls (auth required, a rate limit and a quota) are served from the key snapshot, the limits let them through, and they do not each wait for the store`, async () => {
+    // Each call meets three store operations in series (registry poll, key poll, rate limit):
+    // before the isolate took a hanging store for down, every call waited three deadlines.
+    const { value: answers, ms } = await timed(async () => {
+      const answers = [];
+      for (let i = 0; i < 10; i++) answers.push(await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key }));
+      return answers;
+    });
+    expect(answers.map((answer) => answer.json.result)).toEqual(Array(10).fill(2));
+    expect(ms).toBeLessThan(10 * STORE_TIMEOUT_MS);
+    // An unknown key is still refused: a broken store opens nothing.
+    const stranger = await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: "Bearer sk_unknown" });
+    expect(stranger.status).toBe(401);
+  });
+
+  it(`${what}: MCP tools/call answers in both eras`, async () => {
+    const args = { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } };
+    const v2025 = await timed(() =>
+      post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: args }, { authorization: key, "mcp-protocol-version": "2025-11-25" }),
+    );
+    expect(v2025.value.json.result.structuredContent).toEqual({ result: 2 });
+    expect(v2025.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const v2026 = await timed(() =>
+      post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { ...args, _meta: meta } }, {
+        authorization: key, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract",
+      }),
+    );
+    expect(v2026.value.json.result).toMatchObject({ structuredContent: { result: 2 }, resultType: "complete" });
+    expect(v2026.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+  });
+
+  it(`${what}: an async job submit answers -32001 (nowhere to keep the job), and runs nothing`, async () => {
+    const { value, ms } = await timed(() =>
+      post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key, prefer: "respond-async" }),
+    );
+    expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
+    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    const { value: got, ms: getMs } = await timed(() =>
+      post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.list", params: {}, id: 2 }, { authorization: key }),
+    );
+    expect(got.json.error).toMatchObject({ code: -32001 });
+    expect(getMs).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
   });
 
   it(`${what}: a gateway that never saw the registry answers -32001 with retryAfterMs`, async () => {

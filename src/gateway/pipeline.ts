@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
+import { StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
 import { type Call, type CallStreaming, type SkillCall, asyncJobs, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
@@ -90,6 +91,8 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
     });
   } catch (error) {
     code = error instanceof RpcError ? error.code : ErrorCode.InternalError;
+    // The caller gets -32001; the operator needs the reason.
+    if (error instanceof StoreUnavailable) console.error(`[gateway] ${request.method}: store unavailable:`, errorText(error));
     throw error;
   } finally {
     const { answer, hidden } = seen;

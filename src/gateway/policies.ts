@@ -15,6 +15,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKey
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Progress } from "../progress/index.js";
 import { checkLimits } from "../ratelimit/index.js";
+import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
@@ -25,9 +26,6 @@ import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
-
-/** How long a caller waits when the store (idempotency keys) cannot be read. */
-export const RETRY_AFTER_STORE_MS = 2_000;
 
 /** What a streaming caller adds to a call: where its progress goes, and when it gave up. */
 export interface CallStreaming {
@@ -164,8 +162,8 @@ export const idempotency: Policy = async (call, next) => {
     const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf(request.params ?? null), options, () => next(call));
     return replayed ? { ...outcome, replayed } : outcome;
   } catch (error) {
-    if (error instanceof RpcError) throw error;
     // Without the store the key cannot be honoured; running anyway could run the skill twice.
+    if (!(error instanceof StoreUnavailable)) throw error;
     console.error("[gateway] idempotency store unavailable:", errorText(error));
     throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
       retryAfterMs: RETRY_AFTER_STORE_MS,

@@ -122,9 +122,10 @@ export function failureFromThrown(id: JsonRpcId, thrown: unknown): JsonRpcFailur
   return failure(id, ErrorCode.InternalError);
 }
 
-/** A thrown value's message without its stack: what logs (and span statuses) get. */
+/** A thrown value's message (and its causes') without the stack: what logs (and span statuses) get. */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  return error.cause === undefined ? error.message : `${error.message} (${errorText(error.cause)})`;
 }
 
 /** zod issues as plain data a model can act on: where, what, and the code. */

@@ -5,6 +5,7 @@
  * runs it without interleaving, which is what Redis gives a Lua script). One conformance suite
  * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
  */
+import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import type { MemoryData } from "./memory.js";
 import { mapConcurrently } from "../pool/index.js";
 import { sleep } from "../signal/index.js";
@@ -49,11 +50,26 @@ export interface Store {
   ping(): Promise<boolean>;
 }
 
-/** A store operation that did not answer within the store's deadline. */
-export class StoreTimeout extends Error {
-  constructor(operation: string, ms: number) {
-    super(`the store did not answer ${operation} within ${ms} ms`);
-    this.name = "StoreTimeout";
+/** How long a caller is told to wait when the store fails. */
+export const RETRY_AFTER_STORE_MS = 2_000;
+
+/**
+ * A store operation that failed or did not answer within the store's deadline. It is an
+ * `RpcError` (-32001 with `retryAfterMs`): a request path with no better answer for a broken
+ * store (a call served from the last snapshot, a breaker assumed closed) gives the caller this
+ * one, never a bare -32603. Why it failed is its `cause`, for logs, never for the caller.
+ * @example throw new StoreUnavailable("GET", new Error("GET did not answer within 300 ms"), true)
+ */
+export class StoreUnavailable extends RpcError {
+  constructor(
+    operation: string,
+    cause: unknown,
+    /** The store did not answer in time (rather than answering an error). */
+    readonly hung = false,
+  ) {
+    super(ErrorCode.SkillUnavailable, `The gateway's store is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_STORE_MS });
+    this.name = "StoreUnavailable";
+    this.cause = cause instanceof Error ? cause : new Error(`${operation} failed: ${String(cause)}`);
   }
 }
 
@@ -84,34 +100,93 @@ export async function mgetInBatches(store: Pick<Store, "mget">, keys: string[]):
   return batches.flat();
 }
 
+/** Runs one store operation (named for errors and logs) on behalf of a wrapper. */
+type Interceptor = <R>(operation: string, run: () => Promise<R>) => Promise<R>;
+
+/** The same store with every operation run through `intercept`. */
+function intercepted(store: Store, intercept: Interceptor): Store {
+  const op =
+    <A extends unknown[], R>(operation: string, fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      intercept(operation, () => fn(...args));
+  return {
+    driver: store.driver,
+    get: op("GET", store.get),
+    mget: op("MGET", store.mget),
+    set: op("SET", store.set),
+    del: op("DEL", store.del),
+    incr: op("INCR", store.incr),
+    zadd: op("ZADD", store.zadd),
+    zrem: op("ZREM", store.zrem),
+    zrangeByScore: op("ZRANGE", store.zrangeByScore),
+    run: <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => intercept(script.name, () => store.run(script, keys, args)),
+    ping: op("PING", store.ping),
+  };
+}
+
 /**
- * The same store with a deadline on every operation: past `ms` it throws `StoreTimeout` (the
- * operation itself may still finish). A store that hangs — a stopped Redis, a proxy that
- * accepts and never answers — then costs a call at most `ms`, and each caller goes on with what
- * it knows (the last snapshot, a breaker assumed closed) or answers -32001.
+ * The same store with a deadline on every operation: past `ms`, or when the operation fails, it
+ * throws `StoreUnavailable` (`hung` when it was the deadline; the operation itself may still
+ * finish). A store that hangs — a stopped Redis, a proxy that accepts and never answers — then
+ * costs an operation at most `ms`, and each caller goes on with what it knows (the last
+ * snapshot, a breaker assumed closed) or answers -32001.
  * @example const store = withDeadline(upstashStore(opts), 1_000)
  */
 export function withDeadline(store: Store, ms: number): Store {
-  const bounded =
-    <A extends unknown[], R>(operation: string, fn: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeout(operation, ms)), ms)));
-      return Promise.race([fn(...args), late]).finally(() => clearTimeout(timer));
-    };
-  return {
-    driver: store.driver,
-    get: bounded("GET", store.get),
-    mget: bounded("MGET", store.mget),
-    set: bounded("SET", store.set),
-    del: bounded("DEL", store.del),
-    incr: bounded("INCR", store.incr),
-    zadd: bounded("ZADD", store.zadd),
-    zrem: bounded("ZREM", store.zrem),
-    zrangeByScore: bounded("ZRANGE", store.zrangeByScore),
-    run: <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => bounded(script.name, () => store.run(script, keys, args))(),
-    ping: bounded("PING", store.ping),
-  };
+  return intercepted(store, (operation, run) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreHung(operation, ms)), ms)));
+    return Promise.race([run(), late])
+      .catch((error: unknown) => {
+        throw error instanceof StoreHung ? new StoreUnavailable(operation, error, true) : new StoreUnavailable(operation, error);
+      })
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+/** An operation that ran past the store's deadline (the cause of a `hung` StoreUnavailable). */
+class StoreHung extends Error {
+  constructor(operation: string, ms: number) {
+    super(`${operation} did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * The same store (wrapped by `withDeadline`) taken for down once an operation has hung: for the
+ * next `coolDownMs` every operation fails at once with `StoreUnavailable`, then a single one goes
+ * through as a probe (the others still fail at once) and its outcome decides — an answer, even an
+ * error, means the store is back; another deadline, down for another `coolDownMs`. Without it a
+ * hanging store cost every call one deadline per store operation on its path (a keyed call with a
+ * rate limit: three, in series); with it, about one call per isolate and cool-down pays one.
+ * A refusing store needs no gate: it fails fast by itself.
+ * @example const store = withOutageGate(withDeadline(upstashStore(opts), 1_000))
+ */
+export function withOutageGate(store: Store, coolDownMs = RETRY_AFTER_STORE_MS, now: () => number = Date.now): Store {
+  let downUntil: number | undefined;
+  // When the probe under way began: a probe whose request workerd cancelled never settles, so
+  // past `coolDownMs` it counts for nothing and another operation may probe.
+  let probeStartedAt: number | undefined;
+  return intercepted(store, async (operation, run) => {
+    const probing = probeStartedAt !== undefined && now() - probeStartedAt < coolDownMs;
+    if (downUntil !== undefined && (probing || now() < downUntil)) {
+      throw new StoreUnavailable(operation, new Error(`${operation} not sent: the store hung within the last ${coolDownMs} ms`), true);
+    }
+    const probe = downUntil !== undefined;
+    const startedAt = now();
+    if (probe) probeStartedAt = startedAt;
+    try {
+      const result = await run();
+      downUntil = undefined;
+      return result;
+    } catch (error) {
+      const hung = error instanceof StoreUnavailable && error.hung;
+      if (hung) downUntil = now() + coolDownMs;
+      else if (probe) downUntil = undefined;
+      throw error;
+    } finally {
+      if (probe && probeStartedAt === startedAt) probeStartedAt = undefined;
+    }
+  });
 }
 
 /**
