@@ -13,7 +13,7 @@ const call = (method: string, params?: unknown, headers: Record<string, string> 
   post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...SHIPPED_SKILLS, ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [...SHIPPED_SKILLS, ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami"), fixture("oversized")], adminToken: ADMIN_TOKEN });
   rpc = `${mesh.gatewayUrl}/rpc`;
 });
 afterAll(() => mesh?.dispose());
@@ -93,6 +93,32 @@ describe("failures are contained", () => {
     const { json, text } = await call("test.misbehave", { mode: "bad-output" });
     expect(json.error.code).toBe(-32603);
     expect(text).not.toContain("yes");
+  });
+
+  it("a skill's answer past 8 MiB is cut off with -32603, with a Content-Length, without one, endless, or under a Content-Length that lies; 7 MiB gets through", async () => {
+    for (const params of [{ mode: "declared", mib: 9 }, { mode: "chunked", mib: 9 }, { mode: "endless" }, { mode: "lying" }]) {
+      const { json, text } = await call("test.oversized", params);
+      expect(json.error).toEqual({ code: -32603, message: "test.oversized answered more than 8 MiB, the largest answer the gateway reads" });
+      expect(text.length).toBeLessThan(1_000);
+    }
+    // A streaming caller: one event that never ends is cut off the same way.
+    const streamed = await fetch(rpc, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "test.oversized", params: { mode: "endless-event" }, id: 2 }),
+    });
+    expect(await streamed.text()).toMatch(/"code":-32603,"message":"test.oversized answered more than 8 MiB/);
+    // Below the limit an answer passes whole, and the gateway goes on serving.
+    const { json } = await call("test.oversized", { mode: "chunked", mib: 7 });
+    expect(json.result.pad).toHaveLength(7 * 1024 * 1024);
+    expect((await call("subtract", [5, 3])).json.result).toBe(2);
+  });
+
+  it("a skill that sends its headers and then trickles its body is cut at the call's deadline", async () => {
+    const started = Date.now();
+    const { json } = await call("test.oversized", { mode: "trickle" }, { "x-timeout-ms": "1000" });
+    expect(json.error).toMatchObject({ code: -32004, message: expect.stringMatching(/left of this call's budget \(X-Timeout-Ms\)$/), data: { cutByCaller: true } });
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("invalid params reach the caller as -32602 with zod's issues", async () => {

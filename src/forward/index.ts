@@ -4,6 +4,7 @@
  * can act on; nothing of the skill's internals leaks.
  */
 import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
+import { BodyTooLarge, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { safeJson } from "../json/index.js";
@@ -18,6 +19,13 @@ export type BindingEnv = Record<string, unknown>;
 
 /** How long a caller is told to wait after a skill's transport failure. */
 export const RETRY_AFTER_UNAVAILABLE_MS = 1_000;
+
+/**
+ * The largest answer the gateway reads from a skill (a JSON body, or one event of a stream): a
+ * skill that sends more is cut off with -32603, instead of the gateway isolate (128 MB for every
+ * call it serves) reading, parsing and re-serialising it.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface ForwardRequest {
   method: string;
@@ -87,7 +95,14 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
     throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
-  const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await response.text();
+  let text: string;
+  try {
+    text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
+  } catch (thrown) {
+    if (!(thrown instanceof BodyTooLarge)) throw thrown;
+    // Not worth a retry: the same call gets the same answer. A fault of the skill, so its breaker hears of it.
+    throw new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
+  }
   const parsed = safeJson(text);
   const answer = JsonRpcResponseSchema.safeParse(parsed);
   if (!answer.success || (response.status !== 200 && !("error" in answer.data))) {
@@ -103,7 +118,7 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
 /** Relays a streaming skill's progress events and returns its last other message: the JSON-RPC response. */
 async function finalMessageOf(body: ReadableStream<Uint8Array>, onProgress: (progress: Progress) => void): Promise<string> {
   let final = "";
-  for await (const data of sseData(body)) {
+  for await (const data of sseData(body, MAX_ANSWER_BYTES)) {
     const message = safeJson(data) as { method?: unknown; params?: unknown } | undefined;
     if (message?.method === PROGRESS_METHOD) onProgress(message.params as Progress); // checked where it is relayed
     else final = data;

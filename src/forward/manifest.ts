@@ -5,6 +5,7 @@
  * (refused, timed out, 404, a redirect, too large, not a manifest), so registration cannot be
  * used to tell open ports from closed ones; the reason is logged for the operator.
  */
+import { boundedText } from "../body/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { MAX_MANIFEST_BYTES, RegisteredManifestSchema, type SkillManifest } from "../skill/manifest.js";
 import type { BindingEnv } from "./index.js";
@@ -47,27 +48,4 @@ async function readManifest(request: () => Promise<Response>, where: string): Pr
       `could not read a valid skill manifest (GET /manifest, 200, JSON, at most ${MAX_MANIFEST_BYTES} bytes, no redirect) from ${where}; to see what is wrong with one, send it in the registration's "manifest"`,
     );
   }
-}
-
-/** The body as text, refusing (and cancelling) it past `maxBytes`, whatever Content-Length claims. */
-async function boundedText(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    size += chunk.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new Error(`larger than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk.value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }

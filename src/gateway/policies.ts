@@ -251,7 +251,9 @@ export const timeout: Policy = async (call, next) => {
   const timeoutMs = Math.max(1, Math.min(limit, call.deadline - Date.now()));
   const outcome = await next({ ...call, timeoutMs });
   if (timeoutMs >= limit || outcome.ok || outcome.error.code !== ErrorCode.SkillTimeout) return outcome;
-  const message = `${call.deployment!.name} did not answer within the ${timeoutMs} ms left of this call's budget (X-Timeout-Ms)`;
+  // Whose budget it was: the caller's X-Timeout-Ms, a job's, or the default one retries share.
+  const budget = call.scope.jobId ? "this job's budget (maxDurationMs)" : call.scope.budgetMs !== undefined ? "this call's budget (X-Timeout-Ms)" : "this call's budget (twice the skill's timeoutMs, retries included)";
+  const message = `${call.deployment!.name} did not answer within the ${timeoutMs} ms left of ${budget}`;
   return { ...outcome, error: { code: ErrorCode.SkillTimeout, message, data: { timeoutMs, cutByCaller: true } } };
 };
 

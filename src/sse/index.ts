@@ -4,6 +4,8 @@
  * goes away (closing the stream is how an MCP client cancels a request).
  */
 
+import { BodyTooLarge } from "../body/index.js";
+
 /** How often a quiet stream sends a comment line. MCP hosts and common proxies cut idle streams at 30–60 s. */
 export const HEARTBEAT_MS = 15_000;
 
@@ -72,35 +74,60 @@ export function acceptsEventStream(headers: Headers, header: "accept" | "content
 
 /**
  * The `data` of each event of an SSE body, in order (multi-line data joined; comments and
- * other fields skipped).
+ * other fields skipped). An event longer than `maxEventChars` throws `BodyTooLarge` (a stream
+ * may run long; no one event may fill the isolate).
  * @example for await (const data of sseData(response.body!)) console.log(JSON.parse(data))
  */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* sseData(body: ReadableStream<Uint8Array>, maxEventChars = Infinity): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let buffer = "";
+  // The event read so far, in pieces: joined once when it ends, so a long event costs its length
+  // once (one growing string searched on every chunk made an 8 MiB event take seconds).
+  let pieces: string[] = [];
+  let size = 0;
+  // A chunk that ends in CR may be half of a CRLF: it waits for the next chunk.
+  let pendingCR = false;
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      buffer = buffer.replace(/\r\n?/g, "\n");
-      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-        const data = dataOf(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
+      let text: string = (pendingCR ? "\r" : "") + (done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      pendingCR = !done && text.endsWith("\r");
+      if (pendingCR) text = text.slice(0, -1);
+      text = text.replace(/\r\n?/g, "\n");
+      let from = 0;
+      // An event that ended on a LF in the last chunk and a LF starting this one.
+      if (text.startsWith("\n") && pieces.at(-1)?.endsWith("\n")) {
+        const data = dataOf(pieces.join("").slice(0, -1), maxEventChars);
+        [pieces, size, from] = [[], 0, 1];
         if (data !== undefined) yield data;
       }
+      for (let end = text.indexOf("\n\n", from); end >= 0; end = text.indexOf("\n\n", from)) {
+        const data = dataOf(pieces.join("") + text.slice(from, end), maxEventChars);
+        [pieces, size, from] = [[], 0, end + 2];
+        if (data !== undefined) yield data;
+      }
+      if (from < text.length) {
+        pieces.push(text.slice(from));
+        size += text.length - from;
+      }
+      if (size > maxEventChars) throw new BodyTooLarge(maxEventChars);
       if (done) {
-        const data = dataOf(buffer);
+        const data = dataOf(pieces.join(""), maxEventChars);
         if (data !== undefined) yield data;
         return;
       }
     }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) await reader.cancel().catch(() => {});
+    throw error;
   } finally {
     reader.releaseLock();
   }
 }
 
-function dataOf(event: string): string | undefined {
+/** The data of one event (undefined when it has none); an event past `maxChars` is refused. */
+function dataOf(event: string, maxChars: number): string | undefined {
+  if (event.length > maxChars) throw new BodyTooLarge(maxChars);
   const lines = event.split("\n").filter((line) => line.startsWith("data:"));
   return lines.length ? lines.map((line) => line.slice(line.startsWith("data: ") ? 6 : 5)).join("\n") : undefined;
 }
