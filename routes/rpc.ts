@@ -31,7 +31,7 @@ rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayR
     // The stream closing is the cancellation (request.signal too, where the runtime fires it).
     const signal = anySignal([c.req.raw.signal, sse.signal]);
     const processed = await processJsonRpc(body, (request, slot) => {
-      const onProgress = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { id: request.id, ...p } }));
+      const onProgress = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { id: request.id, ...p } }));
       return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
     });
     if (processed !== undefined && !sse.signal.aborted) sse.send(processed);

@@ -325,7 +325,7 @@ class McpServer {
    */
   private streamed(id: string | number, stateless: boolean, progressToken: string | number, run: (streaming: CallStreaming) => Promise<unknown>): McpAnswer {
     const stream = sseStream(async (sse) => {
-      const onProgress = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { progressToken, ...p } }));
+      const onProgress = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { progressToken, ...p } }));
       let body: JsonRpcResponse;
       try {
         const result = await run({ onProgress, signal: sse.signal });

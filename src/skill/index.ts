@@ -146,7 +146,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     if (!acceptsEventStream(headers)) return toHttpResponse(await answer(c.req.raw.signal, () => {}), versionHeader);
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
-      const report = forwardOnly((p) => sse.send({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: p }));
+      const report = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: p }));
       const processed = await answer(anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
       if (processed !== undefined) sse.send(processed);
     });

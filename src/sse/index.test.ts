@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BodyTooLarge } from "../body/index.js";
-import { sseData } from "./index.js";
+import { MAX_QUEUED_NOTICES, sseData, sseStream } from "./index.js";
 
 /** A body that delivers `text` (UTF-8) cut at the given byte offsets. */
 function bodyOf(text: string, cuts: number[] = []): ReadableStream<Uint8Array> {
@@ -43,5 +43,33 @@ describe("sseData", () => {
     expect(await collect(bodyOf(small, [5, 50, 500]), 20)).toHaveLength(100);
     const long = `${small}data: ${"x".repeat(100)}\n\n`;
     await expect(collect(bodyOf(long, [1_000, 1_050]), 50)).rejects.toBeInstanceOf(BodyTooLarge);
+  });
+});
+
+describe("sseStream", () => {
+  it("drops notices while the client lags more than MAX_QUEUED_NOTICES events behind, never the messages sent", async () => {
+    let produced!: Promise<void>;
+    const sentOrDropped: boolean[] = [];
+    const stream = sseStream((sse) => (produced = (async () => {
+      for (let progress = 1; progress <= 10_000; progress++) sentOrDropped.push(sse.notify({ progress }));
+      sse.send({ result: "done" });
+    })()));
+    await produced; // nobody has read yet: the client is as slow as can be
+    const events = (await collect(stream)).map((data) => JSON.parse(data));
+    expect(sentOrDropped.filter(Boolean).length).toBeLessThanOrEqual(MAX_QUEUED_NOTICES + 1);
+    expect(events.at(-1)).toEqual({ result: "done" });
+    expect(events.slice(0, -1)).toEqual(sentOrDropped.flatMap((sent, i) => (sent ? [{ progress: i + 1 }] : [])));
+  });
+
+  it("drops nothing for a client that keeps up", async () => {
+    const stream = sseStream(async (sse) => {
+      for (let progress = 1; progress <= 500; progress++) {
+        sse.notify({ progress });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      sse.send({ result: "done" });
+    });
+    const events = await collect(stream);
+    expect(events).toHaveLength(501);
   });
 });

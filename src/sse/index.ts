@@ -15,11 +15,20 @@ export const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control
 export interface SseWriter {
   /** Sends one JSON message as a `data:` event; false once the client has gone. */
   send(message: unknown): boolean;
+  /**
+   * Sends a message the client may miss (progress): dropped, and false, while the client is
+   * more than `MAX_QUEUED_NOTICES` events behind — a skill that reports faster than a slow
+   * client reads would otherwise fill the isolate with its reports.
+   */
+  notify(message: unknown): boolean;
   /** Aborted when the client closes the stream. */
   signal: AbortSignal;
 }
 
 const encoder = new TextEncoder();
+
+/** Events waiting for a slow client past which `notify` drops what it is given. */
+export const MAX_QUEUED_NOTICES = 64;
 
 /**
  * A stream of SSE events written by `produce`; the stream ends when `produce` settles (a throw
@@ -41,7 +50,10 @@ export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatM
         }
       };
       heartbeat = setInterval(() => write(":\n\n"), heartbeatMs);
-      const writer: SseWriter = { send: (message) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`), signal: gone.signal };
+      const send = (message: unknown) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      // desiredSize: the queue's room (1, the default high-water mark, less the events waiting).
+      const notify = (message: unknown) => (controller.desiredSize ?? 0) > -MAX_QUEUED_NOTICES && send(message);
+      const writer: SseWriter = { send, notify, signal: gone.signal };
       // Not awaited: the response starts streaming now, events follow as they come.
       void produce(writer)
         .catch((error) => console.error("[sse] stream producer failed:", error instanceof Error ? error.message : error))
