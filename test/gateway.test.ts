@@ -114,6 +114,11 @@ describe("failures are contained", () => {
     expect((await call("subtract", [5, 3])).json.result).toBe(2);
   });
 
+  it("a skill whose answer breaks off mid-body answers -32001 with retryAfterMs (a transport failure), not -32603", async () => {
+    const { json } = await call("test.oversized", { mode: "broken" });
+    expect(json.error).toEqual({ code: -32001, message: "test.oversized broke off its answer; retry after 1 s", data: { retryAfterMs: 1000 } });
+  });
+
   it("a skill that sends its headers and then trickles its body is cut at the call's deadline", async () => {
     const started = Date.now();
     const { json } = await call("test.oversized", { mode: "trickle" }, { "x-timeout-ms": "1000" });

@@ -8,7 +8,7 @@ import { BodyTooLarge, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { safeJson } from "../json/index.js";
-import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
@@ -99,9 +99,12 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   try {
     text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
   } catch (thrown) {
-    if (!(thrown instanceof BodyTooLarge)) throw thrown;
     // Not worth a retry: the same call gets the same answer. A fault of the skill, so its breaker hears of it.
-    throw new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
+    if (thrown instanceof BodyTooLarge) throw new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
+    if (thrown instanceof RpcError || signal.aborted) throw thrown; // a timeout or a cancellation: forwardCall says which
+    // The connection broke mid-answer: a transport failure, like an unreachable skill.
+    console.error(`[gateway] ${deployment.id} broke off its answer:`, errorText(thrown));
+    throw unavailable(deployment, "broke off its answer");
   }
   const parsed = safeJson(text);
   const answer = JsonRpcResponseSchema.safeParse(parsed);
