@@ -290,6 +290,7 @@ export const forward: Handler<SkillCall> = (call) => {
       const result = await forwardCall(deployment, forwarded, call.env);
       return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
+      if (!(error instanceof RpcError)) console.error(`[gateway] ${deployment.id}: unexpected error while forwarding, answered as -32603:`, error);
       const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError);
       span.setAttribute("skillmesh.error_code", failure.code);
       return { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };

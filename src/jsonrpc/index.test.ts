@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ErrorCode, RpcError, failureFromThrown, processJsonRpc } from "./index.js";
 
 const echo = async (request: { method: string; params?: unknown }) => {
@@ -55,5 +55,16 @@ describe("processJsonRpc", () => {
 describe("failureFromThrown", () => {
   it("keeps an RpcError's code, message and data", () => {
     expect(failureFromThrown(1, new RpcError(-32004, "late", { timeoutMs: 5 })).error).toEqual({ code: -32004, message: "late", data: { timeoutMs: 5 } });
+  });
+
+  it("answers anything else as a bare -32603, and logs it for the operator", () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const bug = new TypeError("cannot read properties of undefined (reading 'x') at /srv/gateway.ts:12");
+      expect(failureFromThrown(7, bug)).toEqual({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: 7 });
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/unexpected error/), bug);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -116,9 +116,13 @@ export function success(id: JsonRpcId, result: unknown): JsonRpcSuccess {
   return { jsonrpc: "2.0", result: result === undefined ? null : result, id };
 }
 
-/** Turns whatever was thrown into a failure that is safe to show a caller (never a stack). */
+/**
+ * Turns whatever was thrown into a failure that is safe to show a caller (never a stack). What
+ * is not an `RpcError` is a bug somewhere: the caller gets a bare -32603, the log gets the error.
+ */
 export function failureFromThrown(id: JsonRpcId, thrown: unknown): JsonRpcFailure {
   if (thrown instanceof RpcError) return { jsonrpc: "2.0", error: thrown.toJSON(), id };
+  console.error("[rpc] unexpected error, answered as -32603:", thrown);
   return failure(id, ErrorCode.InternalError);
 }
 
