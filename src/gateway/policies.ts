@@ -15,12 +15,12 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKey
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Progress } from "../progress/index.js";
 import { checkLimits } from "../ratelimit/index.js";
-import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
+import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
