@@ -82,6 +82,15 @@ describe("withOutageGate", () => {
     expect((await pending).error).toMatchObject({ hung: true });
   }
 
+  /** A gate that saw an operation hang, once its cool-down is over: the next operation probes. */
+  async function gatedPastCoolDown() {
+    const { gate, state } = gated();
+    state.mode = "hang";
+    await hangOnce(gate);
+    await vi.advanceTimersByTimeAsync(COOL_DOWN_MS);
+    return { gate, state };
+  }
+
   it("after an operation hung, fails every operation at once without sending it, until the cool-down ends", async () => {
     const { gate, state } = gated();
     state.mode = "hang";
@@ -99,10 +108,7 @@ describe("withOutageGate", () => {
   });
 
   it("then lets one operation through as a probe while the others still fail at once; an answer opens the way again", async () => {
-    const { gate, state } = gated();
-    state.mode = "hang";
-    await hangOnce(gate);
-    await vi.advanceTimersByTimeAsync(COOL_DOWN_MS);
+    const { gate, state } = await gatedPastCoolDown();
     state.mode = "answer";
     const probe = gate.get("probe");
     expect((await settled(gate.get("other"))).error).toBeInstanceOf(StoreUnavailable);
@@ -113,10 +119,7 @@ describe("withOutageGate", () => {
   });
 
   it("a probe that hangs again keeps the store down for another cool-down", async () => {
-    const { gate, state } = gated();
-    state.mode = "hang";
-    await hangOnce(gate);
-    await vi.advanceTimersByTimeAsync(COOL_DOWN_MS);
+    const { gate, state } = await gatedPastCoolDown();
     await hangOnce(gate); // the probe
     expect(state.sent).toBe(2);
     await vi.advanceTimersByTimeAsync(COOL_DOWN_MS - 1);
@@ -125,10 +128,7 @@ describe("withOutageGate", () => {
   });
 
   it("a probe answered with an error still shows the store is back (it answers); a refusing store is never gated", async () => {
-    const { gate, state } = gated();
-    state.mode = "hang";
-    await hangOnce(gate);
-    await vi.advanceTimersByTimeAsync(COOL_DOWN_MS);
+    const { gate, state } = await gatedPastCoolDown();
     state.mode = "refuse";
     expect((await settled(gate.get("probe"))).error).toMatchObject({ hung: false });
     for (let i = 0; i < 3; i++) expect((await settled(gate.get("k"))).error).toMatchObject({ hung: false });
