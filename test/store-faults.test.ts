@@ -125,7 +125,7 @@ function everyPathAnswers(what: string) {
     expect(v2026.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
   });
 
-  it(`${what}: an async job submit answers -32001 (nowhere to keep the job), and runs nothing`, async () => {
+  it(`${what}: an async job submit answers -32001 (nowhere to keep the job); jobs.list and MCP tasks/list too`, async () => {
     const { value, ms } = await timed(() =>
       post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key, prefer: "respond-async" }),
     );
@@ -136,6 +136,10 @@ function everyPathAnswers(what: string) {
     );
     expect(got.json.error).toMatchObject({ code: -32001 });
     expect(getMs).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    // The same jobs as MCP tasks (2025-11-25).
+    const tasks = await timed(() => post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} }, { authorization: key, "mcp-protocol-version": "2025-11-25" }));
+    expect(tasks.value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
+    expect(tasks.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
   });
 
   it(`${what}: a gateway that never saw the registry answers -32001 with retryAfterMs`, async () => {
