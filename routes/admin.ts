@@ -12,7 +12,7 @@ import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
-import { mgetInBatches } from "../src/store/index.js";
+import { RETRY_AFTER_STORE_MS, StoreUnavailable, mgetInBatches } from "../src/store/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
@@ -44,8 +44,13 @@ type AdminEnv = { Bindings: GatewayEnv; Variables: { by: string } };
 export const adminRoutes = new Hono<AdminEnv>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
-function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 502 | 503, message: string, issues?: unknown) {
-  const code = status === 401 || status === 403 ? ErrorCode.Unauthorized : status === 404 ? ErrorCode.MethodNotFound : ErrorCode.InvalidRequest;
+function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 500 | 502 | 503, message: string, issues?: unknown) {
+  const code =
+    status === 401 || status === 403 ? ErrorCode.Unauthorized
+    : status === 404 ? ErrorCode.MethodNotFound
+    : status === 500 ? ErrorCode.InternalError
+    : status === 503 ? ErrorCode.SkillUnavailable
+    : ErrorCode.InvalidRequest;
   return c.json({ error: { code, message, ...(issues ? { issues } : {}) } }, status);
 }
 
@@ -83,8 +88,12 @@ adminRoutes.use("*", async (c, next) => {
 
 adminRoutes.onError((error, c) => {
   if (error instanceof HTTPException) return error.getResponse(); // a ready answer, e.g. an unreadable body
-  console.error("[admin]", errorText(error));
-  return adminError(c, 503, "The registry store is unavailable; retry in a few seconds");
+  if (error instanceof StoreUnavailable) {
+    console.error("[admin]", errorText(error));
+    return adminError(c, 503, `The registry store is unavailable; retry in ${RETRY_AFTER_STORE_MS / 1000} s`);
+  }
+  console.error("[admin] unexpected error:", error);
+  return adminError(c, 500, "Internal error");
 });
 
 /**

@@ -9,6 +9,7 @@
 import { Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
+import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { utcTime } from "../src/admin-api/index.js";
@@ -17,7 +18,9 @@ import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { viewOf } from "../src/keys/index.js";
 import type { Observed } from "../src/metrics/index.js";
+import { errorText } from "../src/jsonrpc/index.js";
 import type { Deployment } from "../src/registry/model.js";
+import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage } from "./admin.js";
 
@@ -73,6 +76,17 @@ const signIn = (problem?: string) =>
       ${problem ? html`<p class="error">${problem}</p>` : ""}
     </main>`,
   );
+
+// A page, not JSON, when something fails: a store that does not answer says so (503).
+uiRoutes.onError((error, c) => {
+  if (error instanceof HTTPException) return error.getResponse();
+  const unavailable = error instanceof StoreUnavailable;
+  if (unavailable) console.error("[ui]", errorText(error));
+  else console.error("[ui] unexpected error:", error);
+  const message = unavailable ? `The gateway's store is unavailable; reload in ${RETRY_AFTER_STORE_MS / 1000} s.` : "Something went wrong on the gateway; its log has the error.";
+  c.header("cache-control", "no-store");
+  return c.html(page("Skillmesh — unavailable", html`<main class="narrow"><h1>Skillmesh</h1><p class="error">${message}</p></main>`), unavailable ? 503 : 500);
+});
 
 uiRoutes.get("/app.css", (c) => c.body(STYLES, 200, { "content-type": "text/css; charset=utf-8" }));
 uiRoutes.get("/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml" }));

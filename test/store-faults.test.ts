@@ -18,6 +18,8 @@ let mesh: Mesh;
 /** A gateway as deployed: every call needs a key; the key below has a rate limit and a quota. */
 let keyed: Mesh;
 let key: string;
+/** A dashboard session cookie, taken while the store answered. */
+let dashboardCookie: string;
 
 beforeAll(async () => {
   local = await startLocalUpstash("faults");
@@ -31,6 +33,8 @@ beforeAll(async () => {
   expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 })).json.result).toBe(2);
   // The "last snapshot" the tests below rely on.
   await registryLoaded(mesh.gatewayUrl, 1);
+  const signedIn = await fetch(`${mesh.gatewayUrl}/admin/ui/session`, { method: "POST", body: new URLSearchParams({ key: ADMIN_TOKEN }), redirect: "manual" });
+  dashboardCookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
 
   keyed = await startMesh({
     skills: [fixture("subtract")],
@@ -90,6 +94,14 @@ function everyPathAnswers(what: string) {
     const { value, ms } = await timed(() => admin(mesh.gatewayUrl, "GET", "/deployments"));
     expect(value.status).toBe(503);
     expect(value.json.error.message).toMatch(/store is unavailable/);
+    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+  });
+
+  it(`${what}: the dashboard answers a 503 page that says the store is unavailable`, async () => {
+    const { value, ms } = await timed(() => fetch(`${mesh.gatewayUrl}/admin/ui`, { headers: { cookie: dashboardCookie } }));
+    expect(value.status).toBe(503);
+    expect(value.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await value.text()).toMatch(/store is unavailable; reload in 2 s/);
     expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
   });
 

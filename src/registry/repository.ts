@@ -13,7 +13,7 @@
  * are the pure functions of mutations.ts and src/routing/rollout.ts, applied to the skill alone.
  */
 import { own } from "../json/index.js";
-import { type Store, afterConflict, mgetInBatches } from "../store/index.js";
+import { type Store, StoreUnavailable, afterConflict, mgetInBatches } from "../store/index.js";
 import {
   MAX_EVENTS,
   type RegistryDoc,
@@ -281,7 +281,7 @@ export class RegistryRepository {
       if (!sweeping) await afterConflict(attempt);
     }
     // A sweep that conflicts leaves the skill to whoever wrote it (that write swept it).
-    if (!sweeping) throw new Error(`the store kept conflicting with other writers of ${name}; try again`);
+    if (!sweeping) throw new StoreUnavailable("compare-and-set", new Error(`the store kept conflicting with other writers of ${name}`));
   }
 
   /** Sweeps the expired deployments of a few other skills: every write helps clean up. */

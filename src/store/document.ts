@@ -5,7 +5,7 @@
  * trusted).
  */
 import type { z } from "zod";
-import { type Store, type StoreScript, afterConflict } from "./index.js";
+import { type Store, type StoreScript, StoreUnavailable, afterConflict } from "./index.js";
 
 /** Writers that lose a compare-and-set retry; n concurrent writers need up to n rounds. */
 const MAX_CAS_ATTEMPTS = 30;
@@ -73,6 +73,6 @@ export class VersionedDocument<T> {
       if (written !== -1) return { rev: written, doc: next, changed: true };
       await afterConflict(attempt);
     }
-    throw new Error("the store kept conflicting with other writers; try again");
+    throw new StoreUnavailable("compare-and-set", new Error(`the store kept conflicting with other writers of ${this.keys.doc}`));
   }
 }

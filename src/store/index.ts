@@ -54,7 +54,8 @@ export interface Store {
 export const RETRY_AFTER_STORE_MS = 2_000;
 
 /**
- * A store operation that failed or did not answer within the store's deadline. It is an
+ * A store operation that failed, did not answer within the store's deadline, or kept losing its
+ * compare-and-set to other writers. It is an
  * `RpcError` (-32001 with `retryAfterMs`): a request path with no better answer for a broken
  * store (a call served from the last snapshot, a breaker assumed closed) gives the caller this
  * one, never a bare -32603. Why it failed is its `cause`, for logs, never for the caller.
