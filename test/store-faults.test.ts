@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
-import { ADMIN_TOKEN, admin, fixture, post, registryLoaded } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
 
 const STORE_TIMEOUT_MS = 300;
 let local: Awaited<ReturnType<typeof startLocalUpstash>>;
@@ -170,6 +170,23 @@ describe("a hanging store (redis-server stopped with SIGSTOP)", () => {
   beforeAll(() => void process.kill(local.redisPid, "SIGSTOP"));
   afterAll(() => void process.kill(local.redisPid, "SIGCONT"));
   everyPathAnswers("hanging");
+});
+
+describe("a store that answers again (redis-server continued)", () => {
+  it("within a few seconds every path works again: a keyed idempotent call runs, /healthz says ok, the admin API answers", async () => {
+    // The isolate took the store for down; its next probe finds it back.
+    const started = Date.now();
+    const idempotent = await eventually(
+      () => post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key, "idempotency-key": "after-the-outage" }),
+      (answer) => answer.json.result === 2,
+      10_000,
+    );
+    expect(idempotent.json.result).toBe(2);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const health = await eventually(async () => (await fetch(`${mesh.gatewayUrl}/healthz`)).json(), (body) => body.status === "ok", 10_000);
+    expect(health).toEqual({ status: "ok" });
+    expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).status).toBe(200);
+  });
 });
 
 describe("a refusing store (redis-server gone)", () => {
