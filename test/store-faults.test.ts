@@ -183,7 +183,7 @@ describe("a store that answers again (redis-server continued)", () => {
     );
     expect(idempotent.json.result).toBe(2);
     expect(Date.now() - started).toBeLessThan(10_000);
-    const health = await eventually(async () => (await fetch(`${mesh.gatewayUrl}/healthz`)).json(), (body) => body.status === "ok", 10_000);
+    const health = await eventually(async () => (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as { status?: string }, (body) => body.status === "ok", 10_000);
     expect(health).toEqual({ status: "ok" });
     expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).status).toBe(200);
   });
