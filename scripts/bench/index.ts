@@ -36,7 +36,8 @@
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's gateway
- * against the one at git revision REV, side by side (compare.ts).
+ * against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N]` the gateway
+ * isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -52,6 +53,7 @@ import { type Side, empty, load, summary } from "./load.js";
 import { runCompare } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
+import { runSoak } from "./soak.js";
 import { SUBTRACT_DIR, TRIVIAL } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
@@ -65,6 +67,8 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     compare: { type: "string" },
     pairs: { type: "string", default: "16" },
+    soak: { type: "boolean", default: false },
+    rounds: { type: "string", default: "6" },
   },
 });
 /** `--seconds`, or the mode's own default. */
@@ -75,6 +79,10 @@ if (values.scale) {
 }
 if (values.profile) {
   await runProfile(secondsOr(6));
+  process.exit();
+}
+if (values.soak) {
+  await runSoak(Number(values.rounds), secondsOr(8));
   process.exit();
 }
 if (values.compare) {

@@ -13,10 +13,12 @@ export interface GatewayInspector {
 }
 
 /**
- * Connects to the gateway isolate's inspector on `port`; undefined when there is none.
- * @example const inspector = await inspectGateway(9239); console.log(await inspector?.heapMb())
+ * Connects to the gateway isolate's inspector on `port`; undefined when there is none. workerd
+ * runs a garbage collection asked over the inspector only when the isolate next runs, so
+ * `heapMb` wakes an idle gateway with a request to `gatewayUrl`.
+ * @example const inspector = await inspectGateway(9239, mesh.gatewayUrl); console.log(await inspector?.heapMb())
  */
-export async function inspectGateway(port: number): Promise<GatewayInspector | undefined> {
+export async function inspectGateway(port: number, gatewayUrl: string): Promise<GatewayInspector | undefined> {
   try {
     const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ title?: string; id?: string; webSocketDebuggerUrl: string }>;
     const target = targets.find((t) => `${t.title ?? ""} ${t.id ?? ""}`.includes("gateway"));
@@ -37,7 +39,13 @@ export async function inspectGateway(port: number): Promise<GatewayInspector | u
     return {
       send,
       async heapMb() {
-        await send("HeapProfiler.collectGarbage");
+        let done = false;
+        const collected = send("HeapProfiler.collectGarbage").then(() => (done = true));
+        // The command may reach the isolate after a request: wake it until it has run.
+        while (!done) {
+          await (await fetch(`${gatewayUrl}/healthz`)).body?.cancel();
+          await Promise.race([collected, new Promise((resolve) => setTimeout(resolve, 100))]);
+        }
         const { usedSize } = (await send("Runtime.getHeapUsage")) as { usedSize: number };
         return usedSize / 2 ** 20;
       },

@@ -61,7 +61,7 @@ export async function runProfile(seconds: number): Promise<void> {
   const { mesh, side } = await startTrivialMesh("trivial-gateway", { inspectorPort: INSPECTOR_PORT, unminified: true });
   try {
     await wrkSides([side], { seconds: 1, segments: 1, connections: 16 }); // warm the isolate and its caches
-    const inspector = await inspectGateway(INSPECTOR_PORT);
+    const inspector = await inspectGateway(INSPECTOR_PORT, mesh.gatewayUrl);
     if (!inspector) throw new Error("could not reach the gateway isolate's inspector");
     await inspector.send("Profiler.enable");
     await inspector.send("Profiler.setSamplingInterval", { interval: 100 });

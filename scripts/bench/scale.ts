@@ -148,7 +148,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
       const mesh = await startMesh({ skills: [SUBTRACT_DIR], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
       stops.push(() => mesh.dispose());
       meshes.push(mesh);
-      const inspector = await inspectGateway(INSPECTOR_PORTS[i]!);
+      const inspector = await inspectGateway(INSPECTOR_PORTS[i]!, mesh.gatewayUrl);
       stops.push(async () => inspector?.close());
       inspectors.push(inspector);
     }
