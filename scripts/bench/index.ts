@@ -36,7 +36,7 @@
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's gateway
- * against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N]` the gateway
+ * against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N] [--redis]` the gateway
  * isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -82,7 +82,7 @@ if (values.profile) {
   process.exit();
 }
 if (values.soak) {
-  await runSoak(Number(values.rounds), secondsOr(8));
+  await runSoak(Number(values.rounds), secondsOr(8), values.redis);
   process.exit();
 }
 if (values.compare) {

@@ -1,12 +1,14 @@
 /**
- * `npm run bench -- --soak [--rounds N] [--seconds N]`: does the gateway isolate keep its memory
- * over many calls? One mesh (the gateway on the memory store, the trivial skill, auth on); each
+ * `npm run bench -- --soak [--rounds N] [--seconds N] [--redis]`: does the gateway isolate keep its
+ * memory over many calls? One mesh (the gateway on the memory store, or with --redis the upstash
+ * driver against a local redis-server; the trivial skill; auth on); each
  * round sends every kind of call a gateway serves — the trivial call (under wrk when installed),
  * MCP tools/call in both revisions and with a progress token, tools/list, an event-stream call,
  * a batch, and calls that fail (bad params, unknown method, malformed JSON) — and then reads the
  * isolate's JS heap after a full garbage collection. A leak shows as a heap that grows round
  * after round; a flat heap is what a gateway serving for days needs (Workers allow 128 MB).
  */
+import { startLocalUpstash } from "../redis-rest/serve.js";
 import { inspectGateway } from "./inspector.js";
 import { type Side, empty, load } from "./load.js";
 import { startTrivialMesh } from "./trivial.js";
@@ -37,10 +39,15 @@ function callKinds(gatewayUrl: string, trivial: Side): Array<{ side: Side; succe
 }
 
 /** Runs the soak: `rounds` rounds after a warm-up one, `seconds` of the trivial call in each. */
-export async function runSoak(rounds: number, seconds: number): Promise<void> {
+export async function runSoak(rounds: number, seconds: number, redis: boolean): Promise<void> {
   const withWrk = await hasWrk();
-  console.log(`Starting the mesh (gateway on the memory store, the trivial skill, auth on) …`);
-  const { mesh, side } = await startTrivialMesh("trivial", { inspectorPort: INSPECTOR_PORT });
+  const store = redis ? "upstash → redis-server" : "memory";
+  console.log(`Starting the mesh (store: ${store}; the trivial skill; auth on) …`);
+  const local = redis ? await startLocalUpstash(undefined, { ownProcess: true }) : undefined;
+  const { mesh, side } = await startTrivialMesh("trivial", { inspectorPort: INSPECTOR_PORT, upstash: local }).catch(async (error: unknown) => {
+    await local?.stop();
+    throw error;
+  });
   try {
     const inspector = await inspectGateway(INSPECTOR_PORT, mesh.gatewayUrl);
     if (!inspector) throw new Error("could not reach the gateway isolate's inspector");
@@ -74,5 +81,6 @@ export async function runSoak(rounds: number, seconds: number): Promise<void> {
     console.log(`\nheap growth since the warm-up: ${(last - baseline).toFixed(2)} MB over ${Math.round(calls)} calls (JS heap after a full GC; Workers allow 128 MB)`);
   } finally {
     await mesh.dispose();
+    await local?.stop();
   }
 }

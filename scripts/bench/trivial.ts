@@ -20,7 +20,7 @@ export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
  * that may call it, and the side that makes the trivial call through that gateway.
  * @example const { mesh, side } = await startTrivialMesh("gateway", { unminified: true })
  */
-export async function startTrivialMesh(name: string, options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified"> = {}): Promise<{ mesh: Mesh; side: Side }> {
+export async function startTrivialMesh(name: string, options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> = {}): Promise<{ mesh: Mesh; side: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const mesh = await startMesh({ ...options, skills: [SUBTRACT_DIR], adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
