@@ -95,8 +95,8 @@ describe("failures are contained", () => {
     expect(text).not.toContain("yes");
   });
 
-  it("a skill's answer past 8 MiB is cut off with -32603, with a Content-Length, without one, endless, or under a Content-Length that lies; 7 MiB gets through", async () => {
-    for (const params of [{ mode: "declared", mib: 9 }, { mode: "chunked", mib: 9 }, { mode: "endless" }, { mode: "lying" }]) {
+  it("a skill's answer past 8 MiB is cut off with -32603, with a Content-Length, without one, or endless; 7 MiB gets through", async () => {
+    for (const params of [{ mode: "declared", mib: 9 }, { mode: "chunked", mib: 9 }, { mode: "endless" }]) {
       const { json, text } = await call("test.oversized", params);
       expect(json.error).toEqual({ code: -32603, message: "test.oversized answered more than 8 MiB, the largest answer the gateway reads" });
       expect(text.length).toBeLessThan(1_000);
@@ -112,6 +112,13 @@ describe("failures are contained", () => {
     const { json } = await call("test.oversized", { mode: "chunked", mib: 7 });
     expect(json.result.pad).toHaveLength(7 * 1024 * 1024);
     expect((await call("subtract", [5, 3])).json.result).toBe(2);
+  });
+
+  it("an answer ends at its Content-Length: an endless stream under a Content-Length of 100 is read to 100 bytes (not JSON-RPC: -32001)", async () => {
+    const started = Date.now();
+    const { json } = await call("test.oversized", { mode: "lying" });
+    expect(json.error).toEqual({ code: -32001, message: "test.oversized answered HTTP 200 without a JSON-RPC response; retry after 1 s", data: { retryAfterMs: 1000 } });
+    expect(Date.now() - started).toBeLessThan(5_000); // not the skill's 10 s timeout: nothing waits for the stream's end
   });
 
   it("a skill whose answer breaks off mid-body answers -32001 with retryAfterMs (a transport failure), not -32603", async () => {

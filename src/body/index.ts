@@ -17,13 +17,16 @@ const UTF8 = new TextDecoder();
 /**
  * The body as text, refusing (and cancelling) it past `maxBytes`. A declared Content-Length past
  * the bound is refused before reading; otherwise the bytes are counted as they stream, so a body
- * without one (chunked), or with one that lies, is cut off too.
+ * without one (chunked) is cut off too. A body with a Content-Length ends there, as HTTP says:
+ * what a stream sends past it is not read (its rest is cancelled), and no read is spent to learn
+ * that it ended — the skill SDK declares the length of every answer for that.
  * @example const text = await boundedText(response, 8 * 1024 * 1024)
  */
 export async function boundedText(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
   const declared = response.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) {
+  const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > maxBytes) {
     await response.body.cancel();
     throw new BodyTooLarge(maxBytes);
   }
@@ -31,7 +34,9 @@ export async function boundedText(response: Response, maxBytes: number): Promise
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+  while (length === undefined || size < length) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
     size += chunk.value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
@@ -39,12 +44,18 @@ export async function boundedText(response: Response, maxBytes: number): Promise
     }
     chunks.push(chunk.value);
   }
-  if (chunks.length === 1) return UTF8.decode(chunks[0]);
+  if (length !== undefined && size >= length) void reader.cancel().catch(() => {});
+  const bytes = chunks.length === 1 ? chunks[0]! : joined(chunks, size);
+  return UTF8.decode(length !== undefined && size > length ? bytes.subarray(0, length) : bytes);
+}
+
+/** The chunks as one array of `size` bytes. */
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return UTF8.decode(bytes);
+  return bytes;
 }

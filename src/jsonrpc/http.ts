@@ -13,6 +13,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
+/** Encoding keeps no state between calls: one encoder serves every response. */
+const UTF8_ENCODER = new TextEncoder();
+
 /**
  * Middleware that refuses what is not a JSON body: 415 for another content type, 413 past
  * `maxBytes` (checked while streaming, so a lying Content-Length does not help). Both answer
@@ -87,7 +90,10 @@ export async function bodyText(c: Context): Promise<string> {
  */
 export function toHttpResponse(processed: ProcessedBody, headers?: HeadersInit): Response {
   if (processed === undefined) return new Response(null, { status: 204, headers });
-  const response = new Response(JSON.stringify(processed), { status: 200, headers });
+  // Its length declared: a gateway reading it over a service binding knows where it ends (src/body).
+  const bytes = UTF8_ENCODER.encode(JSON.stringify(processed));
+  const response = new Response(bytes, { status: 200, headers });
   response.headers.set("content-type", "application/json");
+  response.headers.set("content-length", String(bytes.byteLength));
   return response;
 }
