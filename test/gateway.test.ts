@@ -3,6 +3,10 @@
  * routing by registry, admin API and its auth, discovery, timeouts and failure containment,
  * body limits, headers and caller context.
  */
+import { once } from "node:events";
+import { type AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, SHIPPED_SKILLS, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
@@ -119,6 +123,28 @@ describe("failures are contained", () => {
     const { json } = await call("test.oversized", { mode: "lying" });
     expect(json.error).toEqual({ code: -32001, message: "test.oversized answered HTTP 200 without a JSON-RPC response; retry after 1 s", data: { retryAfterMs: 1000 } });
     expect(Date.now() - started).toBeLessThan(5_000); // not the skill's 10 s timeout: nothing waits for the stream's end
+  });
+
+  it("a skill on a URL that answers gzip (Content-Length: the compressed size) is read whole", async () => {
+    const answer = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { pad: "x".repeat(5_000) } });
+    const gzipped = gzipSync(answer);
+    const server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": gzipped.length }).end(gzipped);
+    }).listen(0, "127.0.0.1");
+    try {
+      await once(server, "listening");
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const sum = mesh.skills.find((s) => s.manifest.name === "sum")!;
+      const registered = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { url }, manifest: { ...sum.manifest, name: "test.gzipped", tags: ["fixture"] } });
+      expect(registered.status).toBe(201);
+      const { json } = await eventually(() => call("test.gzipped", [1, 2]), (a) => a.json.error?.code !== -32601);
+      expect(gzipped.length).toBeLessThan(100);
+      expect(json.result.pad).toHaveLength(5_000);
+    } finally {
+      server.close();
+      expect((await admin(mesh.gatewayUrl, "DELETE", "/deployments/test.gzipped@1.0.0")).status).toBe(200);
+    }
   });
 
   it("a skill whose answer breaks off mid-body answers -32001 with retryAfterMs (a transport failure), not -32603", async () => {

@@ -52,6 +52,11 @@ describe("boundedText", () => {
     expect(seen.pulled).toBeLessThan(5);
   });
 
+  it("a compressed body is read whole: its Content-Length is the size on the wire, not of the decoded text", async () => {
+    const headers = { "content-length": "20", "content-encoding": "gzip" };
+    expect(await boundedText(new Response(stream(2, 64).body, { headers }), 10_000)).toBe("x".repeat(128));
+  });
+
   it("a body shorter than its Content-Length is what it is", async () => {
     expect(await boundedText(new Response(stream(1, 10).body, { headers: { "content-length": "100" } }), 10_000)).toBe("x".repeat(10));
   });

@@ -19,13 +19,16 @@ const UTF8 = new TextDecoder();
  * the bound is refused before reading; otherwise the bytes are counted as they stream, so a body
  * without one (chunked) is cut off too. A body with a Content-Length ends there, as HTTP says:
  * what a stream sends past it is not read (its rest is cancelled), and no read is spent to learn
- * that it ended — the skill SDK declares the length of every answer for that.
+ * that it ended — the skill SDK declares the length of every answer for that. (Not for a compressed
+ * body: fetch decodes it, and its Content-Length is the encoded size.)
  * @example const text = await boundedText(response, 8 * 1024 * 1024)
  */
 export async function boundedText(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
   const declared = response.headers.get("content-length");
-  const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  // A compressed body is decoded as it is read: its Content-Length counts the bytes on the wire.
+  const encoded = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase() !== "identity";
+  const length = declared !== null && !encoded && /^\d+$/.test(declared) ? Number(declared) : undefined;
   if (length !== undefined && length > maxBytes) {
     await response.body.cancel();
     throw new BodyTooLarge(maxBytes);
