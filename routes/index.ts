@@ -7,6 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import { browserGuard } from "../src/browser/index.js";
 import { configOf } from "../src/config/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import { drainUnreadBody } from "../src/jsonrpc/http.js";
 import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
@@ -16,6 +17,9 @@ import { uiRoutes } from "./ui.js";
 import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
+
+// Outermost: a body left unread by a refusal is read before the answer goes out.
+gateway.use(drainUnreadBody());
 
 // Settings that do not parse: every route says which (and /healthz too), nothing runs half-configured.
 gateway.use(async (c, next) => {

@@ -5,7 +5,7 @@
  */
 import { once } from "node:events";
 import { type AddressInfo } from "node:net";
-import { createServer } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
@@ -176,6 +176,35 @@ describe("failures are contained", () => {
     const plain = await post(rpc, "{}", { "content-type": "text/plain" });
     expect(plain.status).toBe(415);
     expect(plain.json.error.code).toBe(-32600);
+  });
+
+  it("a keep-alive connection stays usable after a refusal that did not need the body (404, 403, 415, 413)", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (path: string, body: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const request = httpRequest(`${mesh.gatewayUrl}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (response) => {
+          response.resume().on("end", () => resolve({ status: response.statusCode!, reused: request.reusedSocket }));
+        });
+        request.on("error", reject).end(body);
+      });
+    const small = JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 });
+    const padded = "x".repeat(200_000); // more than workerd reads ahead on its own
+    try {
+      expect((await send("/rpc", small)).status).toBe(200);
+      const refusals: Array<[string, Record<string, string>, number]> = [
+        ["/no-such-route", {}, 404],
+        ["/rpc", { origin: "https://evil.example" }, 403],
+        ["/rpc", { "content-type": "text/plain" }, 415],
+      ];
+      for (const [path, headers, status] of refusals) {
+        expect((await send(path, padded, headers)).status).toBe(status);
+        expect(await send("/rpc", small)).toEqual({ status: 200, reused: true }); // the same connection, not reset
+      }
+      expect((await send("/rpc", "x".repeat(1024 * 1024 + 1))).status).toBe(413);
+      expect(await send("/rpc", small)).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("unknown routes get a JSON 404", async () => {

@@ -19,7 +19,8 @@ const UTF8_ENCODER = new TextEncoder();
 /**
  * Middleware that refuses what is not a JSON body: 415 for another content type, 413 past
  * `maxBytes` (checked while streaming, so a lying Content-Length does not help). Both answer
- * with a JSON-RPC error object, so a client only ever has to read one shape.
+ * with a JSON-RPC error object, so a client only ever has to read one shape; `drainUnreadBody`
+ * reads the rest of a refused body.
  * @example app.post("/rpc", jsonBodyGuard(), handler)
  */
 export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
@@ -34,38 +35,43 @@ export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   };
   const size = bodyLimit({
     maxSize: maxBytes,
-    onError: async (c) => {
-      await drain(c.req.raw);
-      return c.json(
+    onError: (c) =>
+      c.json(
         failure(null, ErrorCode.InvalidRequest, `Request body is larger than ${maxBytes} bytes`, {
           maxBytes,
         }),
         413,
-      );
-    },
+      ),
   });
   return every(contentType, size);
 }
 
-/** Past this, an oversized body is cut off rather than read to the end. */
+/** Past this, a refused body is cut off rather than read to the end. */
 const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads and discards what is left of a refused body, so the client gets the 413 instead of a
- * connection reset while it is still sending. Bounded: a huge upload is cut off.
+ * Middleware (outermost) that reads and discards what is left of a request body nobody read — a
+ * request refused before its body mattered (401, 403, 404, 413, 415) — before the answer goes
+ * out: otherwise workerd answers and resets the connection while the client is still sending,
+ * and a keep-alive client's next request on it fails. Bounded: a huge upload is cut off.
+ * @example app.use(drainUnreadBody())
  */
-async function drain(request: Request): Promise<void> {
-  if (!request.body || request.bodyUsed) return;
-  const reader = request.body.getReader();
-  let seen = 0;
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      seen += chunk.value.byteLength;
-      if (seen > MAX_DRAIN_BYTES) return void (await reader.cancel());
+export function drainUnreadBody(maxBytes = MAX_DRAIN_BYTES): MiddlewareHandler {
+  return async (c, next) => {
+    const request = c.req.raw; // a middleware may replace c.req.raw with a copy of what it read
+    await next();
+    if (!request.body || request.bodyUsed || request.body.locked) return;
+    const reader = request.body.getReader();
+    let seen = 0;
+    try {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        seen += chunk.value.byteLength;
+        if (seen > maxBytes) return void (await reader.cancel());
+      }
+    } catch {
+      // The client went away: nobody is left to answer.
     }
-  } catch {
-    // The client went away: nothing to answer.
-  }
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/inde
 import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
-import { bodyText, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
@@ -118,6 +118,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   const toInput = positionalMapper(definition.input);
   const app = new Hono<{ Bindings: Env }>();
 
+  app.use(drainUnreadBody());
   app.get("/manifest", (c) => c.json(manifest));
   app.post("/", jsonBodyGuard(), async (c) => {
     const body = await bodyText(c);
