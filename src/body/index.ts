@@ -25,10 +25,7 @@ const UTF8 = new TextDecoder();
  */
 export async function boundedText(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
-  const declared = response.headers.get("content-length");
-  // A compressed body is decoded as it is read: its Content-Length counts the bytes on the wire.
-  const encoded = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase() !== "identity";
-  const length = declared !== null && !encoded && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  const length = declaredLength(response.headers);
   if (length !== undefined && length > maxBytes) {
     await response.body.cancel();
     throw new BodyTooLarge(maxBytes);
@@ -50,6 +47,17 @@ export async function boundedText(response: Response, maxBytes: number): Promise
   if (length !== undefined && size >= length) void reader.cancel().catch(() => {});
   const bytes = chunks.length === 1 ? chunks[0]! : joined(chunks, size);
   return UTF8.decode(length !== undefined && size > length ? bytes.subarray(0, length) : bytes);
+}
+
+/**
+ * The length of the body as it is read, when the headers say it: a Content-Length, unless the
+ * body is compressed (fetch decodes it; its Content-Length counts the bytes on the wire).
+ */
+function declaredLength(headers: Headers): number | undefined {
+  const declared = headers.get("content-length");
+  if (declared === null || !/^\d+$/.test(declared)) return undefined;
+  const encoding = headers.get("content-encoding")?.trim().toLowerCase();
+  return encoding && encoding !== "identity" ? undefined : Number(declared);
 }
 
 /** The chunks as one array of `size` bytes. */

@@ -10,7 +10,7 @@ import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
-import { StoreUnavailable } from "../store/index.js";
+import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
 import { type Call, type CallStreaming, type SkillCall, asyncJobs, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
@@ -21,9 +21,6 @@ export type { CallScope } from "./scope.js";
 export type { CallStreaming } from "./policies.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
-
-/** How long a caller waits when the registry cannot be read. */
-const RETRY_AFTER_REGISTRY_MS = 2_000;
 
 /** A skill call, outermost policy first. */
 const callSkill = compose<SkillCall>([limits, asyncJobs, idempotency, retries, fallback, timeout], forward);
@@ -150,8 +147,8 @@ async function registryLookup<T>(parent: Context, read: () => Promise<T>): Promi
     return await inSpan(tracer, "skillmesh.registry.lookup", parent, {}, read);
   } catch (error) {
     console.error("[gateway] registry unavailable:", errorText(error));
-    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_REGISTRY_MS / 1000} s`, {
-      retryAfterMs: RETRY_AFTER_REGISTRY_MS,
+    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
     });
   }
 }

@@ -139,7 +139,7 @@ export function withDeadline(store: Store, ms: number): Store {
     const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreHung(operation, ms)), ms)));
     return Promise.race([run(), late])
       .catch((error: unknown) => {
-        throw error instanceof StoreHung ? new StoreUnavailable(operation, error, true) : new StoreUnavailable(operation, error);
+        throw new StoreUnavailable(operation, error, error instanceof StoreHung);
       })
       .finally(() => clearTimeout(timer));
   });
