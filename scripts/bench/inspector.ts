@@ -39,13 +39,11 @@ export async function inspectGateway(port: number, gatewayUrl: string): Promise<
     return {
       send,
       async heapMb() {
-        let done = false;
-        const collected = send("HeapProfiler.collectGarbage").then(() => (done = true));
-        // The command may reach the isolate after a request: wake it until it has run.
-        while (!done) {
-          await (await fetch(`${gatewayUrl}/healthz`)).body?.cancel();
-          await Promise.race([collected, new Promise((resolve) => setTimeout(resolve, 100))]);
-        }
+        // The command may reach the isolate after a request: wake it until the GC has run.
+        const wake = () => void fetch(`${gatewayUrl}/healthz`).then((r) => r.body?.cancel(), () => {});
+        wake();
+        const waking = setInterval(wake, 100);
+        await send("HeapProfiler.collectGarbage").finally(() => clearInterval(waking));
         const { usedSize } = (await send("Runtime.getHeapUsage")) as { usedSize: number };
         return usedSize / 2 ** 20;
       },

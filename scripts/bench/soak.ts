@@ -20,22 +20,34 @@ const CONCURRENCY = 16;
 /** Every kind of call the soak sends besides the trivial one, each with whether it must succeed. */
 function callKinds(gatewayUrl: string, trivial: Side): Array<{ side: Side; succeeds: boolean }> {
   const auth = trivial.headers();
-  const mcp = (version: string, extra: Record<string, string> = {}) => () => ({ accept: "application/json, text/event-stream", "mcp-protocol-version": version, ...auth, ...extra });
   const args = { minuend: 5, subtrahend: 3 };
-  const call = (params: Record<string, unknown>) => JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: args, ...params }, id: 1 });
-  const rpc = (body: unknown, headers: Record<string, string> = {}): Side => ({ name: "", url: `${gatewayUrl}/rpc`, body: typeof body === "string" ? body : JSON.stringify(body), headers: () => ({ ...auth, ...headers }) });
-  const kinds: Array<[string, Side, boolean]> = [
-    ["mcp 2025-11-25", { name: "", url: `${gatewayUrl}/mcp`, body: call({}), headers: mcp("2025-11-25") }, true],
-    ["mcp with progress", { name: "", url: `${gatewayUrl}/mcp`, body: call({ _meta: { progressToken: 7 } }), headers: mcp("2025-11-25") }, true],
-    ["mcp 2026-07-28", { name: "", url: `${gatewayUrl}/mcp`, body: call({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }), headers: mcp("2026-07-28", { "mcp-method": "tools/call", "mcp-name": "subtract" }) }, true],
-    ["tools/list", { name: "", url: `${gatewayUrl}/mcp`, body: JSON.stringify({ jsonrpc: "2.0", method: "tools/list", id: 1 }), headers: mcp("2025-11-25") }, true],
-    ["event stream", rpc(trivial.body, { accept: "text/event-stream" }), true],
-    ["batch of 3", rpc([1, 2, 3].map((id) => ({ jsonrpc: "2.0", method: "subtract", params: args, id }))), true],
-    ["bad params", rpc({ jsonrpc: "2.0", method: "subtract", params: { minuend: "x" }, id: 1 }), false],
-    ["unknown method", rpc({ jsonrpc: "2.0", method: "no.such.skill", id: 1 }), false],
-    ["malformed JSON", rpc("{not json"), false],
+  const mcp = (name: string, version: string, body: unknown, extra: Record<string, string> = {}): Side => ({
+    name,
+    url: `${gatewayUrl}/mcp`,
+    body: JSON.stringify(body),
+    headers: () => ({ accept: "application/json, text/event-stream", "mcp-protocol-version": version, ...auth, ...extra }),
+  });
+  const rpc = (name: string, body: unknown, extra: Record<string, string> = {}): Side => ({
+    name,
+    url: `${gatewayUrl}/rpc`,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: () => ({ ...auth, ...extra }),
+  });
+  const toolCall = (params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: args, ...params }, id: 1 });
+  const succeeding = [
+    mcp("mcp 2025-11-25", "2025-11-25", toolCall()),
+    mcp("mcp with progress", "2025-11-25", toolCall({ _meta: { progressToken: 7 } })),
+    mcp("mcp 2026-07-28", "2026-07-28", toolCall({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }), { "mcp-method": "tools/call", "mcp-name": "subtract" }),
+    mcp("tools/list", "2025-11-25", { jsonrpc: "2.0", method: "tools/list", id: 1 }),
+    rpc("event stream", trivial.body, { accept: "text/event-stream" }),
+    rpc("batch of 3", [1, 2, 3].map((id) => ({ jsonrpc: "2.0", method: "subtract", params: args, id }))),
   ];
-  return kinds.map(([name, side, succeeds]) => ({ side: { ...side, name }, succeeds }));
+  const failing = [
+    rpc("bad params", { jsonrpc: "2.0", method: "subtract", params: { minuend: "x" }, id: 1 }),
+    rpc("unknown method", { jsonrpc: "2.0", method: "no.such.skill", id: 1 }),
+    rpc("malformed JSON", "{not json"),
+  ];
+  return [...succeeding.map((side) => ({ side, succeeds: true })), ...failing.map((side) => ({ side, succeeds: false }))];
 }
 
 /** Runs the soak: `rounds` rounds after a warm-up one, `seconds` of the trivial call in each. */
