@@ -5,11 +5,11 @@
  */
 import { once } from "node:events";
 import { type AddressInfo } from "node:net";
-import { Agent, createServer, request as httpRequest } from "node:http";
+import { Agent, createServer } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, SHIPPED_SKILLS, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SHIPPED_SKILLS, SPEC_FIXTURES, admin, eventually, fixture, post, rawRequest } from "./support/fixtures.js";
 
 let mesh: Mesh;
 let rpc: string;
@@ -180,13 +180,10 @@ describe("failures are contained", () => {
 
   it("a keep-alive connection stays usable after a refusal that did not need the body (404, 403, 415, 413)", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const send = (path: string, body: string, headers: Record<string, string> = {}) =>
-      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
-        const request = httpRequest(`${mesh.gatewayUrl}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (response) => {
-          response.resume().on("end", () => resolve({ status: response.statusCode!, reused: request.reusedSocket }));
-        });
-        request.on("error", reject).end(body);
-      });
+    const send = async (path: string, body: string, headers: Record<string, string> = {}) => {
+      const { status, reused } = await rawRequest(`${mesh.gatewayUrl}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers }, body });
+      return { status, reused };
+    };
     const small = JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 });
     const padded = "x".repeat(200_000); // more than workerd reads ahead on its own
     try {

@@ -13,6 +13,8 @@ import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
 
 const STORE_TIMEOUT_MS = 300;
+/** How soon every path must answer with the store broken: a few store deadlines, never minutes. */
+const ANSWER_WITHIN_MS = 5 * STORE_TIMEOUT_MS + 1_000;
 let local: Awaited<ReturnType<typeof startLocalUpstash>>;
 let mesh: Mesh;
 /** A gateway as deployed: every call needs a key; the key below has a rate limit and a quota. */
@@ -20,6 +22,8 @@ let keyed: Mesh;
 let key: string;
 /** A dashboard session cookie, taken while the store answered. */
 let dashboardCookie: string;
+/** subtract(5, 3) on the keyed gateway, with these headers. */
+const subtractOnKeyed = (headers: Record<string, string>) => post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, headers);
 
 beforeAll(async () => {
   local = await startLocalUpstash("faults");
@@ -45,7 +49,7 @@ beforeAll(async () => {
   const created = await admin(keyed.gatewayUrl, "POST", "/keys", { name: "faults", skills: ["*"], rate: "1000/min", quota: "100000/day" });
   key = `Bearer ${created.json.key}`;
   // The key and the registry are in the isolate's snapshots before the store breaks.
-  expect((await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key })).json.result).toBe(2);
+  expect((await subtractOnKeyed({ authorization: key })).json.result).toBe(2);
   await registryLoaded(keyed.gatewayUrl, 1);
 });
 afterAll(async () => {
@@ -74,14 +78,14 @@ function everyPathAnswers(what: string) {
     for (let i = 0; i < 3; i++) {
       const { value, ms } = await timed(() => call());
       expect(value.json.result).toBe(2);
-      expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+      expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
     }
   });
 
   it(`${what}: a call with an Idempotency-Key answers -32001 rather than risk running twice`, async () => {
     const { value, ms } = await timed(() => call({ "idempotency-key": `k-${what}`, authorization: "Bearer faults" }));
     expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
-    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: /healthz says degraded within a second`, async () => {
@@ -94,7 +98,7 @@ function everyPathAnswers(what: string) {
     const { value, ms } = await timed(() => admin(mesh.gatewayUrl, "GET", "/deployments"));
     expect(value.status).toBe(503);
     expect(value.json.error.message).toMatch(/store is unavailable/);
-    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: the dashboard answers a 503 page that says the store is unavailable`, async () => {
@@ -102,7 +106,7 @@ function everyPathAnswers(what: string) {
     expect(value.status).toBe(503);
     expect(value.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await value.text()).toMatch(/store is unavailable; reload in 2 s/);
-    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: keyed calls (auth required, a rate limit and a quota) are served from the key snapshot, the limits let them through, and they do not each wait for the store`, async () => {
@@ -110,13 +114,13 @@ function everyPathAnswers(what: string) {
     // before the isolate took a hanging store for down, every call waited three deadlines.
     const { value: answers, ms } = await timed(async () => {
       const answers = [];
-      for (let i = 0; i < 10; i++) answers.push(await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key }));
+      for (let i = 0; i < 10; i++) answers.push(await subtractOnKeyed({ authorization: key }));
       return answers;
     });
     expect(answers.map((answer) => answer.json.result)).toEqual(Array(10).fill(2));
     expect(ms).toBeLessThan(10 * STORE_TIMEOUT_MS);
     // An unknown key is still refused: a broken store opens nothing.
-    const stranger = await post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: "Bearer sk_unknown" });
+    const stranger = await subtractOnKeyed({ authorization: "Bearer sk_unknown" });
     expect(stranger.status).toBe(401);
   });
 
@@ -126,7 +130,7 @@ function everyPathAnswers(what: string) {
       post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: args }, { authorization: key, "mcp-protocol-version": "2025-11-25" }),
     );
     expect(v2025.value.json.result.structuredContent).toEqual({ result: 2 });
-    expect(v2025.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(v2025.ms).toBeLessThan(ANSWER_WITHIN_MS);
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
     const v2026 = await timed(() =>
       post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { ...args, _meta: meta } }, {
@@ -134,24 +138,24 @@ function everyPathAnswers(what: string) {
       }),
     );
     expect(v2026.value.json.result).toMatchObject({ structuredContent: { result: 2 }, resultType: "complete" });
-    expect(v2026.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(v2026.ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: an async job submit answers -32001 (nowhere to keep the job); jobs.list and MCP tasks/list too`, async () => {
     const { value, ms } = await timed(() =>
-      post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key, prefer: "respond-async" }),
+      subtractOnKeyed({ authorization: key, prefer: "respond-async" }),
     );
     expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
-    expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
     const { value: got, ms: getMs } = await timed(() =>
       post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.list", params: {}, id: 2 }, { authorization: key }),
     );
     expect(got.json.error).toMatchObject({ code: -32001 });
-    expect(getMs).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(getMs).toBeLessThan(ANSWER_WITHIN_MS);
     // The same jobs as MCP tasks (2025-11-25).
     const tasks = await timed(() => post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} }, { authorization: key, "mcp-protocol-version": "2025-11-25" }));
     expect(tasks.value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
-    expect(tasks.ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+    expect(tasks.ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: a gateway that never saw the registry answers -32001 with retryAfterMs`, async () => {
@@ -159,7 +163,7 @@ function everyPathAnswers(what: string) {
     try {
       const { value, ms } = await timed(() => post(`${fresh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }));
       expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
-      expect(ms).toBeLessThan(5 * STORE_TIMEOUT_MS + 1_000);
+      expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
     } finally {
       await fresh.dispose();
     }
@@ -177,7 +181,7 @@ describe("a store that answers again (redis-server continued)", () => {
     // The isolate took the store for down; its next probe finds it back.
     const started = Date.now();
     const idempotent = await eventually(
-      () => post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, { authorization: key, "idempotency-key": "after-the-outage" }),
+      () => subtractOnKeyed({ authorization: key, "idempotency-key": "after-the-outage" }),
       (answer) => answer.json.result === 2,
       10_000,
     );

@@ -1,5 +1,5 @@
 /** Paths of the fixture skills (test/fixtures/skills) and small helpers shared by the tests. */
-import { request as httpRequest } from "node:http";
+import { type Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { ROOT, skillDirs } from "../../scripts/mesh/bundle.js";
 
@@ -71,16 +71,17 @@ export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) 
 }
 
 /**
- * A request with headers `fetch` will not send as given (`Host`), over node:http.
+ * A request over node:http: headers `fetch` will not send as given (`Host`), or an `agent` of
+ * your own (keep-alive: `reused` says whether the request went on a connection used before).
  * @example await rawRequest(`${gatewayUrl}/healthz`, { headers: { host: "evil.example" } })
  */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  return new Promise<{ status: number; text: string; json: any }>((resolve, reject) => {
-    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers }, (response) => {
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent } = {}) {
+  return new Promise<{ status: number; text: string; json: any; reused: boolean }>((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers, agent: options.agent }, (response) => {
       let text = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text, json: text ? safeJson(text) : undefined }));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text, json: text ? safeJson(text) : undefined, reused: request.reusedSocket }));
     });
     request.on("error", reject);
     request.end(options.body);
