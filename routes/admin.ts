@@ -12,7 +12,7 @@ import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
-import { RETRY_AFTER_STORE_MS, StoreUnavailable, mgetInBatches } from "../src/store/index.js";
+import { RETRY_AFTER_STORE_MS, mgetInBatches, routeFailureStatus } from "../src/store/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own } from "../src/json/index.js";
 import {
@@ -34,7 +34,7 @@ import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema,
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
 import { UI_HEADER, sessionOf } from "../src/ui/session.js";
-import { ErrorCode, describeIssues, errorText } from "../src/jsonrpc/index.js";
+import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
 import { jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
@@ -88,12 +88,8 @@ adminRoutes.use("*", async (c, next) => {
 
 adminRoutes.onError((error, c) => {
   if (error instanceof HTTPException) return error.getResponse(); // a ready answer, e.g. an unreadable body
-  if (error instanceof StoreUnavailable) {
-    console.error("[admin]", errorText(error));
-    return adminError(c, 503, `The registry store is unavailable; retry in ${RETRY_AFTER_STORE_MS / 1000} s`);
-  }
-  console.error("[admin] unexpected error:", error);
-  return adminError(c, 500, "Internal error");
+  const status = routeFailureStatus("[admin]", error);
+  return adminError(c, status, status === 503 ? `The registry store is unavailable; retry in ${RETRY_AFTER_STORE_MS / 1000} s` : "Internal error");
 });
 
 /**

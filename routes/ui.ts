@@ -18,9 +18,8 @@ import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { viewOf } from "../src/keys/index.js";
 import type { Observed } from "../src/metrics/index.js";
-import { errorText } from "../src/jsonrpc/index.js";
 import type { Deployment } from "../src/registry/model.js";
-import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../src/store/index.js";
+import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage } from "./admin.js";
 
@@ -80,12 +79,10 @@ const signIn = (problem?: string) =>
 // A page, not JSON, when something fails: a store that does not answer says so (503).
 uiRoutes.onError((error, c) => {
   if (error instanceof HTTPException) return error.getResponse();
-  const unavailable = error instanceof StoreUnavailable;
-  if (unavailable) console.error("[ui]", errorText(error));
-  else console.error("[ui] unexpected error:", error);
-  const message = unavailable ? `The gateway's store is unavailable; reload in ${RETRY_AFTER_STORE_MS / 1000} s.` : "Something went wrong on the gateway; its log has the error.";
+  const status = routeFailureStatus("[ui]", error);
+  const message = status === 503 ? `The gateway's store is unavailable; reload in ${RETRY_AFTER_STORE_MS / 1000} s.` : "Something went wrong on the gateway; its log has the error.";
   c.header("cache-control", "no-store");
-  return c.html(page("Skillmesh — unavailable", html`<main class="narrow"><h1>Skillmesh</h1><p class="error">${message}</p></main>`), unavailable ? 503 : 500);
+  return c.html(page("Skillmesh — unavailable", html`<main class="narrow"><h1>Skillmesh</h1><p class="error">${message}</p></main>`), status);
 });
 
 uiRoutes.get("/app.css", (c) => c.body(STYLES, 200, { "content-type": "text/css; charset=utf-8" }));

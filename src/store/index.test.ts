@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../jsonrpc/index.js";
-import { type Store, StoreUnavailable, withDeadline, withOutageGate } from "./index.js";
+import { type Store, StoreUnavailable, routeFailureStatus, withDeadline, withOutageGate } from "./index.js";
 
 /** A store whose every operation hangs, answers, or refuses, as `mode` says; `sent` counts what reached it. */
 function scriptedStore() {
@@ -155,5 +155,20 @@ describe("withOutageGate", () => {
     state.mode = "answer";
     expect(await gate.get("k")).toBe("v");
     expect(state.sent).toBe(3);
+  });
+});
+
+describe("routeFailureStatus", () => {
+  it("is 503 for a store outage, logged as a line; 500 for anything else, logged whole", () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      expect(routeFailureStatus("[admin]", new StoreUnavailable("GET", new Error("refused")))).toBe(503);
+      expect(logged).toHaveBeenLastCalledWith("[admin]", expect.stringContaining("refused"));
+      const bug = new TypeError("x is undefined");
+      expect(routeFailureStatus("[ui]", bug)).toBe(500);
+      expect(logged).toHaveBeenLastCalledWith("[ui] unexpected error:", bug);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

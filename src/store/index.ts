@@ -5,7 +5,7 @@
  * runs it without interleaving, which is what Redis gives a Lua script). One conformance suite
  * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
  */
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { MemoryData } from "./memory.js";
 import { mapConcurrently } from "../pool/index.js";
 import { sleep } from "../signal/index.js";
@@ -72,6 +72,20 @@ export class StoreUnavailable extends RpcError {
     this.name = "StoreUnavailable";
     this.cause = cause instanceof Error ? cause : new Error(`${operation} failed: ${String(cause)}`);
   }
+}
+
+/**
+ * The HTTP status of a failure a route has no answer of its own for, logged for the operator: 503
+ * for a store outage (its reason in a line), 500 for anything else (a bug: logged whole).
+ * @example return c.json({ error }, routeFailureStatus("[admin]", error))
+ */
+export function routeFailureStatus(tag: string, error: unknown): 503 | 500 {
+  if (error instanceof StoreUnavailable) {
+    console.error(tag, errorText(error));
+    return 503;
+  }
+  console.error(`${tag} unexpected error:`, error);
+  return 500;
 }
 
 /** Default deadline of one store operation: long past Redis's normal latency, short for a caller. */
