@@ -9,7 +9,7 @@ import { invoke } from "../src/gateway/pipeline.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { processJsonRpc } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
-import { PROGRESS_METHOD, forwardOnly } from "../src/progress/index.js";
+import { progressRelay } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
 import { anySignal } from "../src/signal/index.js";
 
@@ -31,7 +31,7 @@ rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayR
     // The stream closing is the cancellation (request.signal too, where the runtime fires it).
     const signal = anySignal([c.req.raw.signal, sse.signal]);
     const processed = await processJsonRpc(body, (request, slot) => {
-      const onProgress = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { id: request.id, ...p } }));
+      const onProgress = progressRelay(sse, { id: request.id });
       return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
     });
     if (processed !== undefined && !sse.signal.aborted) sse.send(processed);

@@ -45,7 +45,7 @@ import {
   isStateless,
 } from "./protocol.js";
 import type { CallStreaming } from "../gateway/policies.js";
-import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
+import { progressRelay } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import type { JobView } from "../jobs/index.js";
@@ -325,7 +325,7 @@ class McpServer {
    */
   private streamed(id: string | number, stateless: boolean, progressToken: string | number, run: (streaming: CallStreaming) => Promise<unknown>): McpAnswer {
     const stream = sseStream(async (sse) => {
-      const onProgress = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { progressToken, ...p } }));
+      const onProgress = progressRelay(sse, { progressToken });
       let body: JsonRpcResponse;
       try {
         const result = await run({ onProgress, signal: sse.signal });

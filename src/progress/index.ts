@@ -29,3 +29,13 @@ export function forwardOnly(send: (progress: Progress) => void): (progress: Prog
     send(checked.data);
   };
 }
+
+/**
+ * A reporter that relays progress on an event stream as `notifications/progress`, with `about` in
+ * its params (an MCP `progressToken`, a JSON-RPC `id`): forward only (`forwardOnly`), and as a
+ * notice a lagging client may miss (`notify`), so a fast reporter cannot fill the isolate.
+ * @example const onProgress = progressRelay(sse, { progressToken }); onProgress({ progress: 1, total: 3 })
+ */
+export function progressRelay(stream: { notify(message: unknown): boolean }, about: Record<string, unknown> = {}): (progress: Progress) => void {
+  return forwardOnly((p) => void stream.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: { ...about, ...p } }));
+}

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/index.js";
-import { PROGRESS_METHOD, forwardOnly } from "../progress/index.js";
+import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
@@ -147,7 +147,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     if (!acceptsEventStream(headers)) return toHttpResponse(await answer(c.req.raw.signal, () => {}), versionHeader);
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
-      const report = forwardOnly((p) => sse.notify({ jsonrpc: "2.0", method: PROGRESS_METHOD, params: p }));
+      const report = progressRelay(sse);
       const processed = await answer(anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
       if (processed !== undefined) sse.send(processed);
     });
