@@ -209,6 +209,19 @@ describe("audit log", () => {
     expect(errors.json.entries.map((e: { method: string }) => e.method)).toEqual(["sum"]);
   });
 
+  it("a call whose params nest too deep to fingerprint is recorded without one, and takes no other entry with it", async () => {
+    const { key, view } = (await admin(a.gatewayUrl, "POST", "/keys", { name: "audited-deep", skills: ["subtract"] })).json;
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`; // sent as text: JSON.stringify overflows on it too
+    const refused = await post(`${a.gatewayUrl}/rpc`, `{"jsonrpc":"2.0","method":"subtract","params":${deep},"id":1}`, bearer(key));
+    expect(refused.json.error).toMatchObject({ code: -32602, message: expect.stringContaining("nested deeper") });
+    await rpc(a, "subtract", [7, 2], bearer(key)); // buffered in the same batch as the deep one
+    const calls = await eventually(() => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`), (r) => r.json.entries.length >= 2, 5_000, 100);
+    const [ok, deepEntry] = calls.json.entries;
+    expect(ok).toMatchObject({ method: "subtract", code: 0, args: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(deepEntry).toMatchObject({ method: "subtract", code: -32602 });
+    expect(deepEntry).not.toHaveProperty("args");
+  });
+
   it("records who made a change with an admin key, and a refused write", async () => {
     const writer = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-writer", admin: "write" });
     const reader = await admin(a.gatewayUrl, "POST", "/keys", { name: "audit-reader", admin: "read" });

@@ -10,7 +10,7 @@ import { DelayedFlush } from "../flush/index.js";
 import type { AuditEntry, AuditQuery } from "../admin-api/index.js";
 import { AuditEntrySchema } from "../admin-api/index.js";
 import { fingerprintOf } from "../idempotency/index.js";
-import { safeJson } from "../json/index.js";
+import { exceedsDepth, safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
@@ -105,11 +105,15 @@ export class AuditLog {
   }
 }
 
-/** A call entry with its params replaced by their fingerprint. */
+/**
+ * A call entry with its params replaced by their fingerprint. Params nested past the limit (the
+ * call was refused for them, -32602) get none: hashing recurses, and a stack overflow here
+ * would lose the whole batch — a hostile call wiping other callers' entries.
+ */
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
   if (entry.type !== "call" || !("params" in entry)) return entry;
   const { params, ...rest } = entry;
-  return params === undefined ? rest : { ...rest, args: await fingerprintOf(params) };
+  return params === undefined || exceedsDepth(params) ? rest : { ...rest, args: await fingerprintOf(params) };
 }
 
 function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): boolean {
