@@ -4,9 +4,10 @@
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { browserGuard } from "../src/browser/index.js";
+import { browserCors, browserGuard } from "../src/browser/index.js";
 import { configOf } from "../src/config/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import { ANSWER_HEADERS } from "../src/gateway/scope.js";
 import { drainUnreadBody } from "../src/jsonrpc/http.js";
 import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
@@ -32,6 +33,10 @@ gateway.use(async (c, next) => {
 
 // Before any route: a web page (cross-site, or DNS-rebound to a local gateway) gets nothing.
 gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
+// A page that passed the guard may read what it called (CORS), on the routes meant for agents:
+// the answer, its call headers, and the OAuth challenge of a 401 (a browser MCP client follows it).
+const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate"]);
+for (const path of ["/rpc", "/mcp", "/.well-known/*"]) gateway.use(path, pageCors);
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);

@@ -7,6 +7,7 @@
  * pass the first check.
  */
 import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
 
 /** Allowed when `SKILLMESH_ALLOWED_ORIGINS` is unset: pages served from this machine only. */
@@ -66,4 +67,23 @@ export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllow
     }
     await next();
   };
+}
+
+/**
+ * CORS (Hono's `cors`) for the routes a page's script calls — `/rpc`, `/mcp` and the OAuth
+ * metadata — so that a browser agent or MCP client on an allowed origin (the rule of
+ * `isAllowedOrigin`) gets its preflight answered and may read the answer and the `exposed`
+ * headers (CORS hides all but a few). The request headers a preflight asks for are allowed as
+ * asked (MCP's `Mcp-Param-*` names are the tools'); no credentials mode, since callers send
+ * bearer headers, not cookies. A request without `Origin` (every agent that is not a page) skips it.
+ * @example gateway.use("/rpc", browserCors((env) => gatewayRuntime(env).config, ["x-skill-version"]))
+ */
+export function browserCors<E extends object>(listsOf: (env: E) => BrowserAllowLists, exposed: readonly string[]): MiddlewareHandler<{ Bindings: E }> {
+  const policy = cors({
+    origin: (origin, c) => (isAllowedOrigin(origin, listsOf(c.env as E).allowedOrigins) ? origin : null),
+    allowMethods: ["GET", "POST", "OPTIONS"],
+    exposeHeaders: [...exposed],
+    maxAge: 7200, // Chromium's cap: a page's calls are preflighted once per two hours, not each time
+  });
+  return (c, next) => (c.req.header("origin") ? policy(c, next) : next());
 }
