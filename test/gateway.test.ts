@@ -176,6 +176,11 @@ describe("failures are contained", () => {
     const plain = await post(rpc, "{}", { "content-type": "text/plain" });
     expect(plain.status).toBe(415);
     expect(plain.json.error.code).toBe(-32600);
+    // A compressed body is refused for what it is, not answered "Parse error".
+    const gzipped = await fetch(rpc, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1], id: 1 })) });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.headers.get("accept-encoding")).toBe("identity");
+    expect(await gzipped.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining("Content-Encoding gzip") }, id: null });
   });
 
   it("a keep-alive connection stays usable after a refusal that did not need the body (404, 403, 415, 413)", async () => {

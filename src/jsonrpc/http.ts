@@ -17,7 +17,8 @@ const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 const UTF8_ENCODER = new TextEncoder();
 
 /**
- * Middleware that refuses what is not a JSON body: 415 for another content type, 413 past
+ * Middleware that refuses what is not a JSON body: 415 for another content type or a compressed
+ * body, 413 past
  * `maxBytes` (checked while streaming, so a lying Content-Length does not help). Both answer
  * with a JSON-RPC error object, so a client only ever has to read one shape; `drainUnreadBody`
  * reads the rest of a refused body.
@@ -29,6 +30,16 @@ export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
       return c.json(
         failure(null, ErrorCode.InvalidRequest, "Content-Type must be application/json"),
         415,
+      );
+    }
+    // A compressed body is not read as JSON ("Parse error" would send the client looking in the
+    // wrong place); RFC 9110 §15.5.16: 415, naming the codings accepted.
+    const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
+    if (encoding && encoding !== "identity") {
+      return c.json(
+        failure(null, ErrorCode.InvalidRequest, `Content-Encoding ${encoding} is not accepted: send the body uncompressed`),
+        415,
+        { "accept-encoding": "identity" },
       );
     }
     await next();
