@@ -1,7 +1,8 @@
 /**
  * Fuzz: 2,400 malformed, random or half-valid bodies to the gateway's `/rpc`, and 1,200 to `/mcp`
  * with random MCP methods and headers (in workerd). Every answer must be a well-formed JSON-RPC
- * response (or batch of them) or an empty 202/204: never a 5xx, never a stack trace. Then 600
+ * response (or batch of them) or an empty 202/204: never a 5xx, never a stack trace; and what
+ * happens after the answers (the audit log's flush) breaks on none of them. Then 600
  * random admin operations (registrations with hostile names, tags, schemas and endpoints,
  * rollouts, removals): each is refused or applied cleanly, and afterwards the registry still
  * takes writes and every route still answers. The generator is seeded, so a failure reproduces:
@@ -11,14 +12,16 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { JsonRpcResponseSchema } from "../src/jsonrpc/index.js";
-import { ADMIN_TOKEN, SPEC_FIXTURES, admin, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const BODIES = 2_400;
 const CONCURRENCY = 12;
 
 let mesh: Mesh;
+/** What the Workers logged: a fuzz case may break nothing after its answer either (an audit flush, a breaker write). */
+const logs: string[] = [];
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...SPEC_FIXTURES, fixture("whoami")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [...SPEC_FIXTURES, fixture("whoami")], adminToken: ADMIN_TOKEN, onLog: ({ level, message }) => void logs.push(`${level} ${message}`) });
 });
 afterAll(() => mesh?.dispose());
 
@@ -68,7 +71,7 @@ function randomRequest(depth = 0): unknown {
 
 function randomBody(): { body: string; contentType: string } {
   const contentType = random() < 0.97 ? pick(["application/json", "application/json; charset=utf-8"]) : pick(["text/plain", "", "application/x-www-form-urlencoded", "application/jsonx"]);
-  const kind = int(8);
+  const kind = int(9);
   let body: string;
   if (kind === 0) body = randomString();
   else if (kind === 1) body = JSON.stringify(randomRequest()).slice(0, int(60)); // truncated JSON
@@ -76,6 +79,11 @@ function randomBody(): { body: string; contentType: string } {
   else if (kind === 3) body = JSON.stringify(randomValue());
   else if (kind === 4) body = "[".repeat(int(3000)) + "]".repeat(int(3000)); // deep nesting
   else if (kind === 5) body = pick(["", " ", "null", "[]", "{}", "[[]]", "[{}]", '"2.0"', "1e999", "-0", "\ufeff{}"]);
+  else if (kind === 6) {
+    // A well-formed call whose params nest around and far past the limit (refused -32602, then audited).
+    const depth = pick([63, 64, 65, 500, 20_000]);
+    body = `{"jsonrpc":"2.0","method":${JSON.stringify(pick(METHODS))},"params":${"[".repeat(depth)}${"]".repeat(depth)},"id":1}`;
+  }
   else body = JSON.stringify(randomRequest());
   return { body, contentType };
 }
@@ -118,6 +126,13 @@ it(`answers ${BODIES} random bodies to /rpc with well-formed JSON-RPC, never a 5
   expect(statuses.get(200)).toBeGreaterThan(1_000);
   expect(statuses.get(204)).toBeGreaterThan(10);
   expect(statuses.get(415)).toBeGreaterThan(10);
+  // After the answers: a call made now is in the audit log once its batch is written, and no batch
+  // before it failed to be (a deep params once overflowed the flush and lost its whole batch).
+  const sentinel = `fuzz.sentinel.${Date.now()}`;
+  await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: sentinel, id: 1 });
+  const audited = await eventually(() => admin(mesh.gatewayUrl, "GET", `/audit?skill=${sentinel}`), (r) => r.json.entries?.length === 1, 10_000, 100);
+  expect(audited.json.entries).toHaveLength(1);
+  expect(logs.filter((line) => /could not write|Maximum call stack|unhandled/i.test(line))).toEqual([]);
 }, 120_000);
 
 const MCP_METHODS = ["initialize", "ping", "tools/list", "tools/call", "server/discover", "notifications/initialized", "notifications/cancelled", "resources/list", "nope"];
