@@ -183,6 +183,7 @@ const safe = (text: string) => {
 it("answers 1,200 random MCP messages and headers to /mcp with well-formed JSON-RPC, never a 5xx", async () => {
   const statuses = await fuzz("/mcp", Array.from({ length: 1_200 }, randomMcpCase), [200, 202, 400, 404], [202]);
   for (const status of [200, 202, 400, 404]) expect(statuses.get(status), `status ${status}`).toBeGreaterThan(10);
+  expect(logs.filter((line) => /could not write|Maximum call stack|unhandled/i.test(line))).toEqual([]);
 }, 120_000);
 
 const HOSTILE_NAMES = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "skills.list", "rpc.discover", "rpc.x", "", "a".repeat(65), "bad name", "ok.name", "fuzz.skill", "sum"];
