@@ -163,11 +163,23 @@ function printRollout(io: CliIO, r: Rollout): void {
   io.out("");
 }
 
-/** Validates a request body before it is sent, with the admin API's own schema. */
+/** Validates a request body before it is sent, with the admin API's own schema; a mistake is named by its option. */
 function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${i.path.join(".") || "request"}: ${i.message}`).join("\n"));
+  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${optionOf(i.path)}: ${/received undefined$/.test(i.message) ? "missing" : i.message}`).join("\n"));
   return parsed.data;
+}
+
+/**
+ * The command-line option a request field comes from (`maxErrorRate` → `--max-error-rate`, an
+ * item of a list counted from 1), else the field itself.
+ * @example optionOf(["steps", 1]) // "--steps (item 2)"
+ */
+export function optionOf(path: readonly PropertyKey[]): string {
+  const [field, ...rest] = path;
+  const option = typeof field === "string" ? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : undefined;
+  if (!option || !(option in OPTIONS)) return path.map(String).join(".") || "request";
+  return `--${option}${typeof rest[0] === "number" ? ` (item ${rest[0] + 1})` : rest.length ? `.${rest.map(String).join(".")}` : ""}`;
 }
 
 /** Reads an answer with the admin API's own schema (an answer of another shape is a wrong gateway). */
