@@ -315,6 +315,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
     case "new": {
       const { createSkill, projectRootFrom } = await import("./new-skill.js");
       const name = need(skill, "a skill name, e.g. skillmesh new greet");
+      if (positionals.length > 2) throw new CliError(`new takes one skill name; unexpected ${JSON.stringify(positionals[2])} (names have no spaces)`);
       let created: Awaited<ReturnType<typeof createSkill>>;
       let root: string;
       try {

@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
-import { SemverSchema, SkillNameSchema } from "../../src/skill/manifest.js";
+import { SemverSchema, SkillNameSchema, TagSchema } from "../../src/skill/manifest.js";
 import { bindingNameOf, workerNameOf } from "../mesh/bundle.js";
 
 const run = promisify(execFile);
@@ -55,6 +55,15 @@ export async function createSkill(root: string, options: NewSkillOptions): Promi
   if (!name.success) throw new Error(`${JSON.stringify(options.name)} is not a skill name: ${name.error.issues[0]?.message}`);
   const version = SemverSchema.safeParse(options.version ?? "1.0.0");
   if (!version.success) throw new Error(`${JSON.stringify(options.version)}: ${version.error.issues[0]?.message}`);
+  for (const tag of options.tags ?? []) {
+    const checked = TagSchema.safeParse(tag);
+    if (!checked.success) throw new Error(`${JSON.stringify(tag)} is not a tag: ${checked.error.issues[0]?.message}`);
+  }
+  // A released name@version is one definition (the registry refuses another under it).
+  const released = join(root, "contracts", name.data, `${version.data}.json`);
+  if (existsSync(released)) {
+    throw new Error(`${name.data}@${version.data} is already released (${relative(root, released)}): give the new skill another name, or --version for a new version of it`);
+  }
   const { folder, workerName, binding } = namesOf(name.data);
   if (!folder) throw new Error(`${JSON.stringify(options.name)} has no letters or digits to name a folder after`);
   const dir = join(root, "skills", folder);
