@@ -58,7 +58,9 @@ describe("MCP 2025-11-25 tasks", () => {
   });
 
   it("answers an unknown task with -32602", async () => {
-    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) expect((await mcp(method, { taskId: "j_nope" })).json.error.code, method).toBe(-32602);
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
+      expect((await mcp(method, { taskId: "j_nope" })).json.error, method).toMatchObject({ code: -32602, message: expect.stringMatching(/^Unknown task: j_nope \(tasks are kept \d+ h/) });
+    }
   });
 });
 

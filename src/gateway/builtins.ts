@@ -85,7 +85,8 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
 async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinContext): Promise<Job> {
   const { jobId } = builtinParams(JobIdParams, request);
   const job = await runtime.jobs.get(jobId);
-  if (!job || job.owner !== caller) throw new RpcError(ErrorCode.InvalidParams, `Unknown job: ${jobId} (jobs are kept ${Math.round(runtime.jobs.ttlMs / 3_600_000)} h after their last change)`);
+  const keptHours = Math.round(runtime.jobs.ttlMs / 3_600_000);
+  if (!job || job.owner !== caller) throw new RpcError(ErrorCode.InvalidParams, `Unknown job: ${jobId} (jobs are kept ${keptHours} h after their last change)`, { keptHours });
   return job;
 }
 

@@ -142,10 +142,14 @@ export class McpTasks {
     return undefined;
   }
 
-  /** The caller's job a `tasks/*` request names (-32602 when unknown or another caller's). */
+  /** The caller's job a `tasks/*` request names (-32602, in the protocol's words, when unknown or another caller's). */
   private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
     const { taskId } = parseParams(TaskIdParamsSchema, request.params);
-    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {})) as JobView;
+    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {}).catch((thrown) => {
+      if (!(thrown instanceof RpcError) || thrown.code !== ErrorCode.InvalidParams) throw thrown;
+      const kept = (thrown.data as { keptHours?: number } | undefined)?.keptHours;
+      throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${taskId}${kept ? ` (tasks are kept ${kept} h after their last change)` : ""}`);
+    })) as JobView;
   }
 
   /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
