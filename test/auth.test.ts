@@ -174,6 +174,15 @@ describe("rate limits and quotas", () => {
     expect(answers[2]!.headers.get("ratelimit")).toMatch(/^"rate";r=1;t=\d+$/);
   });
 
+  it("a limit of 0 allows no call at all (a suspended key), not an unlimited one", async () => {
+    const key = await issue({ skills: ["subtract"], quota: "0/day" });
+    const refused = await eventually(() => rpc(a, "subtract", [5, 3], bearer(key)), (r) => r.status === 200); // once a knows the key
+    expect(refused.json.error).toMatchObject({ code: -32005, data: { limit: "quota" } });
+    expect(refused.headers.get("ratelimit")).toMatch(/^"quota";r=0;t=\d+$/);
+    const rateZero = await issue({ skills: ["subtract"], rate: "0/min" });
+    expect((await eventually(() => rpc(a, "subtract", [5, 3], bearer(rateZero)), (r) => r.status === 200)).json.error).toMatchObject({ code: -32005, data: { limit: "rate" } });
+  });
+
   it("a quota stops a key at exactly its limit across two instances, on /rpc and /mcp alike", async () => {
     const key = await issue({ skills: ["subtract"], quota: "3/day" });
     await awayFromWindowEdge(86_400_000);

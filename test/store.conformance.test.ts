@@ -9,7 +9,7 @@ import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
 import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
-import { countCall } from "../src/ratelimit/index.js";
+import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { JobStore } from "../src/jobs/index.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
@@ -223,8 +223,11 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await count(2, 3)).toEqual([0, 1, 2, 2]); // the rate refuses; the quota is not used up
     expect(await count(5, 3)).toEqual([1, 0, 3, 3]);
     expect(await count(5, 3)).toEqual([0, 2, 3, 3]);
-    expect(await count(0, 0)).toEqual([1, 0, 0, 0]); // no limits
-    const concurrent = await Promise.all(Array.from({ length: 20 }, () => store.run(countCall, ["rl:burst", "rl:none"], [7, 60_000, 0, 0])));
+    expect(await count(NO_LIMIT, NO_LIMIT)).toEqual([1, 0, 0, 0]); // no limits
+    // A limit of 0 allows nothing (a suspended key), and counts nothing.
+    expect(await store.run(countCall, ["rl:zero", "rl:none"], [0, 60_000, NO_LIMIT, 0])).toEqual([0, 1, 0, 0]);
+    expect(await store.run(countCall, ["rl:none", "rl:zero-quota"], [NO_LIMIT, 0, 0, 86_400_000])).toEqual([0, 2, 0, 0]);
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => store.run(countCall, ["rl:burst", "rl:none"], [7, 60_000, NO_LIMIT, 0])));
     expect(concurrent.filter(([allowed]) => allowed === 1)).toHaveLength(7);
   });
 

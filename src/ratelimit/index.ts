@@ -40,6 +40,9 @@ export function windowOf(rate: string): Window {
   return { limit: Number(count), windowMs: UNIT_MS[unit!]! };
 }
 
+/** `countCall`'s limit for a window the caller does not have (0 is a limit: no call at all). */
+export const NO_LIMIT = -1;
+
 /** What a check decided, and what to tell the caller in headers. */
 export interface Decision {
   allowed: boolean;
@@ -53,34 +56,36 @@ export interface Decision {
 
 /**
  * KEYS: rate counter, quota counter. ARGV: rate limit, rate window ms, quota limit, quota window
- * ms (a limit of 0 = none). Refuses when a counter is at its limit; otherwise counts the call in
- * both. Returns [allowed 0|1, refused by 0|1 (rate)|2 (quota), rate count, quota count].
+ * ms (a limit of `NO_LIMIT` = none; 0 allows no call: `0/day` suspends a key). Refuses when a
+ * counter is at its limit; otherwise counts the call in both. Returns [allowed 0|1, refused by
+ * 0|1 (rate)|2 (quota), rate count, quota count].
  */
 export const countCall: StoreScript<[number, number, number, number]> = {
   name: "ratelimit.count",
   lua: `
 local rl, rw, ql, qw = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local rc = rl > 0 and tonumber(redis.call('GET', KEYS[1]) or '0') or 0
-local qc = ql > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-if rl > 0 and rc >= rl then return {0, 1, rc, qc} end
-if ql > 0 and qc >= ql then return {0, 2, rc, qc} end
-if rl > 0 then rc = redis.call('INCR', KEYS[1]); if rc == 1 then redis.call('PEXPIRE', KEYS[1], rw) end end
-if ql > 0 then qc = redis.call('INCR', KEYS[2]); if qc == 1 then redis.call('PEXPIRE', KEYS[2], qw) end end
+local rc = rl >= 0 and tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+local qc = ql >= 0 and tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+if rl >= 0 and rc >= rl then return {0, 1, rc, qc} end
+if ql >= 0 and qc >= ql then return {0, 2, rc, qc} end
+if rl >= 0 then rc = redis.call('INCR', KEYS[1]); if rc == 1 then redis.call('PEXPIRE', KEYS[1], rw) end end
+if ql >= 0 then qc = redis.call('INCR', KEYS[2]); if qc == 1 then redis.call('PEXPIRE', KEYS[2], qw) end end
 return {1, 0, rc, qc}
 `,
   memory: (data, [rateKey, quotaKey], [rl, rw, ql, qw]) => {
-    const count = (key: string, limit: number) => (limit > 0 ? Number(data.get(key) ?? "0") : 0);
+    const limited = (limit: number) => limit >= 0;
+    const count = (key: string, limit: number) => (limited(limit) ? Number(data.get(key) ?? "0") : 0);
     let rc = count(rateKey!, Number(rl));
     let qc = count(quotaKey!, Number(ql));
-    if (Number(rl) > 0 && rc >= Number(rl)) return [0, 1, rc, qc];
-    if (Number(ql) > 0 && qc >= Number(ql)) return [0, 2, rc, qc];
+    if (limited(Number(rl)) && rc >= Number(rl)) return [0, 1, rc, qc];
+    if (limited(Number(ql)) && qc >= Number(ql)) return [0, 2, rc, qc];
     const bump = (key: string, windowMs: number) => {
       const next = data.incr(key);
       if (next === 1) data.set(key, "1", { px: windowMs });
       return next;
     };
-    if (Number(rl) > 0) rc = bump(rateKey!, Number(rw));
-    if (Number(ql) > 0) qc = bump(quotaKey!, Number(qw));
+    if (limited(Number(rl))) rc = bump(rateKey!, Number(rw));
+    if (limited(Number(ql))) qc = bump(quotaKey!, Number(qw));
     return [1, 0, rc, qc];
   },
   fromRedis: (reply) => (reply as unknown[]).map(Number) as [number, number, number, number],
@@ -103,7 +108,7 @@ export async function checkLimits(store: Store, limits: Limits, now = Date.now()
     counts = await store.run(
       countCall,
       [rate ? counterKey(limits.identifier, rate, now) : "sm:rl:none", quota ? counterKey(limits.identifier, quota, now) : "sm:rl:none"],
-      [rate?.limit ?? 0, rate?.windowMs ?? 0, quota?.limit ?? 0, quota?.windowMs ?? 0],
+      [rate?.limit ?? NO_LIMIT, rate?.windowMs ?? 0, quota?.limit ?? NO_LIMIT, quota?.windowMs ?? 0],
     );
   } catch (error) {
     console.error("[gateway] rate limits unavailable, letting the call through:", error instanceof Error ? error.message : error);
