@@ -48,7 +48,11 @@ describe("1. one caller cannot open a breaker or decide its probe", () => {
       expect(answer.json.error.code).toBe(-32603);
     }
     expect(await alwaysAnsweredBy("test.flaky@1.0.0", bearer("bob"))).toEqual(["test.flaky@1.0.0"]);
-    // Anonymous callers are one caller too.
+    // Anonymous callers are one caller too: 12 in a row are not 12 callers' consecutive failures.
+    // Mallory and "anonymous" are two callers, so the failure-rate rule may rightly count one of
+    // them; enough successes in the window keep that rule out of this check, however few calls
+    // the timed check above made on a loaded machine.
+    for (let i = 0; i < 30; i++) expect((await call("v", bearer("carol"))).json.result).toBeDefined();
     for (let i = 0; i < 12; i++) await call("poison");
     expect(await alwaysAnsweredBy("test.flaky@1.0.0", bearer("bob"))).toEqual(["test.flaky@1.0.0"]);
   });
