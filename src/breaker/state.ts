@@ -10,6 +10,8 @@
  * failed; a caller whose probe failed alone waits out one period before it may probe again,
  * while the others keep probing.
  */
+import { z } from "zod";
+import { safeJson } from "../json/index.js";
 import type { StoreScript } from "../store/index.js";
 
 /** When a breaker opens and for how long; every field is overridable per skill. */
@@ -41,37 +43,56 @@ export const DEFAULT_BREAKER_POLICY: BreakerPolicy = {
   probeTimeoutMs: 15_000,
 };
 
-/** What callers need to know about one deployment's breaker. */
-export interface BreakerStatus {
-  state: "closed" | "open" | "half-open";
+const BreakerStateSchema = z.enum(["closed", "open", "half-open"]);
+
+/** What callers need to know about one deployment's breaker (as `breaker.record` answers it). */
+export const BreakerStatusSchema = z.object({
+  state: BreakerStateSchema,
   /** When an open breaker lets a probe through (ms since epoch). */
-  openUntil: number;
+  openUntil: z.number(),
   /** Opens in a row (the open period doubles with each). */
-  opens: number;
+  opens: z.number(),
   /** Why it last opened. */
-  reason: string;
+  reason: z.string(),
   /** True when this very record opened it (the caller acts once: rollback, event). */
-  tripped: boolean;
-}
+  tripped: z.boolean(),
+});
+export type BreakerStatus = z.infer<typeof BreakerStatusSchema>;
 
 /** Failures per caller id. At most `MAX_TRACKED` callers by name; the rest add up under `OTHERS`. */
-type FailuresByCaller = Record<string, number>;
+const FailuresByCallerSchema = z.record(z.string(), z.number());
+type FailuresByCaller = z.infer<typeof FailuresByCallerSchema>;
 
-/** The stored document of one breaker. */
-interface StoredBreaker {
-  state: "closed" | "open" | "half-open";
-  openUntil: number;
-  opens: number;
-  closedAt: number;
+/** The stored document of one breaker (written by the Lua twin too: cjson writes an empty list as `{}`). */
+const StoredBreakerSchema = z.object({
+  state: BreakerStateSchema,
+  openUntil: z.number(),
+  opens: z.number(),
+  closedAt: z.number().default(0),
   /** The failures since the last success, per caller. */
-  streak: FailuresByCaller;
-  buckets: Array<{ t: number; ok: number; fail: number; by: FailuresByCaller }>;
-  probe?: string;
-  probeAt?: number;
+  streak: FailuresByCallerSchema.default({}),
+  buckets: z.preprocess(
+    (value) => (Array.isArray(value) ? value : []),
+    z.array(z.object({ t: z.number(), ok: z.number(), fail: z.number(), by: FailuresByCallerSchema.default({}) })),
+  ),
+  probe: z.string().optional(),
+  probeAt: z.number().optional(),
   /** The caller whose half-open probe failed while no other caller's had, and until when it may not probe. */
-  probeFailedBy?: string;
-  probeBarredUntil?: number;
-  reason?: string;
+  probeFailedBy: z.string().optional(),
+  probeBarredUntil: z.number().optional(),
+  reason: z.string().optional(),
+});
+type StoredBreaker = z.infer<typeof StoredBreakerSchema>;
+
+/**
+ * A breaker as stored, parsed; none, or one that does not parse, is a fresh (closed) one: a
+ * damaged record must not stop traffic, and the next record replaces it.
+ * @example storedBreakerOf(await store.get(key)).state // "closed"
+ */
+function storedBreakerOf(raw: string | null): StoredBreaker {
+  if (raw === null) return fresh();
+  const parsed = StoredBreakerSchema.safeParse(safeJson(raw));
+  return parsed.success ? parsed.data : fresh();
 }
 
 /** A record: the successes since the last record, then at most one failure (a failure is written at once). */
@@ -132,8 +153,7 @@ function open(s: StoredBreaker, now: number, policy: BreakerPolicy, reason: stri
 
 /** The memory twin of `recordOutcome`: the same transitions on a parsed document. */
 export function recordInMemory(raw: string | null, now: number, record: BreakerRecord, policy: BreakerPolicy): { stored: StoredBreaker; status: BreakerStatus } {
-  const s: StoredBreaker = { ...fresh(), ...(raw ? (JSON.parse(raw) as Partial<StoredBreaker>) : {}) };
-  if (!Array.isArray(s.buckets)) s.buckets = []; // Lua's cjson writes an empty list as {}
+  const s = storedBreakerOf(raw);
   let tripped = false;
   if (s.state !== "closed") {
     // Only the claimed probe's result moves an open breaker; stragglers from before are ignored.
@@ -273,7 +293,7 @@ return cjson.encode({state=s.state, openUntil=s.openUntil, opens=s.opens, reason
     data.set(key!, JSON.stringify(stored), { px: STATE_TTL_MS });
     return result;
   },
-  fromRedis: (reply) => JSON.parse(String(reply)) as BreakerStatus,
+  fromRedis: (reply) => BreakerStatusSchema.parse(JSON.parse(String(reply))),
 };
 
 /**
@@ -298,7 +318,7 @@ return 1
   memory: (data, [key], [now, token, probeTimeoutMs, caller]) => {
     const raw = data.get(key!);
     if (!raw) return false;
-    const s = JSON.parse(raw) as StoredBreaker;
+    const s = storedBreakerOf(raw);
     if (s.state === "closed" || Number(now) < s.openUntil) return false;
     if (s.probe && s.probeAt !== undefined && Number(now) < s.probeAt + Number(probeTimeoutMs)) return false;
     if (s.probeFailedBy === caller && Number(now) < (s.probeBarredUntil ?? 0)) return false;
@@ -311,5 +331,5 @@ return 1
 
 /** Reads a breaker's status without changing it (closed when never recorded). */
 export function statusOf(raw: string | null): BreakerStatus {
-  return status(raw ? { ...fresh(), ...(JSON.parse(raw) as Partial<StoredBreaker>) } : fresh(), false);
+  return status(storedBreakerOf(raw), false);
 }
