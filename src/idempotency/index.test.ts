@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../json/index.js";
-import { fingerprintOf, idempotencyKeyOf } from "./index.js";
+import { memoryStore } from "../store/memory.js";
+import { StoreUnavailable } from "../store/index.js";
+import { fingerprintOf, idempotencyKeyOf, runOnce } from "./index.js";
 
 describe("fingerprints", () => {
   it("ignore key order at every depth, and nothing else", async () => {
@@ -20,5 +22,19 @@ describe("store keys", () => {
     expect(await idempotencyKeyOf("s", "c_2", "order-42")).not.toBe(base);
     expect(await idempotencyKeyOf("s", "c_1", "order-42", 0)).not.toBe(base);
     expect(await idempotencyKeyOf("s", "c_1", "B1", 0)).not.toBe(await idempotencyKeyOf("s", "c_1", "B1#0"));
+  });
+});
+
+describe("runOnce with a stored record that does not parse", () => {
+  it("answers -32001 (the store failed) and runs nothing, instead of replaying or throwing a SyntaxError", async () => {
+    const options = { ttlMs: 60_000, pendingTtlMs: 10_000, waitMs: 0 };
+    for (const damaged of ["tok\n{not json", 'tok\n{"state":"done","fingerprint":"f","outcome":{"ok":"yes"}}']) {
+      const store = memoryStore();
+      await store.set("k", damaged);
+      let ran = false;
+      const attempt = runOnce(store, "k", "f", options, async () => ((ran = true), { ok: true, result: 1 }));
+      await expect(attempt, damaged).rejects.toBeInstanceOf(StoreUnavailable);
+      expect(ran).toBe(false);
+    }
   });
 });

@@ -5,17 +5,22 @@
  * still running waits for it, bounded, then gets -32002; the same key with other params gets
  * -32003. Transient failures are not stored: the claim is released so the key can be retried.
  */
-import { canonicalJson } from "../json/index.js";
+import { z } from "zod";
+import { canonicalJson, safeJson } from "../json/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
 import { sleep } from "../signal/index.js";
-import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
-import type { Store, StoreScript } from "../store/index.js";
+import { ErrorCode, JsonRpcErrorObjectSchema, RpcError } from "../jsonrpc/index.js";
+import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
+
+const AnsweredBySchema = z.object({ deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() });
 
 /** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
-export type Outcome =
-  | { ok: true; result: unknown; deployment?: string; degraded?: boolean; replayed?: boolean }
-  | { ok: false; error: JsonRpcErrorObject; deployment?: string; degraded?: boolean; replayed?: boolean };
+export const OutcomeSchema = z.union([
+  AnsweredBySchema.extend({ ok: z.literal(true), result: z.unknown() }),
+  AnsweredBySchema.extend({ ok: z.literal(false), error: JsonRpcErrorObjectSchema }),
+]);
+export type Outcome = z.infer<typeof OutcomeSchema>;
 
 export interface IdempotencyOptions {
   /** How long a finished answer is kept. */
@@ -39,15 +44,18 @@ export function isStorable(outcome: Outcome): boolean {
   return outcome.ok || failureClassOf(outcome.error.code).replay;
 }
 
-interface StoredRecord {
-  state: "pending" | "done";
-  fingerprint: string;
-  outcome?: Outcome;
-}
+const StoredRecordSchema = z.object({ state: z.enum(["pending", "done"]), fingerprint: z.string(), outcome: OutcomeSchema.optional() });
+type StoredRecord = z.infer<typeof StoredRecordSchema>;
 
 /** Stored values are `<token>\n<json>`: only the claim's owner (who knows the token) may write. */
 const encode = (token: string, record: StoredRecord) => `${token}\n${JSON.stringify(record)}`;
-const decode = (value: string): StoredRecord => JSON.parse(value.slice(value.indexOf("\n") + 1)) as StoredRecord;
+
+/** A stored record, parsed; one that does not parse is the store failing (-32001), never replayed. */
+function decode(value: string): StoredRecord {
+  const parsed = StoredRecordSchema.safeParse(safeJson(value.slice(value.indexOf("\n") + 1)));
+  if (!parsed.success) throw new StoreUnavailable("idempotency record", "a stored record that does not parse");
+  return parsed.data;
+}
 
 /** KEYS: key. ARGV: token, value, px. Sets the value only while the key holds the owner's claim. */
 export const completeClaim: StoreScript<boolean> = {
