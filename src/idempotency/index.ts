@@ -13,12 +13,13 @@ import { sleep } from "../signal/index.js";
 import { ErrorCode, JsonRpcErrorObjectSchema, RpcError } from "../jsonrpc/index.js";
 import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
 
-const AnsweredBySchema = z.object({ deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() });
+/** Who answered: after `ok` and the answer, so that a replay has its fields in the first answer's order. */
+const answeredBy = { deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() };
 
 /** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
 export const OutcomeSchema = z.union([
-  AnsweredBySchema.extend({ ok: z.literal(true), result: z.unknown() }),
-  AnsweredBySchema.extend({ ok: z.literal(false), error: JsonRpcErrorObjectSchema }),
+  z.object({ ok: z.literal(true), result: z.unknown(), ...answeredBy }),
+  z.object({ ok: z.literal(false), error: JsonRpcErrorObjectSchema, ...answeredBy }),
 ]);
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
