@@ -249,6 +249,18 @@ describe("audit log", () => {
   });
 });
 
+describe("admin API requests", () => {
+  it("refuse a field they do not know (a misspelt quota or ttl is an error, not a setting silently left out)", async () => {
+    const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "typo", skills: ["subtract"], quotas: "10/day" });
+    expect(created.status).toBe(400);
+    expect(JSON.stringify(created.json.error.issues)).toContain("quotas");
+    const { id } = (await admin(a.gatewayUrl, "POST", "/keys", { name: "typo-ok", skills: ["subtract"] })).json.view;
+    expect((await admin(a.gatewayUrl, "PATCH", `/keys/${id}`, { rate_limit: "5/min" })).status).toBe(400);
+    expect((await admin(a.gatewayUrl, "POST", "/deployments", { endpoint: { binding: "SKILL_SUBTRACT" }, ttl: 30 })).status).toBe(400);
+    expect((await admin(a.gatewayUrl, "POST", "/skills/subtract/canary", { version: "1.0.0", groups: { beta: 10 }, group: "beta" })).status).toBe(400);
+  });
+});
+
 describe("skillmesh keys (CLI)", () => {
   const lines: string[] = [];
   const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });

@@ -22,10 +22,11 @@ export const AdminErrorSchema = z.object({ error: z.object({ code: z.number(), m
 // ---------------------------------------------------------------------------------------------
 
 const Percent = z.number().int().min(0).max(100);
-export const CanaryRequestSchema = z.object({ version: z.string().min(1), groups: z.record(GroupNameSchema, Percent) });
-export const PromoteRequestSchema = z.object({ version: z.string().min(1) });
-export const RollbackRequestSchema = z.object({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
-export const RoutesRequestSchema = z.object({ routes: RoutingTableSchema });
+// Request bodies are strict: a misspelt field ("quotas", "ttl") is an error, not a setting silently left out.
+export const CanaryRequestSchema = z.strictObject({ version: z.string().min(1), groups: z.record(GroupNameSchema, Percent) });
+export const PromoteRequestSchema = z.strictObject({ version: z.string().min(1) });
+export const RollbackRequestSchema = z.strictObject({ version: z.string().min(1).optional(), reason: z.string().max(500).optional() });
+export const RoutesRequestSchema = z.strictObject({ routes: RoutingTableSchema });
 
 /** A duration: milliseconds, or a string such as `500ms`, `30s`, `5m`, `1h`. */
 export const DurationSchema = z.union([
@@ -44,7 +45,7 @@ export const ShareSchema = z.union([z.number().min(0).max(1), z.string().regex(/
 
 /** `POST /admin/skills/:name/rollout`: progressive delivery of a canary (src/delivery). */
 export const RolloutRequestSchema = z
-  .object({
+  .strictObject({
     version: z.string().min(1),
     /** The canary's weight per step, e.g. [5, 25, 50, 100] or "5,25,50,100". */
     steps: z.union([z.array(z.number()), z.string().regex(/^\d+(,\d+)*$/, "steps such as 5,25,50,100").transform((text) => text.split(",").map(Number))]),
@@ -61,7 +62,7 @@ export const RolloutRequestSchema = z
 export const RolloutAnswerSchema = z.object({ rollout: RolloutSchema });
 
 /** `POST /admin/skills/:name/rollout/{pause,resume,abort}`. */
-export const RolloutCommandSchema = z.object({ reason: z.string().max(500).optional() });
+export const RolloutCommandSchema = z.strictObject({ reason: z.string().max(500).optional() });
 
 /** `GET /admin/deployments?limit&cursor`: a page of skills (query strings, so parsed from text). */
 export const DeploymentPageSchema = z.object({
@@ -103,10 +104,10 @@ export type KeyGrants = z.infer<typeof KeyGrantsSchema>;
 export const KeyNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "a key name is [A-Za-z0-9_.:-]{1,64}");
 
 /** `POST /admin/keys`. */
-export const KeyCreateRequestSchema = KeyGrantsSchema.extend({ name: KeyNameSchema });
+export const KeyCreateRequestSchema = KeyGrantsSchema.extend({ name: KeyNameSchema }).strict();
 
 /** `PATCH /admin/keys/:id`: the fields given replace the key's (`null` clears an optional one). */
-export const KeyUpdateRequestSchema = z.object({
+export const KeyUpdateRequestSchema = z.strictObject({
   name: KeyNameSchema.optional(),
   skills: z.array(GlobSchema).max(64).optional(),
   tags: z.array(GlobSchema).max(64).optional(),

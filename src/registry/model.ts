@@ -108,7 +108,7 @@ export function deploymentId(name: string, version: string): string {
 }
 
 /** What an admin sends to register a deployment. */
-export const RegistrationSchema = z.object({
+export const RegistrationSchema = z.strictObject({
   endpoint: EndpointSchema,
   /** Optional: fetched from the endpoint's `GET /manifest` when absent. */
   manifest: RegisteredManifestSchema.optional(),
