@@ -258,6 +258,9 @@ describe("admin API requests", () => {
     expect((await admin(a.gatewayUrl, "PATCH", `/keys/${id}`, { rate_limit: "5/min" })).status).toBe(400);
     expect((await admin(a.gatewayUrl, "POST", "/deployments", { endpoint: { binding: "SKILL_SUBTRACT" }, ttl: 30 })).status).toBe(400);
     expect((await admin(a.gatewayUrl, "POST", "/skills/subtract/canary", { version: "1.0.0", groups: { beta: 10 }, group: "beta" })).status).toBe(400);
+    // A query too: a `since` that is no time would have meant "everything".
+    expect((await admin(a.gatewayUrl, "GET", "/audit?since=yesterday")).status).toBe(400);
+    expect((await admin(a.gatewayUrl, "GET", "/audit?since=2026-01-01T00:00:00Z&limit=1")).status).toBe(200);
   });
 });
 

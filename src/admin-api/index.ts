@@ -183,7 +183,11 @@ export const AuditQuerySchema = z.object({
   outcome: z.union([z.enum(["ok", "error"]), z.coerce.number().int()]).optional(),
   type: z.enum(["call", "admin"]).optional(),
   /** Entries at or after this time: ms since the epoch, or an ISO date. */
-  since: z.string().max(40).optional(),
+  since: z
+    .string()
+    .max(40)
+    .refine((since) => /^\d+$/.test(since) || !Number.isNaN(Date.parse(since)), "since is ms since the epoch or an ISO date, e.g. 2026-12-01T00:00:00Z")
+    .optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
