@@ -10,7 +10,7 @@ import { DelayedFlush } from "../flush/index.js";
 import type { AuditEntry, AuditQuery } from "../admin-api/index.js";
 import { AuditEntrySchema } from "../admin-api/index.js";
 import { fingerprintOf } from "../idempotency/index.js";
-import { exceedsDepth, safeJson } from "../json/index.js";
+import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 
@@ -23,7 +23,11 @@ const FLUSH_AT = 100;
 
 const AUDIT_KEY = "sm:audit";
 
-/** A call entry whose params are fingerprinted when it is written (off the response path). */
+/**
+ * A call entry whose params are fingerprinted when it is written (off the response path). Its
+ * params are within `MAX_JSON_DEPTH` (src/gateway/pipeline.ts leaves deeper ones out): hashing
+ * recurses, and a stack overflow in the flush would lose the whole batch, other callers' entries too.
+ */
 export type PendingEntry = AuditEntry | (Extract<AuditEntry, { type: "call" }> & { params?: unknown });
 
 /** KEYS: list. ARGV: keep, ...entries (newest last). Pushes them to the head and trims the list. */
@@ -105,15 +109,11 @@ export class AuditLog {
   }
 }
 
-/**
- * A call entry with its params replaced by their fingerprint. Params nested past the limit (the
- * call was refused for them, -32602) get none: hashing recurses, and a stack overflow here
- * would lose the whole batch — a hostile call wiping other callers' entries.
- */
+/** A call entry with its params replaced by their fingerprint. */
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
   if (entry.type !== "call" || !("params" in entry)) return entry;
   const { params, ...rest } = entry;
-  return params === undefined || exceedsDepth(params) ? rest : { ...rest, args: await fingerprintOf(params) };
+  return params === undefined ? rest : { ...rest, args: await fingerprintOf(params) };
 }
 
 function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): boolean {

@@ -43,6 +43,9 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
   const attributes = { "rpc.system": "jsonrpc", "rpc.method": request.method, "skillmesh.group": scope.context.group ?? "*" };
   const started = Date.now();
   const seen: { answer?: Outcome; hidden?: boolean; skill?: string } = {};
+  // Deeper params would overflow the recursion of hashing (idempotency, the audit's fingerprint)
+  // and serialising (forward): a skill call refuses them, and the audit records none.
+  const tooDeep = exceedsDepth(request.params);
   let code = 0;
   try {
     return await inSpan(tracer, `skillmesh.call ${request.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, async (span, context) => {
@@ -67,8 +70,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       if (!entry || seen.hidden) throw new RpcError(ErrorCode.MethodNotFound);
       seen.skill = entry.name;
       span.setAttribute("skillmesh.skill", entry.name);
-      // Deeper params would overflow the recursion of hashing (idempotency) and serialising (forward).
-      if (exceedsDepth(request.params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (tooDeep) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`);
       const manifest = manifestOf(entry);
       // A job's call may take the skill's maxDurationMs (with room for retries within it).
       const budgetMs = scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) + 5_000 : (scope.budgetMs ?? 2 * manifest.timeoutMs);
@@ -105,7 +107,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
         method: request.method,
         code,
         ms: Date.now() - started,
-        params: request.params,
+        params: tooDeep ? undefined : request.params,
         ...(scope.context.group ? { group: scope.context.group } : {}),
         ...(answer?.deployment ? { deployment: answer.deployment } : {}),
         ...(answer?.replayed ? { replayed: true } : {}),
