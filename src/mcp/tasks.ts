@@ -88,6 +88,18 @@ export function declaresTasks(capabilities: unknown): boolean {
 }
 
 /**
+ * A catch handler that says the jobs API's -32602 (an unknown job, a bad cursor) in the tasks
+ * protocol's words; any other failure passes unchanged.
+ * @example await backend.call("jobs.list", params, slot, {}).catch(inTaskWords(() => "Invalid cursor"))
+ */
+function inTaskWords(message: (data: unknown) => string): (thrown: unknown) => never {
+  return (thrown) => {
+    if (!(thrown instanceof RpcError) || thrown.code !== ErrorCode.InvalidParams) throw thrown;
+    throw new RpcError(ErrorCode.InvalidParams, message(thrown.data));
+  };
+}
+
+/**
  * Task creation and the `tasks/*` methods of both forms, through the gateway's built-ins
  * (`jobs.get`, `jobs.list`, `jobs.cancel`: the caller's own jobs only).
  */
@@ -133,9 +145,9 @@ export class McpTasks {
       case "tasks/list": {
         if (stateless) return undefined;
         const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
-        const page = (await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch((thrown) => {
-          throw thrown instanceof RpcError && thrown.code === ErrorCode.InvalidParams ? new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tasks/list page") : thrown;
-        })) as { jobs: JobView[]; nextCursor?: string };
+        const page = (await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch(
+          inTaskWords(() => "Invalid cursor: pass the nextCursor of the previous tasks/list page"),
+        )) as { jobs: JobView[]; nextCursor?: string };
         return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       }
     }
@@ -145,11 +157,12 @@ export class McpTasks {
   /** The caller's job a `tasks/*` request names (-32602, in the protocol's words, when unknown or another caller's). */
   private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
     const { taskId } = parseParams(TaskIdParamsSchema, request.params);
-    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {}).catch((thrown) => {
-      if (!(thrown instanceof RpcError) || thrown.code !== ErrorCode.InvalidParams) throw thrown;
-      const kept = (thrown.data as { keptHours?: number } | undefined)?.keptHours;
-      throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${taskId}${kept ? ` (tasks are kept ${kept} h after their last change)` : ""}`);
-    })) as JobView;
+    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {}).catch(
+      inTaskWords((data) => {
+        const kept = (data as { keptHours?: number } | undefined)?.keptHours;
+        return `Unknown task: ${taskId}${kept ? ` (tasks are kept ${kept} h after their last change)` : ""}`;
+      }),
+    )) as JobView;
   }
 
   /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
