@@ -61,6 +61,7 @@ describe("MCP 2025-11-25 tasks", () => {
     for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
       expect((await mcp(method, { taskId: "j_nope" })).json.error, method).toMatchObject({ code: -32602, message: expect.stringMatching(/^Unknown task: j_nope \(tasks are kept \d+ h/) });
     }
+    expect((await mcp("tasks/list", { cursor: "not-a-cursor" })).json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid cursor/) });
   });
 });
 
