@@ -166,8 +166,13 @@ function printRollout(io: CliIO, r: Rollout): void {
 /** Validates a request body before it is sent, with the admin API's own schema; a mistake is named by its option. */
 function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${optionOf(i.path)}: ${/received undefined$/.test(i.message) ? "missing" : i.message}`).join("\n"));
+  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${optionOf(i.path)}: ${i.code === "invalid_type" && valueAt(body, i.path) === undefined ? "missing" : i.message}`).join("\n"));
   return parsed.data;
+}
+
+/** The value at `path` in `body`, or undefined. */
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined), body);
 }
 
 /**
@@ -179,7 +184,9 @@ export function optionOf(path: readonly PropertyKey[]): string {
   const [field, ...rest] = path;
   const option = typeof field === "string" ? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : undefined;
   if (!option || !(option in OPTIONS)) return path.map(String).join(".") || "request";
-  return `--${option}${typeof rest[0] === "number" ? ` (item ${rest[0] + 1})` : rest.length ? `.${rest.map(String).join(".")}` : ""}`;
+  const [item] = rest;
+  if (typeof item === "number") return `--${option} (item ${item + 1})`;
+  return [`--${option}`, ...rest.map(String)].join(".");
 }
 
 /** Reads an answer with the admin API's own schema (an answer of another shape is a wrong gateway). */
