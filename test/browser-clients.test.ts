@@ -64,6 +64,18 @@ async function pageOf(origin: string): Promise<Page> {
   return page;
 }
 
+/** What a page of `origin` gets when its script fetches `url`: "answered", or the error's name (a refused CORS request is a TypeError). */
+async function fetchFromPage(origin: string, url: string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<string> {
+  return (await pageOf(origin)).evaluate(async ({ url, init }) => {
+    try {
+      await fetch(url, init);
+      return "answered";
+    } catch (error) {
+      return (error as Error).name;
+    }
+  }, { url, init });
+}
+
 it("the v2 client (2026-07-28) on an allowed origin lists and calls tools with a bearer key, and gets progress on the event stream", async () => {
   const page = await pageOf(allowedOrigin);
   const seen = await page.evaluate(async ({ url, key }) => {
@@ -122,19 +134,11 @@ it("a page's script reads the headers an agent reads: X-Skill-Version on /rpc, W
 });
 
 it("a page of an origin not allowed gets no answer; its preflight is refused, so its call is never sent", async () => {
-  const page = await pageOf(otherOrigin);
-  const outcome = await page.evaluate(async ({ gateway, key }) => {
-    try {
-      await fetch(`${gateway}/rpc`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [1, 1], id: 1 }),
-      });
-      return "answered";
-    } catch (error) {
-      return (error as Error).name;
-    }
-  }, { gateway: mesh.gatewayUrl, key });
+  const outcome = await fetchFromPage(otherOrigin, `${mesh.gatewayUrl}/rpc`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [1, 1], id: 1 }),
+  });
   expect(outcome).toBe("TypeError"); // the browser's "Failed to fetch": the preflight was refused
   const preflight = await fetch(`${mesh.gatewayUrl}/rpc`, { method: "OPTIONS", headers: { origin: otherOrigin, "access-control-request-method": "POST" } });
   expect(preflight.status).toBe(403);
@@ -144,14 +148,6 @@ it("a page of an origin not allowed gets no answer; its preflight is refused, so
 it("the admin API answers no page: no CORS on /admin, even for an allowed origin", async () => {
   const preflight = await fetch(`${mesh.gatewayUrl}/admin/deployments`, { method: "OPTIONS", headers: { origin: allowedOrigin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
   expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
-  const page = await pageOf(allowedOrigin);
-  const outcome = await page.evaluate(async ({ gateway, token }) => {
-    try {
-      await fetch(`${gateway}/admin/deployments`, { headers: { authorization: `Bearer ${token}` } });
-      return "answered";
-    } catch (error) {
-      return (error as Error).name;
-    }
-  }, { gateway: mesh.gatewayUrl, token: ADMIN_TOKEN });
+  const outcome = await fetchFromPage(allowedOrigin, `${mesh.gatewayUrl}/admin/deployments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(outcome).toBe("TypeError");
 });
