@@ -31,6 +31,7 @@ import {
   utcTime,
 } from "../../src/admin-api/index.js";
 import type { Rollout } from "../../src/delivery/index.js";
+import { valueAt } from "../../src/json/index.js";
 
 const USAGE = `usage: skillmesh <command>
   new <name> [--version <v>] [--tags <tag> …] [--idempotent]
@@ -168,11 +169,6 @@ function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${optionOf(i.path)}: ${i.code === "invalid_type" && valueAt(body, i.path) === undefined ? "missing" : i.message}`).join("\n"));
   return parsed.data;
-}
-
-/** The value at `path` in `body`, or undefined. */
-function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined), body);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey, own } from "./index.js";
+import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey, own, valueAt } from "./index.js";
 
 describe("JSON limits", () => {
   it("measures nesting of objects and arrays, stopping at the limit", () => {
@@ -21,5 +21,14 @@ describe("JSON limits", () => {
     for (const key of ["beta", "*", "text.summarize", "proto"]) expect(isPlainKey(key), key).toBe(true);
     expect(own({ beta: 1 } as Record<string, number>, "constructor")).toBeUndefined();
     expect(own({ beta: 1 } as Record<string, number>, "beta")).toBe(1);
+  });
+});
+
+describe("valueAt", () => {
+  it("follows a path through objects and arrays, undefined where it leaves the value", () => {
+    expect(valueAt({ a: [{ b: 1 }] }, ["a", 0, "b"])).toBe(1);
+    expect(valueAt({ a: "text" }, ["a", "length", "x"])).toBeUndefined();
+    expect(valueAt(null, ["a"])).toBeUndefined();
+    expect(valueAt({ a: 1 }, [])).toEqual({ a: 1 });
   });
 });

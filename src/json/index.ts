@@ -40,6 +40,14 @@ export function own<T>(record: Readonly<Record<string, T>>, key: string): T | un
 }
 
 /**
+ * The value at `path` inside a parsed JSON value, or undefined where the path leaves it.
+ * @example valueAt({ a: [{ b: 1 }] }, ["a", 0, "b"]) // 1
+ */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), value);
+}
+
+/**
  * `JSON.parse`, or undefined for text that is not JSON.
  * @example safeJson("{") // undefined
  */

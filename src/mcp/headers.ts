@@ -4,6 +4,7 @@
  * of its input schema. A gateway, load balancer or WAF may route on them, so the server checks
  * that they say what the body says (spec: transports/streamable-http, "Request Metadata").
  */
+import { valueAt } from "../json/index.js";
 import { headerValueOf } from "./protocol.js";
 
 /** A property a tool mirrors into a header: the header's name part and the property's path. */
@@ -52,8 +53,7 @@ export function paramHeadersOf(inputSchema: JsonSchema): ParamHeader[] {
  */
 export function paramHeaderMismatch(inputSchema: JsonSchema, args: Record<string, unknown> | undefined, headers: Headers): string | undefined {
   for (const { name, path } of paramHeadersOf(inputSchema)) {
-    let value: unknown = args;
-    for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    const value = valueAt(args, path);
     const raw = headers.get(`mcp-param-${name}`);
     if (raw !== null && !PLAIN_VALUE.test(raw)) return `The Mcp-Param-${name} header holds characters a header may not carry; Base64-encode it (=?base64?…?=)`;
     const header = raw === null ? undefined : headerValueOf(raw);
