@@ -14,12 +14,12 @@ import { ErrorCode, JsonRpcErrorObjectSchema, RpcError } from "../jsonrpc/index.
 import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
 
 /** Who answered: after `ok` and the answer, so that a replay has its fields in the first answer's order. */
-const answeredBy = { deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() };
+const whoAnswered = { deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() };
 
 /** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
 export const OutcomeSchema = z.union([
-  z.object({ ok: z.literal(true), result: z.unknown(), ...answeredBy }),
-  z.object({ ok: z.literal(false), error: JsonRpcErrorObjectSchema, ...answeredBy }),
+  z.object({ ok: z.literal(true), result: z.unknown(), ...whoAnswered }),
+  z.object({ ok: z.literal(false), error: JsonRpcErrorObjectSchema, ...whoAnswered }),
 ]);
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
