@@ -1,6 +1,7 @@
 /**
- * `npm run bench -- --compare REV [--pairs N] [--seconds N]`: the gateway as it is in the working
- * tree against the gateway at git revision REV, side by side. This machine's speed drifts by more
+ * `npm run bench -- --compare REV [--pairs N] [--seconds N] [--route mcp]`: the gateway as it is in
+ * the working tree against the gateway at git revision REV, side by side, on the trivial call (on
+ * `/rpc`, or as an MCP `tools/call` on `/mcp`). This machine's speed drifts by more
  * than most single cuts are worth (±10% between runs of one build), so a before/after measured
  * one after the other says little. Here both gateways run at once, each in its own mesh (its own
  * workerd, with the trivial skill), and wrk alternates between them in short runs: each pair of
@@ -13,7 +14,7 @@ import { promisify } from "node:util";
 import { ROOT } from "../mesh/bundle.js";
 import type { Mesh } from "../mesh/index.js";
 import type { Side } from "./load.js";
-import { startTrivialMesh } from "./trivial.js";
+import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const run = promisify(execFile);
@@ -44,8 +45,8 @@ export function pairedSummary(pairs: ReadonlyArray<readonly [number, number]>): 
   return { median: quantile(0.5), q1: quantile(0.25), q3: quantile(0.75), meanA: mean(0), meanB: mean(1) };
 }
 
-/** Compares the working tree's gateway with the one at `rev` on the trivial call, in `pairs` alternating pairs of `seconds`-long wrk runs. */
-export async function runCompare(rev: string, options: { pairs: number; seconds: number }): Promise<void> {
+/** Compares the working tree's gateway with the one at `rev` on the trivial call (on `route`), in `pairs` alternating pairs of `seconds`-long wrk runs. */
+export async function runCompare(rev: string, options: { pairs: number; seconds: number; route: TrivialRoute }): Promise<void> {
   if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
   const commit = (
     await run("git", ["-C", ROOT, "rev-parse", "--verify", `${rev}^{commit}`]).catch(() => {
@@ -60,9 +61,9 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
   const meshes: Mesh[] = [];
   try {
     console.log(`Bundling both gateways (cached after the first run) and starting a mesh for each …`);
-    const before = await startTrivialMesh(rev, { gateway: worktree });
+    const before = await startTrivialMesh(rev, { gateway: worktree, route: options.route });
     meshes.push(before.mesh);
-    const after = await startTrivialMesh("working tree");
+    const after = await startTrivialMesh("working tree", { route: options.route });
     meshes.push(after.mesh);
     const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
     await measure([before.side, after.side], 1); // warm both isolates
@@ -74,7 +75,7 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
       console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
     }
     const s = pairedSummary(pairs);
-    console.log(`\nThe trivial call through the gateway (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
+    console.log(`\nThe trivial call through the gateway's /${options.route} (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
     console.log(`  ${rev} (${commit.slice(0, 12)}): ${s.meanA.toFixed(0)} req/s   working tree: ${s.meanB.toFixed(0)} req/s`);
     console.log(`  working tree / ${rev}: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
   } finally {

@@ -35,8 +35,8 @@
  * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
- * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's gateway
- * against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N] [--redis]` the gateway
+ * of the gateway isolate under wrk (profile.ts); `--compare REV [--route mcp]` the working tree's
+ * gateway against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N] [--redis]` the gateway
  * isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -54,7 +54,7 @@ import { runCompare } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
-import { SUBTRACT_DIR, TRIVIAL } from "./trivial.js";
+import { MCP_HEADERS, SUBTRACT_DIR, TRIVIAL } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -67,6 +67,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     compare: { type: "string" },
     pairs: { type: "string", default: "16" },
+    route: { type: "string", default: "rpc" },
     soak: { type: "boolean", default: false },
     rounds: { type: "string", default: "6" },
   },
@@ -86,7 +87,8 @@ if (values.soak) {
   process.exit();
 }
 if (values.compare) {
-  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2) });
+  if (values.route !== "rpc" && values.route !== "mcp") throw new Error(`--route: rpc or mcp, not ${values.route}`);
+  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2), route: values.route });
   process.exit();
 }
 const SECONDS = secondsOr(6);
@@ -102,7 +104,6 @@ const ROUTED = JSON.stringify({ jsonrpc: "2.0", method: "skills.call", params: {
 const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
-const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
 const MCP_2026_CALL = JSON.stringify({
   jsonrpc: "2.0",
   method: "tools/call",

@@ -14,19 +14,35 @@ export const SUBTRACT_DIR = join(ROOT, "test/fixtures/skills/subtract");
 /** The trivial call, and its body as sent. */
 export const TRIVIAL_CALL = { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 };
 export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
+/** The same call as an MCP `tools/call` (2025-11-25; an array-input skill takes its params as the `params` argument). */
+export const TRIVIAL_MCP = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: { params: [42, 23] } }, id: 1 });
+/** The headers an MCP client of that revision sends with it. */
+export const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+
+/** Which route a trivial side calls: `/rpc` with the JSON-RPC call, or `/mcp` with the tool call. */
+export type TrivialRoute = "rpc" | "mcp";
 
 /**
  * A mesh of a gateway (the working tree's, or `options.gateway`) and the trivial skill, with a key
- * that may call it, and the side that makes the trivial call through that gateway.
+ * that may call it, and the side that makes the trivial call through that gateway (on `/rpc`, or
+ * on `/mcp` with `route: "mcp"`).
  * @example const { mesh, side } = await startTrivialMesh("gateway", { unminified: true })
  */
-export async function startTrivialMesh(name: string, options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> = {}): Promise<{ mesh: Mesh; side: Side }> {
+export async function startTrivialMesh(
+  name: string,
+  options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute } = {},
+): Promise<{ mesh: Mesh; side: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const mesh = await startMesh({ ...options, skills: [SUBTRACT_DIR], adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
     await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
-    return { mesh, side: { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization: `Bearer ${key}` }) } };
+    const authorization = `Bearer ${key}`;
+    const side: Side =
+      options.route === "mcp"
+        ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
+        : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
+    return { mesh, side };
   } catch (error) {
     await mesh.dispose();
     throw error;
