@@ -11,7 +11,7 @@ import { invoke, registryEntry, registryView } from "../src/gateway/pipeline.js"
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
-import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
+import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
@@ -66,5 +66,5 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   }
   if (body === undefined) return new Response(null, { status, headers });
   headers.set("content-type", "application/json");
-  return new Response(JSON.stringify(body), { status, headers });
+  return new Response(answerJson(body), { status, headers });
 });

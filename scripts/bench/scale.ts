@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { WebSocket } from "undici";
 import { type Mesh, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
-import type { SkillManifest } from "../../src/skill/manifest.js";
+import { syntheticManifest } from "../mesh/synthetic.js";
 import { type GatewayInspector, inspectGateway } from "./inspector.js";
 import { empty, load, summary } from "./load.js";
 import { SUBTRACT_DIR, TRIVIAL, TRIVIAL_CALL } from "./trivial.js";
@@ -31,27 +31,6 @@ const IN_FLIGHT = 8;
 const CALL_SECONDS = 4;
 const CONCURRENCY = 16;
 const CHANGES = 20;
-
-/** A synthetic manifest with a realistic schema: 12 described properties, about 2 KB. */
-function syntheticManifest(i: number): SkillManifest {
-  const properties = Object.fromEntries(
-    Array.from({ length: 12 }, (_, p) => [
-      `field_${p}`,
-      { type: p % 3 ? "string" : "number", description: `Field ${p} of synthetic skill ${i}: what the caller passes, in a sentence or two, as real manifests do.` },
-    ]),
-  );
-  return {
-    name: `bench.s${i}`,
-    version: "1.0.0",
-    description: `Synthetic skill ${i} of the scale benchmark: it routes to subtract.`,
-    tags: [`bench.group${i % 100}`, "bench.all", `bench.only${i}`],
-    idempotent: true,
-    degraded: false,
-    timeoutMs: 5_000,
-    inputSchema: { type: "object", properties, required: ["field_0"], additionalProperties: false },
-    outputSchema: { type: "number" },
-  };
-}
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });

@@ -15,6 +15,7 @@ import { positionalMapper } from "../skill/index.js";
 import type { Observed } from "../metrics/index.js";
 import { type SkillSummary, allowedOf, catalogFor, summarize } from "./catalog.js";
 import { openRpcDocument } from "./openrpc.js";
+import { pageOf } from "../paging/index.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** What a built-in sees of its call. */
@@ -90,10 +91,59 @@ async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinConte
   return job;
 }
 
-const DiscoverParams = z.object({
-  capability: z.string().min(1).max(128).optional(),
-  tags: z.array(z.string().min(1).max(128)).max(16).optional(),
+/** Most skills one answer of `skills.list`, `skills.discover` or `rpc.discover` lists, paged or not. */
+export const MAX_LISTED = 1_000;
+
+/**
+ * Paging of the listing built-ins: with `limit` or `cursor` the answer is a page (`{skills,
+ * nextCursor?}`; for `rpc.discover` the document with `x-nextCursor`); without, the whole list.
+ */
+const ListPageParams = z.object({
+  limit: z.number().int().min(1).max(MAX_LISTED).optional(),
+  /** The `nextCursor` of the previous page. */
+  cursor: z.string().min(1).max(1_024).optional(),
 });
+type ListPage = z.output<typeof ListPageParams>;
+
+// By position: capability, tags, then the paging (positional params fill keys in this order).
+const DiscoverParams = z
+  .object({
+    capability: z.string().min(1).max(128).optional(),
+    tags: z.array(z.string().min(1).max(128)).max(16).optional(),
+  })
+  .extend(ListPageParams.shape);
+
+/** The skills a listing built-in answers with: a page when the caller asked for one. */
+interface Listed<T> {
+  items: T[];
+  paged: boolean;
+  nextCursor?: string;
+}
+
+/**
+ * What a listing built-in answers: a page when asked for one, else the whole list — unless it
+ * holds more than `MAX_LISTED` skills (at 10,000 skills with 2 KB of schema each, one answer
+ * would be 20 MB, and a few at once fill a Worker's 128 MB): then -32602, telling how to page.
+ * @example listed("skills.list", catalog, { limit: 100 }) // { items: [...100], paged: true, nextCursor: "…" }
+ */
+function listed<T extends { name: string }>(method: string, all: T[], { limit, cursor }: ListPage): Listed<T> {
+  if (limit !== undefined || cursor !== undefined) return { ...pageOf(all, limit ?? MAX_LISTED, cursor), paged: true };
+  if (all.length > MAX_LISTED) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params: ${method} matches ${all.length} skills, more than one answer lists (${MAX_LISTED}): page with {"limit": ${MAX_LISTED}} and then {"cursor": <nextCursor>}, or narrow with skills.discover {capability, tags}`,
+      { count: all.length, maxListed: MAX_LISTED },
+    );
+  }
+  return { items: all, paged: false };
+}
+
+/** `skills.list` and `skills.discover`: the summaries (with what was observed of them), as an array or a page. */
+async function skillsAnswer(listing: Listed<SkillSummary>, context: BuiltinContext) {
+  const skills = await withObserved(listing.items, context);
+  if (!listing.paged) return skills;
+  return listing.nextCursor ? { skills, nextCursor: listing.nextCursor } : { skills };
+}
 
 /** Validates a built-in's params with the same by-name / by-position rules as a skill. */
 function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest): z.output<T> {
@@ -104,17 +154,21 @@ function builtinParams<T extends z.ZodType>(schema: T, request: JsonRpcRequest):
 export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   [
     "skills.list",
+    async (request, context) => skillsAnswer(listed("skills.list", catalogFor(context.view, context.access), builtinParams(ListPageParams, request)), context),
+  ],
+  [
+    "skills.discover",
     async (request, context) => {
-      builtinParams(z.object({}), request);
-      return withObserved(catalogFor(context.view, context.access), context);
+      const params = builtinParams(DiscoverParams, request);
+      return skillsAnswer(listed("skills.discover", allowedOf(summarize(discoverIn(context.view, params)), context.access), params), context);
     },
   ],
-  ["skills.discover", async (request, context) => withObserved(allowedOf(summarize(discoverIn(context.view, builtinParams(DiscoverParams, request))), context.access), context)],
   [
     "rpc.discover",
     async (request, { view, access }) => {
-      builtinParams(z.object({}), request);
-      return openRpcDocument(catalogFor(view, access));
+      const { items, nextCursor } = listed("rpc.discover", catalogFor(view, access), builtinParams(ListPageParams, request));
+      // An OpenRPC document has no paging of its own: the next page's cursor is an extension field.
+      return { ...openRpcDocument(items), ...(nextCursor ? { "x-nextCursor": nextCursor } : {}) };
     },
   ],
   ["skills.call", (request, context) => callByCapability(builtinParams(CapabilityCallParamsSchema, request), context)],

@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
-import { ErrorCode, failure, type ProcessedBody } from "./index.js";
+import { ErrorCode, type JsonRpcResponse, failure, type ProcessedBody } from "./index.js";
 
 /** Largest request body accepted, in bytes: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -108,9 +108,36 @@ export async function bodyText(c: Context): Promise<string> {
 export function toHttpResponse(processed: ProcessedBody, headers?: HeadersInit): Response {
   if (processed === undefined) return new Response(null, { status: 204, headers });
   // Its length declared: a gateway reading it over a service binding knows where it ends (src/body).
-  const bytes = UTF8_ENCODER.encode(JSON.stringify(processed));
+  const bytes = UTF8_ENCODER.encode(answerJson(processed));
   const response = new Response(bytes, { status: 200, headers });
   response.headers.set("content-type", "application/json");
   response.headers.set("content-length", String(bytes.byteLength));
   return response;
+}
+
+/**
+ * Most characters of JSON a batch's answers take together. One answer is bounded where it is
+ * made (a skill's at 8 MiB, a listing at 1,000 skills); a batch of 100 of them is not.
+ */
+export const MAX_BATCH_ANSWER_CHARS = 16 * 1024 * 1024;
+
+/**
+ * The JSON of an answer. A batch's answers are serialized one at a time, at most
+ * `maxBatchChars` in all: an answer that would pass that is replaced by an error asking for its
+ * request alone — otherwise 100 large answers in one string would fill the isolate's 128 MB.
+ * @example new Response(answerJson(processed))
+ */
+export function answerJson(processed: JsonRpcResponse | JsonRpcResponse[], maxBatchChars = MAX_BATCH_ANSWER_CHARS): string {
+  if (!Array.isArray(processed)) return JSON.stringify(processed);
+  let size = 2;
+  const parts = processed.map((answer) => {
+    let text = JSON.stringify(answer);
+    if (size + text.length > maxBatchChars) {
+      const message = `Invalid Request: this batch's answers pass ${maxBatchChars} characters of JSON, so this one was left out: send its request alone (a skill call may have run; with an Idempotency-Key, sending it again replays its answer)`;
+      text = JSON.stringify(failure(answer.id, ErrorCode.InvalidRequest, message, { maxBatchAnswerChars: maxBatchChars }));
+    }
+    size += text.length + 1;
+    return text;
+  });
+  return `[${parts.join(",")}]`;
 }

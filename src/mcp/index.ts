@@ -52,6 +52,7 @@ import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
+import { pageOf } from "../paging/index.js";
 import { anySignal, sleep } from "../signal/index.js";
 
 /** What the MCP server needs from the gateway. */
@@ -263,13 +264,10 @@ class McpServer {
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
     const tools = await this.tools();
     // 2025-11-25 tools say whether they may run as tasks (every skill may: jobs run any of them).
-    const all = version === TASKS_2025 ? tools.withTaskSupport() : tools.list;
-    const start = cursor === undefined ? 0 : startAfter(all, cursor);
-    const page = all.slice(start, start + this.options.pageSize);
-    const more = start + page.length < all.length;
+    const { items, nextCursor } = pageOf(version === TASKS_2025 ? tools.withTaskSupport() : tools.list, this.options.pageSize, cursor);
     return {
-      tools: page,
-      ...(more ? { nextCursor: cursorAfter(page.at(-1)!.name) } : {}),
+      tools: items,
+      ...(nextCursor ? { nextCursor } : {}),
       ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } : {}),
     };
   }
@@ -505,28 +503,4 @@ function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
   if (!params || Array.isArray(params)) return undefined;
   const meta = params._meta;
   return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
-}
-
-/** Cursors name the last tool of the page before: stable while tools come and go. */
-function cursorAfter(name: string): string {
-  return btoa(JSON.stringify({ after: name })).replace(/=+$/, "");
-}
-
-function startAfter(tools: Tool[], cursor: string): number {
-  let after: unknown;
-  try {
-    after = (JSON.parse(atob(cursor)) as { after?: unknown }).after;
-  } catch {
-    after = undefined;
-  }
-  if (typeof after !== "string") throw new RpcError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous tools/list page");
-  // The first tool named after the cursor (the list is sorted: binary search, thousands of tools).
-  let low = 0;
-  let high = tools.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (tools[middle]!.name > after) high = middle;
-    else low = middle + 1;
-  }
-  return low;
 }
