@@ -6,7 +6,7 @@
  *   subtract's call throughput and p50 through the gateway;
  *   the call right after a registry change (the one that reloads the isolate's view), next to
  *   the call after it;
- *   MCP tools/list (every page) and skills.discover by exact tag and by glob;
+ *   MCP tools/list and skills.list (every page) and skills.discover by exact tag and by glob;
  *   a burst of 100 registrations at once;
  *   the gateway isolate's JS heap after a GC (V8 inspector);
  *   with --redis, the first call and the first tools/list of a new gateway isolate on the large registry.
@@ -51,6 +51,8 @@ interface Snapshot {
   unchangedMs: { median: number; max: number };
   toolsListMs: number;
   toolsListPages: number;
+  skillsListMs: number;
+  skillsListPages: number;
   discoverExactMs: number;
   discoverGlobMs: number;
   heapMb?: number;
@@ -88,6 +90,15 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
       cursor = json.result.nextCursor;
     } while (cursor);
   });
+  let listPages = 0;
+  const skillsListMs = await timed(async () => {
+    let cursor: string | undefined;
+    do {
+      const { json } = await post(rpc, { jsonrpc: "2.0", method: "skills.list", params: { limit: 1_000, ...(cursor ? { cursor } : {}) }, id: ++listPages });
+      if (!json.result?.skills) throw new Error(`skills.list: ${JSON.stringify(json)}`);
+      cursor = json.result.nextCursor;
+    } while (cursor);
+  });
   const discover = async (capability: string) => {
     const { json } = await post(rpc, { jsonrpc: "2.0", method: "skills.discover", params: { capability }, id: 1 });
     if (!Array.isArray(json.result)) throw new Error(`skills.discover: ${JSON.stringify(json)}`);
@@ -100,6 +111,8 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
     unchangedMs: { median: median(unchanged), max: Math.max(...unchanged) },
     toolsListMs,
     toolsListPages: pages,
+    skillsListMs,
+    skillsListPages: listPages,
     discoverExactMs,
     discoverGlobMs,
     heapMb: await inspector?.heapMb(),
@@ -197,6 +210,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     row("call after a change ms (med/max)", pair(small.afterChangeMs), pair(large.afterChangeMs), `(aim < 10 ms; ${CHANGES} changes)`);
     row("the next call ms (med/max)", pair(small.unchangedMs), pair(large.unchangedMs), "(nothing to reload)");
     row("tools/list, every page ms", `${small.toolsListMs.toFixed(0)} (${small.toolsListPages})`, `${large.toolsListMs.toFixed(0)} (${large.toolsListPages})`, "(pages)");
+    row("skills.list, every page ms", `${small.skillsListMs.toFixed(0)} (${small.skillsListPages})`, `${large.skillsListMs.toFixed(0)} (${large.skillsListPages})`, "(pages of 1,000)");
     row("skills.discover exact tag ms", small.discoverExactMs.toFixed(1), large.discoverExactMs.toFixed(1));
     row("skills.discover glob ms", small.discoverGlobMs.toFixed(1), large.discoverGlobMs.toFixed(1));
     row("gateway JS heap after GC MB", small.heapMb?.toFixed(1) ?? "n/a", large.heapMb?.toFixed(1) ?? "n/a", "(Workers allow 128 MB)");
