@@ -170,6 +170,48 @@ function everyPathAnswers(what: string) {
   });
 }
 
+describe("a store that hangs while a keyed call runs", () => {
+  // Its own redis-server: this one is stopped while the call runs, the shared one stays up.
+  let midLocal: Awaited<ReturnType<typeof startLocalUpstash>>;
+  let midMesh: Mesh;
+  let logs: string[];
+  beforeAll(async () => {
+    midLocal = await startLocalUpstash("faults-mid");
+    logs = [];
+    midMesh = await startMesh({
+      skills: [fixture("counter")],
+      adminToken: ADMIN_TOKEN,
+      upstash: { url: midLocal.url, token: midLocal.token },
+      gatewayVars: { SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) },
+      onLog: ({ message }) => logs.push(message),
+    });
+  });
+  afterAll(async () => {
+    try {
+      process.kill(midLocal.redisPid, "SIGCONT");
+    } catch {
+      // already gone
+    }
+    await midMesh?.dispose();
+    await midLocal?.stop();
+  });
+
+  it("answers the call that ran with its result, not -32001, when its answer cannot be stored", async () => {
+    const counter = (params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      post(`${midMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params: { label: "mid", ...params }, id: 1 }, headers);
+    const running = counter({ delayMs: 1_500 }, { "idempotency-key": "mid-call", authorization: "Bearer faults" });
+    // The key is claimed and the skill runs (its count moved): now the store stops answering.
+    await eventually(() => counter({ peek: true }), (answer) => answer.json.result?.count === 1, 5_000);
+    expect((await counter({ peek: true })).json.result.count).toBe(1);
+    process.kill(midLocal.redisPid, "SIGSTOP");
+    const { value, ms } = await timed(() => running);
+    expect(value.json).toEqual({ jsonrpc: "2.0", result: { label: "mid", count: 1 }, id: 1 });
+    expect(ms).toBeLessThan(1_500 + ANSWER_WITHIN_MS);
+    await eventually(async () => logs.join("\n"), (text) => /\[idempotency\] .*the call ran, but its answer could not be stored/.test(text), 5_000);
+    expect(logs.join("\n")).toMatch(/\[idempotency\] .*the call ran, but its answer could not be stored/);
+  });
+});
+
 describe("a hanging store (redis-server stopped with SIGSTOP)", () => {
   beforeAll(() => void process.kill(local.redisPid, "SIGSTOP"));
   afterAll(() => void process.kill(local.redisPid, "SIGCONT"));

@@ -10,7 +10,7 @@ import { canonicalJson, safeJson } from "../json/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
 import { sleep } from "../signal/index.js";
-import { ErrorCode, JsonRpcErrorObjectSchema, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, JsonRpcErrorObjectSchema, RpcError, errorText } from "../jsonrpc/index.js";
 import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
 
 /** Who answered: after `ok` and the answer, so that a replay has its fields in the first answer's order. */
@@ -155,10 +155,15 @@ async function finish(store: Store, key: string, token: string, fingerprint: str
     await store.run(releaseClaim, [key], [token]).catch(() => {});
     throw error;
   }
-  if (isStorable(outcome)) {
-    await store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs]);
-  } else {
-    await store.run(releaseClaim, [key], [token]);
-  }
+  // The call has run: its outcome goes to the caller even when the store cannot keep it (down,
+  // past its deadline, or refusing a record that large). Failing the call instead would tell the
+  // caller to retry a call that ran, and the retry would run it again once the claim expired.
+  const settle = isStorable(outcome)
+    ? store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs])
+    : store.run(releaseClaim, [key], [token]);
+  await settle.catch((error: unknown) => {
+    const what = isStorable(outcome) ? "its answer could not be stored" : "its claim could not be released";
+    console.error(`[idempotency] ${key}: the call ran, but ${what} (${errorText(error)}); a retry after the claim expires runs it again`);
+  });
   return outcome;
 }
