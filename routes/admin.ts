@@ -14,7 +14,7 @@ import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
 import { RETRY_AFTER_STORE_MS, mgetInBatches, routeFailureStatus } from "../src/store/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
-import { own } from "../src/json/index.js";
+import { own, safeJson } from "../src/json/index.js";
 import {
   AuditQuerySchema,
   CanaryRequestSchema,
@@ -35,7 +35,7 @@ import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../sr
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
 import { UI_HEADER, sessionOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
-import { jsonBodyGuard } from "../src/jsonrpc/http.js";
+import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
 /** The admin routes' Hono environment: `by` is who is asking (the credential's name), for the audit log and rollout events. */
@@ -52,6 +52,20 @@ function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 500 | 502 
     : status === 503 ? ErrorCode.SkillUnavailable
     : ErrorCode.InvalidRequest;
   return c.json({ error: { code, message, ...(issues ? { issues } : {}) } }, status);
+}
+
+/**
+ * The request body parsed with `schema`, or the 400 to answer: `{}` when the body is empty, and
+ * a refusal when it is not JSON — never read as empty because it did not parse (a cut-off
+ * `{"groups":` to `/rollback` rolled back every canary) — or does not match.
+ * @example const body = await bodyOf(c, KeyCreateRequestSchema, "Invalid key"); if (body instanceof Response) return body; use(body.data)
+ */
+async function bodyOf<T extends z.ZodType>(c: Context, schema: T, refusal: string): Promise<{ data: z.output<T> } | Response> {
+  const text = await bodyText(c);
+  const json = text.trim() === "" ? {} : safeJson(text);
+  if (json === undefined) return adminError(c, 400, `${refusal}: the body is not JSON`);
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { data: parsed.data } : adminError(c, 400, refusal, describeIssues(parsed.error));
 }
 
 /** Every deployment's stored breaker state (in batches: a registry may hold thousands). */
@@ -125,8 +139,8 @@ export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: n
 
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
 adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
-  const body = RegistrationSchema.safeParse(await c.req.json().catch(() => undefined));
-  if (!body.success) return adminError(c, 400, "Invalid registration", describeIssues(body.error));
+  const body = await bodyOf(c, RegistrationSchema, "Invalid registration");
+  if (body instanceof Response) return body;
   const { endpoint, ttlSeconds, force } = body.data;
   const refusal = "url" in endpoint ? endpointRefusal(endpoint.url, { allowPrivate: gatewayRuntime(c.env).config.allowPrivateEndpoints }) : undefined;
   if (refusal) return adminError(c, 400, `Invalid registration: ${refusal}`);
@@ -167,8 +181,8 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
 function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, ctx: { now: number; by: string }) => RegistryDoc) {
   return async (c: Context<AdminEnv>) => {
-    const body = schema.safeParse(await c.req.json().catch(() => ({})));
-    if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
+    const body = await bodyOf(c, schema, "Invalid request body");
+    if (body instanceof Response) return body;
     const skill = c.req.param("name")!;
     const { registry, snapshot } = gatewayRuntime(c.env);
     try {
@@ -218,15 +232,15 @@ async function rolloutOperation(c: Context<AdminEnv>, operation: (rollouts: Roll
 
 /** Starts one: `{version, steps, every, maxErrorRate, maxP95Ratio?, minCalls?, groups?}`. */
 adminRoutes.post("/skills/:name/rollout", jsonBodyGuard(), async (c) => {
-  const body = RolloutRequestSchema.safeParse(await c.req.json().catch(() => undefined));
-  if (!body.success) return adminError(c, 400, "Invalid rollout", describeIssues(body.error));
+  const body = await bodyOf(c, RolloutRequestSchema, "Invalid rollout");
+  if (body instanceof Response) return body;
   return rolloutOperation(c, (rollouts) => rollouts.start(c.req.param("name"), body.data, c.get("by"), Date.now()));
 });
 
 /** Pauses, resumes or aborts (rolls back) the skill's rollout. */
 adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyGuard(), async (c) => {
-  const body = RolloutCommandSchema.safeParse(await c.req.json().catch(() => ({})));
-  if (!body.success) return adminError(c, 400, "Invalid request body", describeIssues(body.error));
+  const body = await bodyOf(c, RolloutCommandSchema, "Invalid request body");
+  if (body instanceof Response) return body;
   const command = c.req.param("command") as "pause" | "resume" | "abort";
   return rolloutOperation(c, (rollouts) => rollouts.command(c.req.param("name"), command, c.get("by"), Date.now(), body.data.reason));
 });
@@ -278,8 +292,8 @@ async function keyRoute(c: Context, operation: () => Promise<Response>): Promise
 adminRoutes.get("/keys", async (c) => c.json({ keys: (await gatewayRuntime(c.env).keys.list()).map(viewOf) }));
 
 adminRoutes.post("/keys", jsonBodyGuard(), async (c) => {
-  const body = KeyCreateRequestSchema.safeParse(await c.req.json().catch(() => undefined));
-  if (!body.success) return adminError(c, 400, "Invalid key", describeIssues(body.error));
+  const body = await bodyOf(c, KeyCreateRequestSchema, "Invalid key");
+  if (body instanceof Response) return body;
   return keyRoute(c, async () => {
     const { key, record } = await gatewayRuntime(c.env).keys.create(body.data, Date.now());
     return c.json({ key, view: viewOf(record) }, 201);
@@ -287,8 +301,8 @@ adminRoutes.post("/keys", jsonBodyGuard(), async (c) => {
 });
 
 adminRoutes.patch("/keys/:id", jsonBodyGuard(), async (c) => {
-  const body = KeyUpdateRequestSchema.safeParse(await c.req.json().catch(() => undefined));
-  if (!body.success) return adminError(c, 400, "Invalid key update", describeIssues(body.error));
+  const body = await bodyOf(c, KeyUpdateRequestSchema, "Invalid key update");
+  if (body instanceof Response) return body;
   return keyRoute(c, async () => c.json(viewOf(await gatewayRuntime(c.env).keys.update(c.req.param("id"), body.data, Date.now()))));
 });
 

@@ -262,6 +262,26 @@ describe("admin API requests", () => {
     expect((await admin(a.gatewayUrl, "GET", "/audit?since=yesterday")).status).toBe(400);
     expect((await admin(a.gatewayUrl, "GET", "/audit?since=2026-01-01T00:00:00Z&limit=1")).status).toBe(200);
   });
+
+  it("refuse a body that is not JSON and change nothing: a cut-off body is not an empty one", async () => {
+    expect((await admin(a.gatewayUrl, "POST", "/skills/test.echo/canary", { version: "2.0.0", groups: { gamma: 40 } })).status).toBe(200);
+    const routesNow = async () => (await admin(a.gatewayUrl, "GET", "/skills/test.echo")).json.routes;
+    const before = await routesNow();
+    expect(before.gamma).toEqual({ "1.0.0": 60, "2.0.0": 40 });
+    const raw = (path: string, body?: string) =>
+      fetch(`${a.gatewayUrl}/admin${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, ...(body === undefined ? {} : { body }) });
+    const keysBefore = (await admin(a.gatewayUrl, "GET", "/keys")).json.keys.length;
+    for (const [path, body] of [["/skills/test.echo/rollback", '{"version":'], ["/skills/test.echo/promote", "{"], ["/keys", '{"name":"cut", "skills":["*"]'], ["/deployments", "not json"]] as const) {
+      const answer = await raw(path, body);
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(/the body is not JSON$/);
+    }
+    expect(await routesNow()).toEqual(before);
+    expect((await admin(a.gatewayUrl, "GET", "/keys")).json.keys.length).toBe(keysBefore);
+    // An empty body is {}: a rollback without one rolls every canary back, as the CLI sends it.
+    expect((await raw("/skills/test.echo/rollback")).status).toBe(200);
+    expect((await routesNow()).gamma).toEqual({ "1.0.0": 100, "2.0.0": 0 });
+  });
 });
 
 describe("skillmesh keys (CLI)", () => {
