@@ -8,7 +8,7 @@ import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { invoke } from "../src/gateway/pipeline.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { processJsonRpc } from "../src/jsonrpc/index.js";
-import { bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
+import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
 import { progressRelay } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
 import { anySignal } from "../src/signal/index.js";
@@ -34,7 +34,7 @@ rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayR
       const onProgress = progressRelay(sse, { id: request.id });
       return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
     });
-    if (processed !== undefined && !sse.signal.aborted) sse.send(processed);
+    if (processed !== undefined && !sse.signal.aborted) sse.sendJson(answerJson(processed));
   }, runtime.config.sseHeartbeatMs);
   return new Response(stream, { headers: SSE_HEADERS });
 });

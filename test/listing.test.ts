@@ -101,6 +101,10 @@ describe("a batch of large answers", () => {
     expect(refused.length).toBeGreaterThan(0);
     expect(answered.length + refused.length).toBe(12);
     for (const answer of refused) expect(answer.error).toMatchObject({ code: -32600, data: { maxBatchAnswerChars: MAX_BATCH_ANSWER_CHARS }, message: expect.stringContaining("alone") });
+    // The same on an event stream (the batch is its last event).
+    const streamed = await (await fetch(`${mesh.gatewayUrl}/rpc`, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(batch) })).text();
+    const last = JSON.parse(streamed.trimEnd().split("\n").filter((line) => line.startsWith("data: ")).at(-1)!.slice(6));
+    expect(last.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0)).toEqual(json.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0));
     // A small answer still fits after large ones.
     const mixed = await post(`${mesh.gatewayUrl}/rpc`, [...batch, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: "small" }]);
     expect(mixed.json.at(-1)).toEqual({ jsonrpc: "2.0", result: 2, id: "small" });

@@ -10,7 +10,7 @@ import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/inde
 import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
-import { bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
+import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
@@ -149,7 +149,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const stream = sseStream(async (sse) => {
       const report = progressRelay(sse);
       const processed = await answer(anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
-      if (processed !== undefined) sse.send(processed);
+      if (processed !== undefined) sse.sendJson(answerJson(processed));
     });
     return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });
   });

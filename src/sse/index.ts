@@ -15,6 +15,8 @@ export const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control
 export interface SseWriter {
   /** Sends one JSON message as a `data:` event; false once the client has gone. */
   send(message: unknown): boolean;
+  /** The same for a message already serialized (a batch's answers, bounded by `answerJson`). */
+  sendJson(json: string): boolean;
   /**
    * Sends a message the client may miss (progress): dropped, and false, while the client is
    * more than `MAX_QUEUED_NOTICES` events behind — a skill that reports faster than a slow
@@ -50,10 +52,11 @@ export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatM
         }
       };
       heartbeat = setInterval(() => write(":\n\n"), heartbeatMs);
-      const send = (message: unknown) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      const sendJson = (json: string) => write(`event: message\ndata: ${json}\n\n`);
+      const send = (message: unknown) => sendJson(JSON.stringify(message));
       // desiredSize: the queue's room (1, the default high-water mark, less the events waiting).
       const notify = (message: unknown) => (controller.desiredSize ?? 0) > -MAX_QUEUED_NOTICES && send(message);
-      const writer: SseWriter = { send, notify, signal: gone.signal };
+      const writer: SseWriter = { send, sendJson, notify, signal: gone.signal };
       // Not awaited: the response starts streaming now, events follow as they come.
       void produce(writer)
         .catch((error) => console.error("[sse] stream producer failed:", error instanceof Error ? error.message : error))
