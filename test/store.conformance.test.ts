@@ -282,6 +282,24 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
     expect((await jobs.list("k_2", { limit: 10 }, now + 5)).jobs).toEqual([]);
   });
 
+  it("jobs: an owner's index keeps about a ttl of jobs, and expires a ttl after the newest", async () => {
+    const ttl = 60_000;
+    const jobs = new JobStore(store, ttl);
+    const at = (id: string, createdAt: number) => ({ id, owner: "k_9", method: "m", context: { caller: "k_9" }, status: "queued" as const, createdAt, updatedAt: createdAt, expiresAt: createdAt + ttl, fingerprint: "f" });
+    const now = Date.now();
+    // Jobs submitted over three ttls: an index that kept every one would grow without end.
+    for (const [i, createdAt] of [now - 3 * ttl, now - 2 * ttl, now - ttl - 1, now - ttl + 1_000, now].entries()) expect(await jobs.create(at(`j_${i}`, createdAt))).toBe(true);
+    const indexed = await store.zrangeByScore("sm:jobs:k_9", -Infinity, Infinity);
+    expect(indexed).toEqual(["j_3", "j_4"]);
+    expect((await jobs.list("k_9", { limit: 10 }, now)).jobs.map((j) => j.id)).toEqual(["j_4", "j_3"]);
+    // The index itself expires: a later store holds nothing of an owner gone quiet.
+    const short = new JobStore(store, 300);
+    expect(await short.create({ ...at("j_short", Date.now()), owner: "k_short", context: { caller: "k_short" } })).toBe(true);
+    expect(await store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity)).toEqual(["j_short"]);
+    await eventually(() => store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity), (left) => left.length === 0, 3_000, 50);
+    expect(await store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity)).toEqual([]);
+  });
+
   it("registry: concurrent registrations through compare-and-set lose no write", async () => {
     const repo = new RegistryRepository(store);
     const names = Array.from({ length: 12 }, (_, i) => `skill.n${i}`);

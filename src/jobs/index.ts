@@ -4,7 +4,8 @@
  * `sm:job:<id>` (its owner, the call, its status and outcome), expires `ttlMs` after it was last
  * written, and moves only along queued → running → completed | failed, or to cancelled from
  * queued or running — each move one atomic script, so a cancel and a finish cannot both win.
- * `sm:jobs:<owner>` indexes an owner's jobs by creation time for `jobs.list`.
+ * `sm:jobs:<owner>` indexes an owner's jobs by creation time for `jobs.list`; it keeps about a
+ * ttl's worth of them (pruned on each submit, expiring a ttl after the newest).
  */
 import { z } from "zod";
 import { CallerContextSchema } from "../context/index.js";
@@ -120,6 +121,34 @@ return 0
   fromRedis: (reply) => Number(reply) === 1,
 };
 
+/**
+ * KEYS: the job, its status, its owner's index. ARGV: the record, its status, its creation time
+ * (ms), ttl ms, its id. Writes the job unless its status key exists (a retried submit: 0), adds it to the
+ * owner's index, and drops from the index what is older than the ttl; the index itself expires
+ * a ttl after its newest job, so an owner's index holds about a ttl's worth of jobs, not every
+ * job the owner ever submitted.
+ */
+export const createJob: StoreScript<boolean> = {
+  name: "jobs.create",
+  lua: `
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', tonumber(ARGV[4])) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[4]))
+redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[4]) - 1)
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
+return 1
+`,
+  memory: (data, [key, statusKey, ownerIndex], [job, status, createdAt, ttl, id]) => {
+    if (!data.set(statusKey!, status!, { nx: true, px: Number(ttl) })) return false;
+    data.set(key!, job!, { px: Number(ttl) });
+    data.zadd(ownerIndex!, [{ score: Number(createdAt), member: id! }]);
+    data.zremRangeByScore(ownerIndex!, -Infinity, Number(createdAt) - Number(ttl) - 1);
+    data.pexpire(ownerIndex!, Number(ttl));
+    return true;
+  },
+  fromRedis: (reply) => Number(reply) === 1,
+};
+
 const jobKey = (id: string) => `sm:job:${id}`;
 const statusKey = (id: string) => `sm:job:${id}:status`;
 const ownerKey = (owner: string) => `sm:jobs:${owner}`;
@@ -138,11 +167,7 @@ export class JobStore {
    */
   async create(job: Job): Promise<boolean> {
     // The status key is the lock: whoever sets it first owns the id.
-    const created = await this.store.set(statusKey(job.id), job.status, { nx: true, px: this.ttlMs });
-    if (!created) return false;
-    await this.store.set(jobKey(job.id), JSON.stringify(job), { px: this.ttlMs });
-    await this.store.zadd(ownerKey(job.owner), [{ score: job.createdAt, member: job.id }]);
-    return true;
+    return this.store.run(createJob, [jobKey(job.id), statusKey(job.id), ownerKey(job.owner)], [JSON.stringify(job), job.status, job.createdAt, this.ttlMs, job.id]);
   }
 
   /** A job, parsed; undefined when it is unknown, expired or unreadable. */

@@ -136,6 +136,24 @@ export class MemoryData {
     return this.#zset(key, false)?.get(member);
   }
 
+  /** Removes the members with min ≤ score ≤ max (ZREMRANGEBYSCORE); returns how many. */
+  zremRangeByScore(key: string, min: number, max: number): number {
+    const zset = this.#zset(key, false);
+    if (!zset) return 0;
+    let removed = 0;
+    for (const [member, score] of zset) if (score >= min && score <= max && zset.delete(member)) removed++;
+    if (zset.size === 0) this.#entries.delete(key);
+    return removed;
+  }
+
+  /** Expires a key `ms` from now (PEXPIRE); false when there is no such key. */
+  pexpire(key: string, ms: number): boolean {
+    const entry = this.#live(key);
+    if (!entry) return false;
+    entry.expiresAt = this.now() + ms;
+    return true;
+  }
+
   zrangeByScore(key: string, min: number, max: number): string[] {
     const zset = this.#zset(key, false);
     if (!zset) return [];
