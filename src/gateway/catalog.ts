@@ -93,9 +93,17 @@ export function catalogFor(view: RegistryView, access: Access): SkillSummary[] {
   let byGrants = filtered.get(view.generation);
   if (!byGrants) filtered.set(view.generation, (byGrants = new Map()));
   let catalog = byGrants.get(access.signature);
-  if (!catalog) byGrants.set(access.signature, (catalog = allowedOf(catalogOf(view), access)));
+  if (!catalog) {
+    catalog = allowedOf(catalogOf(view), access);
+    // Bounded: 10,000 keys with wide grants would otherwise keep 10,000 lists of 10,000 skills.
+    if (byGrants.size >= GRANT_CATALOGS_KEPT) byGrants.delete(byGrants.keys().next().value!);
+    byGrants.set(access.signature, catalog);
+  }
   return catalog;
 }
+
+/** Filtered catalogs kept per registry view (the oldest is forgotten first). */
+export const GRANT_CATALOGS_KEPT = 256;
 
 /** The summaries `access` allows. */
 export function allowedOf(summaries: SkillSummary[], access: Access): SkillSummary[] {
