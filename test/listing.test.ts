@@ -80,6 +80,14 @@ describe("more skills than one answer lists", () => {
     expect(pages.flat()).toEqual(everyName);
   });
 
+  it("weighs at most as many skills.call candidates, and says to narrow the capability", async () => {
+    const wide = await call("skills.call", { capability: "bench.*", arguments: { field_0: 1 } });
+    expect(wide.error).toMatchObject({ code: -32602, data: { count: SYNTHETIC, maxCandidates: MAX_LISTED }, message: expect.stringContaining("narrow") });
+    // A narrower capability is weighed and called (the synthetic skills answer from subtract's Worker: not its method).
+    const narrow = await call("skills.call", { capability: "bench.group7", arguments: { field_0: 1 } });
+    expect(narrow.error?.code).not.toBe(-32602);
+  });
+
   it("answers a bad cursor or limit with -32602", async () => {
     expect((await call("skills.list", { cursor: "not-a-cursor" })).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid cursor/) });
     expect((await call("skills.list", { limit: MAX_LISTED + 1 })).error).toMatchObject({ code: -32602 });

@@ -61,6 +61,13 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
   const { view, access, runtime } = context;
   if (!params.capability && !params.tags?.length) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: skills.call needs a capability or tags");
   const matching = allowedOf(summarize(discoverIn(view, { capability: params.capability, tags: params.tags })), access);
+  // Each candidate costs a schema check and its numbers: at 10,000 candidates ~200 ms of CPU a call.
+  if (matching.length > MAX_LISTED) {
+    throw new RpcError(ErrorCode.InvalidParams, `Invalid params: the capability matches ${matching.length} skills, more than one call weighs (${MAX_LISTED}): narrow it (a longer tag, or several tags)`, {
+      count: matching.length,
+      maxCandidates: MAX_LISTED,
+    });
+  }
   const fitting = matching.filter((skill) => accepts(skill.inputSchema, params.arguments));
   const groups = Object.fromEntries(fitting.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
   const observed = await runtime.metrics.observed(groups).catch(() => ({}) as Record<string, Observed>);
@@ -91,7 +98,7 @@ async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinConte
   return job;
 }
 
-/** Most skills one answer of `skills.list`, `skills.discover` or `rpc.discover` lists, paged or not. */
+/** Most skills one answer of `skills.list`, `skills.discover` or `rpc.discover` lists, paged or not, and the most candidates `skills.call` weighs. */
 export const MAX_LISTED = 1_000;
 
 /**
