@@ -53,15 +53,20 @@ beforeAll(async () => {
   await registryLoaded(keyed.gatewayUrl, 1);
 });
 afterAll(async () => {
-  try {
-    process.kill(local.redisPid, "SIGCONT");
-  } catch {
-    // already gone
-  }
+  resume(local);
   await mesh?.dispose();
   await keyed?.dispose();
   await local?.stop();
 });
+
+/** Lets a stopped redis-server go on (SIGCONT), if it still runs. */
+function resume(server: Awaited<ReturnType<typeof startLocalUpstash>> | undefined): void {
+  try {
+    if (server) process.kill(server.redisPid, "SIGCONT");
+  } catch {
+    // already gone
+  }
+}
 
 /** Runs `fn` and returns its value and how long it took. */
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -187,11 +192,7 @@ describe("a store that hangs while a keyed call runs", () => {
     });
   });
   afterAll(async () => {
-    try {
-      process.kill(midLocal.redisPid, "SIGCONT");
-    } catch {
-      // already gone
-    }
+    resume(midLocal);
     await midMesh?.dispose();
     await midLocal?.stop();
   });
