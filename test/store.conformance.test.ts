@@ -98,6 +98,36 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await store.zrangeByScore("z", -Infinity, Infinity)).toEqual(["b", "c"]);
   });
 
+  it("ranges a sorted set highest first and a page at a time, ties by member as Redis orders them", async () => {
+    await store.zadd("zr", [{ member: "a", score: 1 }, { member: "b", score: 2 }, { member: "c", score: 2 }, { member: "d", score: 3 }, { member: "e", score: 4 }]);
+    expect(await store.zrangeByScore("zr", -Infinity, Infinity, { reverse: true })).toEqual(["e", "d", "c", "b", "a"]);
+    expect(await store.zrangeByScore("zr", 2, 3, { reverse: true })).toEqual(["d", "c", "b"]);
+    expect(await store.zrangeByScore("zr", -Infinity, 3, { reverse: true, page: { offset: 1, count: 2 } })).toEqual(["c", "b"]);
+    expect(await store.zrangeByScore("zr", 0, Infinity, { page: { offset: 3, count: 10 } })).toEqual(["d", "e"]);
+    expect(await store.zrangeByScore("zr", 0, Infinity, { reverse: true, page: { offset: 5, count: 10 } })).toEqual([]);
+  });
+
+  it("jobs: a list pages through more jobs than one batch of ids, newest first", async () => {
+    const jobs = new JobStore(store, 3_600_000);
+    const now = Date.now();
+    for (let i = 0; i < 230; i++) {
+      const createdAt = now - 230 + i;
+      await jobs.create({ id: `j_${String(i).padStart(3, "0")}`, owner: "k_many", method: "m", context: { caller: "k_many" }, status: i % 2 ? "completed" : "queued", createdAt, updatedAt: createdAt, expiresAt: createdAt + 3_600_000, fingerprint: "f" });
+    }
+    const seen: string[] = [];
+    let before: number | undefined;
+    do {
+      const page = await jobs.list("k_many", { limit: 70, ...(before === undefined ? {} : { before }) }, now);
+      seen.push(...page.jobs.map((j) => j.id));
+      before = page.next;
+    } while (before !== undefined);
+    expect(seen).toEqual(Array.from({ length: 230 }, (_, i) => `j_${String(229 - i).padStart(3, "0")}`));
+    // A status filter reads on past the batches it skips.
+    const queued = await jobs.list("k_many", { limit: 115, status: "queued" }, now);
+    expect(queued.jobs).toHaveLength(115);
+    expect(queued.jobs.at(-1)!.id).toBe("j_000");
+  });
+
   it("runs the compare-and-set script: one winner per revision", async () => {
     const keys = ["doc", "rev"];
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.run(compareAndSetDoc, keys, [0, `v${i}`])));

@@ -149,6 +149,9 @@ return 1
   fromRedis: (reply) => Number(reply) === 1,
 };
 
+/** Job ids `jobs.list` reads at a time. */
+const LIST_BATCH = 100;
+
 const jobKey = (id: string) => `sm:job:${id}`;
 const statusKey = (id: string) => `sm:job:${id}:status`;
 const ownerKey = (owner: string) => `sm:jobs:${owner}`;
@@ -195,11 +198,13 @@ export class JobStore {
    * @example const { jobs, next } = await store.list("k_1", { limit: 20 }, Date.now())
    */
   async list(owner: string, options: { limit: number; before?: number; status?: JobStatus }, now: number): Promise<{ jobs: Job[]; next?: number }> {
-    const ids = await this.store.zrangeByScore(ownerKey(owner), now - this.ttlMs, options.before === undefined ? Infinity : options.before - 1);
+    const max = options.before === undefined ? Infinity : options.before - 1;
     const jobs: Job[] = [];
-    // Newest first, in batches: expired or filtered-out ids are skipped without reading all.
-    for (let end = ids.length; end > 0 && jobs.length < options.limit; end -= 100) {
-      const batch = ids.slice(Math.max(0, end - 100), end).reverse();
+    // Newest first, a batch of ids at a time: what is read is what the page needs (plus the expired
+    // or filtered-out ones it skips), not every id of the owner's window.
+    for (let offset = 0; jobs.length < options.limit; offset += LIST_BATCH) {
+      const batch = await this.store.zrangeByScore(ownerKey(owner), now - this.ttlMs, max, { reverse: true, page: { offset, count: LIST_BATCH } });
+      if (!batch.length) break;
       const raws = await this.store.mget(...batch.map(jobKey));
       for (const raw of raws) {
         const parsed = raw === null ? undefined : JobSchema.safeParse(safeJson(raw));
@@ -208,6 +213,7 @@ export class JobStore {
         jobs.push(parsed.data);
         if (jobs.length === options.limit) break;
       }
+      if (batch.length < LIST_BATCH) break;
     }
     const last = jobs.at(-1);
     return { jobs, ...(jobs.length === options.limit && last ? { next: last.createdAt } : {}) };

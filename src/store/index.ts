@@ -29,6 +29,12 @@ export interface SetOptions {
   nx?: boolean;
 }
 
+/** How `zrangeByScore` reads: highest score first, and a page of `count` members after `offset` (ZRANGE … REV LIMIT). */
+export interface ZRangeOptions {
+  reverse?: boolean;
+  page?: { offset: number; count: number };
+}
+
 export interface Store {
   readonly driver: StoreDriver;
   get(key: string): Promise<string | null>;
@@ -42,8 +48,8 @@ export interface Store {
   /** Adds or updates members of a sorted set. */
   zadd(key: string, entries: Array<{ score: number; member: string }>): Promise<void>;
   zrem(key: string, ...members: string[]): Promise<number>;
-  /** Members with min ≤ score ≤ max, lowest score first. */
-  zrangeByScore(key: string, min: number, max: number): Promise<string[]>;
+  /** Members with min ≤ score ≤ max, lowest score first (highest first with `reverse`), all or one `page`. */
+  zrangeByScore(key: string, min: number, max: number, options?: ZRangeOptions): Promise<string[]>;
   /** Runs an atomic script. */
   run<Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>): Promise<Result>;
   /** Round-trip check for health probes. */
@@ -221,7 +227,7 @@ export function withPrefix(store: Store, prefix: string): Store {
     incr: (key) => store.incr(k(key)),
     zadd: (key, entries) => store.zadd(k(key), entries),
     zrem: (key, ...members) => store.zrem(k(key), ...members),
-    zrangeByScore: (key, min, max) => store.zrangeByScore(k(key), min, max),
+    zrangeByScore: (key, min, max, options) => store.zrangeByScore(k(key), min, max, options),
     run: (script, keys, args) => store.run(script, keys.map(k), args),
     ping: () => store.ping(),
   };

@@ -2,7 +2,7 @@
  * The `memory` driver: a tiny Redis (strings, sorted sets and lists, with millisecond expiry) in
  * the isolate's memory. It is the embedded default of `npm run dev`: one gateway isolate, no Redis.
  */
-import type { SetOptions, Store, StoreScript } from "./index.js";
+import type { SetOptions, Store, StoreScript, ZRangeOptions } from "./index.js";
 
 interface Entry {
   value: string | Map<string, number> | string[];
@@ -154,12 +154,15 @@ export class MemoryData {
     return true;
   }
 
-  zrangeByScore(key: string, min: number, max: number): string[] {
+  /** Members with min ≤ score ≤ max, ordered as Redis orders them (score, then member), as ZRANGE … BYSCORE [REV] [LIMIT]. */
+  zrangeByScore(key: string, min: number, max: number, { reverse = false, page }: ZRangeOptions = {}): string[] {
     const zset = this.#zset(key, false);
     if (!zset) return [];
     const matches: Array<[string, number]> = [];
     for (const entry of zset) if (entry[1] >= min && entry[1] <= max) matches.push(entry);
-    return matches.sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0)).map(([member]) => member);
+    const members = matches.sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0)).map(([member]) => member);
+    if (reverse) members.reverse();
+    return page ? members.slice(page.offset, page.offset + page.count) : members;
   }
 }
 
@@ -182,7 +185,7 @@ export function memoryStore(now: () => number = Date.now): Store {
     incr: async (key) => data.incr(key),
     zadd: async (key, entries) => data.zadd(key, entries),
     zrem: async (key, ...members) => data.zrem(key, ...members),
-    zrangeByScore: async (key, min, max) => data.zrangeByScore(key, min, max),
+    zrangeByScore: async (key, min, max, options) => data.zrangeByScore(key, min, max, options),
     run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) =>
       script.memory(data, keys, args.map(String)),
     ping: async () => true,

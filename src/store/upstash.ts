@@ -50,7 +50,13 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
       if (first) await redis.zadd(key, first, ...rest);
     },
     zrem: async (key, ...members) => (members.length === 0 ? 0 : await redis.zrem(key, ...members)),
-    zrangeByScore: async (key, min, max) => await redis.zrange<string[]>(key, scoreBound(min), scoreBound(max), { byScore: true }),
+    // With REV, Redis takes the bounds highest first.
+    zrangeByScore: async (key, min, max, { reverse = false, page } = {}) => {
+      const [from, to] = [scoreBound(reverse ? max : min), scoreBound(reverse ? min : max)];
+      return page
+        ? await redis.zrange<string[]>(key, from, to, { byScore: true, rev: reverse, offset: page.offset, count: page.count })
+        : await redis.zrange<string[]>(key, from, to, { byScore: true, rev: reverse });
+    },
     run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => {
       let compiled = scripts.get(script.name);
       if (!compiled) {
