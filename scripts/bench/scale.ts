@@ -16,9 +16,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { WebSocket } from "undici";
-import { type Mesh, registerSkill, startMesh } from "../mesh/index.js";
+import { type Mesh, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
-import { syntheticManifest } from "../mesh/synthetic.js";
+import { registerSynthetic } from "../mesh/synthetic.js";
 import { type GatewayInspector, inspectGateway } from "./inspector.js";
 import { empty, load, summary } from "./load.js";
 import { SUBTRACT_DIR, TRIVIAL, TRIVIAL_CALL } from "./trivial.js";
@@ -59,8 +59,22 @@ interface Snapshot {
   errors: number;
 }
 
+/** Reads every page of a listing (`method` on `url`, following `nextCursor`): how long it took, and how many pages. */
+async function everyPage(url: string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ ms: number; pages: number }> {
+  let pages = 0;
+  const ms = await timed(async () => {
+    let cursor: string | undefined;
+    do {
+      const { json } = await post(url, { jsonrpc: "2.0", method, params: { ...params, ...(cursor ? { cursor } : {}) }, id: ++pages }, headers);
+      if (!json.result) throw new Error(`${method}: ${JSON.stringify(json)}`);
+      cursor = json.result.nextCursor;
+    } while (cursor);
+  });
+  return { ms, pages };
+}
+
 /** Measures calls, a change's effect, listing and discovery at the registry's current size. */
-async function measure(mesh: Mesh, adminToken: string, binding: string, nextIndex: () => number, inspector: GatewayInspector | undefined): Promise<Snapshot> {
+async function measure(mesh: Mesh, registerOne: () => Promise<void>, inspector: GatewayInspector | undefined): Promise<Snapshot> {
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let errors = 0;
 
@@ -75,30 +89,14 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
   const afterChange: number[] = [];
   const unchanged: number[] = [];
   for (let change = 0; change < CHANGES; change++) {
-    await registerSkill(mesh.gatewayUrl, adminToken, { binding }, { manifest: syntheticManifest(nextIndex()) });
+    await registerOne();
     afterChange.push(await subtract());
     unchanged.push(await subtract());
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
-  let pages = 0;
-  const toolsListMs = await timed(async () => {
-    let cursor: string | undefined;
-    do {
-      const { json } = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/list", params: cursor ? { cursor } : {}, id: ++pages }, MCP_HEADERS);
-      if (!json.result) throw new Error(`tools/list: ${JSON.stringify(json)}`);
-      cursor = json.result.nextCursor;
-    } while (cursor);
-  });
-  let listPages = 0;
-  const skillsListMs = await timed(async () => {
-    let cursor: string | undefined;
-    do {
-      const { json } = await post(rpc, { jsonrpc: "2.0", method: "skills.list", params: { limit: 1_000, ...(cursor ? { cursor } : {}) }, id: ++listPages });
-      if (!json.result?.skills) throw new Error(`skills.list: ${JSON.stringify(json)}`);
-      cursor = json.result.nextCursor;
-    } while (cursor);
-  });
+  const toolsList = await everyPage(`${mesh.gatewayUrl}/mcp`, "tools/list", {}, MCP_HEADERS);
+  const skillsList = await everyPage(rpc, "skills.list", { limit: 1_000 });
   const discover = async (capability: string) => {
     const { json } = await post(rpc, { jsonrpc: "2.0", method: "skills.discover", params: { capability }, id: 1 });
     if (!Array.isArray(json.result)) throw new Error(`skills.discover: ${JSON.stringify(json)}`);
@@ -109,10 +107,10 @@ async function measure(mesh: Mesh, adminToken: string, binding: string, nextInde
   return {
     afterChangeMs: { median: median(afterChange), max: Math.max(...afterChange) },
     unchangedMs: { median: median(unchanged), max: Math.max(...unchanged) },
-    toolsListMs,
-    toolsListPages: pages,
-    skillsListMs,
-    skillsListPages: listPages,
+    toolsListMs: toolsList.ms,
+    toolsListPages: toolsList.pages,
+    skillsListMs: skillsList.ms,
+    skillsListPages: skillsList.pages,
     discoverExactMs,
     discoverGlobMs,
     heapMb: await inspector?.heapMb(),
@@ -146,30 +144,27 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     }
     const [smallMesh, largeMesh] = meshes as [Mesh, Mesh];
     const binding = smallMesh.skills[0]!.binding;
+    // Synthetic skill numbers run on across both meshes: every registration is a new skill.
     let next = 0;
-    const register = (mesh: Mesh) => registerSkill(mesh.gatewayUrl, adminToken, { binding }, { manifest: syntheticManifest(next++) });
+    const register = async (mesh: Mesh, count: number, inFlight = 1) => {
+      const from = next;
+      next += count;
+      await registerSynthetic(mesh.gatewayUrl, adminToken, binding, from, next, inFlight);
+    };
     const store = upstash ? "upstash → redis-server" : "memory";
     console.log(`Scale benchmark: ${target} synthetic skills (~2 KB of schema each) registered ${IN_FLIGHT} at a time; store: ${store}`);
 
-    for (let i = 0; i < 9; i++) await register(smallMesh);
+    await register(smallMesh, 9);
     const perThousand: number[] = [];
     let registered = 0;
     while (registered < target) {
       const batch = Math.min(1_000, target - registered);
-      const ms = await timed(async () => {
-        let left = batch;
-        await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-          while (left > 0) {
-            left--;
-            await register(largeMesh);
-          }
-        }));
-      });
+      const ms = await timed(() => register(largeMesh, batch, IN_FLIGHT));
       registered += batch;
       perThousand.push((ms / batch) * 1000);
       process.stdout.write(`  ${registered} registered: ${(ms / batch).toFixed(2)} s per 1,000\n`);
     }
-    const burstMs = await timed(() => Promise.all(Array.from({ length: 100 }, () => register(largeMesh))));
+    const burstMs = await timed(() => register(largeMesh, 100, 100));
 
     console.log("Measuring calls on both registries, then registry changes …");
     const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({}) }));
@@ -179,8 +174,8 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
       for (const i of segment % 2 ? [1, 0] : [0, 1]) await load(sides[i]!, (CALL_SECONDS * 1000) / 4, samples[i]!, CONCURRENCY);
     }
     const [smallCalls, largeCalls] = samples.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>];
-    const small = await measure(smallMesh, adminToken, binding, () => next++, inspectors[0]);
-    const large = await measure(largeMesh, adminToken, binding, () => next++, inspectors[1]);
+    const small = await measure(smallMesh, () => register(smallMesh, 1), inspectors[0]);
+    const large = await measure(largeMesh, () => register(largeMesh, 1), inspectors[1]);
     const counts = [10, target + 100 + 1];
 
     // New isolates on the large registry (the store outlives them): a first call reads its own
