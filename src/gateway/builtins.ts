@@ -15,7 +15,7 @@ import { positionalMapper } from "../skill/index.js";
 import type { Observed } from "../metrics/index.js";
 import { type SkillSummary, allowedOf, catalogFor, summarize } from "./catalog.js";
 import { openRpcDocument } from "./openrpc.js";
-import { pageOf } from "../paging/index.js";
+import { type Page, pageOf } from "../paging/index.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** What a built-in sees of its call. */
@@ -34,6 +34,9 @@ export interface BuiltinContext {
 }
 
 type Builtin = (request: JsonRpcRequest, context: BuiltinContext) => Promise<unknown>;
+
+/** Most skills one answer of `skills.list`, `skills.discover` or `rpc.discover` lists, paged or not, and the most candidates `skills.call` weighs. */
+export const MAX_LISTED = 1_000;
 
 const JobIdParams = z.object({ jobId: z.string().min(1).max(64) });
 const JobListParams = z.object({
@@ -98,9 +101,6 @@ async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinConte
   return job;
 }
 
-/** Most skills one answer of `skills.list`, `skills.discover` or `rpc.discover` lists, paged or not, and the most candidates `skills.call` weighs. */
-export const MAX_LISTED = 1_000;
-
 /**
  * Paging of the listing built-ins: with `limit` or `cursor` the answer is a page (`{skills,
  * nextCursor?}`; for `rpc.discover` the document with `x-nextCursor`); without, the whole list.
@@ -121,11 +121,7 @@ const DiscoverParams = z
   .extend(ListPageParams.shape);
 
 /** The skills a listing built-in answers with: a page when the caller asked for one. */
-interface Listed<T> {
-  items: T[];
-  paged: boolean;
-  nextCursor?: string;
-}
+type Listed<T> = Page<T> & { paged: boolean };
 
 /**
  * What a listing built-in answers: a page when asked for one, else the whole list — unless it

@@ -158,11 +158,12 @@ async function finish(store: Store, key: string, token: string, fingerprint: str
   // The call has run: its outcome goes to the caller even when the store cannot keep it (down,
   // past its deadline, or refusing a record that large). Failing the call instead would tell the
   // caller to retry a call that ran, and the retry would run it again once the claim expired.
-  const settle = isStorable(outcome)
+  const storable = isStorable(outcome);
+  const settle = storable
     ? store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs])
     : store.run(releaseClaim, [key], [token]);
   await settle.catch((error: unknown) => {
-    const what = isStorable(outcome) ? "its answer could not be stored" : "its claim could not be released";
+    const what = storable ? "its answer could not be stored" : "its claim could not be released";
     console.error(`[idempotency] ${key}: the call ran, but ${what} (${errorText(error)}); a retry after the claim expires runs it again`);
   });
   return outcome;
