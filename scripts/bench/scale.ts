@@ -15,7 +15,6 @@
  * With --redis, the store is Upstash against a local redis-server (scripts/redis-rest).
  */
 import { randomBytes } from "node:crypto";
-import { WebSocket } from "undici";
 import { type Mesh, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { registerSynthetic } from "../mesh/synthetic.js";
