@@ -3,6 +3,13 @@
  * Worker has 128 MB for everything, so a body is cut off past a bound instead of read whole.
  */
 
+/**
+ * The largest answer the gateway reads from a skill (a JSON body, one event of a stream, or the
+ * text of an RPC answer): a skill that sends more is cut off with -32603, instead of the gateway
+ * isolate (128 MB for every call it serves) reading, parsing and re-serialising it.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
 /** A body past the bound its reader was given. */
 export class BodyTooLarge extends Error {
   constructor(readonly maxBytes: number) {

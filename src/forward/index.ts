@@ -4,28 +4,22 @@
  * can act on; nothing of the skill's internals leaks.
  */
 import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
-import { BodyTooLarge, boundedText } from "../body/index.js";
+import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
-import { anySignal } from "../signal/index.js";
+import { anySignal, untilAborted } from "../signal/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
 
 /** How long a caller is told to wait after a skill's transport failure. */
 export const RETRY_AFTER_UNAVAILABLE_MS = 1_000;
-
-/**
- * The largest answer the gateway reads from a skill (a JSON body, or one event of a stream): a
- * skill that sends more is cut off with -32603, instead of the gateway isolate (128 MB for every
- * call it serves) reading, parsing and re-serialising it.
- */
-export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface ForwardRequest {
   method: string;
@@ -57,7 +51,7 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = call.signal ? anySignal([timeout, call.signal]) : timeout;
   try {
-    return await send(deployment, call, env, signal);
+    return await send(deployment, call, env, timeoutMs, signal);
   } catch (thrown) {
     if (call.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, `The call to ${deployment.name} was cancelled by its caller`);
     if (timeout.aborted && !(thrown instanceof RpcError)) {
@@ -67,7 +61,35 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   }
 }
 
-async function send(deployment: Deployment, call: ForwardRequest, env: BindingEnv, signal: AbortSignal): Promise<unknown> {
+/** What one attempt sends, on either transport: the JSON-RPC request and the headers that go with it. */
+interface Hop {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Bindings (by name) whose Worker turned out not to serve the RPC hop: this isolate calls them over HTTP. */
+const httpOnlyBindings = new Set<string>();
+
+async function send(deployment: Deployment, call: ForwardRequest, env: BindingEnv, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+  const { endpoint } = deployment;
+  const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
+  const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
+  const url = "url" in endpoint ? endpoint.url : "https://skill.internal/";
+  const hop = await hopOf(call, url);
+  // A call its caller can cancel, or that streams, goes over HTTP: its abort reaches the skill as a
+  // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
+  if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
+    const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, call, timeoutMs, signal);
+    if (text !== undefined) return resultOf(deployment, 200, text);
+    httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
+  }
+  const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
+  const { status, text } = await overHttp(deployment, fetcher, url, hop, call, signal);
+  return resultOf(deployment, status, text);
+}
+
+/** The request of an attempt: its body, the caller context and trace, and the signature with a hop secret. */
+async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     [CONTEXT_HEADER]: encodeContext(call.context),
@@ -75,17 +97,48 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
   if (call.callKey) headers[CALL_KEY_HEADER] = call.callKey;
-  if (call.onProgress) headers.accept = "text/event-stream, application/json";
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
-  const url = urlOf(deployment);
-  if (call.hopSecret) {
-    headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
-  }
+  // Over RPC too the signature covers a POST to the binding's "/", so the skill checks one thing.
+  if (call.hopSecret) headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
+  return { body, headers };
+}
 
+/**
+ * The attempt as a Workers RPC call of the skill's module (src/hop/rpc.ts): its answer's text,
+ * or undefined when the Worker does not serve the RPC hop (then nothing ran).
+ */
+async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, call: ForwardRequest, timeoutMs: number, signal: AbortSignal): Promise<string | undefined> {
+  let text: unknown;
+  try {
+    const answer = binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs });
+    text = await untilAborted(answer, signal);
+  } catch (thrown) {
+    if (isMissingRpcMethod(thrown)) return undefined;
+    if (signal.aborted) throw thrown; // a timeout or a cancellation: forwardCall says which
+    // The skill's isolate failed the call (an exception past the SDK, a limit exceeded): a transport failure.
+    console.error(`[gateway] ${deployment.id} failed its RPC call:`, errorText(thrown));
+    throw unavailable(deployment, "is unreachable");
+  }
+  if (typeof text !== "string") throw unavailable(deployment, "answered its RPC call without a JSON-RPC response");
+  // The SDK refuses to send more; a Worker of its own making might.
+  if (text.length > MAX_ANSWER_BYTES) throw tooLarge(deployment);
+  return text;
+}
+
+/** The attempt as an HTTP request (a URL, or a binding whose Worker does not serve the RPC hop): its status and body. */
+async function overHttp(
+  deployment: Deployment,
+  fetcher: (url: string, init: RequestInit) => Promise<Response>,
+  url: string,
+  hop: Hop,
+  call: ForwardRequest,
+  signal: AbortSignal,
+): Promise<{ status: number; text: string }> {
+  const headers = call.onProgress ? { ...hop.headers, accept: "text/event-stream, application/json" } : hop.headers;
   let response: Response;
   try {
     // A redirect is not followed: it would re-send the body and the caller context elsewhere.
-    response = await fetcherOf(deployment, env)(url, { method: "POST", headers, body, signal, redirect: "manual" });
+    response = await fetcher(url, { method: "POST", headers, body: hop.body, signal, redirect: "manual" });
   } catch (thrown) {
     if (thrown instanceof RpcError || signal.aborted) throw thrown;
     console.error(`[gateway] ${deployment.id} unreachable:`, thrown);
@@ -95,21 +148,24 @@ async function send(deployment: Deployment, call: ForwardRequest, env: BindingEn
     const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
     throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
-  let text: string;
   try {
-    text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
+    const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
+    return { status: response.status, text };
   } catch (thrown) {
     // Not worth a retry: the same call gets the same answer. A fault of the skill, so its breaker hears of it.
-    if (thrown instanceof BodyTooLarge) throw new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
+    if (thrown instanceof BodyTooLarge) throw tooLarge(deployment);
     if (thrown instanceof RpcError || signal.aborted) throw thrown; // a timeout or a cancellation: forwardCall says which
     // The connection broke mid-answer: a transport failure, like an unreachable skill.
     console.error(`[gateway] ${deployment.id} broke off its answer:`, errorText(thrown));
     throw unavailable(deployment, "broke off its answer");
   }
-  const parsed = safeJson(text);
-  const answer = JsonRpcResponseSchema.safeParse(parsed);
-  if (!answer.success || (response.status !== 200 && !("error" in answer.data))) {
-    throw unavailable(deployment, `answered HTTP ${response.status} without a JSON-RPC response`);
+}
+
+/** The result of a skill's answer, or its error thrown: its own JSON-RPC error as is, anything but a JSON-RPC response -32001. */
+function resultOf(deployment: Deployment, status: number, text: string): unknown {
+  const answer = JsonRpcResponseSchema.safeParse(safeJson(text));
+  if (!answer.success || (status !== 200 && !("error" in answer.data))) {
+    throw unavailable(deployment, `answered HTTP ${status} without a JSON-RPC response`);
   }
   if ("error" in answer.data) {
     const { code, message, data } = answer.data.error;
@@ -129,20 +185,19 @@ async function finalMessageOf(body: ReadableStream<Uint8Array>, onProgress: (pro
   return final;
 }
 
-function fetcherOf(deployment: Deployment, env: BindingEnv): (url: string, init: RequestInit) => Promise<Response> {
-  const { endpoint } = deployment;
-  if ("url" in endpoint) return (url, init) => fetch(url, init);
-  const binding = Object.hasOwn(env, endpoint.binding) ? (env[endpoint.binding] as Fetcher | undefined) : undefined;
+/** The deployment's service binding, or -32001 when this gateway has none by that name. */
+function bindingOf(deployment: Deployment, name: string, env: BindingEnv): Fetcher {
+  const binding = Object.hasOwn(env, name) ? (env[name] as Fetcher | undefined) : undefined;
   if (!binding || typeof binding.fetch !== "function") {
-    throw new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} is not reachable from this gateway (no binding ${endpoint.binding})`, {
+    throw new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} is not reachable from this gateway (no binding ${name})`, {
       retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,
     });
   }
-  return (url, init) => binding.fetch(url, init);
+  return binding;
 }
 
-function urlOf(deployment: Deployment): string {
-  return "url" in deployment.endpoint ? deployment.endpoint.url : "https://skill.internal/";
+function tooLarge(deployment: Deployment): RpcError {
+  return new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
 }
 
 function unavailable(deployment: Deployment, what: string): RpcError {

@@ -34,3 +34,20 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * The promise's outcome, or its signal's reason as a rejection as soon as the signal aborts
+ * (what `fetch` does with its `signal`, for a call that takes none: a Workers RPC call).
+ * @example const text = await untilAborted(binding.skillmeshCall(call), AbortSignal.timeout(5_000))
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
+    );
+  });
+}

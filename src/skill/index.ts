@@ -9,9 +9,11 @@ import { z } from "zod";
 import { CONTEXT_HEADER, type CallerContext, readContext } from "../context/index.js";
 import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
-import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
+import { SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema } from "../hop/rpc.js";
+import { MAX_ANSWER_BYTES } from "../body/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { anySignal } from "../signal/index.js";
@@ -93,13 +95,30 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
 }
 
 /**
- * The Worker module `defineSkill` returns: a Hono app, plus its manifest and its definition (for
- * tools, tests and benchmarks that host the same logic elsewhere).
+ * The Worker module `defineSkill` returns: `fetch` (a Hono app: JSON-RPC on `POST /`, the
+ * manifest on `GET /manifest`), the gateway's RPC hop (`skillmeshCall`, src/hop/rpc.ts), and
+ * its manifest and definition (for tools, tests and benchmarks that host the same logic
+ * elsewhere). A Worker that adds routes of its own keeps the rest: `{ ...skill, fetch }`.
  */
-export type SkillWorker<Env extends object = object, Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> = Hono<{ Bindings: Env }> & {
+export type SkillWorker<Env extends object = object, Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> = {
+  /** Workers RPC calls a module's method with the Worker's env and context after the caller's arguments. */
+  [SKILL_RPC_METHOD]: (call: SkillRpcCall, env: Env, ctx: ExecutionContext) => Promise<string>;
+  fetch: Hono<{ Bindings: Env }>["fetch"];
+  app: Hono<{ Bindings: Env }>;
   manifest: SkillManifest;
   definition: SkillDefinition<Input, Output, Env>;
 };
+
+/** A JSON-RPC body as it reached the skill, by HTTP or by the gateway's RPC hop. */
+interface Delivery<Env> {
+  body: string;
+  headers: Headers;
+  /** The method and path the signature covers (the RPC hop signs as a `POST /`). */
+  method: string;
+  path: string;
+  env: Env;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
 
 /**
  * Defines a skill and returns its Worker module.
@@ -116,39 +135,22 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
 ): SkillWorker<Env, Input, Output> {
   const manifest = manifestOf(definition);
   const toInput = positionalMapper(definition.input);
+  const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };
   const app = new Hono<{ Bindings: Env }>();
 
   app.use(drainUnreadBody());
   app.get("/manifest", (c) => c.json(manifest));
   app.post("/", jsonBodyGuard(), async (c) => {
-    const body = await bodyText(c);
     const headers = c.req.raw.headers;
-    // With a hop secret, only calls the gateway signed are served; a signed call's context is believed.
-    const secret = hopSecretOf(c.env);
-    if (secret) {
-      const parts = { method: c.req.method, path: new URL(c.req.url).pathname, body, context: headers.get(CONTEXT_HEADER) ?? "" };
-      const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), parts);
-      if (refusal) return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.Unauthorized, message: `Unauthorized: ${refusal}` }, id: null }, 401);
-    }
-    const caller = readContext(headers, !!secret || trustsContext(c.env));
-    const delegation = manifest.pipeline ? (headers.get(DELEGATION_HEADER) ?? undefined) : undefined;
-    const callKey = manifest.pipeline ? (headers.get(CALL_KEY_HEADER) ?? undefined) : undefined;
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
-    // The handler's span continues the trace the gateway (or a direct caller) sent.
-    const parent = parentContextOf(caller.traceparent);
-    const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
-    const answer = (signal: AbortSignal, progress: SkillContext["progress"]) =>
-      processJsonRpc(body, (request) =>
-        inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, (_span, trace) =>
-          invoke(request, { ...caller, env: c.env as Env, requestId: request.id, waitUntil, progress, signal, trace, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
-        ),
-      );
-    const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };
-    if (!acceptsEventStream(headers)) return toHttpResponse(await answer(c.req.raw.signal, () => {}), versionHeader);
+    const delivery: Delivery<Env> = { body: await bodyText(c), headers, method: c.req.method, path: new URL(c.req.url).pathname, env: c.env as Env, waitUntil };
+    const refusal = await refusalOf(delivery);
+    if (refusal) return c.json(refusal, 401);
+    if (!acceptsEventStream(headers)) return toHttpResponse(await answer(delivery, c.req.raw.signal, () => {}), versionHeader);
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
       const report = progressRelay(sse);
-      const processed = await answer(anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
+      const processed = await answer(delivery, anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
       if (processed !== undefined) sse.sendJson(answerJson(processed));
     });
     return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });
@@ -159,6 +161,48 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     console.error(`[${manifest.name}@${manifest.version}]`, err);
     return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Internal error" }, id: null }, 500);
   });
+
+  /** The gateway's RPC hop: the same body and headers as a `POST /`, the answer as text. */
+  async function skillmeshCall(received: SkillRpcCall, env: Env, ctx: ExecutionContext): Promise<string> {
+    const checked = SkillRpcCallSchema.safeParse(received);
+    if (!checked.success) return JSON.stringify(failure(null, ErrorCode.InvalidRequest, "Invalid Request: not a call of the gateway's RPC hop", { issues: describeIssues(checked.error) }));
+    const call = checked.data;
+    const delivery: Delivery<Env> = { body: call.body, headers: new Headers(call.headers), method: "POST", path: "/", env, waitUntil: (p) => ctx.waitUntil(p) };
+    const refusal = await refusalOf(delivery);
+    if (refusal) return JSON.stringify(refusal);
+    // A call its caller can cancel, or that streams, comes over HTTP (src/hop/rpc.ts): this one's
+    // only abort is the gateway's timeout, kept here.
+    const processed = await answer(delivery, AbortSignal.timeout(call.timeoutMs), () => {});
+    const text = processed === undefined ? "" : answerJson(processed);
+    if (text.length <= MAX_ANSWER_BYTES) return text;
+    console.error(`[${manifest.name}@${manifest.version}] an answer of ${text.length} characters is past the ${MAX_ANSWER_BYTES} the gateway reads`);
+    return JSON.stringify(failure(null, ErrorCode.InternalError, `${manifest.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`));
+  }
+
+  /** With a hop secret, only calls the gateway signed are served: the refusal for one that is not. */
+  async function refusalOf(delivery: Delivery<Env>): Promise<JsonRpcFailure | undefined> {
+    const secret = hopSecretOf(delivery.env);
+    if (!secret) return undefined;
+    const { body, headers, method, path } = delivery;
+    const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), { method, path, body, context: headers.get(CONTEXT_HEADER) ?? "" });
+    return refusal ? failure(null, ErrorCode.Unauthorized, `Unauthorized: ${refusal}`) : undefined;
+  }
+
+  /** Every request of a delivered body through `invoke`, each in a span continuing the caller's trace. */
+  function answer(delivery: Delivery<Env>, signal: AbortSignal, progress: SkillContext["progress"]): Promise<ProcessedBody> {
+    const { headers, env, waitUntil } = delivery;
+    // A signed call's context is believed (or any, where the operator says only the gateway reaches this Worker).
+    const caller = readContext(headers, !!hopSecretOf(env) || trustsContext(env));
+    const delegation = manifest.pipeline ? (headers.get(DELEGATION_HEADER) ?? undefined) : undefined;
+    const callKey = manifest.pipeline ? (headers.get(CALL_KEY_HEADER) ?? undefined) : undefined;
+    const parent = parentContextOf(caller.traceparent);
+    const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
+    return processJsonRpc(delivery.body, (request) =>
+      inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, (_span, trace) =>
+        invoke(request, { ...caller, env, requestId: request.id, waitUntil, progress, signal, trace, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
+      ),
+    );
+  }
 
   async function invoke(request: JsonRpcRequest, ctx: SkillContext<Env>): Promise<unknown> {
     if (request.method !== manifest.name) throw new RpcError(ErrorCode.MethodNotFound);
@@ -179,7 +223,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return checked.data;
   }
 
-  return Object.assign(app, { manifest, definition });
+  return { fetch: app.fetch, app, [SKILL_RPC_METHOD]: skillmeshCall, manifest, definition };
 }
 
 /**
