@@ -54,7 +54,7 @@ const ANONYMOUS = "anonymous";
  * forged. A valid `traceparent` is kept either way (it names a trace, not a caller).
  * @example const ctx = readContext(request.headers, env.SKILLMESH_TRUST_CONTEXT === "true")
  */
-export function readContext(headers: Headers, trusted: boolean): CallerContext {
+export function readContext(headers: Pick<Headers, "get">, trusted: boolean): CallerContext {
   const encoded = trusted ? headers.get(CONTEXT_HEADER) : null;
   const decoded = encoded ? decodeContext(encoded) : undefined;
   return decoded ?? { caller: ANONYMOUS, traceparent: validTraceparent(headers.get("traceparent")) };

@@ -13,7 +13,7 @@ import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorTe
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
-import { anySignal, untilAborted } from "../signal/index.js";
+import { anySignal, withTimeout } from "../signal/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
@@ -47,16 +47,28 @@ export interface ForwardRequest {
  */
 export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
+  const { endpoint } = deployment;
+  const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
+  const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
+  const url = "url" in endpoint ? endpoint.url : "https://skill.internal/";
+  const hop = await hopOf(call, url);
+  // A call its caller can cancel, or that streams, goes over HTTP: its abort reaches the skill as a
+  // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
+  if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
+    const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, timeoutMs);
+    if (text !== undefined) return resultOf(deployment, 200, text);
+    httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
+  }
   // One native timer that aborts the hop: no controller, timer and race of our own per call.
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = call.signal ? anySignal([timeout, call.signal]) : timeout;
+  const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
   try {
-    return await send(deployment, call, env, timeoutMs, signal);
+    const { status, text } = await overHttp(deployment, fetcher, url, hop, call, signal);
+    return resultOf(deployment, status, text);
   } catch (thrown) {
     if (call.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, `The call to ${deployment.name} was cancelled by its caller`);
-    if (timeout.aborted && !(thrown instanceof RpcError)) {
-      throw new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs });
-    }
+    if (timeout.aborted && !(thrown instanceof RpcError)) throw timedOut(deployment, timeoutMs);
     throw thrown;
   }
 }
@@ -69,24 +81,6 @@ interface Hop {
 
 /** Bindings (by name) whose Worker turned out not to serve the RPC hop: this isolate calls them over HTTP. */
 const httpOnlyBindings = new Set<string>();
-
-async function send(deployment: Deployment, call: ForwardRequest, env: BindingEnv, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
-  const { endpoint } = deployment;
-  const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
-  const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
-  const url = "url" in endpoint ? endpoint.url : "https://skill.internal/";
-  const hop = await hopOf(call, url);
-  // A call its caller can cancel, or that streams, goes over HTTP: its abort reaches the skill as a
-  // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
-  if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
-    const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, call, timeoutMs, signal);
-    if (text !== undefined) return resultOf(deployment, 200, text);
-    httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
-  }
-  const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
-  const { status, text } = await overHttp(deployment, fetcher, url, hop, call, signal);
-  return resultOf(deployment, status, text);
-}
 
 /** The request of an attempt: its body, the caller context and trace, and the signature with a hop secret. */
 async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
@@ -105,16 +99,16 @@ async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
 
 /**
  * The attempt as a Workers RPC call of the skill's module (src/hop/rpc.ts): its answer's text,
- * or undefined when the Worker does not serve the RPC hop (then nothing ran).
+ * or undefined when the Worker does not serve the RPC hop (then nothing ran). Past `timeoutMs`
+ * the gateway stops waiting (-32004); the skill aborts its `ctx.signal` at the same time.
  */
-async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, call: ForwardRequest, timeoutMs: number, signal: AbortSignal): Promise<string | undefined> {
+async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, timeoutMs: number): Promise<string | undefined> {
   let text: unknown;
   try {
-    const answer = binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs });
-    text = await untilAborted(answer, signal);
+    text = await withTimeout(binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs }), timeoutMs, () => timedOut(deployment, timeoutMs));
   } catch (thrown) {
     if (isMissingRpcMethod(thrown)) return undefined;
-    if (signal.aborted) throw thrown; // a timeout or a cancellation: forwardCall says which
+    if (thrown instanceof RpcError) throw thrown; // the timeout
     // The skill's isolate failed the call (an exception past the SDK, a limit exceeded): a transport failure.
     console.error(`[gateway] ${deployment.id} failed its RPC call:`, errorText(thrown));
     throw unavailable(deployment, "is unreachable");
@@ -194,6 +188,10 @@ function bindingOf(deployment: Deployment, name: string, env: BindingEnv): Fetch
     });
   }
   return binding;
+}
+
+function timedOut(deployment: Deployment, timeoutMs: number): RpcError {
+  return new RpcError(ErrorCode.SkillTimeout, `${deployment.name} did not answer within ${timeoutMs} ms; retry later or with a smaller input`, { timeoutMs });
 }
 
 function tooLarge(deployment: Deployment): RpcError {

@@ -17,6 +17,13 @@
  */
 import { z } from "zod";
 
+/**
+ * How long after the attempt's timeout the skill aborts `ctx.signal`: the gateway's own timer
+ * decides the -32004 first. Without it a handler that answers its abort (with an error of its
+ * own) could beat the gateway's timer, and its answer would be taken for the call's.
+ */
+export const ABORT_AFTER_TIMEOUT_MS = 50;
+
 /** The RPC method of a skill Worker's module that serves the gateway's hop. */
 export const SKILL_RPC_METHOD = "skillmeshCall";
 
@@ -30,6 +37,20 @@ export const SkillRpcCallSchema = z.object({
   timeoutMs: z.number().positive(),
 });
 export type SkillRpcCall = z.infer<typeof SkillRpcCallSchema>;
+
+/** What a skill reads headers through: a request's `Headers`, or the RPC hop's record. */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
+/**
+ * The RPC hop's headers as a lookup (lower-case names, as the gateway writes them): building a
+ * `Headers` object for them cost a tenth of the skill's time on the trivial call.
+ * @example headerLookupOf(call.headers).get("x-skillmesh-context")
+ */
+export function headerLookupOf(headers: Record<string, string>): HeaderLookup {
+  return { get: (name) => (Object.hasOwn(headers, name) ? headers[name]! : null) };
+}
 
 /** A Worker module (or binding) that serves the RPC hop: the answer is the JSON-RPC response as text. */
 export interface SkillRpc {

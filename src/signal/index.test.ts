@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { anySignal, sleep } from "./index.js";
+import { anySignal, sleep, withTimeout } from "./index.js";
 
 describe("anySignal", () => {
   it("aborts when the first of its signals aborts, with that signal's reason", () => {
@@ -63,5 +63,32 @@ describe("sleep", () => {
     signal.removeEventListener = ((...args: Parameters<typeof remove>) => (listeners.delete(args[1]), remove(...args))) as typeof remove;
     for (let i = 0; i < 5; i++) await sleep(1, signal);
     expect(listeners.size).toBe(0);
+  });
+});
+
+describe("withTimeout", () => {
+  it("settles as the promise does, before the deadline, and leaves no timer behind", async () => {
+    vi.useFakeTimers();
+    try {
+      await expect(withTimeout(Promise.resolve(7), 1_000, () => new Error("late"))).resolves.toBe(7);
+      await expect(withTimeout(Promise.reject(new Error("own")), 1_000, () => new Error("late"))).rejects.toThrow("own");
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("rejects with the timeout's error once the time is up, not a moment before", async () => {
+    vi.useFakeTimers();
+    try {
+      let outcome: unknown;
+      void withTimeout(new Promise(() => {}), 1_000, () => new Error("late")).catch((error: Error) => (outcome = error.message));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toBe("late");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -36,18 +36,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * The promise's outcome, or its signal's reason as a rejection as soon as the signal aborts
- * (what `fetch` does with its `signal`, for a call that takes none: a Workers RPC call).
- * @example const text = await untilAborted(binding.skillmeshCall(call), AbortSignal.timeout(5_000))
+ * The promise's outcome, or `onTimeout()`'s error thrown once `ms` have passed (one timer,
+ * cleared when the promise settles): a deadline for a call that takes no signal, such as a
+ * Workers RPC call.
+ * @example const text = await withTimeout(binding.skillmeshCall(call), 5_000, () => new Error("too slow"))
  */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
-      (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
-    );
-  });
+export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)));
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

@@ -12,7 +12,7 @@ import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
-import { SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema } from "../hop/rpc.js";
+import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES } from "../body/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
@@ -112,7 +112,8 @@ export type SkillWorker<Env extends object = object, Input extends z.ZodType = z
 /** A JSON-RPC body as it reached the skill, by HTTP or by the gateway's RPC hop. */
 interface Delivery<Env> {
   body: string;
-  headers: Headers;
+  /** Its headers: the request's, or the RPC hop's record (`headerLookupOf`: no Headers object built for it). */
+  headers: HeaderLookup;
   /** The method and path the signature covers (the RPC hop signs as a `POST /`). */
   method: string;
   path: string;
@@ -146,11 +147,11 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const delivery: Delivery<Env> = { body: await bodyText(c), headers, method: c.req.method, path: new URL(c.req.url).pathname, env: c.env as Env, waitUntil };
     const refusal = await refusalOf(delivery);
     if (refusal) return c.json(refusal, 401);
-    if (!acceptsEventStream(headers)) return toHttpResponse(await answer(delivery, c.req.raw.signal, () => {}), versionHeader);
+    if (!acceptsEventStream(headers)) return toHttpResponse(await answer(delivery, () => c.req.raw.signal, () => {}), versionHeader);
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
       const report = progressRelay(sse);
-      const processed = await answer(delivery, anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
+      const processed = await answer(delivery, () => anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
       if (processed !== undefined) sse.sendJson(answerJson(processed));
     });
     return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });
@@ -167,12 +168,13 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const checked = SkillRpcCallSchema.safeParse(received);
     if (!checked.success) return JSON.stringify(failure(null, ErrorCode.InvalidRequest, "Invalid Request: not a call of the gateway's RPC hop", { issues: describeIssues(checked.error) }));
     const call = checked.data;
-    const delivery: Delivery<Env> = { body: call.body, headers: new Headers(call.headers), method: "POST", path: "/", env, waitUntil: (p) => ctx.waitUntil(p) };
+    const delivery: Delivery<Env> = { body: call.body, headers: headerLookupOf(call.headers), method: "POST", path: "/", env, waitUntil: (p) => ctx.waitUntil(p) };
     const refusal = await refusalOf(delivery);
     if (refusal) return JSON.stringify(refusal);
     // A call its caller can cancel, or that streams, comes over HTTP (src/hop/rpc.ts): this one's
-    // only abort is the gateway's timeout, kept here.
-    const processed = await answer(delivery, AbortSignal.timeout(call.timeoutMs), () => {});
+    // only abort is the gateway's timeout, kept here — with a timer only for a handler that asks.
+    const deadline = Date.now() + call.timeoutMs + ABORT_AFTER_TIMEOUT_MS;
+    const processed = await answer(delivery, () => AbortSignal.timeout(Math.max(0, deadline - Date.now())), () => {});
     const text = processed === undefined ? "" : answerJson(processed);
     if (text.length <= MAX_ANSWER_BYTES) return text;
     console.error(`[${manifest.name}@${manifest.version}] an answer of ${text.length} characters is past the ${MAX_ANSWER_BYTES} the gateway reads`);
@@ -188,8 +190,11 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return refusal ? failure(null, ErrorCode.Unauthorized, `Unauthorized: ${refusal}`) : undefined;
   }
 
-  /** Every request of a delivered body through `invoke`, each in a span continuing the caller's trace. */
-  function answer(delivery: Delivery<Env>, signal: AbortSignal, progress: SkillContext["progress"]): Promise<ProcessedBody> {
+  /**
+   * Every request of a delivered body through `invoke`, each in a span continuing the caller's
+   * trace; `signalOf` makes the call's signal the first time a handler reads `ctx.signal`.
+   */
+  function answer(delivery: Delivery<Env>, signalOf: () => AbortSignal, progress: SkillContext["progress"]): Promise<ProcessedBody> {
     const { headers, env, waitUntil } = delivery;
     // A signed call's context is believed (or any, where the operator says only the gateway reaches this Worker).
     const caller = readContext(headers, !!hopSecretOf(env) || trustsContext(env));
@@ -197,10 +202,12 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const callKey = manifest.pipeline ? (headers.get(CALL_KEY_HEADER) ?? undefined) : undefined;
     const parent = parentContextOf(caller.traceparent);
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
+    let signal: AbortSignal | undefined;
     return processJsonRpc(delivery.body, (request) =>
-      inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, (_span, trace) =>
-        invoke(request, { ...caller, env, requestId: request.id, waitUntil, progress, signal, trace, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) }),
-      ),
+      inSpan(tracer, `skill ${manifest.name}`, parent, { kind: SpanKind.SERVER, attributes }, (_span, trace) => {
+        const ctx = { ...caller, env, requestId: request.id, waitUntil, progress, trace, ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) };
+        return invoke(request, Object.defineProperty(ctx, "signal", { get: () => (signal ??= signalOf()), enumerable: true }) as SkillContext<Env>);
+      }),
     );
   }
 
