@@ -156,9 +156,12 @@ describe("cancellation", () => {
     const headers = { "mcp-protocol-version": "2025-11-25" };
     const call = post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: "long-1", method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 } } }, headers);
     await eventually(seen, (s) => s.started > before.started, 5_000, 20);
+    const cancelledAt = Date.now();
     const cancelled = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "long-1", reason: "user" } }, headers);
     expect(cancelled.status).toBe(202);
     const answer = await call;
+    // Stopped by the cancel, not by the skill's own 2 s timeout.
+    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
     expect(answer.json.result).toMatchObject({ isError: true, _meta: { "skillmesh/error": { code: -32007 } } });
     const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
     expect(after.cancelled).toBe(before.cancelled + 1);

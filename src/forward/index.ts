@@ -7,13 +7,13 @@ import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
-import { SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
+import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
-import { anySignal, withTimeout } from "../signal/index.js";
+import { type Cancellation, anySignal, withTimeout } from "../signal/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
@@ -33,6 +33,8 @@ export interface ForwardRequest {
   onProgress?: (progress: Progress) => void;
   /** Aborted when the caller cancels (disconnects, closes its stream): the hop is aborted too. */
   signal?: AbortSignal;
+  /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told. */
+  cancellation?: Cancellation;
   /** For a pipeline: the token its steps call the gateway with, as this caller (src/auth/delegation.ts). */
   delegation?: string;
   /** For a pipeline: the key its steps derive their `Idempotency-Key`s from. */
@@ -52,24 +54,28 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
   const url = "url" in endpoint ? endpoint.url : "https://skill.internal/";
   const hop = await hopOf(call, url);
-  // A call its caller can cancel, or that streams, goes over HTTP: its abort reaches the skill as a
+  // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
   // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
   if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
-    const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, timeoutMs);
+    const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, timeoutMs, call.cancellation);
     if (text !== undefined) return resultOf(deployment, 200, text);
     httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
   }
   // One native timer that aborts the hop: no controller, timer and race of our own per call.
   const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = call.signal ? anySignal([timeout, call.signal]) : timeout;
+  const watched = call.cancellation?.watch();
+  const cancels = [call.signal, watched?.signal].filter((s): s is AbortSignal => !!s);
+  const signal = cancels.length ? anySignal([timeout, ...cancels]) : timeout;
   const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
   try {
     const { status, text } = await overHttp(deployment, fetcher, url, hop, call, signal);
     return resultOf(deployment, status, text);
   } catch (thrown) {
-    if (call.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, `The call to ${deployment.name} was cancelled by its caller`);
+    if (cancels.some((s) => s.aborted)) throw cancelled(deployment);
     if (timeout.aborted && !(thrown instanceof RpcError)) throw timedOut(deployment, timeoutMs);
     throw thrown;
+  } finally {
+    watched?.stop();
   }
 }
 
@@ -100,19 +106,28 @@ async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
 /**
  * The attempt as a Workers RPC call of the skill's module (src/hop/rpc.ts): its answer's text,
  * or undefined when the Worker does not serve the RPC hop (then nothing ran). Past `timeoutMs`
- * the gateway stops waiting (-32004); the skill aborts its `ctx.signal` at the same time.
+ * the gateway stops waiting (-32004); the skill aborts its `ctx.signal` then too. A call that
+ * another request may cancel carries a `cancelId`, which that request sends the skill; once
+ * cancelled, whatever the skill answers the call is -32007 (nothing for its breaker).
  */
-async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, timeoutMs: number): Promise<string | undefined> {
+async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, timeoutMs: number, cancellation?: Cancellation): Promise<string | undefined> {
+  if (cancellation?.cancelled) throw cancelled(deployment);
+  const cancelId = cancellation ? crypto.randomUUID() : undefined;
+  const forget = cancelId ? cancellation!.onCancel(() => binding[SKILL_CANCEL_METHOD](cancelId)) : undefined;
   let text: unknown;
   try {
-    text = await withTimeout(binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs }), timeoutMs, () => timedOut(deployment, timeoutMs));
+    text = await withTimeout(binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs, ...(cancelId ? { cancelId } : {}) }), timeoutMs, () => timedOut(deployment, timeoutMs));
   } catch (thrown) {
+    if (cancellation?.cancelled) throw cancelled(deployment);
     if (isMissingRpcMethod(thrown)) return undefined;
     if (thrown instanceof RpcError) throw thrown; // the timeout
     // The skill's isolate failed the call (an exception past the SDK, a limit exceeded): a transport failure.
     console.error(`[gateway] ${deployment.id} failed its RPC call:`, errorText(thrown));
     throw unavailable(deployment, "is unreachable");
+  } finally {
+    forget?.();
   }
+  if (cancellation?.cancelled) throw cancelled(deployment);
   if (typeof text !== "string") throw unavailable(deployment, "answered its RPC call without a JSON-RPC response");
   // The SDK refuses to send more; a Worker of its own making might.
   if (text.length > MAX_ANSWER_BYTES) throw tooLarge(deployment);
@@ -188,6 +203,10 @@ function bindingOf(deployment: Deployment, name: string, env: BindingEnv): Fetch
     });
   }
   return binding;
+}
+
+function cancelled(deployment: Deployment): RpcError {
+  return new RpcError(ErrorCode.Cancelled, `The call to ${deployment.name} was cancelled by its caller`);
 }
 
 function timedOut(deployment: Deployment, timeoutMs: number): RpcError {

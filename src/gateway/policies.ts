@@ -19,6 +19,7 @@ import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
 import { selectDeployment } from "../routing/index.js";
+import type { Cancellation } from "../signal/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
@@ -33,6 +34,8 @@ export interface CallStreaming {
   readonly onProgress?: (progress: Progress) => void;
   /** Aborted when the caller cancels: the forwarded call is aborted, the skill sees `ctx.signal`. */
   readonly signal?: AbortSignal;
+  /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told, it sees `ctx.signal`. */
+  readonly cancellation?: Cancellation;
 }
 
 /** One call on its way through the policies: what was asked, by whom, and until when. */
@@ -277,6 +280,7 @@ export const forward: Handler<SkillCall> = (call) => {
         hopSecret: call.runtime.config.hopSecret,
         onProgress: call.onProgress,
         signal: call.signal,
+        cancellation: call.cancellation,
         // A pipeline's steps come back to the gateway as this caller, for this call's budget only,
         // each with a key derived from the call's own (a job's id stands for one): a retried
         // pipeline replays the steps that succeeded instead of running them again.

@@ -7,13 +7,18 @@
  * part of what a hop costs (README "Benchmarks"). The skill SDK serves it (src/skill); a Worker
  * that does not (written without the SDK) is called over HTTP (src/forward).
  *
- * What goes over HTTP still: a call its caller can cancel (a `signal`: an event stream the caller
- * may close, MCP 2025's `notifications/cancelled`, a job's cancel) or that streams progress. A
- * caller that closes its stream tears its gateway request down: workerd then cancels an HTTP
- * subrequest, so the skill's `request.signal` fires, but an abort sent over RPC from that request
- * never arrives; and a signal passed over RPC (`enable_abortsignal_rpc`) made a trivial call cost
- * as much as the HTTP hop (README "Benchmarks"), so nothing is gained by it. A plain call's only
- * abort is its timeout, which the skill keeps itself: `timeoutMs`.
+ * What goes over HTTP still: a call with a `signal` (an event stream the caller may close, a
+ * job's cancel) or that streams progress. A caller that closes its stream tears its gateway
+ * request down: workerd then cancels an HTTP subrequest, so the skill's `request.signal` fires,
+ * but an abort sent over RPC from that request never arrives; and a signal passed over RPC
+ * (`enable_abortsignal_rpc`) made a trivial call cost as much as the HTTP hop (README
+ * "Benchmarks"), so nothing is gained by it.
+ *
+ * Cancellation over RPC: a plain call's only abort is its timeout, which the skill keeps itself
+ * (`timeoutMs`). A call another request may cancel while the gateway's request lives on (MCP
+ * 2025's `notifications/cancelled`: a `Cancellation`, src/signal) carries a `cancelId`; the
+ * cancelling request calls `skillmeshCancel(cancelId)` itself, in its own I/O, and the skill's
+ * `ctx.signal` aborts (polled, and only for a handler that reads it).
  */
 import { z } from "zod";
 
@@ -26,6 +31,8 @@ export const ABORT_AFTER_TIMEOUT_MS = 50;
 
 /** The RPC method of a skill Worker's module that serves the gateway's hop. */
 export const SKILL_RPC_METHOD = "skillmeshCall";
+/** The RPC method that cancels a call made with a `cancelId`: the skill's `ctx.signal` aborts. */
+export const SKILL_CANCEL_METHOD = "skillmeshCancel";
 
 /** One call over the RPC hop, as the skill receives it (checked: another bound Worker could send anything). */
 export const SkillRpcCallSchema = z.object({
@@ -35,6 +42,8 @@ export const SkillRpcCallSchema = z.object({
   headers: z.record(z.string(), z.string()),
   /** The attempt's timeout: past it the skill aborts `ctx.signal`, as the gateway stops waiting. */
   timeoutMs: z.number().positive(),
+  /** For a call another request may cancel: `skillmeshCancel(cancelId)` then aborts its `ctx.signal`. */
+  cancelId: z.string().min(16).max(64).optional(),
 });
 export type SkillRpcCall = z.infer<typeof SkillRpcCallSchema>;
 
@@ -55,6 +64,7 @@ export function headerLookupOf(headers: Record<string, string>): HeaderLookup {
 /** A Worker module (or binding) that serves the RPC hop: the answer is the JSON-RPC response as text. */
 export interface SkillRpc {
   [SKILL_RPC_METHOD](call: SkillRpcCall): Promise<string>;
+  [SKILL_CANCEL_METHOD](cancelId: string): Promise<void>;
 }
 
 /**

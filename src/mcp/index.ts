@@ -53,7 +53,7 @@ import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 import { pageOf } from "../paging/index.js";
-import { anySignal, sleep } from "../signal/index.js";
+import { Cancellation, sleep } from "../signal/index.js";
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
@@ -143,7 +143,7 @@ class McpServer {
   /** Answers one message; `slot` places it in its body (a batch element's `Idempotency-Key` is the header's plus its index). */
   async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
     if (isAcceptedOnly(message)) {
-      this.noteCancellation(message);
+      await this.noteCancellation(message);
       return { status: 202 };
     }
     const checked = JsonRpcRequestSchema.safeParse(message);
@@ -293,26 +293,19 @@ class McpServer {
    */
   private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming, cancellable = false) {
     const { known } = prepared;
-    const cancel = cancellable ? new AbortController() : undefined;
     const key = inFlightKey(this.backend.caller, prepared.id);
-    const entry = { cancelled: false };
-    if (cancel) inFlight.set(key, entry);
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
-    // forbid it): it sets a flag, and this request aborts its own call when it sees it.
-    const watch = cancel && setInterval(() => entry.cancelled && cancel.abort(), CANCEL_CHECK_MS);
-    const signals = [streaming.signal, cancel?.signal].filter((s): s is AbortSignal => !!s);
-    const signal = signals.length > 1 ? anySignal(signals) : signals[0];
+    // forbid it): that request flags the call and tells the skill itself (src/signal, src/forward).
+    const cancellation = cancellable ? new Cancellation() : undefined;
+    if (cancellation) inFlight.set(key, cancellation);
     try {
-      return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, { ...streaming, signal }));
+      return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, cancellation ? { ...streaming, cancellation } : streaming));
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
       return toolErrorOf(error);
     } finally {
-      if (cancel) {
-        clearInterval(watch);
-        if (inFlight.get(key) === entry) inFlight.delete(key);
-      }
+      if (cancellation && inFlight.get(key) === cancellation) inFlight.delete(key);
     }
   }
 
@@ -336,11 +329,10 @@ class McpServer {
     return { status: 200, stream };
   }
 
-  /** A 2025-era `notifications/cancelled`: aborts the caller's call with that id, if this isolate runs it. */
-  private noteCancellation(message: unknown): void {
+  /** A 2025-era `notifications/cancelled`: cancels the caller's call with that id, if this isolate runs it. */
+  private async noteCancellation(message: unknown): Promise<void> {
     const checked = CancelledNotificationSchema.safeParse(message);
-    const entry = checked.success ? inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId)) : undefined;
-    if (entry) entry.cancelled = true;
+    await (checked.success ? inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId)) : undefined)?.cancel();
   }
 
   /**
@@ -379,10 +371,7 @@ class McpServer {
  * (2025 era: a separate POST names the request to stop). A cancellation that reaches another
  * isolate than its call finds nothing here: closing the stream is the way that always works.
  */
-const inFlight = new Map<string, { cancelled: boolean }>();
-
-/** How often a running tool call looks for a `notifications/cancelled` of its own. */
-const CANCEL_CHECK_MS = 100;
+const inFlight = new Map<string, Cancellation>();
 
 function inFlightKey(caller: string, id: string | number): string {
   return `${caller}\n${typeof id}:${id}`;

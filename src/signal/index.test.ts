@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { anySignal, sleep, withTimeout } from "./index.js";
+import { Cancellation, anySignal, sleep, withTimeout } from "./index.js";
 
 describe("anySignal", () => {
   it("aborts when the first of its signals aborts, with that signal's reason", () => {
@@ -87,6 +87,43 @@ describe("withTimeout", () => {
       expect(outcome).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
       expect(outcome).toBe("late");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("Cancellation", () => {
+  it("a cancel flags the call and tells what is registered, once; an unregistered teller is not told", async () => {
+    const cancellation = new Cancellation();
+    const told: string[] = [];
+    cancellation.onCancel(() => told.push("skill"));
+    const forget = cancellation.onCancel(() => told.push("gone"));
+    forget();
+    cancellation.onCancel(() => Promise.reject(new Error("unreachable"))); // a teller that fails does not stop the cancel
+    expect(cancellation.cancelled).toBe(false);
+    await cancellation.cancel();
+    await cancellation.cancel();
+    expect(cancellation.cancelled).toBe(true);
+    expect(told).toEqual(["skill"]);
+  });
+
+  it("watch() aborts its own signal within a poll of the cancel, and stop() leaves no timer", async () => {
+    vi.useFakeTimers();
+    try {
+      const cancellation = new Cancellation();
+      const watched = cancellation.watch(100);
+      void cancellation.cancel();
+      expect(watched.signal.aborted).toBe(false); // seen by the running request's own poll, not at once
+      await vi.advanceTimersByTimeAsync(100);
+      expect(watched.signal.aborted).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(cancellation.watch().signal.aborted).toBe(true); // watched after the cancel: aborted already
+
+      const other = new Cancellation().watch(100);
+      expect(vi.getTimerCount()).toBe(1);
+      other.stop();
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }

@@ -46,3 +46,62 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () =>
   const expired = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)));
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
+
+/** How often `Cancellation.watch` looks for a cancel. */
+export const CANCEL_POLL_MS = 100;
+
+/**
+ * A call that another request may cancel (MCP 2025's `notifications/cancelled` arrives in a
+ * request of its own, as does the gateway's cancel at a skill). Workers forbid one request to
+ * touch another's I/O, so the cancelling request only flags the call and runs what the call's
+ * work registered to be told (`onCancel`: each in the cancelling request's own I/O, e.g. a
+ * Workers RPC call to the skill), and the running request sees the flag itself — when its answer
+ * comes, or through `watch()`, a signal of its own that polls the flag.
+ * @example const cancellation = new Cancellation(); running.set(id, cancellation); … await running.get(id)?.cancel()
+ */
+export class Cancellation {
+  #cancelled = false;
+  readonly #tellers = new Set<() => unknown>();
+
+  /** Whether the call was cancelled. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /** In the cancelling request: flags the call and tells whoever registered; settles once they were told. */
+  async cancel(): Promise<void> {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    await Promise.allSettled([...this.#tellers].map(async (tell) => tell()));
+  }
+
+  /**
+   * Registers how to tell the call's work that it is cancelled; returns the unregister.
+   * @example const forget = cancellation.onCancel(() => binding.skillmeshCancel(id)); try { … } finally { forget() }
+   */
+  onCancel(tell: () => unknown): () => void {
+    this.#tellers.add(tell);
+    return () => void this.#tellers.delete(tell);
+  }
+
+  /**
+   * A signal of the running request's own that aborts within `pollMs` of a cancel: a controller
+   * and a timer, made only for work that needs a signal (an HTTP hop, a handler reading
+   * `ctx.signal`); `stop()` ends the polling.
+   * @example const watched = cancellation.watch(); try { await fetch(url, { signal: watched.signal }) } finally { watched.stop() }
+   */
+  watch(pollMs = CANCEL_POLL_MS): { signal: AbortSignal; stop: () => void } {
+    const controller = new AbortController();
+    const abort = () => controller.abort(new DOMException("The call was cancelled by its caller", "AbortError"));
+    if (this.#cancelled) {
+      abort();
+      return { signal: controller.signal, stop: () => {} };
+    }
+    const timer = setInterval(() => {
+      if (!this.#cancelled) return;
+      clearInterval(timer);
+      abort();
+    }, pollMs);
+    return { signal: controller.signal, stop: () => clearInterval(timer) };
+  }
+}

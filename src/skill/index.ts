@@ -12,11 +12,11 @@ import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
-import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
+import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES } from "../body/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
-import { anySignal } from "../signal/index.js";
+import { Cancellation, anySignal } from "../signal/index.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
 
@@ -103,6 +103,7 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
 export type SkillWorker<Env extends object = object, Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> = {
   /** Workers RPC calls a module's method with the Worker's env and context after the caller's arguments. */
   [SKILL_RPC_METHOD]: (call: SkillRpcCall, env: Env, ctx: ExecutionContext) => Promise<string>;
+  [SKILL_CANCEL_METHOD]: (cancelId: unknown) => Promise<void>;
   fetch: Hono<{ Bindings: Env }>["fetch"];
   app: Hono<{ Bindings: Env }>;
   manifest: SkillManifest;
@@ -163,6 +164,9 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return c.json({ jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Internal error" }, id: null }, 500);
   });
 
+  /** Calls of this isolate that the gateway may cancel, by their `cancelId`. */
+  const cancellable = new Map<string, Cancellation>();
+
   /** The gateway's RPC hop: the same body and headers as a `POST /`, the answer as text. */
   async function skillmeshCall(received: SkillRpcCall, env: Env, ctx: ExecutionContext): Promise<string> {
     const checked = SkillRpcCallSchema.safeParse(received);
@@ -171,14 +175,34 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const delivery: Delivery<Env> = { body: call.body, headers: headerLookupOf(call.headers), method: "POST", path: "/", env, waitUntil: (p) => ctx.waitUntil(p) };
     const refusal = await refusalOf(delivery);
     if (refusal) return JSON.stringify(refusal);
-    // A call its caller can cancel, or that streams, comes over HTTP (src/hop/rpc.ts): this one's
-    // only abort is the gateway's timeout, kept here — with a timer only for a handler that asks.
+    // A call with a signal of its caller's, or that streams, comes over HTTP (src/hop/rpc.ts):
+    // this one's aborts are the gateway's timeout, kept here, and with a cancelId the gateway's
+    // cancel (skillmeshCancel, another request: polled) — timers only for a handler that asks.
     const deadline = Date.now() + call.timeoutMs + ABORT_AFTER_TIMEOUT_MS;
-    const processed = await answer(delivery, () => AbortSignal.timeout(Math.max(0, deadline - Date.now())), () => {});
+    const cancellation = call.cancelId ? new Cancellation() : undefined;
+    if (cancellation) cancellable.set(call.cancelId!, cancellation);
+    let watched: ReturnType<Cancellation["watch"]> | undefined;
+    const signalOf = () => {
+      const timeout = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+      watched = cancellation?.watch();
+      return watched ? anySignal([timeout, watched.signal]) : timeout;
+    };
+    let processed: ProcessedBody;
+    try {
+      processed = await answer(delivery, signalOf, () => {});
+    } finally {
+      watched?.stop();
+      if (cancellation) cancellable.delete(call.cancelId!);
+    }
     const text = processed === undefined ? "" : answerJson(processed);
     if (text.length <= MAX_ANSWER_BYTES) return text;
     console.error(`[${manifest.name}@${manifest.version}] an answer of ${text.length} characters is past the ${MAX_ANSWER_BYTES} the gateway reads`);
     return JSON.stringify(failure(null, ErrorCode.InternalError, `${manifest.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`));
+  }
+
+  /** The gateway's cancel of a call it made with a `cancelId` (in a request of its own): the call's `ctx.signal` aborts. */
+  async function skillmeshCancel(cancelId: unknown): Promise<void> {
+    if (typeof cancelId === "string") await cancellable.get(cancelId)?.cancel();
   }
 
   /** With a hop secret, only calls the gateway signed are served: the refusal for one that is not. */
@@ -230,7 +254,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return checked.data;
   }
 
-  return { fetch: app.fetch, app, [SKILL_RPC_METHOD]: skillmeshCall, manifest, definition };
+  return { fetch: app.fetch, app, [SKILL_RPC_METHOD]: skillmeshCall, [SKILL_CANCEL_METHOD]: skillmeshCancel, manifest, definition };
 }
 
 /**
