@@ -35,8 +35,9 @@
  * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
- * of the gateway isolate under wrk (profile.ts); `--compare REV [--route mcp]` the working tree's
- * gateway against the one at git revision REV, side by side (compare.ts); `--soak [--rounds N] [--redis]` the gateway
+ * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
+ * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
+ * `--route mcp` the trivial call as an MCP tools/call; `--soak [--rounds N] [--redis]` the gateway
  * isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -54,7 +55,7 @@ import { runCompare } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
-import { MCP_HEADERS, SUBTRACT_DIR, TRIVIAL } from "./trivial.js";
+import { MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -78,8 +79,13 @@ if (values.scale) {
   await runScale(Number(values.scale), values.redis);
   process.exit();
 }
+/** `--route`: which route the trivial call of --profile and --compare takes. */
+function routeOf(route: string | undefined): TrivialRoute {
+  if (route !== "rpc" && route !== "mcp") throw new Error(`--route: rpc or mcp, not ${route}`);
+  return route;
+}
 if (values.profile) {
-  await runProfile(secondsOr(6));
+  await runProfile(secondsOr(6), routeOf(values.route));
   process.exit();
 }
 if (values.soak) {
@@ -87,8 +93,7 @@ if (values.soak) {
   process.exit();
 }
 if (values.compare) {
-  if (values.route !== "rpc" && values.route !== "mcp") throw new Error(`--route: rpc or mcp, not ${values.route}`);
-  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2), route: values.route });
+  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2), route: routeOf(values.route) });
   process.exit();
 }
 const SECONDS = secondsOr(6);

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT, bundleWorker } from "../mesh/bundle.js";
 import { inspectGateway } from "./inspector.js";
-import { startTrivialMesh } from "./trivial.js";
+import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const INSPECTOR_PORT = 9241;
@@ -54,11 +54,11 @@ export function busyByModule(profile: CpuProfile, bundle: string): Array<{ where
   return [...time].map(([where, t]) => ({ where, share: t / busy })).sort((a, b) => b.share - a.share);
 }
 
-/** Profiles the gateway isolate for `seconds` of wrk load and prints where its time went. */
-export async function runProfile(seconds: number): Promise<void> {
+/** Profiles the gateway isolate for `seconds` of wrk load on `route` (the trivial call on /rpc, or as an MCP tools/call) and prints where its time went. */
+export async function runProfile(seconds: number, route: TrivialRoute = "rpc"): Promise<void> {
   if (!(await hasWrk())) throw new Error("--profile needs wrk as the load generator: apt-get install -y wrk");
   console.log("Bundling unminified (cached after the first run) and starting the mesh …");
-  const { mesh, side } = await startTrivialMesh("trivial-gateway", { inspectorPort: INSPECTOR_PORT, unminified: true });
+  const { mesh, side } = await startTrivialMesh("trivial-gateway", { inspectorPort: INSPECTOR_PORT, unminified: true, route });
   try {
     await wrkSides([side], { seconds: 1, segments: 1, connections: 16 }); // warm the isolate and its caches
     const inspector = await inspectGateway(INSPECTOR_PORT, mesh.gatewayUrl);
@@ -75,7 +75,7 @@ export async function runProfile(seconds: number): Promise<void> {
     const file = join(dir, `gateway-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     const bundle = readFileSync((await bundleWorker(ROOT, { unminified: true })).scriptPath, "utf8");
-    console.log(`\nThe gateway isolate under wrk -c16 for ${seconds} s: ${rps.toFixed(0)} req/s while profiled (sampling slows it).`);
+    console.log(`\nThe gateway isolate under wrk -c16 on /${route} for ${seconds} s: ${rps.toFixed(0)} req/s while profiled (sampling slows it).`);
     console.log(`Its busy time (idle left out) by source module, and by runtime function for native frames:`);
     for (const { where, share } of busyByModule(profile, bundle).slice(0, 25)) console.log(`${(100 * share).toFixed(1).padStart(6)}%  ${where}`);
     console.log(`\nThe whole profile: ${relative(ROOT, file)} (Chrome DevTools → Performance → Load profile).`);

@@ -14,8 +14,8 @@ export const SUBTRACT_DIR = join(ROOT, "test/fixtures/skills/subtract");
 /** The trivial call, and its body as sent. */
 export const TRIVIAL_CALL = { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 };
 export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
-/** The same call as an MCP `tools/call` (2025-11-25; an array-input skill takes its params as the `params` argument). */
-export const TRIVIAL_MCP = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: { params: [42, 23] } }, id: 1 });
+/** The same call as an MCP `tools/call` (2025-11-25), its arguments by name. */
+export const TRIVIAL_MCP = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 } }, id: 1 });
 /** The headers an MCP client of that revision sends with it. */
 export const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
 
@@ -42,9 +42,22 @@ export async function startTrivialMesh(
       options.route === "mcp"
         ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
         : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
+    await expectTrivialAnswer(side);
     return { mesh, side };
   } catch (error) {
     await mesh.dispose();
     throw error;
   }
+}
+
+/**
+ * Makes the side's call once and throws unless it is answered 19 (42 - 23): wrk counts any 200,
+ * and an error answer (an MCP `isError` result is a 200) would be measured as if it were the call.
+ */
+async function expectTrivialAnswer(side: Side): Promise<void> {
+  const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
+  const answer = (await response.json()) as { result?: unknown };
+  const result = answer.result as { structuredContent?: unknown; isError?: unknown } | number | undefined;
+  const value = typeof result === "object" && result !== null && !result.isError ? (result.structuredContent as { result?: unknown } | undefined)?.result : result;
+  if (value !== 19) throw new Error(`the trivial call through ${side.url} did not answer 19: ${JSON.stringify(answer).slice(0, 300)}`);
 }
