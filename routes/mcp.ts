@@ -60,11 +60,7 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     heartbeatMs: config.sseHeartbeatMs,
   });
   const headers = answerHeadersOf(scope);
-  if (stream) {
-    for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
-    return new Response(stream, { status, headers });
-  }
+  if (stream) return new Response(stream, { status, headers: { ...headers, ...SSE_HEADERS } });
   if (body === undefined) return new Response(null, { status, headers });
-  headers.set("content-type", "application/json");
-  return new Response(answerJson(body), { status, headers });
+  return new Response(answerJson(body), { status, headers: { ...headers, "content-type": "application/json" } });
 });

@@ -8,7 +8,7 @@ describe("answerHeadersOf", () => {
     Object.assign(scope, { replayed: true, degraded: true, queued: true });
     scope.answeredBy.add("subtract@1.0.0");
     scope.rateLimit = { allowed: false, refusedBy: "rate", retryAfterMs: 1_500, headers: { "ratelimit-policy": '"rate";q=5;w=60', ratelimit: '"rate";r=0;t=2' } };
-    const names = [...answerHeadersOf(scope).keys()];
+    const names = Object.keys(answerHeadersOf(scope));
     expect(names.length).toBeGreaterThanOrEqual(7); // every kind of answer header is set here
     for (const name of names) expect(ANSWER_HEADERS, name).toContain(name);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerJson } from "./http.js";
+import { answerJson, toHttpResponse, utf8Length } from "./http.js";
 import { success } from "./index.js";
 
 describe("answerJson", () => {
@@ -18,5 +18,19 @@ describe("answerJson", () => {
     expect(answers[1]!.error).toMatchObject({ code: -32600, data: { maxBatchAnswerChars: 1_000 } });
     expect(answers[2]!.result).toBe("small");
     expect(answers[3]!.error).toMatchObject({ code: -32600 });
+  });
+});
+
+describe("toHttpResponse", () => {
+  it("declares the body's length in UTF-8 bytes (a gateway reading it over a binding stops there), ASCII or not", async () => {
+    for (const result of ["plain", "héllo ✓ 🚀"]) {
+      const response = toHttpResponse({ jsonrpc: "2.0", result, id: 1 }, { "x-skill-version": "a@1.0.0" });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(Number(response.headers.get("content-length"))).toBe(bytes.byteLength);
+      expect(response.headers.get("content-type")).toBe("application/json");
+      expect(response.headers.get("x-skill-version")).toBe("a@1.0.0");
+    }
+    expect(utf8Length("héllo")).toBe(6);
+    expect(toHttpResponse(undefined).status).toBe(204);
   });
 });

@@ -42,9 +42,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * @example const text = await withTimeout(binding.skillmeshCall(call), 5_000, () => new Error("too slow"))
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)));
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  // One promise and one timer (Promise.race and finally made four promises a call).
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(onTimeout()), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
 }
 
 /** How often `Cancellation.watch` looks for a cancel. */
