@@ -9,7 +9,7 @@ import { decodeBase64Url } from "hono/utils/encode";
 import ipaddr from "ipaddr.js";
 import { sha256Hex } from "../hash/index.js";
 import { z } from "zod";
-import { spanContextOf } from "../tracing/index.js";
+import { isTraceparent } from "../tracing/index.js";
 
 export const CONTEXT_HEADER = "x-skillmesh-context";
 
@@ -81,7 +81,7 @@ function decodeContext(encoded: string): CallerContext | undefined {
 
 /** The `traceparent` header if it is a valid W3C one, else undefined (a bad one is dropped). */
 export function validTraceparent(value: string | null | undefined): string | undefined {
-  return spanContextOf(value) ? (value as string) : undefined;
+  return isTraceparent(value) ? value : undefined;
 }
 
 /** The first 8 bytes of SHA-256, in hex: a short id that does not give its input away. */

@@ -13,9 +13,10 @@ import {
   type SpanContext,
   SpanKind,
   SpanStatusCode,
+  INVALID_SPANID,
+  INVALID_TRACEID,
   ROOT_CONTEXT,
   context as contextApi,
-  isSpanContextValid,
   trace,
 } from "@opentelemetry/api";
 import { errorText } from "../jsonrpc/index.js";
@@ -23,17 +24,27 @@ import { randomHex } from "../hash/index.js";
 
 export type { Context, Span } from "@opentelemetry/api";
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** W3C: an id of all zeros is invalid. */
+const isValidIds = (traceId: string, spanId: string) => traceId !== INVALID_TRACEID && spanId !== INVALID_SPANID;
+
+/**
+ * Whether a `traceparent` header is a valid W3C version-00 value: one regex and two compares
+ * (the API's validators ran two more regexes; every call reads a traceparent on both hops).
+ * @example isTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") // true
+ */
+export function isTraceparent(value: string | null | undefined): value is string {
+  return !!value && TRACEPARENT.test(value) && isValidIds(value.slice(3, 35), value.slice(36, 52));
+}
 
 /**
  * The span context a `traceparent` header names, if it is a valid W3C version-00 value.
  * @example spanContextOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")?.traceId // "0af7…319c"
  */
 export function spanContextOf(traceparent: string | null | undefined): SpanContext | undefined {
-  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (!match) return undefined;
-  const spanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16), isRemote: true };
-  return isSpanContextValid(spanContext) ? spanContext : undefined;
+  if (!isTraceparent(traceparent)) return undefined;
+  return { traceId: traceparent.slice(3, 35), spanId: traceparent.slice(36, 52), traceFlags: parseInt(traceparent.slice(53, 55), 16), isRemote: true };
 }
 
 /**
@@ -63,8 +74,9 @@ export function formatTraceparent({ traceId, spanId, traceFlags }: SpanContext):
 export function outgoingTraceparent(span: Span, parent: Context): string {
   const own = span.spanContext();
   const found = trace.getSpanContext(parent);
-  const inherited = found && isSpanContextValid(found) ? found : undefined;
-  if (isSpanContextValid(own) && own.spanId !== inherited?.spanId) return formatTraceparent(own);
+  // The API's spans carry well-formed ids or the all-zero ones (its no-op span's, without a parent).
+  const inherited = found && isValidIds(found.traceId, found.spanId) ? found : undefined;
+  if (isValidIds(own.traceId, own.spanId) && own.spanId !== inherited?.spanId) return formatTraceparent(own);
   return formatTraceparent({ traceId: inherited?.traceId ?? randomHex(16), spanId: randomHex(8), traceFlags: inherited?.traceFlags ?? 1 });
 }
 
