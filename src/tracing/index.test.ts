@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import { formatTraceparent, outgoingTraceparent, parentContextOf, spanContextOf } from "./index.js";
+import { formatTraceparent, inSpan, isRecording, outgoingTraceparent, parentContextOf, spanContextOf } from "./index.js";
 
 const CALLER = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
@@ -31,5 +32,30 @@ describe("outgoingTraceparent without a tracer provider", () => {
   it("starts a valid new trace when the caller sent none", () => {
     const out = outgoingTraceparent(tracer.startSpan("s", {}, ROOT_CONTEXT), ROOT_CONTEXT);
     expect(spanContextOf(out)).toBeDefined();
+  });
+});
+
+describe("inSpan", () => {
+  const parent = parentContextOf(CALLER);
+
+  it("without a provider runs the work with a no-op span that carries the parent's ids", async () => {
+    expect(isRecording()).toBe(false);
+    const seen = await inSpan(trace.getTracer("test"), "s", parent, {}, async (span, context) => ({ span: span.spanContext(), isRecording: span.isRecording(), same: context === parent }));
+    expect(seen).toEqual({ span: spanContextOf(CALLER), isRecording: false, same: true });
+  });
+
+  it("with a provider records the span as a child of the caller's trace, and ends it", async () => {
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    try {
+      expect(isRecording()).toBe(true);
+      await inSpan(trace.getTracer("test"), "recorded", parent, {}, async (span) => expect(span.isRecording()).toBe(true));
+      const [span] = exporter.getFinishedSpans();
+      expect(span?.name).toBe("recorded");
+      expect(span?.spanContext().traceId).toBe(spanContextOf(CALLER)!.traceId);
+    } finally {
+      trace.disable();
+    }
+    expect(isRecording()).toBe(false);
   });
 });

@@ -14,7 +14,9 @@ import {
   SpanKind,
   SpanStatusCode,
   INVALID_SPANID,
+  INVALID_SPAN_CONTEXT,
   INVALID_TRACEID,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   context as contextApi,
   trace,
@@ -80,6 +82,19 @@ export function outgoingTraceparent(span: Span, parent: Context): string {
   return formatTraceparent({ traceId: inherited?.traceId ?? randomHex(16), spanId: randomHex(8), traceFlags: inherited?.traceFlags ?? 1 });
 }
 
+/** The API's own no-op provider: a proxy provider delegates to it until an SDK is registered. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether spans record: a tracer provider was registered (`trace.setGlobalTracerProvider`, as an
+ * SDK or `@microlabs/otel-cf-workers` does). Asked per span: an operator's SDK may register late.
+ * @example if (isRecording()) span.setAttributes(expensiveAttributes())
+ */
+export function isRecording(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
+}
+
 /**
  * Runs `work` inside a span that is a child of `parent`, ends it, and marks it failed when
  * `work` throws. `work` gets the span and the context for its own children.
@@ -92,6 +107,10 @@ export async function inSpan<T>(
   options: { kind?: SpanKind; attributes?: Attributes },
   work: (span: Span, context: Context) => Promise<T>,
 ): Promise<T> {
+  // No provider: the span would be the API's no-op one, carrying its parent's ids, and its
+  // children's parent the same — so the work runs with such a span and no more (a trivial call
+  // starts four spans across its two hops).
+  if (!isRecording()) return work(trace.wrapSpanContext(trace.getSpanContext(parent) ?? INVALID_SPAN_CONTEXT), parent);
   const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
   const context = trace.setSpan(parent, span);
   try {
