@@ -1,10 +1,11 @@
 /**
  * `npm run bench` — starts the local mesh and measures, in one run and side by side:
- *   trivial-direct / trivial-bare / trivial-inspect / trivial-gateway
+ *   trivial-direct / trivial-bare / trivial-inspect / trivial-inspect-rpc / trivial-gateway
  *               a trivial skill (subtract: a - b) called on its Worker, through a bare pass-through
  *               Worker bound to it (bare-hop/: the floor of any hop), through a Worker that parses
  *               the call and the answer and nothing else (inspect-hop/: the floor of a hop that
- *               routes by method and reads answers), and through the gateway
+ *               routes by method and reads answers), the same over the SDK's RPC hop
+ *               (inspect-rpc/: the floor of the gateway's own transport), and through the gateway
  *   direct      modbus.decode called on the skill Worker itself
  *   gateway     the same call through the gateway (POST /rpc) with an API key (auth is on, as
  *               deployed; every gateway side carries a key without limits)
@@ -149,11 +150,12 @@ try {
   const adminToken = randomBytes(16).toString("hex");
   const bareDir = join(ROOT, "scripts/bench/bare-hop");
   const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
+  const inspectRpcDir = join(ROOT, "scripts/bench/inspect-rpc");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
   console.log("Bundling (cached after the first run) and starting the mesh …");
-  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, bareDir, inspectDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, bareDir, inspectDir, inspectRpcDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (![bareDir, inspectDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  for (const skill of mesh.skills) if (![bareDir, inspectDir, inspectRpcDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const newKey = async (grants: object) => `Bearer ${KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", grants)).key}`;
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
@@ -166,6 +168,7 @@ try {
     { name: "trivial-direct", url: urlOf(SUBTRACT_DIR), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-bare", url: urlOf(bareDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-inspect", url: urlOf(inspectDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-inspect-rpc", url: urlOf(inspectRpcDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },
     { name: "direct", url: mesh.skills.find((s) => s.manifest.name === "modbus.decode")!.url, body: MODBUS, headers: () => ({}) },
     { name: "gateway", url: rpc, body: MODBUS, headers: () => ({ authorization: key }) },
@@ -226,7 +229,7 @@ try {
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
 trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed(2)}x   (target >= 0.80x)   p50 added over the bare hop: ${(results["trivial-gateway"]!.p50 - results["trivial-bare"]!.p50).toFixed(2)} ms
-trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x   inspecting hop/bare hop: ${ratio("trivial-inspect", "trivial-bare").toFixed(2)}x
+trivial gateway/direct:       ${ratio("trivial-gateway", "trivial-direct").toFixed(2)}x   bare hop/direct: ${ratio("trivial-bare", "trivial-direct").toFixed(2)}x   inspecting hop/bare hop: ${ratio("trivial-inspect", "trivial-bare").toFixed(2)}x (over RPC: ${ratio("trivial-inspect-rpc", "trivial-bare").toFixed(2)}x)
 gateway/direct throughput:    ${ratio("gateway", "direct").toFixed(2)}x   (target >= 0.60x)   p50 added by the gateway: ${(results.gateway!.p50 - results.direct!.p50).toFixed(2)} ms
 ratelimited/gateway throughput: ${ratio("ratelimited", "gateway").toFixed(2)}x  (target >= 0.90x)   a key with a rate limit vs a key without
 routed/gateway throughput:     ${ratio("routed", "gateway").toFixed(2)}x   the same call by capability (skills.call: candidates, schema check, ranking, then the call)
@@ -247,7 +250,7 @@ mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}
     for (const [name, value] of rps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
     const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
     console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
-    console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   gateway/inspecting hop: ${over("trivial-gateway", "trivial-inspect")}x   (what reading the call and the answer costs; what the gateway adds to it)`);
+    console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   over RPC: ${over("trivial-inspect-rpc", "trivial-bare")}x   gateway/inspecting RPC hop: ${over("trivial-gateway", "trivial-inspect-rpc")}x   (what reading the call and the answer costs, on each transport; what the gateway adds to it)`);
     const mcp = sides.filter((side) => side.name.startsWith("mcp"));
     console.log(`\nThe MCP sides with wrk (the Node load generator no longer competes with the Node SDK servers):`);
     const mcpRps = await wrkSides(mcp, runs);
