@@ -220,11 +220,11 @@ try {
 
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
   const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
-  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(16))).join("")}`);
+  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(20))).join("")}`);
   for (const side of sides) {
     const r = results[side.name]!;
     const cells = [r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors)];
-    console.log(`${side.name.padEnd(16)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
+    console.log(`${side.name.padEnd(20)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
   }
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
@@ -247,14 +247,14 @@ mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}
     const runs = { seconds: Math.max(1, Math.round(SECONDS / SEGMENTS)), segments: SEGMENTS, connections: CONCURRENCY };
     console.log(`\nThe trivial sides with wrk (-t1 -c${CONCURRENCY}, ${SEGMENTS} alternating runs of ${runs.seconds} s):`);
     const rps = await wrkSides(trivial, runs);
-    for (const [name, value] of rps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
+    for (const [name, value] of rps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
     console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
     console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   over RPC: ${over("trivial-inspect-rpc", "trivial-bare")}x   gateway/inspecting RPC hop: ${over("trivial-gateway", "trivial-inspect-rpc")}x   (what reading the call and the answer costs, on each transport; what the gateway adds to it)`);
     const mcp = sides.filter((side) => side.name.startsWith("mcp"));
     console.log(`\nThe MCP sides with wrk (the Node load generator no longer competes with the Node SDK servers):`);
     const mcpRps = await wrkSides(mcp, runs);
-    for (const [name, value] of mcpRps) console.log(`${name.padEnd(16)}${value.toFixed(0).padStart(10)} req/s`);
+    for (const [name, value] of mcpRps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const mcpOver = (a: string, b: string) => (mcpRps.get(a)! / mcpRps.get(b)!).toFixed(2);
     console.log(`mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`);
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
