@@ -13,7 +13,7 @@ const SECRET = "hop-secret-for-tests";
 let mesh: Mesh;
 beforeAll(async () => {
   mesh = await startMesh({
-    skills: [fixture("transport"), fixture("whoami"), fixture("oversized")],
+    skills: [fixture("transport"), fixture("whoami"), fixture("oversized"), fixture("prober")],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_HOP_SECRET: SECRET },
     // The SDK skill trusts signatures only: its caller context is believed because the RPC hop is signed.
@@ -77,5 +77,11 @@ describe("the SDK's RPC hop", () => {
     expect(answer.error).toEqual({ code: -32006, message: "Unauthorized: the call is not signed by the gateway" });
     const malformed = JSON.parse(await (whoami as unknown as { skillmeshCall(c: unknown): Promise<string> }).skillmeshCall({ body: 1 }));
     expect(malformed.error.code).toBe(-32600);
+  });
+
+  it("offers another bound Worker nothing past its checks: not the handler, not the app", async () => {
+    // test.prober is bound to test.whoami as any Worker of the account could be.
+    const { json } = await post(mesh.skills.find((s) => s.manifest.name === "test.prober")!.url, {});
+    expect(json).toEqual({ handler: { reached: false }, app: { reached: false }, manifest: { reached: true, value: "test.whoami" } });
   });
 });

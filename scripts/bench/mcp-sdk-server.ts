@@ -9,8 +9,9 @@ import { createServer } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import modbus from "../../skills/modbus-decode/index.js";
+import { definitionOf } from "../../src/skill/index.js";
 
-const { definition } = modbus;
+const definition = definitionOf(modbus);
 
 function serverWithTool(): McpServer {
   const server = new McpServer({ name: "sdk-reference", version: "1.0.0" });

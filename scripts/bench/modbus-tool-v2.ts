@@ -6,8 +6,9 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { McpServer } from "@modelcontextprotocol/server";
 import modbus from "../../skills/modbus-decode/index.js";
+import { definitionOf } from "../../src/skill/index.js";
 
-const { definition } = modbus;
+const definition = definitionOf(modbus);
 
 /**
  * A v2 `McpServer` named `name` with the `modbus.decode` tool.

@@ -94,21 +94,42 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
 }
 
+/** Where a skill module keeps its definition and its Hono app: a symbol, which Workers RPC cannot name. */
+const PARTS = Symbol("skillmesh.skill");
+
 /**
- * The Worker module `defineSkill` returns: `fetch` (a Hono app: JSON-RPC on `POST /`, the
- * manifest on `GET /manifest`), the gateway's RPC hop (`skillmeshCall`, src/hop/rpc.ts), and
- * its manifest and definition (for tools, tests and benchmarks that host the same logic
- * elsewhere). A Worker that adds routes of its own keeps the rest: `{ ...skill, fetch }`.
+ * The Worker module `defineSkill` returns: `fetch` (its Hono app: JSON-RPC on `POST /`, the
+ * manifest on `GET /manifest`), the gateway's RPC hop (`skillmeshCall`, `skillmeshCancel`:
+ * src/hop/rpc.ts) and its manifest (public data). A bound Worker may call any string-named
+ * property of a module over RPC, so the definition (its handler, unchecked) and the app are kept
+ * under a symbol: `definitionOf(skill)` and `appOf(skill)` (routes of a skill's own:
+ * `appOf(skill).get("/health", …)`). A Worker that wraps `fetch` keeps the rest of the module:
+ * `export default { ...skill, fetch }`.
  */
 export type SkillWorker<Env extends object = object, Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> = {
   /** Workers RPC calls a module's method with the Worker's env and context after the caller's arguments. */
   [SKILL_RPC_METHOD]: (call: SkillRpcCall, env: Env, ctx: ExecutionContext) => Promise<string>;
   [SKILL_CANCEL_METHOD]: (cancelId: unknown) => Promise<void>;
   fetch: Hono<{ Bindings: Env }>["fetch"];
-  app: Hono<{ Bindings: Env }>;
   manifest: SkillManifest;
-  definition: SkillDefinition<Input, Output, Env>;
+  [PARTS]: { definition: SkillDefinition<Input, Output, Env>; app: Hono<{ Bindings: Env }> };
 };
+
+/**
+ * A skill's definition, for tools and benchmarks that host the same logic elsewhere.
+ * @example const { handler, input } = definitionOf(modbus)
+ */
+export function definitionOf<Env extends object, Input extends z.ZodType, Output extends z.ZodType>(skill: SkillWorker<Env, Input, Output>): SkillDefinition<Input, Output, Env> {
+  return skill[PARTS].definition;
+}
+
+/**
+ * A skill's Hono app, where routes of its own go (they are served by its `fetch`).
+ * @example appOf(skill).get("/health", (c) => c.text("ok"))
+ */
+export function appOf<Env extends object>(skill: SkillWorker<Env>): Hono<{ Bindings: Env }> {
+  return skill[PARTS].app;
+}
 
 /** A JSON-RPC body as it reached the skill, by HTTP or by the gateway's RPC hop. */
 interface Delivery<Env> {
@@ -254,7 +275,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     return checked.data;
   }
 
-  return { fetch: app.fetch, app, [SKILL_RPC_METHOD]: skillmeshCall, [SKILL_CANCEL_METHOD]: skillmeshCancel, manifest, definition };
+  return { fetch: app.fetch, [SKILL_RPC_METHOD]: skillmeshCall, [SKILL_CANCEL_METHOD]: skillmeshCancel, manifest, [PARTS]: { definition, app } };
 }
 
 /**
