@@ -57,10 +57,20 @@ gateway.onError((error, c) => {
 });
 
 /**
+ * Whether `scheduled` was called by a Cron Trigger: a Worker bound to the gateway (a pipeline)
+ * may call any function of its module over Workers RPC, `scheduled` too, and what it passes
+ * arrives as a plain object or a stub — never as the runtime's ScheduledController.
+ */
+function isCronTrigger(controller: unknown): boolean {
+  return typeof controller === "object" && controller !== null && Object.getPrototypeOf(controller)?.constructor?.name === "ScheduledController";
+}
+
+/**
  * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
  * and moves it on, or back (src/delivery).
  */
-async function scheduled(_controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
+async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
+  if (!isCronTrigger(controller)) return void console.error("[gateway] refused a scheduled event that no Cron Trigger sent (a bound Worker's RPC call)");
   const tick = async () => {
     const verdicts = await gatewayRuntime(env).rollouts.tick(Date.now());
     for (const [skill, verdict] of Object.entries(verdicts)) if (verdict.type !== "hold") console.log(`[rollout] ${skill}: ${verdict.type}: ${verdict.reason}`);

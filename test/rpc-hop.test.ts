@@ -7,15 +7,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { encodeContext } from "../src/context/index.js";
-import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
 const SECRET = "hop-secret-for-tests";
 let mesh: Mesh;
+const logs: string[] = [];
 beforeAll(async () => {
   mesh = await startMesh({
     skills: [fixture("transport"), fixture("whoami"), fixture("oversized"), fixture("prober")],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_HOP_SECRET: SECRET },
+    onLog: ({ message }) => void logs.push(message),
     // The SDK skill trusts signatures only: its caller context is believed because the RPC hop is signed.
     skillVars: { SKILLMESH_HOP_SECRET: SECRET, SKILLMESH_TRUST_CONTEXT: "false" },
   });
@@ -79,9 +81,14 @@ describe("the SDK's RPC hop", () => {
     expect(malformed.error.code).toBe(-32600);
   });
 
-  it("offers another bound Worker nothing past its checks: not the handler, not the app", async () => {
-    // test.prober is bound to test.whoami as any Worker of the account could be.
+  it("offers another bound Worker nothing past its checks: not the handler, not the app, not the gateway's cron", async () => {
+    // test.prober is bound to test.whoami and to the gateway, as any Worker of the account could be.
+    const refusal = "refused a scheduled event that no Cron Trigger sent";
     const { json } = await post(mesh.skills.find((s) => s.manifest.name === "test.prober")!.url, {});
-    expect(json).toEqual({ handler: { reached: false }, app: { reached: false }, manifest: { reached: true, value: "test.whoami" } });
+    expect(json).toMatchObject({ handler: { reached: false }, app: { reached: false }, manifest: { reached: true, value: "test.whoami" } });
+    expect(await eventually(async () => logs.filter((line) => line.includes(refusal)).length, (n) => n === 1, 5_000)).toBe(1);
+    // The Cron Trigger itself is still served.
+    await (await mesh.miniflare.getWorker("gateway")).scheduled({ cron: "* * * * *" });
+    expect(logs.filter((line) => line.includes(refusal))).toHaveLength(1);
   });
 });
