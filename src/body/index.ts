@@ -10,6 +10,11 @@
  */
 export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
+/** What a caller is told of a skill's answer past `MAX_ANSWER_BYTES` (the SDK and the gateway say the same). */
+export function answerTooLargeMessage(skill: string): string {
+  return `${skill} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`;
+}
+
 /** A body past the bound its reader was given. */
 export class BodyTooLarge extends Error {
   constructor(readonly maxBytes: number) {

@@ -4,7 +4,7 @@
  * can act on; nothing of the skill's internals leaks.
  */
 import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
-import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
+import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
@@ -214,7 +214,7 @@ function timedOut(deployment: Deployment, timeoutMs: number): RpcError {
 }
 
 function tooLarge(deployment: Deployment): RpcError {
-  return new RpcError(ErrorCode.InternalError, `${deployment.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`);
+  return new RpcError(ErrorCode.InternalError, answerTooLargeMessage(deployment.name));
 }
 
 function unavailable(deployment: Deployment, what: string): RpcError {

@@ -13,7 +13,7 @@ import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
 import { SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
-import { MAX_ANSWER_BYTES } from "../body/index.js";
+import { MAX_ANSWER_BYTES, answerTooLargeMessage } from "../body/index.js";
 import { type Context, SpanKind, inSpan, parentContextOf, trace } from "../tracing/index.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { Cancellation, anySignal } from "../signal/index.js";
@@ -203,22 +203,25 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const cancellation = call.cancelId ? new Cancellation() : undefined;
     if (cancellation) cancellable.set(call.cancelId!, cancellation);
     let watched: ReturnType<Cancellation["watch"]> | undefined;
+    let answered = false;
     const signalOf = () => {
       const timeout = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
-      watched = cancellation?.watch();
+      // Read first after the answer (by work the handler left in waitUntil): no poll is left running.
+      watched = answered ? undefined : cancellation?.watch();
       return watched ? anySignal([timeout, watched.signal]) : timeout;
     };
     let processed: ProcessedBody;
     try {
       processed = await answer(delivery, signalOf, () => {});
     } finally {
+      answered = true;
       watched?.stop();
       if (cancellation) cancellable.delete(call.cancelId!);
     }
     const text = processed === undefined ? "" : answerJson(processed);
     if (text.length <= MAX_ANSWER_BYTES) return text;
     console.error(`[${manifest.name}@${manifest.version}] an answer of ${text.length} characters is past the ${MAX_ANSWER_BYTES} the gateway reads`);
-    return JSON.stringify(failure(null, ErrorCode.InternalError, `${manifest.name} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, the largest answer the gateway reads`));
+    return JSON.stringify(failure(null, ErrorCode.InternalError, answerTooLargeMessage(manifest.name)));
   }
 
   /** The gateway's cancel of a call it made with a `cancelId` (in a request of its own): the call's `ctx.signal` aborts. */
