@@ -6,7 +6,7 @@
 import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
-import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { BINDING_URL, SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
@@ -52,7 +52,7 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const { endpoint } = deployment;
   const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
   const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
-  const url = "url" in endpoint ? endpoint.url : "https://skill.internal/";
+  const url = "url" in endpoint ? endpoint.url : BINDING_URL;
   const hop = await hopOf(call, url);
   // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
   // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
@@ -90,10 +90,7 @@ const httpOnlyBindings = new Set<string>();
 
 /** The request of an attempt: its body, the caller context and trace, and the signature with a hop secret. */
 async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    [CONTEXT_HEADER]: encodeContext(call.context),
-  };
+  const headers: Record<string, string> = { [CONTEXT_HEADER]: encodeContext(call.context) };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
   if (call.callKey) headers[CALL_KEY_HEADER] = call.callKey;
@@ -143,7 +140,7 @@ async function overHttp(
   call: ForwardRequest,
   signal: AbortSignal,
 ): Promise<{ status: number; text: string }> {
-  const headers = call.onProgress ? { ...hop.headers, accept: "text/event-stream, application/json" } : hop.headers;
+  const headers = { ...hop.headers, "content-type": "application/json", ...(call.onProgress ? { accept: "text/event-stream, application/json" } : {}) };
   let response: Response;
   try {
     // A redirect is not followed: it would re-send the body and the caller context elsewhere.

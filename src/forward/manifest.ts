@@ -6,6 +6,7 @@
  * used to tell open ports from closed ones; the reason is logged for the operator.
  */
 import { boundedText } from "../body/index.js";
+import { BINDING_URL } from "../hop/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { MAX_MANIFEST_BYTES, RegisteredManifestSchema, type SkillManifest } from "../skill/manifest.js";
 import type { BindingEnv } from "./index.js";
@@ -29,7 +30,7 @@ export async function fetchManifest(endpoint: { binding: string } | { url: strin
   if ("binding" in endpoint) {
     const binding = Object.hasOwn(env, endpoint.binding) ? (env[endpoint.binding] as Fetcher | undefined) : undefined;
     if (typeof binding?.fetch !== "function") throw new ManifestUnavailable(`the gateway has no service binding ${endpoint.binding}`);
-    return readManifest(() => binding.fetch("https://skill.internal/manifest", init), `binding ${endpoint.binding}`);
+    return readManifest(() => binding.fetch(new URL("manifest", BINDING_URL), init), `binding ${endpoint.binding}`);
   }
   const url = new URL("manifest", endpoint.url.endsWith("/") ? endpoint.url : `${endpoint.url}/`);
   return readManifest(() => fetch(url, init), url.toString());

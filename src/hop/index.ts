@@ -10,6 +10,12 @@ import { sha256Hex } from "../hash/index.js";
 
 export const SIGNATURE_HEADER = "x-skillmesh-signature";
 
+/**
+ * The URL a skill bound by a service binding is called at (the host is ignored by a binding): a
+ * signature over a binding's call covers its path, `/`, over HTTP and over the RPC hop alike.
+ */
+export const BINDING_URL = "https://skill.internal/";
+
 /** How far a signature's timestamp may be from the skill's clock (replays are bounded by it). */
 export const MAX_SKEW_MS = 60_000;
 
