@@ -11,7 +11,7 @@ describe("traceparent", () => {
   });
   it("drops what is not a valid version-00 traceparent", () => {
     const zeroSpan = "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01";
-    const upper = CALLER.toUpperCase().replace(/^00/, "00");
+    const upper = CALLER.toUpperCase(); // W3C: lower-case hex only
     for (const bad of ["", "nonsense", "00-00000000000000000000000000000000-b7ad6b7169203331-01", zeroSpan, upper, "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", `${CALLER}-x`]) {
       expect(spanContextOf(bad)).toBeUndefined();
     }
