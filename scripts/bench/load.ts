@@ -43,6 +43,18 @@ export async function load(side: Side, ms: number, sample: Sample, concurrency: 
   sample.elapsedMs += performance.now() - started;
 }
 
+/**
+ * Adds one sample's requests into another (segments measured apart, summed up as one).
+ * @example addSample(total, segment)
+ */
+export function addSample(into: Sample, from: Sample): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  into.elapsedMs += from.elapsedMs;
+  into.commands += from.commands;
+  for (const latency of from.latencies) into.latencies.push(latency);
+}
+
 /** Requests per second, p50 and p99 of a sample. */
 export function summary(sample: Sample) {
   const sorted = [...sample.latencies].sort((a, b) => a - b);

