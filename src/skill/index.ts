@@ -63,6 +63,46 @@ export type SkillContext<Env = object> = CallerContext & {
   callKey?: string;
 };
 
+/**
+ * A handler's `ctx`. `trace` and `signal` are getters of the class, made when first read: an
+ * object literal with getters took ~2.7 µs to build, more than the rest of a trivial call's
+ * context together (so `{ ...ctx }` leaves those two out: pass `ctx` itself along).
+ */
+class HandlerContext<Env> implements SkillContext<Env> {
+  declare userId?: string;
+  declare group?: string;
+  declare session?: string;
+  declare caller: string;
+  declare traceparent?: string;
+  declare delegation?: string;
+  declare callKey?: string;
+  readonly #traceOf: () => Context;
+  readonly #signalOf: () => AbortSignal;
+
+  constructor(
+    context: CallerContext,
+    pipeline: Pick<SkillContext, "delegation" | "callKey">,
+    public env: Env,
+    public requestId: SkillContext["requestId"],
+    public waitUntil: SkillContext["waitUntil"],
+    public progress: SkillContext["progress"],
+    traceOf: () => Context,
+    signalOf: () => AbortSignal,
+  ) {
+    Object.assign(this, context, pipeline);
+    this.#traceOf = traceOf;
+    this.#signalOf = signalOf;
+  }
+
+  get trace(): Context {
+    return this.#traceOf();
+  }
+
+  get signal(): AbortSignal {
+    return this.#signalOf();
+  }
+}
+
 /** Everything a skill declares (README, "Write a new skill"). */
 export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodType, Env> {
   name: string;
@@ -254,21 +294,9 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const parentOf = () => (parent ??= parentContextOf(caller.traceparent));
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
     let signal: AbortSignal | undefined;
-    const contextOf = (request: JsonRpcRequest, traceOf: () => Context): SkillContext<Env> => ({
-      ...caller,
-      env,
-      requestId: request.id,
-      waitUntil,
-      progress,
-      get trace() {
-        return traceOf();
-      },
-      get signal() {
-        return (signal ??= signalOf());
-      },
-      ...(delegation ? { delegation } : {}),
-      ...(callKey ? { callKey } : {}),
-    });
+    const signalOnce = () => (signal ??= signalOf());
+    const extras = { ...(delegation ? { delegation } : {}), ...(callKey ? { callKey } : {}) };
+    const contextOf = (request: JsonRpcRequest, traceOf: () => Context) => new HandlerContext<Env>(caller, extras, env, request.id, waitUntil, progress, traceOf, signalOnce);
     return processJsonRpc(delivery.body, (request) =>
       isRecording()
         ? inSpan(tracer, `skill ${manifest.name}`, parentOf(), { kind: SpanKind.SERVER, attributes }, (_span, trace) => invoke(request, contextOf(request, () => trace)))
