@@ -76,7 +76,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       const budgetMs = scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) + 5_000 : (scope.budgetMs ?? 2 * manifest.timeoutMs);
       const deadline = Date.now() + budgetMs;
       const answer = (seen.answer = await callSkill({ ...base, entry, manifest, deadline }));
-      span.setAttributes({
+      if (span.isRecording()) span.setAttributes({
         "skillmesh.outcome": answer.ok ? "ok" : "error",
         "skillmesh.degraded": !!answer.degraded,
         "skillmesh.replayed": !!answer.replayed,
