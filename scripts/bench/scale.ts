@@ -171,7 +171,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const sides = meshes.map((mesh, i) => ({ name: ["small", "large"][i]!, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({}) }));
     for (const side of sides) await load(side, 2_000, empty(), CONCURRENCY); // warm the JIT and the connections
     // Each pair of segments sees the same machine: the median of the pairs' ratios cancels the
-    // drift that a ratio of two totals keeps (one 4-segment total read 1.05x to 1.13x on one build).
+    // drift that a ratio of two totals keeps (one build read 1.05x to 1.11x by 4-segment totals).
     const samples = sides.map(() => empty());
     const pairs: Array<[number, number]> = [];
     for (let segment = 0; segment < CALL_SEGMENTS; segment++) {

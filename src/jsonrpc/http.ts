@@ -46,7 +46,7 @@ export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
       ),
   });
   // One middleware that hands over to Hono's bodyLimit, not `every(...)` of two: that composes
-  // a new chain of closures on every request (a few % of a trivial call).
+  // a new chain of closures on every request.
   return async (c, next) => {
     if (!JSON_CONTENT_TYPE.test(c.req.header("content-type") ?? "")) {
       return c.json(
