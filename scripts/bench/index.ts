@@ -153,9 +153,11 @@ try {
   const inspectRpcDir = join(ROOT, "scripts/bench/inspect-rpc");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
   console.log("Bundling (cached after the first run) and starting the mesh …");
-  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, bareDir, inspectDir, inspectRpcDir, cfMcpDir], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  // Workers measured beside the gateway, not registered with it.
+  const unregistered = [bareDir, inspectDir, inspectRpcDir, cfMcpDir];
+  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (![bareDir, inspectDir, inspectRpcDir, cfMcpDir].includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const newKey = async (grants: object) => `Bearer ${KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", grants)).key}`;
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });

@@ -10,6 +10,7 @@ import ipaddr from "ipaddr.js";
 import { sha256Hex } from "../hash/index.js";
 import { z } from "zod";
 import { isTraceparent } from "../tracing/index.js";
+import { UTF8_ENCODER, isAscii } from "../utf8/index.js";
 
 export const CONTEXT_HEADER = "x-skillmesh-context";
 
@@ -27,8 +28,6 @@ export const CallerContextSchema = z.object({
 });
 export type CallerContext = z.infer<typeof CallerContextSchema>;
 
-const ASCII = /^[\x00-\x7f]*$/;
-
 /**
  * Encodes a context for the `X-Skillmesh-Context` header.
  * @example headers.set(CONTEXT_HEADER, encodeContext({ caller: "anonymous", group: "beta" }))
@@ -37,9 +36,9 @@ export function encodeContext(context: CallerContext): string {
   const json = JSON.stringify(context);
   // btoa takes one byte per character: ASCII as is (every call that names no non-ASCII user), else UTF-8 bytes.
   let binary = json;
-  if (!ASCII.test(json)) {
+  if (!isAscii(json)) {
     binary = "";
-    for (const byte of new TextEncoder().encode(json)) binary += String.fromCharCode(byte);
+    for (const byte of UTF8_ENCODER.encode(json)) binary += String.fromCharCode(byte);
   }
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

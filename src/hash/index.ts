@@ -1,4 +1,5 @@
 /** SHA-256 as lower-case hex: the one digest the gateway uses for keys, callers and fingerprints; and random hex ids. */
+import { UTF8_ENCODER } from "../utf8/index.js";
 
 /** Each byte's two hex digits (a table: trace ids are made on every call). */
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
@@ -9,9 +10,6 @@ const hexOf = (bytes: Uint8Array) => {
   for (const byte of bytes) hex += HEX[byte];
   return hex;
 };
-
-/** Encoding keeps no state between calls: one encoder serves every digest. */
-const UTF8 = new TextEncoder();
 
 /** Random bytes drawn a few KB at a time: each call makes a trace id and a span id, and asking the runtime for 8 bytes at a time was a percent of it. Each byte is used once. */
 const pool = new Uint8Array(4096);
@@ -36,5 +34,5 @@ export function randomHex(bytes: number): string {
  * @example await sha256Hex("abc") // "ba7816bf…"
  */
 export async function sha256Hex(text: string): Promise<string> {
-  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-256", UTF8.encode(text))));
+  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-256", UTF8_ENCODER.encode(text))));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerJson, toHttpResponse, utf8Length } from "./http.js";
+import { answerJson, toHttpResponse } from "./http.js";
 import { success } from "./index.js";
 
 describe("answerJson", () => {
@@ -30,7 +30,6 @@ describe("toHttpResponse", () => {
       expect(response.headers.get("content-type")).toBe("application/json");
       expect(response.headers.get("x-skill-version")).toBe("a@1.0.0");
     }
-    expect(utf8Length("héllo")).toBe(6);
     expect(toHttpResponse(undefined).status).toBe(204);
   });
 });

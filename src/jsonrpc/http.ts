@@ -5,26 +5,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { utf8Length } from "../utf8/index.js";
 import { ErrorCode, type JsonRpcResponse, failure, type ProcessedBody } from "./index.js";
 
 /** Largest request body accepted, in bytes: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
-
-/** Encoding keeps no state between calls: one encoder serves every response. */
-const UTF8_ENCODER = new TextEncoder();
-
-/** Only ASCII: as many UTF-8 bytes as characters. */
-const ASCII = /^[\x00-\x7f]*$/;
-
-/**
- * How many bytes a string takes in UTF-8, without encoding it when it is ASCII (most JSON is).
- * @example utf8Length("héllo") // 6
- */
-export function utf8Length(text: string): number {
-  return ASCII.test(text) ? text.length : UTF8_ENCODER.encode(text).byteLength;
-}
 
 /**
  * Middleware that refuses what is not a JSON body: 415 for another content type or a compressed

@@ -332,7 +332,7 @@ class McpServer {
   /** A 2025-era `notifications/cancelled`: cancels the caller's call with that id, if this isolate runs it. */
   private async noteCancellation(message: unknown): Promise<void> {
     const checked = CancelledNotificationSchema.safeParse(message);
-    await (checked.success ? inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId)) : undefined)?.cancel();
+    if (checked.success) await inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId))?.cancel();
   }
 
   /**
