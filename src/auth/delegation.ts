@@ -13,6 +13,7 @@ import { randomHex } from "../hash/index.js";
 import type { Store } from "../store/index.js";
 import { safeJson } from "../json/index.js";
 import { type Access, accessOfSignature } from "./access.js";
+import { textOfBase64Url } from "../utf8/index.js";
 
 /** The header the gateway hands the token to a pipeline in. */
 export const DELEGATION_HEADER = "x-skillmesh-delegation";
@@ -76,7 +77,7 @@ export async function verifyDelegation(key: CryptoKey, token: string, now: numbe
   }
   if (!valid) return { refused: "a delegation token this gateway did not sign" };
   // Signed by a gateway, so JSON of ours; still parsed, not cast.
-  const parsed = DelegationSchema.safeParse(safeJson(new TextDecoder().decode(decodeBase64Url(payload))));
+  const parsed = DelegationSchema.safeParse(safeJson(textOfBase64Url(payload)));
   if (!parsed.success) return { refused: "a malformed delegation token" };
   if (parsed.data.exp < now) return { refused: "an expired delegation token (a pipeline's steps may run as long as its call)" };
   return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };

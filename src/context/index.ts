@@ -5,12 +5,11 @@
  * when its operator says that nothing but the gateway reaches it (`SKILLMESH_TRUST_CONTEXT`);
  * otherwise it sees an empty context.
  */
-import { decodeBase64Url } from "hono/utils/encode";
 import ipaddr from "ipaddr.js";
 import { sha256Hex } from "../hash/index.js";
 import { z } from "zod";
 import { isTraceparent } from "../tracing/index.js";
-import { UTF8_ENCODER, isAscii } from "../utf8/index.js";
+import { base64UrlOfText, textOfBase64Url } from "../utf8/index.js";
 
 export const CONTEXT_HEADER = "x-skillmesh-context";
 
@@ -33,14 +32,7 @@ export type CallerContext = z.infer<typeof CallerContextSchema>;
  * @example headers.set(CONTEXT_HEADER, encodeContext({ caller: "anonymous", group: "beta" }))
  */
 export function encodeContext(context: CallerContext): string {
-  const json = JSON.stringify(context);
-  // btoa takes one byte per character: ASCII as is (every call that names no non-ASCII user), else UTF-8 bytes.
-  let binary = json;
-  if (!isAscii(json)) {
-    binary = "";
-    for (const byte of UTF8_ENCODER.encode(json)) binary += String.fromCharCode(byte);
-  }
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64UrlOfText(JSON.stringify(context));
 }
 
 /** Who called when nothing says so, or nothing that says so can be believed. */
@@ -71,7 +63,7 @@ function headerFields(headers: Headers): Pick<CallerContext, "userId" | "group" 
 
 function decodeContext(encoded: string): CallerContext | undefined {
   try {
-    const parsed = CallerContextSchema.safeParse(JSON.parse(new TextDecoder().decode(decodeBase64Url(encoded))));
+    const parsed = CallerContextSchema.safeParse(JSON.parse(textOfBase64Url(encoded)));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
