@@ -5,7 +5,8 @@
  * than most single cuts are worth (±10% between runs of one build), so a before/after measured
  * one after the other says little. Here both gateways run at once, each in its own mesh (its own
  * workerd, with the trivial skill), and wrk alternates between them in short runs: each pair of
- * runs sees the same machine, and the ratio of a pair cancels the drift.
+ * runs sees the same machine, and the ratio of a pair cancels the drift. `--trivial` pairs the
+ * same way the gateway with the bare hop, in one mesh: the hot path's aim, measured alone.
  */
 import { execFile } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
@@ -45,6 +46,24 @@ export function pairedSummary(pairs: ReadonlyArray<readonly [number, number]>): 
   return { median: quantile(0.5), q1: quantile(0.25), q3: quantile(0.75), meanA: mean(0), meanB: mean(1) };
 }
 
+/**
+ * Runs sides `a` and `b` under wrk (-t1 -c16) in `pairs` pairs of `seconds`-long runs, after a
+ * warm-up, alternating which goes first so that a drift within a pair favours neither; prints
+ * each pair's b/a and sums them up.
+ * @example const s = await pairedRuns(bare, gateway, { pairs: 16, seconds: 2 }); s.median
+ */
+export async function pairedRuns(a: Side, b: Side, options: { pairs: number; seconds: number }): Promise<PairedSummary> {
+  const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
+  await measure([a, b], 1); // warm both
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0; i < options.pairs; i++) {
+    const rps = await measure(i % 2 ? [b, a] : [a, b], options.seconds);
+    pairs.push([rps.get(a.name)!, rps.get(b.name)!]);
+    console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
+  }
+  return pairedSummary(pairs);
+}
+
 /** Compares the working tree's gateway with the one at `rev` on the trivial call (on `route`), in `pairs` alternating pairs of `seconds`-long wrk runs. */
 export async function runCompare(rev: string, options: { pairs: number; seconds: number; route: TrivialRoute }): Promise<void> {
   if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
@@ -65,21 +84,30 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
     meshes.push(before.mesh);
     const after = await startTrivialMesh("working tree", { route: options.route });
     meshes.push(after.mesh);
-    const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
-    await measure([before.side, after.side], 1); // warm both isolates
-    const pairs: Array<[number, number]> = [];
-    for (let i = 0; i < options.pairs; i++) {
-      // Alternate which side goes first, so that a drift within a pair favours neither.
-      const rps = await measure(i % 2 ? [after.side, before.side] : [before.side, after.side], options.seconds);
-      pairs.push([rps.get(before.side.name)!, rps.get(after.side.name)!]);
-      console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
-    }
-    const s = pairedSummary(pairs);
+    const s = await pairedRuns(before.side, after.side, options);
     console.log(`\nThe trivial call through the gateway's /${options.route} (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
     console.log(`  ${rev} (${commit.slice(0, 12)}): ${s.meanA.toFixed(0)} req/s   working tree: ${s.meanB.toFixed(0)} req/s`);
     console.log(`  working tree / ${rev}: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
   } finally {
     await Promise.all(meshes.map((mesh) => mesh.dispose()));
     await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);
+  }
+}
+
+/**
+ * `npm run bench -- --trivial [--pairs N] [--seconds N]`: the issue's aim for the hot path, the
+ * trivial call through the gateway against the bare pass-through Worker, both in one workerd, as
+ * the median of paired wrk runs (the full bench's three segments swing by ±5% between runs).
+ */
+export async function runTrivialRatio(options: { pairs: number; seconds: number }): Promise<void> {
+  if (!(await hasWrk())) throw new Error("--trivial needs wrk as the load generator: apt-get install -y wrk");
+  console.log("Bundling (cached after the first run) and starting the mesh …");
+  const { mesh, side, bare } = await startTrivialMesh("trivial-gateway", { bareHop: true });
+  try {
+    const s = await pairedRuns(bare!, side, options);
+    console.log(`\nThe trivial call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): bare hop ${s.meanA.toFixed(0)} req/s, gateway ${s.meanB.toFixed(0)} req/s`);
+    console.log(`  gateway/bare hop: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})   (target >= 0.80x)`);
+  } finally {
+    await mesh.dispose();
   }
 }

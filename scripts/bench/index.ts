@@ -38,8 +38,9 @@
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
  * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
- * `--route mcp` the trivial call as an MCP tools/call; `--soak [--rounds N] [--redis]` the gateway
- * isolate's heap over rounds of every kind of call (soak.ts).
+ * `--route mcp` the trivial call as an MCP tools/call; `--trivial [--pairs N]` the trivial call
+ * through the gateway against the bare hop alone, as a paired median (compare.ts); `--soak
+ * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -52,7 +53,7 @@ import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Side, empty, load, summary } from "./load.js";
-import { runCompare } from "./compare.js";
+import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
@@ -71,6 +72,7 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "16" },
     route: { type: "string", default: "rpc" },
     soak: { type: "boolean", default: false },
+    trivial: { type: "boolean", default: false },
     rounds: { type: "string", default: "6" },
   },
 });
@@ -91,6 +93,10 @@ if (values.profile) {
 }
 if (values.soak) {
   await runSoak(Number(values.rounds), secondsOr(8), values.redis);
+  process.exit();
+}
+if (values.trivial) {
+  await runTrivialRatio({ pairs: Number(values.pairs), seconds: secondsOr(2) });
   process.exit();
 }
 if (values.compare) {

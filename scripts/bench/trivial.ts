@@ -11,6 +11,8 @@ import type { Side } from "./load.js";
 
 /** The trivial skill's folder. */
 export const SUBTRACT_DIR = join(ROOT, "test/fixtures/skills/subtract");
+/** The bare pass-through Worker bound to the trivial skill: the floor of any hop. */
+export const BARE_HOP_DIR = join(ROOT, "scripts/bench/bare-hop");
 /** The trivial call, and its body as sent. */
 export const TRIVIAL_CALL = { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 };
 export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
@@ -25,25 +27,32 @@ export type TrivialRoute = "rpc" | "mcp";
 /**
  * A mesh of a gateway (the working tree's, or `options.gateway`) and the trivial skill, with a key
  * that may call it, and the side that makes the trivial call through that gateway (on `/rpc`, or
- * on `/mcp` with `route: "mcp"`).
+ * on `/mcp` with `route: "mcp"`). With `bareHop`, the bare pass-through Worker runs in the same
+ * workerd, unregistered, and `bare` is the side that calls the skill through it.
  * @example const { mesh, side } = await startTrivialMesh("gateway", { unminified: true })
  */
 export async function startTrivialMesh(
   name: string,
-  options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute } = {},
-): Promise<{ mesh: Mesh; side: Side }> {
+  options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean } = {},
+): Promise<{ mesh: Mesh; side: Side; bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
-  const mesh = await startMesh({ ...options, skills: [SUBTRACT_DIR], adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const { route, bareHop, ...meshOptions } = options;
+  const skills = bareHop ? [SUBTRACT_DIR, BARE_HOP_DIR] : [SUBTRACT_DIR];
+  const mesh = await startMesh({ ...meshOptions, skills, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
-    await registerSkill(mesh.gatewayUrl, adminToken, { binding: mesh.skills[0]!.binding });
+    const workerOf = (dir: string) => mesh.skills.find((skill) => skill.dir === dir)!;
+    await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(SUBTRACT_DIR).binding });
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
     const authorization = `Bearer ${key}`;
     const side: Side =
-      options.route === "mcp"
+      route === "mcp"
         ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
         : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
     await expectTrivialAnswer(side);
-    return { mesh, side };
+    if (!bareHop) return { mesh, side };
+    const bare: Side = { name: "trivial-bare", url: workerOf(BARE_HOP_DIR).url, body: TRIVIAL, headers: () => ({}) };
+    await expectTrivialAnswer(bare);
+    return { mesh, side, bare };
   } catch (error) {
     await mesh.dispose();
     throw error;
