@@ -2,22 +2,22 @@ import { describe, expect, it } from "vitest";
 import { pairedSummary } from "./compare.js";
 
 describe("pairedSummary", () => {
-  it("sums paired runs up by each pair's ratio b/a, not by the ratio of the totals", () => {
-    // One slow pair (the machine dipped for both sides) moves the totals' ratio, not the median.
-    const s = pairedSummary([
-      [100, 80],
-      [1000, 700],
-      [100, 75],
-      [100, 85],
-    ]);
-    expect(s.median).toBeCloseTo(0.775, 6);
-    expect(s.q1).toBeCloseTo(0.7375, 6);
-    expect(s.q3).toBeCloseTo(0.8125, 6);
-    expect(s.meanA).toBe(325);
-    expect(s.meanB).toBe(235);
+  it("reads each pair as a ratio b/a: median and quartiles of the ratios, and each side's mean", () => {
+    // Ratios 0.5, 1, 1.5, 2, 3 (in another order): the drift between pairs does not matter, the ratio within each does.
+    const summary = pairedSummary([[1000, 2000], [200, 100], [3000, 9000], [100, 150], [4000, 4000]]);
+    expect(summary.median).toBe(1.5);
+    expect(summary.q1).toBe(1);
+    expect(summary.q3).toBe(2);
+    expect(summary.meanA).toBe(1660);
+    expect(summary.meanB).toBe(3050);
   });
 
-  it("refuses to sum up no pairs", () => {
-    expect(() => pairedSummary([])).toThrow();
+  it("interpolates between ranks for an even number of pairs", () => {
+    expect(pairedSummary([[1, 1], [1, 2]]).median).toBe(1.5);
+    expect(pairedSummary([[1, 1], [1, 2], [1, 3], [1, 4]])).toMatchObject({ median: 2.5, q1: 1.75, q3: 3.25 });
+  });
+
+  it("refuses to sum up nothing", () => {
+    expect(() => pairedSummary([])).toThrow("no pairs");
   });
 });
