@@ -6,7 +6,7 @@
 import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
-import { BINDING_URL, SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { BINDING_PATH, BINDING_URL, SIGNATURE_HEADER, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
@@ -53,7 +53,7 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
   const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
   const url = "url" in endpoint ? endpoint.url : BINDING_URL;
-  const hop = await hopOf(call, url);
+  const hop = await hopOf(call, endpoint);
   // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
   // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
   if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
@@ -89,14 +89,17 @@ interface Hop {
 const httpOnlyBindings = new Set<string>();
 
 /** The request of an attempt: its body, the caller context and trace, and the signature with a hop secret. */
-async function hopOf(call: ForwardRequest, url: string): Promise<Hop> {
+async function hopOf(call: ForwardRequest, endpoint: Deployment["endpoint"]): Promise<Hop> {
   const headers: Record<string, string> = { [CONTEXT_HEADER]: encodeContext(call.context) };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
   if (call.callKey) headers[CALL_KEY_HEADER] = call.callKey;
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
-  // Over RPC too the signature covers a POST to the binding's "/", so the skill checks one thing.
-  if (call.hopSecret) headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path: new URL(url).pathname, body, context: headers[CONTEXT_HEADER]! });
+  if (call.hopSecret) {
+    // Over RPC too the signature covers a POST to the binding's path, so the skill checks one thing.
+    const path = "url" in endpoint ? new URL(endpoint.url).pathname : BINDING_PATH;
+    headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path, body, context: headers[CONTEXT_HEADER]! });
+  }
   return { body, headers };
 }
 

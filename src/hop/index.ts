@@ -7,6 +7,7 @@
  * `MAX_SKEW_MS` — so a skill on a public URL can believe the caller context again.
  */
 import { sha256Hex } from "../hash/index.js";
+import { UTF8_ENCODER } from "../utf8/index.js";
 
 export const SIGNATURE_HEADER = "x-skillmesh-signature";
 
@@ -15,6 +16,8 @@ export const SIGNATURE_HEADER = "x-skillmesh-signature";
  * signature over a binding's call covers its path, `/`, over HTTP and over the RPC hop alike.
  */
 export const BINDING_URL = "https://skill.internal/";
+/** The path of `BINDING_URL`, parsed once: what the signature of every call to a binding covers. */
+export const BINDING_PATH = new URL(BINDING_URL).pathname;
 
 /** How far a signature's timestamp may be from the skill's clock (replays are bounded by it). */
 export const MAX_SKEW_MS = 60_000;
@@ -35,14 +38,14 @@ const keys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    key = crypto.subtle.importKey("raw", UTF8_ENCODER.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
     keys.set(secret, key);
   }
   return key;
 }
 
 async function payloadOf(timestamp: number, parts: SignedParts): Promise<Uint8Array> {
-  return new TextEncoder().encode(`${timestamp}\n${parts.method.toUpperCase()}\n${parts.path}\n${await sha256Hex(parts.body)}\n${parts.context}`);
+  return UTF8_ENCODER.encode(`${timestamp}\n${parts.method.toUpperCase()}\n${parts.path}\n${await sha256Hex(parts.body)}\n${parts.context}`);
 }
 
 const toHex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");

@@ -11,7 +11,7 @@ import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
-import { BINDING_URL, SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
+import { BINDING_PATH, SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
 import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES, answerTooLargeMessage } from "../body/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
@@ -187,9 +187,9 @@ interface Delivery<Env> {
   body: string;
   /** Its headers: the request's, or the RPC hop's record (`headerLookupOf`: no Headers object built for it). */
   headers: HeaderLookup;
-  /** The method and URL the signature covers (the RPC hop signs as a `POST` to `BINDING_URL`). */
+  /** The method and path the signature covers (the RPC hop signs as a `POST` to `BINDING_PATH`); the path is read only when a signature is checked. */
   method: string;
-  url: string;
+  pathOf: () => string;
   env: Env;
   waitUntil: (promise: Promise<unknown>) => void;
 }
@@ -217,7 +217,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   app.post("/", jsonBodyGuard(), async (c) => {
     const headers = c.req.raw.headers;
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
-    const delivery: Delivery<Env> = { body: await bodyText(c), headers, method: c.req.method, url: c.req.url, env: c.env as Env, waitUntil };
+    const delivery: Delivery<Env> = { body: await bodyText(c), headers, method: c.req.method, pathOf: () => new URL(c.req.url).pathname, env: c.env as Env, waitUntil };
     const refusal = await refusalOf(delivery);
     if (refusal) return c.json(refusal, 401);
     if (!acceptsEventStream(headers)) return toHttpResponse(await answer(delivery, () => c.req.raw.signal, () => {}), versionHeader);
@@ -244,7 +244,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     const checked = SkillRpcCallSchema.safeParse(received);
     if (!checked.success) return JSON.stringify(failure(null, ErrorCode.InvalidRequest, "Invalid Request: not a call of the gateway's RPC hop", { issues: describeIssues(checked.error) }));
     const call = checked.data;
-    const delivery: Delivery<Env> = { body: call.body, headers: headerLookupOf(call.headers), method: "POST", url: BINDING_URL, env, waitUntil: (p) => ctx.waitUntil(p) };
+    const delivery: Delivery<Env> = { body: call.body, headers: headerLookupOf(call.headers), method: "POST", pathOf: () => BINDING_PATH, env, waitUntil: (p) => ctx.waitUntil(p) };
     const refusal = await refusalOf(delivery);
     if (refusal) return JSON.stringify(refusal);
     // A call with a signal of its caller's, or that streams, comes over HTTP (src/hop/rpc.ts):
@@ -284,8 +284,8 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   async function refusalOf(delivery: Delivery<Env>): Promise<JsonRpcFailure | undefined> {
     const secret = hopSecretOf(delivery.env);
     if (!secret) return undefined;
-    const { body, headers, method, url } = delivery;
-    const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), { method, path: new URL(url).pathname, body, context: headers.get(CONTEXT_HEADER) ?? "" });
+    const { body, headers, method, pathOf } = delivery;
+    const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), { method, path: pathOf(), body, context: headers.get(CONTEXT_HEADER) ?? "" });
     return refusal ? failure(null, ErrorCode.Unauthorized, `Unauthorized: ${refusal}`) : undefined;
   }
 
