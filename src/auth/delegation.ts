@@ -13,7 +13,7 @@ import { randomHex } from "../hash/index.js";
 import type { Store } from "../store/index.js";
 import { safeJson } from "../json/index.js";
 import { type Access, accessOfSignature } from "./access.js";
-import { textOfBase64Url } from "../utf8/index.js";
+import { UTF8_ENCODER, base64UrlOfText, textOfBase64Url } from "../utf8/index.js";
 
 /** The header the gateway hands the token to a pipeline in. */
 export const DELEGATION_HEADER = "x-skillmesh-delegation";
@@ -33,8 +33,6 @@ const DelegationSchema = z.object({
 });
 export type Delegation = z.output<typeof DelegationSchema>;
 
-const encoder = new TextEncoder();
-
 /**
  * The signing key: the hop secret when the gateway has one, else a random key made once and
  * kept in the store (every gateway isolate shares it; no skill ever sees it).
@@ -46,7 +44,7 @@ export async function delegationKey(store: Store, hopSecret: string | undefined)
     await store.set("sm:delegation-key", made, { nx: true });
     secret = (await store.get("sm:delegation-key")) ?? made;
   }
-  return crypto.subtle.importKey("raw", encoder.encode(`skillmesh-delegation:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  return crypto.subtle.importKey("raw", UTF8_ENCODER.encode(`skillmesh-delegation:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
 /**
@@ -54,8 +52,8 @@ export async function delegationKey(store: Store, hopSecret: string | undefined)
  * @example const token = await signDelegation(key, { c: caller.id, g: caller.access.signature, exp: deadline, aud: "web.digest@1.0.0" })
  */
 export async function signDelegation(key: CryptoKey, delegation: Delegation): Promise<string> {
-  const payload = encodeBase64Url(encoder.encode(JSON.stringify(delegation)).buffer);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
+  const payload = base64UrlOfText(JSON.stringify(delegation));
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, UTF8_ENCODER.encode(payload)));
   return `${PREFIX}${payload}.${encodeBase64Url(mac.buffer)}`;
 }
 
@@ -71,7 +69,7 @@ export async function verifyDelegation(key: CryptoKey, token: string, now: numbe
   if (!payload || !mac || extra !== undefined) return { refused: "a malformed delegation token" };
   let valid: boolean;
   try {
-    valid = await crypto.subtle.verify("HMAC", key, decodeBase64Url(mac), encoder.encode(payload));
+    valid = await crypto.subtle.verify("HMAC", key, decodeBase64Url(mac), UTF8_ENCODER.encode(payload));
   } catch {
     valid = false;
   }

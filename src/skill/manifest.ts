@@ -1,6 +1,7 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
+import { utf8Length } from "../utf8/index.js";
 
 /**
  * Method names the gateway keeps for itself: `rpc.*` (reserved by JSON-RPC 2.0), `skills.*` and `jobs.*`
@@ -84,6 +85,6 @@ export const RegisteredManifestSchema = SkillManifestSchema.superRefine((manifes
       return;
     }
   }
-  const bytes = new TextEncoder().encode(JSON.stringify(manifest)).byteLength;
+  const bytes = utf8Length(JSON.stringify(manifest));
   if (bytes > MAX_MANIFEST_BYTES) ctx.addIssue({ code: "custom", message: `the manifest is ${bytes} bytes; at most ${MAX_MANIFEST_BYTES} are registered` });
 });

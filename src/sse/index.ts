@@ -5,6 +5,7 @@
  */
 
 import { BodyTooLarge } from "../body/index.js";
+import { UTF8_ENCODER } from "../utf8/index.js";
 
 /** How often a quiet stream sends a comment line. MCP hosts and common proxies cut idle streams at 30–60 s. */
 export const HEARTBEAT_MS = 15_000;
@@ -27,8 +28,6 @@ export interface SseWriter {
   signal: AbortSignal;
 }
 
-const encoder = new TextEncoder();
-
 /** Events waiting for a slow client past which `notify` drops what it is given. */
 export const MAX_QUEUED_NOTICES = 64;
 
@@ -45,7 +44,7 @@ export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatM
       const write = (text: string) => {
         if (gone.signal.aborted) return false;
         try {
-          controller.enqueue(encoder.encode(text));
+          controller.enqueue(UTF8_ENCODER.encode(text));
           return true;
         } catch {
           return false;
