@@ -57,7 +57,7 @@ import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
-import { MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, type TrivialRoute } from "./trivial.js";
+import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -154,13 +154,12 @@ try {
     client = local.client;
   }
   const adminToken = randomBytes(16).toString("hex");
-  const bareDir = join(ROOT, "scripts/bench/bare-hop");
   const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
   const inspectRpcDir = join(ROOT, "scripts/bench/inspect-rpc");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
-  const unregistered = [bareDir, inspectDir, inspectRpcDir, cfMcpDir];
+  const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir];
   const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
   for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
@@ -174,7 +173,7 @@ try {
   let user = 0;
   const sides: Side[] = [
     { name: "trivial-direct", url: urlOf(SUBTRACT_DIR), body: TRIVIAL, headers: () => ({}) },
-    { name: "trivial-bare", url: urlOf(bareDir), body: TRIVIAL, headers: () => ({}) },
+    { name: "trivial-bare", url: urlOf(BARE_HOP_DIR), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-inspect", url: urlOf(inspectDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-inspect-rpc", url: urlOf(inspectRpcDir), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-gateway", url: rpc, body: TRIVIAL, headers: () => ({ authorization: key }) },

@@ -182,7 +182,7 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
         rps[i] = summary(one).rps;
         addSample(samples[i]!, one);
       }
-      pairs.push([rps[1]!, rps[0]!]);
+      pairs.push([rps[1]!, rps[0]!]); // [large, small]: the pair's b/a is what a call costs more on the large registry
     }
     const [smallCalls, largeCalls] = samples.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>];
     const callCost = pairedSummary(pairs);
