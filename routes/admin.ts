@@ -13,6 +13,7 @@ import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
 import { RETRY_AFTER_STORE_MS, mgetInBatches, routeFailureStatus } from "../src/store/index.js";
+import { sha256Hex } from "../src/hash/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own, safeJson } from "../src/json/index.js";
 import {
@@ -326,6 +327,6 @@ adminRoutes.notFound((c) =>
 
 /** Same manifest at the same endpoint = same registration. */
 async function defaultRegistrationId(manifest: SkillManifest, endpoint: Endpoint): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify({ manifest, endpoint })));
-  return [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  // The first 12 bytes of the digest.
+  return (await sha256Hex(JSON.stringify({ manifest, endpoint }))).slice(0, 24);
 }

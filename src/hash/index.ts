@@ -4,8 +4,11 @@ import { UTF8_ENCODER } from "../utf8/index.js";
 /** Each byte's two hex digits (a table: trace ids are made on every call). */
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
-/** Lower-case hex of bytes. */
-const hexOf = (bytes: Uint8Array) => {
+/**
+ * Lower-case hex of bytes.
+ * @example hexOf(new Uint8Array([0, 255])) // "00ff"
+ */
+export const hexOf = (bytes: Uint8Array): string => {
   let hex = "";
   for (const byte of bytes) hex += HEX[byte];
   return hex;

@@ -6,7 +6,7 @@
  * (401) a call that is unsigned, signed with another secret, changed on the way, or older than
  * `MAX_SKEW_MS` — so a skill on a public URL can believe the caller context again.
  */
-import { sha256Hex } from "../hash/index.js";
+import { hexOf, sha256Hex } from "../hash/index.js";
 import { UTF8_ENCODER } from "../utf8/index.js";
 
 export const SIGNATURE_HEADER = "x-skillmesh-signature";
@@ -48,15 +48,13 @@ async function payloadOf(timestamp: number, parts: SignedParts): Promise<Uint8Ar
   return UTF8_ENCODER.encode(`${timestamp}\n${parts.method.toUpperCase()}\n${parts.path}\n${await sha256Hex(parts.body)}\n${parts.context}`);
 }
 
-const toHex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 /**
  * The signature header's value for a call.
  * @example headers.set(SIGNATURE_HEADER, await signHop(secret, { method: "POST", path: "/", body, context }))
  */
 export async function signHop(secret: string, parts: SignedParts, now = Date.now()): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), await payloadOf(now, parts));
-  return `t=${now},v1=${toHex(mac)}`;
+  return `t=${now},v1=${hexOf(new Uint8Array(mac))}`;
 }
 
 /**
