@@ -3,7 +3,7 @@
  * (subtract) and registers N synthetic skills through the admin API — manifests with ~2 KB of
  * schema, 8 registrations in flight — then prints, at 10 skills and at N:
  *   registration time per 1,000 (and the last 1,000 against the first);
- *   subtract's call throughput and p50 through the gateway;
+ *   subtract's call throughput and p50 through the gateway (Node's fetch), and its throughput under wrk when wrk is installed;
  *   the call right after a registry change (the one that reloads the isolate's view), next to
  *   the call after it;
  *   MCP tools/list and skills.list (every page) and skills.discover by exact tag and by glob;
@@ -19,9 +19,10 @@ import { type Mesh, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { registerSynthetic } from "../mesh/synthetic.js";
 import { type GatewayInspector, inspectGateway } from "./inspector.js";
-import { pairedSummary } from "./compare.js";
+import { pairedRuns, pairedSummary } from "./compare.js";
 import { addSample, empty, load, summary } from "./load.js";
 import { SUBTRACT_DIR, TRIVIAL, TRIVIAL_CALL } from "./trivial.js";
+import { hasWrk } from "./wrk.js";
 
 /** The V8 inspectors of the two meshes' Workers (small, large). */
 const INSPECTOR_PORTS = [9239, 9240] as const;
@@ -208,10 +209,17 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
       });
     }
 
+    // wrk loads the gateway harder than Node's fetch (which shares a core with it): the same
+    // ratio, measured the way --trivial measures the hot path. Last, so that the store's work after
+    // 6,000 calls/s (their audit entries and counters; the local Upstash fell behind once) overlaps nothing measured.
+    const wrkPairs = 12;
+    const wrkCost = (await hasWrk()) ? await pairedRuns(sides[1]!, sides[0]!, { pairs: wrkPairs, seconds: 2 }) : undefined;
+
     const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}  ${note}`);
     console.log("");
     row("", `${counts[0]} skills`, `${counts[1]} skills`);
     row("calls/s (subtract via gateway)", smallCalls.rps.toFixed(0), largeCalls.rps.toFixed(0), `call cost ratio ${callCost.median.toFixed(2)}x (aim <= 1.1x; median of ${CALL_SEGMENTS} pairs of 1 s, quartiles ${callCost.q1.toFixed(2)}–${callCost.q3.toFixed(2)})`);
+    if (wrkCost) row("calls/s under wrk -c16", wrkCost.meanB.toFixed(0), wrkCost.meanA.toFixed(0), `call cost ratio ${wrkCost.median.toFixed(2)}x (median of ${wrkPairs} pairs of 2 s, quartiles ${wrkCost.q1.toFixed(2)}–${wrkCost.q3.toFixed(2)})`);
     row("call p50 ms", smallCalls.p50.toFixed(2), largeCalls.p50.toFixed(2));
     const pair = (m: { median: number; max: number }) => `${m.median.toFixed(1)}/${m.max.toFixed(1)}`;
     row("call after a change ms (med/max)", pair(small.afterChangeMs), pair(large.afterChangeMs), `(aim < 10 ms; ${CHANGES} changes)`);
