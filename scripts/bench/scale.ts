@@ -31,6 +31,8 @@ const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protoc
 const IN_FLIGHT = 8;
 /** Call segments per registry, alternating (1 s each): the ratio is the median of the pairs'. */
 const CALL_SEGMENTS = 12;
+/** Pairs of 2 s wrk runs for the same ratio under wrk (when it is installed). */
+const WRK_PAIRS = 12;
 const CONCURRENCY = 16;
 const CHANGES = 20;
 
@@ -212,14 +214,13 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     // wrk loads the gateway harder than Node's fetch (which shares a core with it): the same
     // ratio, measured the way --trivial measures the hot path. Last, so that the store's work after
     // 6,000 calls/s (their audit entries and counters; the local Upstash fell behind once) overlaps nothing measured.
-    const wrkPairs = 12;
-    const wrkCost = (await hasWrk()) ? await pairedRuns(sides[1]!, sides[0]!, { pairs: wrkPairs, seconds: 2 }) : undefined;
+    const wrkCost = (await hasWrk()) ? await pairedRuns(sides[1]!, sides[0]!, { pairs: WRK_PAIRS, seconds: 2 }) : undefined;
 
     const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}  ${note}`);
     console.log("");
     row("", `${counts[0]} skills`, `${counts[1]} skills`);
     row("calls/s (subtract via gateway)", smallCalls.rps.toFixed(0), largeCalls.rps.toFixed(0), `call cost ratio ${callCost.median.toFixed(2)}x (aim <= 1.1x; median of ${CALL_SEGMENTS} pairs of 1 s, quartiles ${callCost.q1.toFixed(2)}–${callCost.q3.toFixed(2)})`);
-    if (wrkCost) row("calls/s under wrk -c16", wrkCost.meanB.toFixed(0), wrkCost.meanA.toFixed(0), `call cost ratio ${wrkCost.median.toFixed(2)}x (median of ${wrkPairs} pairs of 2 s, quartiles ${wrkCost.q1.toFixed(2)}–${wrkCost.q3.toFixed(2)})`);
+    if (wrkCost) row("calls/s under wrk -c16", wrkCost.meanB.toFixed(0), wrkCost.meanA.toFixed(0), `call cost ratio ${wrkCost.median.toFixed(2)}x (median of ${WRK_PAIRS} pairs of 2 s, quartiles ${wrkCost.q1.toFixed(2)}–${wrkCost.q3.toFixed(2)})`);
     row("call p50 ms", smallCalls.p50.toFixed(2), largeCalls.p50.toFixed(2));
     const pair = (m: { median: number; max: number }) => `${m.median.toFixed(1)}/${m.max.toFixed(1)}`;
     row("call after a change ms (med/max)", pair(small.afterChangeMs), pair(large.afterChangeMs), `(aim < 10 ms; ${CHANGES} changes)`);

@@ -24,6 +24,11 @@ export const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp
 /** Which route a trivial side calls: `/rpc` with the JSON-RPC call, or `/mcp` with the tool call. */
 export type TrivialRoute = "rpc" | "mcp";
 
+/** What a trivial mesh is started with: the mesh's own options, the route, and whether the bare hop runs beside it. */
+type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean };
+/** A started trivial mesh and the side that calls the skill through its gateway. */
+type TrivialMesh = { mesh: Mesh; side: Side };
+
 /**
  * A mesh of a gateway (the working tree's, or `options.gateway`) and the trivial skill, with a key
  * that may call it, and the side that makes the trivial call through that gateway (on `/rpc`, or
@@ -31,10 +36,9 @@ export type TrivialRoute = "rpc" | "mcp";
  * workerd, unregistered, and `bare` is the side that calls the skill through it.
  * @example const { mesh, side } = await startTrivialMesh("gateway", { unminified: true })
  */
-export async function startTrivialMesh(
-  name: string,
-  options: Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean } = {},
-): Promise<{ mesh: Mesh; side: Side; bare?: Side }> {
+export async function startTrivialMesh(name: string, options: TrivialMeshOptions & { bareHop: true }): Promise<TrivialMesh & { bare: Side }>;
+export async function startTrivialMesh(name: string, options?: TrivialMeshOptions): Promise<TrivialMesh>;
+export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const { route, bareHop, ...meshOptions } = options;
   const skills = bareHop ? [SUBTRACT_DIR, BARE_HOP_DIR] : [SUBTRACT_DIR];
