@@ -3,6 +3,7 @@
  * byte, and most JSON is), how many bytes it takes — without encoding it when it is ASCII — and
  * text carried as base64url (the caller-context header, delegation tokens).
  */
+import { decodeBase64, encodeBase64Url } from "hono/utils/encode";
 
 /** Encoding keeps no state between calls: one encoder serves every caller. */
 export const UTF8_ENCODER = new TextEncoder();
@@ -32,13 +33,9 @@ export function utf8Length(text: string): number {
  * @example base64UrlOfText('{"caller":"k_1"}') // "eyJjYWxsZXIiOiJrXzEifQ"
  */
 export function base64UrlOfText(text: string): string {
-  // btoa takes one byte per character: ASCII as is (most JSON), else the UTF-8 bytes.
-  let binary = text;
-  if (!isAscii(text)) {
-    binary = "";
-    for (const byte of UTF8_ENCODER.encode(text)) binary += String.fromCharCode(byte);
-  }
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  // btoa takes one byte per character: ASCII (most JSON) as is; other text as its UTF-8 bytes, by Hono's codec.
+  const base64Url = isAscii(text) ? btoa(text).replace(/\+/g, "-").replace(/\//g, "_") : encodeBase64Url(UTF8_ENCODER.encode(text).buffer);
+  return base64Url.replace(/=+$/, "");
 }
 
 /**
@@ -46,10 +43,8 @@ export function base64UrlOfText(text: string): string {
  * @example textOfBase64Url("eyJjYWxsZXIiOiJrXzEifQ") // '{"caller":"k_1"}'
  */
 export function textOfBase64Url(encoded: string): string {
-  const binary = atob(encoded.replace(/-/g, "+").replace(/_/g, "/"));
-  // ASCII bytes are their own characters: only other text needs the decoder.
-  if (isAscii(binary)) return binary;
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return UTF8_DECODER.decode(bytes);
+  const base64 = encoded.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(base64);
+  // ASCII bytes are their own characters: only other text needs its bytes (Hono's codec) and the decoder.
+  return isAscii(binary) ? binary : UTF8_DECODER.decode(decodeBase64(base64));
 }
