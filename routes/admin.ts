@@ -152,10 +152,12 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
     if (error instanceof ManifestUnavailable) return adminError(c, 502, `Could not register: ${error.message}`);
     throw error;
   }
-  const registrationId = body.data.registrationId ?? (await defaultRegistrationId(manifest, endpoint));
+  const pipeline = body.data.pipeline === true;
+  if (pipeline && !manifest.pipeline?.steps.length) return adminError(c, 400, `Invalid registration: ${manifest.name}@${manifest.version} is registered as a pipeline, but its manifest declares no pipeline.steps (the skills its steps may call)`);
+  const registrationId = body.data.registrationId ?? (await defaultRegistrationId(manifest, endpoint, pipeline));
 
   const { registry, snapshot } = gatewayRuntime(c.env);
-  const outcome = await registry.register({ manifest, endpoint, registrationId, ttlSeconds, force, contractHash: await contractHashOf(manifest) }, Date.now());
+  const outcome = await registry.register({ manifest, endpoint, registrationId, ttlSeconds, force, pipeline, contractHash: await contractHashOf(manifest) }, Date.now());
   if (outcome.conflict) {
     const id = outcome.deployment.id;
     return adminError(c, 409, `${id} is registered with another definition; register a new version (or send "force": true to replace it)`, { changes: outcome.conflict });
@@ -325,8 +327,8 @@ adminRoutes.notFound((c) =>
   ),
 );
 
-/** Same manifest at the same endpoint = same registration. */
-async function defaultRegistrationId(manifest: SkillManifest, endpoint: Endpoint): Promise<string> {
+/** Same manifest at the same endpoint, registered as a pipeline or not = same registration. */
+async function defaultRegistrationId(manifest: SkillManifest, endpoint: Endpoint, pipeline: boolean): Promise<string> {
   // The first 12 bytes of the digest.
-  return (await sha256Hex(JSON.stringify({ manifest, endpoint }))).slice(0, 24);
+  return (await sha256Hex(JSON.stringify(pipeline ? { manifest, endpoint, pipeline } : { manifest, endpoint }))).slice(0, 24);
 }

@@ -6,10 +6,13 @@
  *   1. checks everything it can before any upload: credentials, the secrets' values, the
  *      contracts (contracts/), that every skill trusting the caller context has a binding;
  *   2. uploads each skill with `wrangler deploy`, then the gateway (its service bindings name the
- *      skills), each with the secrets set in this process's environment (`--secrets-file`, a
- *      0600 file removed afterwards); a secret not set here keeps its value on Cloudflare;
- *   3. registers every skill with the gateway's admin API (SKILLMESH_URL, else the workers.dev
- *      URL wrangler printed for the gateway), waiting up to --register-timeout seconds for a
+ *      skills); the gateway with the secrets set in this process's environment (`--secrets-file`,
+ *      a 0600 file removed afterwards, on Ctrl-C too); a secret not set here keeps its value on
+ *      Cloudflare. Skills get no secret: one reached by URL gets the public key of
+ *      SKILLMESH_HOP_KEY (`--var SKILLMESH_HOP_PUBLIC_KEY:…`);
+ *   3. registers every skill with the gateway's admin API (SKILLMESH_URL, https or loopback
+ *      only, else the workers.dev URL wrangler printed for the gateway; redirects are not
+ *      followed, so the admin token goes nowhere else), a pipeline folder as a pipeline, waiting up to --register-timeout seconds for a
  *      gateway that does not answer yet, with wrangler's version id as the registration id.
  * It stops at the first failure with a report of what was done and what was not. Nothing is
  * registered unless every upload succeeded, and a re-run is always safe: an upload of the same
@@ -26,8 +29,9 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { unstable_readConfig } from "wrangler";
 import { z } from "zod";
-import { type Bundle, ROOT, bundleAll, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
-import { GATEWAY_SECRETS, SKILL_SECRETS, type SecretsPlan, registrationEndpointOf, secretsFor } from "./mesh/deploy-plan.js";
+import { hopPublicKeyOf } from "../src/hop/index.js";
+import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
+import { GATEWAY_SECRETS, type SecretsPlan, gatewayUrlRefusal, registrationEndpointOf, secretsFor, skillVarsOf } from "./mesh/deploy-plan.js";
 import { contractProblems } from "./contracts.js";
 import { RegistrationError, registerSkill } from "./mesh/index.js";
 
@@ -80,9 +84,13 @@ interface Upload {
   name: string;
   configPath: string;
   secrets: SecretsPlan;
+  /** Vars added to wrangler.toml's (`--var`): a skill reached by URL gets the gateway's public hop key. */
+  vars: Record<string, string>;
   /** Skills only: how the gateway reaches it (undefined until uploaded when it is by URL). */
   binding?: string;
   trustsContext?: boolean;
+  /** Skills only: a pipeline folder, registered with `"pipeline": true`. */
+  pipeline?: boolean;
 }
 
 async function wrangler(args: string[]): Promise<string> {
@@ -92,7 +100,7 @@ async function wrangler(args: string[]): Promise<string> {
 
 /** Uploads one Worker with its secrets; returns wrangler's version id and workers.dev URL. */
 async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?: string; url?: string }> {
-  const args = ["deploy", "-c", worker.configPath];
+  const args = ["deploy", "-c", worker.configPath, ...Object.entries(worker.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`])];
   if (Object.keys(worker.secrets.provided).length) {
     const file = join(secretsDir, `${worker.name}.json`);
     writeFileSync(file, JSON.stringify(worker.secrets.provided), { mode: 0o600 });
@@ -109,12 +117,12 @@ async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?:
 }
 
 /** Registers one skill, waiting (polling each second) while the gateway is unreachable or answers 5xx. */
-async function registerWhenReady(gatewayUrl: string, adminToken: string, endpoint: { binding: string } | { url: string }, registrationId: string | undefined, deadline: number) {
+async function registerWhenReady(gatewayUrl: string, adminToken: string, endpoint: { binding: string } | { url: string }, extra: { registrationId?: string; pipeline?: boolean }, deadline: number) {
   let waiting = false;
   const patience = Math.max(0, Math.round((deadline - Date.now()) / 1000));
   for (;;) {
     try {
-      return await registerSkill(gatewayUrl, adminToken, endpoint, registrationId ? { registrationId } : {});
+      return await registerSkill(gatewayUrl, adminToken, endpoint, extra);
     } catch (error) {
       const transient = error instanceof RegistrationError && (error.status === 0 || error.status >= 500);
       if (!transient || Date.now() >= deadline) throw error;
@@ -135,8 +143,13 @@ async function deploy(): Promise<void> {
   if (!registerTimeout.success) throw new Error("--register-timeout is a number of seconds (0–3600)");
 
   // Everything that can be checked is checked before the first upload.
+  if (env.SKILLMESH_HOP_SECRET) {
+    throw new Error("Not deploying: SKILLMESH_HOP_SECRET is no longer used (every skill that held it could sign as the gateway). Set SKILLMESH_HOP_KEY to the gateway's Ed25519 private key instead (npx skillmesh hop-key); skills reached by URL get its public key");
+  }
+  const urlRefusal = env.SKILLMESH_URL ? gatewayUrlRefusal(env.SKILLMESH_URL) : undefined;
+  if (urlRefusal) throw new Error(`Not deploying: ${urlRefusal}`);
   const gatewaySecrets = secretsFor(GATEWAY_SECRETS, env);
-  const skillSecrets = secretsFor(SKILL_SECRETS, env);
+  const hopPublicKey = env.SKILLMESH_HOP_KEY ? await hopPublicKeyOf(env.SKILLMESH_HOP_KEY) : undefined;
   let since = Date.now();
   console.log("Checking the contracts (contracts/) …");
   const problems = await contractProblems();
@@ -150,15 +163,27 @@ async function deploy(): Promise<void> {
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
     if (skill.trustsContext && config.workers_dev !== false) throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
     if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined); // throws when it has no binding
-    return { ...skill, configPath, secrets: skillSecrets, binding: bindingByService.get(skill.name) };
+    const binding = bindingByService.get(skill.name);
+    // No skill gets a secret; one reached by URL gets the key to check the gateway's signatures with.
+    return { ...skill, configPath, secrets: { provided: {}, kept: [] }, vars: skillVarsOf({ bound: !!binding }, hopPublicKey), binding, pipeline: isPipelineDir(dir) };
   });
-  const gateway: Upload = { name: gatewayConfig.name!, configPath: join(ROOT, "wrangler.toml"), secrets: gatewaySecrets };
+  const gateway: Upload = { name: gatewayConfig.name!, configPath: join(ROOT, "wrangler.toml"), secrets: gatewaySecrets, vars: {} };
   const uploads = [...skills, gateway];
 
   // Skills first: the gateway's service bindings name them.
   const uploaded: Array<Upload & { versionId?: string; url?: string }> = [];
   const secretsDir = mkdtempSync(join(tmpdir(), "skillmesh-deploy-"));
   chmodSync(secretsDir, 0o700);
+  // Ctrl-C (or a CI runner's SIGTERM) mid-upload: `finally` would not run, the secrets would stay on disk.
+  const removeSecrets = () => rmSync(secretsDir, { recursive: true, force: true });
+  const onSignal = (signal: NodeJS.Signals) => {
+    removeSecrets();
+    console.error(`\n✗ Deploy interrupted (${signal}) while uploading; the temporary secrets file is removed. Run \`npm run deploy\` again: uploading a Worker again is safe.`);
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  // First in line: wrangler, imported above, has handlers of its own that end the process.
+  process.prependOnceListener("SIGINT", onSignal);
+  process.prependOnceListener("SIGTERM", onSignal);
   try {
     for (const [i, worker] of uploads.entries()) {
       since = Date.now();
@@ -180,7 +205,9 @@ async function deploy(): Promise<void> {
       console.log(`  ✓ version ${versionId ?? "(wrangler printed none)"} (${seconds(since)})${secrets}`);
     }
   } finally {
-    rmSync(secretsDir, { recursive: true, force: true });
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    removeSecrets();
   }
 
   const gatewayUrl = (env.SKILLMESH_URL || uploaded.at(-1)!.url)?.replace(/\/$/, "");
@@ -190,12 +217,15 @@ async function deploy(): Promise<void> {
   if (!gatewayUrl) {
     throw new DeployStopped("registering", "no gateway URL: set SKILLMESH_URL (the gateway has no workers.dev URL)", uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL and run `npm run deploy` again.");
   }
+  const refusal = gatewayUrlRefusal(gatewayUrl);
+  if (refusal) throw new DeployStopped("registering", refusal, uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL to the gateway's https URL and run `npm run deploy` again.");
   console.log(`Registering ${toRegister.length} skills with ${gatewayUrl} …`);
   const deadline = Date.now() + registerTimeout.data * 1_000;
   for (const [i, skill] of toRegister.entries()) {
     try {
       const endpoint = registrationEndpointOf(skill as { name: string; trustsContext: boolean }, bindingByService, skill.url);
-      const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, skill.versionId, deadline);
+      const extra = { ...(skill.versionId ? { registrationId: skill.versionId } : {}), ...(skill.pipeline ? { pipeline: true } : {}) };
+      const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, extra, deadline);
       const via = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
       console.log(`  ✓ ${deployment.id} by ${via}: ${deployment.role}${changed ? "" : " (unchanged)"}`);
       registered.push(`${deployment.id} registered`);

@@ -5,8 +5,9 @@
  * registration). The runs build on each other in order: a refused upload, an unreachable gateway,
  * then the re-run that completes.
  */
-import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +17,11 @@ import { unstable_readConfig } from "wrangler";
 import { parse as parseYaml } from "yaml";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { writeContracts } from "../scripts/contracts.js";
-import { GATEWAY_SECRETS, SKILL_SECRETS } from "../scripts/mesh/deploy-plan.js";
-import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
+import { generateHopKeys } from "../src/hop/index.js";
+import { type Mesh, adminCall, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
-import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), "skillmesh-dist-"));
@@ -37,6 +39,7 @@ async function closedPort(): Promise<number> {
 const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!;
 const SKILL_WORKERS = skillDirs().map(workerNameOf);
 const GATEWAY_WORKER = workerNameOf(ROOT);
+const { privateKey: HOP_KEY } = await generateHopKeys();
 
 describe("npm run deploy -- --dry-run", () => {
   it("bundles every Worker with wrangler and prints each bundle's size", async () => {
@@ -57,7 +60,6 @@ describe("npm run deploy -- --dry-run", () => {
 describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   let cf: CloudflareApiStandIn;
   let mesh: Mesh;
-  const HOP_SECRET = "hop-secret-for-the-deploy-test";
   const CALLBACK_SECRET = "callback-secret-for-the-deploy-test";
 
   // The contracts of the skills as they are (a skill just made with `skillmesh new` has none
@@ -78,23 +80,25 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     await cf?.stop();
   });
 
+  /** The deploy's environment: wrangler aimed at the stand-in, the gateway at the mesh. */
+  const deployEnvOf = (env: Record<string, string>) => ({
+    ...process.env,
+    CLOUDFLARE_API_BASE_URL: cf.baseUrl,
+    CLOUDFLARE_API_TOKEN: "stand-in-token",
+    CLOUDFLARE_ACCOUNT_ID: cf.accountId,
+    WRANGLER_SEND_METRICS: "false",
+    SKILLMESH_URL: mesh.gatewayUrl,
+    SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
+    SKILLMESH_HOP_KEY: HOP_KEY,
+    SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+    UPSTASH_REDIS_REST_TOKEN: "",
+    SKILLMESH_CONTRACTS_DIR: contracts,
+    ...env,
+  });
+
   /** Runs `npm run deploy` with wrangler aimed at the stand-in; resolves with its output and exit code. */
   async function deploy(env: Record<string, string> = {}, args: string[] = []) {
-    const deployEnv = {
-      ...process.env,
-      CLOUDFLARE_API_BASE_URL: cf.baseUrl,
-      CLOUDFLARE_API_TOKEN: "stand-in-token",
-      CLOUDFLARE_ACCOUNT_ID: cf.accountId,
-      WRANGLER_SEND_METRICS: "false",
-      SKILLMESH_URL: mesh.gatewayUrl,
-      SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
-      SKILLMESH_HOP_SECRET: HOP_SECRET,
-      SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
-      UPSTASH_REDIS_REST_TOKEN: "",
-      SKILLMESH_CONTRACTS_DIR: contracts,
-      ...env,
-    };
-    return run("npm", ["run", "deploy", "--", ...args], { cwd: ROOT, env: deployEnv }).then(
+    return run("npm", ["run", "deploy", "--", ...args], { cwd: ROOT, env: deployEnvOf(env) }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
@@ -126,9 +130,24 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   }, 120_000);
 
   it("a secret that the gateway would refuse stops it before any request", async () => {
-    const result = await deploy({ SKILLMESH_HOP_SECRET: "short" });
+    const result = await deploy({ SKILLMESH_HOP_KEY: "not-a-private-key" });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("SKILLMESH_HOP_SECRET: the hop secret needs at least 16 characters");
+    expect(result.stderr).toContain("SKILLMESH_HOP_KEY: an Ed25519 private key (PKCS#8 PEM)");
+    expect(cf.requests).toEqual([]);
+  }, 60_000);
+
+  it("the retired shared SKILLMESH_HOP_SECRET stops it before any request, naming what replaces it", async () => {
+    const result = await deploy({ SKILLMESH_HOP_SECRET: "hop-secret-for-the-deploy-test" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("SKILLMESH_HOP_SECRET is no longer used");
+    expect(result.stderr).toContain("SKILLMESH_HOP_KEY");
+    expect(cf.requests).toEqual([]);
+  }, 60_000);
+
+  it("never sends the admin token to a gateway over plain http (but for loopback)", async () => {
+    const result = await deploy({ SKILLMESH_URL: "http://gateway.example.com" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("SKILLMESH_URL is http://gateway.example.com: the admin token goes only to an https gateway (or http on loopback)");
     expect(cf.requests).toEqual([]);
   }, 60_000);
 
@@ -177,11 +196,12 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const uploads = cf.uploads.slice(before);
     expect(uploads.map((u) => [u.worker, u.via])).toEqual([...SKILL_WORKERS, GATEWAY_WORKER].map((w) => [w, "version"]));
 
-    // Secrets: the gateway's and each skill's, from the deploy's environment; never printed.
-    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_SECRET: HOP_SECRET, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET });
-    for (const worker of SKILL_WORKERS) expect(cf.secretsOf(worker), worker).toEqual({ SKILLMESH_HOP_SECRET: HOP_SECRET });
+    // Secrets: the gateway's, from the deploy's environment; never printed. A skill gets none:
+    // these are all reached by binding, so not even the gateway's public hop key.
+    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_KEY: HOP_KEY, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET });
+    for (const worker of SKILL_WORKERS) expect(cf.secretsOf(worker), worker).toEqual({});
     expect(result.stdout).toContain("kept as on Cloudflare: UPSTASH_REDIS_REST_TOKEN");
-    for (const secret of [ADMIN_TOKEN, HOP_SECRET, CALLBACK_SECRET]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    for (const secret of [ADMIN_TOKEN, HOP_KEY.replace(/-----[A-Z ]+-----|\s/g, ""), CALLBACK_SECRET]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
 
     // The gateway's bindings as wrangler.toml declares them, and its Workflow.
     const gateway = uploads.at(-1)!;
@@ -203,6 +223,32 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(call.json.result).toMatchObject({ title: "Deployed" });
   }, 120_000);
 
+  it("Ctrl-C during an upload removes the temporary secrets file before it exits", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "skillmesh-deploy-tmp-"));
+    const release = cf.hold(GATEWAY_WORKER);
+    try {
+      // As a terminal's Ctrl-C does: SIGINT to the whole process group (npm, tsx, node).
+      const child = spawn("npm", ["run", "deploy"], { cwd: ROOT, env: { ...deployEnvOf({}), TMPDIR: tmp }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stdout.resume();
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      // "close": every process of the group holding its output has ended (npm itself ends first, by the signal).
+      const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+      const secretsFile = () => readdirSync(tmp).flatMap((dir) => (existsSync(join(tmp, dir, `${GATEWAY_WORKER}.json`)) ? [join(tmp, dir, `${GATEWAY_WORKER}.json`)] : []));
+      await eventually(async () => secretsFile().length, (n) => n === 1, 90_000, 100);
+      expect(readFileSync(secretsFile()[0]!, "utf8")).toContain(ADMIN_TOKEN); // the file is there while the upload runs
+      await eventually(async () => cf.requests.filter((r) => r.includes(`/workers/scripts/${GATEWAY_WORKER}`)).length, (n) => n > 0, 30_000, 50);
+      process.kill(-child.pid!, "SIGINT");
+      await exited;
+      expect(stderr).toContain("Deploy interrupted (SIGINT) while uploading; the temporary secrets file is removed");
+      expect(secretsFile()).toEqual([]);
+      expect(readdirSync(tmp).filter((dir) => dir.startsWith("skillmesh-deploy-"))).toEqual([]);
+    } finally {
+      release();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("a run with nothing changed keeps every role: a canary stays a canary", async () => {
     expect((await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 10 } })).status).toBe(200);
     const rolesBefore = Object.fromEntries((await registered()).map((d) => [d.id, d.role]));
@@ -213,6 +259,27 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(Object.fromEntries(after.map((d) => [d.id, d.role]))).toEqual(rolesBefore);
     expect(new Set(after.map((d) => d.registrationId))).toEqual(new Set(cf.uploads.slice(-SKILL_WORKERS.length - 1, -1).map((u) => u.versionId)));
   }, 120_000);
+});
+
+describe("registering with a gateway that redirects", () => {
+  it("does not follow the redirect: the admin token never reaches the other host", async () => {
+    const seen: Array<string | undefined> = [];
+    const elsewhere = createHttpServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(201, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    const redirecting = createHttpServer((_request, response) => response.writeHead(307, { location: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/admin/deployments` }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    try {
+      const gatewayUrl = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      await expect(registerSkill(gatewayUrl, ADMIN_TOKEN, { binding: "SKILL_A" })).rejects.toThrow(/HTTP 307 \(a redirect to .*\), which is not followed with the admin token/);
+      await expect(adminCall(gatewayUrl, ADMIN_TOKEN, "GET", "/keys")).rejects.toThrow(/HTTP 307/);
+      expect(seen).toEqual([]);
+    } finally {
+      await Promise.all([elsewhere, redirecting].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  });
 });
 
 describe("the GitHub Actions workflow", () => {
@@ -234,7 +301,7 @@ describe("the GitHub Actions workflow", () => {
     expect(deployJob.if).toContain("refs/heads/main");
     const step = deployJob.steps.find((s) => s.run === "npm run deploy")!;
     expect(Object.keys(step.env!).sort()).toEqual(
-      [...new Set(["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID", "SKILLMESH_URL", ...GATEWAY_SECRETS, ...SKILL_SECRETS])].sort(),
+      [...new Set(["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID", "SKILLMESH_URL", ...GATEWAY_SECRETS])].sort(),
     );
     // Secrets come from the repository's secrets, never written in the file.
     for (const name of [...GATEWAY_SECRETS, "CLOUDFLARE_API_TOKEN"]) expect(step.env![name]).toBe(`\${{ secrets.${name} }}`);

@@ -8,7 +8,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { hopRefusal } from "../src/hop/index.js";
+import { webhookRefusal } from "../src/webhook/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
@@ -163,8 +163,8 @@ describe("async jobs", () => {
       await eventually(async () => received.length, (n) => n >= 2, 15_000, 100);
       const delivery = received[1]!;
       expect(JSON.parse(delivery.body)).toMatchObject({ jobId, status: "completed", result: { steps: 1 } });
-      expect(await hopRefusal(CALLBACK_SECRET, delivery.signature ?? null, { method: "POST", path: "/hooks/jobs", body: delivery.body, context: "" })).toBeUndefined();
-      expect(await hopRefusal("another-secret-entirely", delivery.signature ?? null, { method: "POST", path: "/hooks/jobs", body: delivery.body, context: "" })).toMatch(/./);
+      expect(await webhookRefusal(CALLBACK_SECRET, delivery.signature ?? null, { path: "/hooks/jobs", body: delivery.body })).toBeUndefined();
+      expect(await webhookRefusal("another-secret-entirely", delivery.signature ?? null, { path: "/hooks/jobs", body: delivery.body })).toMatch(/./);
     } finally {
       receiver.close();
     }

@@ -7,19 +7,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { encodeContext } from "../src/context/index.js";
+import { generateHopKeys } from "../src/hop/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
-const SECRET = "hop-secret-for-tests";
+const HOP_KEYS = await generateHopKeys();
 let mesh: Mesh;
 const logs: string[] = [];
 beforeAll(async () => {
   mesh = await startMesh({
     skills: [fixture("transport"), fixture("whoami"), fixture("oversized"), fixture("prober")],
     adminToken: ADMIN_TOKEN,
-    gatewayVars: { SKILLMESH_HOP_SECRET: SECRET },
+    gatewayVars: { SKILLMESH_HOP_KEY: HOP_KEYS.privateKey },
     onLog: ({ message }) => void logs.push(message),
     // The SDK skill trusts signatures only: its caller context is believed because the RPC hop is signed.
-    skillVars: { SKILLMESH_HOP_SECRET: SECRET, SKILLMESH_TRUST_CONTEXT: "false" },
+    skillVars: { SKILLMESH_HOP_PUBLIC_KEY: HOP_KEYS.publicKey, SKILLMESH_TRUST_CONTEXT: "false" },
   });
 });
 afterAll(() => mesh?.dispose());
@@ -65,7 +66,7 @@ describe("a bad RPC answer is the skill's failure", () => {
 });
 
 describe("the SDK's RPC hop", () => {
-  it("is signed: a skill with the hop secret believes the caller context it carries", async () => {
+  it("is signed: a skill with the gateway's public key believes the caller context it carries", async () => {
     const { json } = await rpc("test.whoami", {}, { "x-user-id": "alice", "x-user-group": "beta" });
     expect(json.result).toMatchObject({ userId: "alice", group: "beta", caller: "anonymous" });
   });

@@ -162,7 +162,7 @@ try {
   const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir];
   const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding });
+  for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const newKey = async (grants: object) => `Bearer ${KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", grants)).key}`;
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });

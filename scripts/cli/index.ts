@@ -10,6 +10,7 @@
  *   skillmesh rollout <skill> pause|resume|abort
  *   skillmesh keys create|list|update|revoke …
  *   skillmesh audit [--caller] [--skill] [--outcome] [--type] [--since] [--limit]
+ *   skillmesh hop-key                     a key pair for signed hops (prints both keys; needs no gateway)
  *   skillmesh new <name> [--version 1.0.0] [--tags <tag> …] [--idempotent]   (scripts/cli/new-skill.ts)
  */
 import { relative } from "node:path";
@@ -51,6 +52,7 @@ const USAGE = `usage: skillmesh <command>
     grants: --skills <glob> … --tags <glob> … --groups <group> … --admin read|write
             --rate <n>/<s|min|h|day> --quota <n>/<day|month>
   contracts check                                  compare the skills with contracts/ (npm run contracts writes them)
+  hop-key                                          a new key pair for signed hops (SKILLMESH_HOP_KEY, SKILLMESH_HOP_PUBLIC_KEY)
   audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
         [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
@@ -340,6 +342,15 @@ Next:
     }
     case "keys":
       return runKeys(io, positionals.slice(1), values);
+    case "hop-key": {
+      const { generateHopKeys } = await import("../../src/hop/index.js");
+      const { privateKey, publicKey } = await generateHopKeys();
+      io.out(`# The gateway's private key: its secret SKILLMESH_HOP_KEY, on the gateway only (npm run deploy reads it from its environment).
+${privateKey.trimEnd()}
+# Its public key: SKILLMESH_HOP_PUBLIC_KEY of each skill the gateway reaches by URL (not a secret; npm run deploy sets it).
+${publicKey}`);
+      return;
+    }
     case "audit": {
       const filters = { caller: values.caller, skill: values.skill, outcome: values.outcome, type: values.type, since: values.since, limit: values.limit };
       const query = requestOf(AuditQuerySchema, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)));

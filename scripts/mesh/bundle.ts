@@ -119,6 +119,16 @@ export function workerNameOf(dir: string): string {
   return `skill-${basename(dir)}`;
 }
 
+/**
+ * Whether a skill folder is a pipeline (it has a `pipeline.yaml`, served by `definePipeline`):
+ * the operator's own repository says so, so `npm run dev` and `npm run deploy` register it as
+ * one (`"pipeline": true`), and only then does it get delegation tokens for its steps.
+ * @example isPipelineDir("skills/web-digest") // true
+ */
+export function isPipelineDir(dir: string): boolean {
+  return existsSync(join(dir, "pipeline.yaml"));
+}
+
 /** Every skill folder under `skills/` (a folder with a wrangler.toml). */
 export function skillDirs(root = join(ROOT, "skills")): string[] {
   if (!existsSync(root)) return [];

@@ -30,10 +30,40 @@ export function registrationEndpointOf(skill: DeployedSkill, bindingByService: R
   return { url };
 }
 
-/** The gateway's secrets `npm run deploy` provisions from its own environment (each only when set there). */
-export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_SECRET", "SKILLMESH_CALLBACK_SECRET", "UPSTASH_REDIS_REST_TOKEN"] as const;
-/** A skill's: the hop secret, so that it refuses calls the gateway did not sign. */
-export const SKILL_SECRETS = ["SKILLMESH_HOP_SECRET"] as const;
+/**
+ * The gateway's secrets `npm run deploy` provisions from its own environment (each only when set
+ * there). Skills get no secret at all: a skill reached by URL gets the gateway's public hop key as
+ * a plain var (`skillVarsOf`), a skill reached by binding nothing.
+ */
+export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_KEY", "SKILLMESH_CALLBACK_SECRET", "UPSTASH_REDIS_REST_TOKEN"] as const;
+
+/**
+ * The vars the deploy adds to a skill Worker: for a skill the gateway reaches by URL (no service
+ * binding), the public key of the gateway's `SKILLMESH_HOP_KEY`, so that it serves only calls the
+ * gateway signed for it; for a bound skill none (only Workers bound to it can reach it).
+ * @example skillVarsOf({ bound: false }, "vD6N3Ab-…") // { SKILLMESH_HOP_PUBLIC_KEY: "vD6N3Ab-…" }
+ */
+export function skillVarsOf(skill: { bound: boolean }, hopPublicKey: string | undefined): Record<string, string> {
+  return !skill.bound && hopPublicKey ? { SKILLMESH_HOP_PUBLIC_KEY: hopPublicKey } : {};
+}
+
+/**
+ * Why the deploy may not send the admin token to this gateway URL, or undefined when it may: over
+ * `https`, or `http` to a loopback address (a local gateway); anything else would send the token
+ * in the clear.
+ * @example gatewayUrlRefusal("http://gateway.example.com") // "SKILLMESH_URL is http://…: …"
+ */
+export function gatewayUrlRefusal(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `SKILLMESH_URL is not a URL: ${url}`;
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname) || /^127\.\d+\.\d+\.\d+$/.test(parsed.hostname);
+  if (parsed.protocol === "https:" || (parsed.protocol === "http:" && loopback)) return undefined;
+  return `SKILLMESH_URL is ${parsed.protocol}//${parsed.host}: the admin token goes only to an https gateway (or http on loopback)`;
+}
 
 export interface SecretsPlan {
   /** Sent with the upload (wrangler's `--secrets-file`). */
@@ -44,8 +74,8 @@ export interface SecretsPlan {
 
 /**
  * Which of `names` the deploy sends, from `env`, checked by the gateway's own settings rules
- * (src/config: a hop secret of fewer than 16 characters fails here, not on the first call).
- * @example secretsFor(GATEWAY_SECRETS, process.env) // { provided: { SKILLMESH_ADMIN_TOKEN: "…" }, kept: ["SKILLMESH_HOP_SECRET", …] }
+ * (src/config: a hop key that is not an Ed25519 private key fails here, not on the first call).
+ * @example secretsFor(GATEWAY_SECRETS, process.env) // { provided: { SKILLMESH_ADMIN_TOKEN: "…" }, kept: ["SKILLMESH_HOP_KEY", …] }
  */
 export function secretsFor(names: readonly (keyof typeof SettingsSchema.shape)[], env: Record<string, string | undefined>): SecretsPlan {
   const provided: Record<string, string> = {};

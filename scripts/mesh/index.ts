@@ -9,7 +9,7 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangle
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
-import { type Bundle, ROOT, bindingNameOf, bundleAll, workerNameOf } from "./bundle.js";
+import { type Bundle, ROOT, bindingNameOf, bundleAll, isPipelineDir, workerNameOf } from "./bundle.js";
 
 export interface MeshOptions {
   /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`. */
@@ -46,6 +46,8 @@ export interface MeshSkill {
   /** Direct URL of the skill Worker (bypassing the gateway). */
   url: string;
   manifest: SkillManifest;
+  /** A pipeline folder (`pipeline.yaml`): registered with `"pipeline": true`. */
+  pipeline: boolean;
 }
 
 export interface Mesh {
@@ -141,7 +143,7 @@ async function meshSkillsOf(miniflare: Miniflare, skills: MeshWorker[]): Promise
   for (const s of skills) {
     const url = (await miniflare.unsafeGetDirectURL(s.workerName)).toString().replace(/\/$/, "");
     const manifest = (await (await fetch(`${url}/manifest`)).json()) as SkillManifest;
-    meshSkills.push({ dir: s.bundle.dir, workerName: s.workerName, binding: s.binding, url, manifest });
+    meshSkills.push({ dir: s.bundle.dir, workerName: s.workerName, binding: s.binding, url, manifest, pipeline: isPipelineDir(s.bundle.dir) });
   }
   return meshSkills;
 }
@@ -194,7 +196,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       },
     };
     if (options.register ?? true) {
-      for (const skill of mesh.skills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding });
+      for (const skill of mesh.skills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
     }
     return mesh;
   } catch (error) {
@@ -215,13 +217,19 @@ export class RegistrationError extends Error {
   }
 }
 
+const isRedirect = (status: number) => status >= 300 && status < 400;
+const redirectRefusal = (response: Response) =>
+  `the gateway answered HTTP ${response.status} (a redirect to ${response.headers.get("location") ?? "somewhere"}), which is not followed with the admin token: set SKILLMESH_URL to the gateway's own URL`;
+
 /** Calls the admin API; throws with its message on anything but 2xx. @example await adminCall(url, token, "GET", "/keys") */
 export async function adminCall(gatewayUrl: string, adminToken: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${gatewayUrl}/admin${path}`, {
     method,
     headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: "manual", // the admin token goes to this gateway, never where a redirect points
   });
+  if (isRedirect(response.status)) throw new Error(`${method} /admin${path}: ${redirectRefusal(response)}`);
   const answer: unknown = await response.json().catch(() => undefined);
   if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${AdminErrorSchema.safeParse(answer).data?.error.message ?? ""}`);
   return answer;
@@ -235,7 +243,7 @@ export async function registerSkill(
   gatewayUrl: string,
   adminToken: string,
   endpoint: { binding: string } | { url: string },
-  extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest; force?: boolean } = {},
+  extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest; force?: boolean; pipeline?: boolean } = {},
 ): Promise<z.output<typeof RegistrationAnswerSchema>> {
   const what = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
   let response: Response;
@@ -245,6 +253,7 @@ export async function registerSkill(
       headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
       body: JSON.stringify({ endpoint, ...extra }),
       signal: AbortSignal.timeout(30_000),
+      redirect: "manual", // the admin token goes to this gateway, never where a redirect points
     });
   } catch (error) {
     // undici's "fetch failed" hides the reason in its cause (an AggregateError when it tried several addresses).
@@ -252,6 +261,7 @@ export async function registerSkill(
     const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
     throw new RegistrationError(what, `cannot reach the gateway at ${gatewayUrl} (${why})`, 0);
   }
+  if (isRedirect(response.status)) throw new RegistrationError(what, redirectRefusal(response), response.status);
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     const refusal = AdminErrorSchema.safeParse(body);

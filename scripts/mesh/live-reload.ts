@@ -66,12 +66,13 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
     const endpoint = { binding: skill.binding };
     let answer: Awaited<ReturnType<typeof registerSkill>>;
     try {
-      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, old && "binding" in old.endpoint ? { registrationId: old.registrationId } : {});
+      const pipeline = skill.pipeline ? { pipeline: true } : {};
+      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, old && "binding" in old.endpoint ? { registrationId: old.registrationId, ...pipeline } : pipeline);
     } catch (error) {
       if (!(error instanceof RegistrationError) || error.status !== 409) throw error;
       // The store kept the old definition (--redis): in development the edit wins, with a warning.
       report.warnings.push(`${id}: its definition changed under the same version (a deployed gateway refuses that: bump the version). ${error.reason}`);
-      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, { force: true });
+      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, { force: true, ...(skill.pipeline ? { pipeline: true } : {}) });
     }
     const changed = !old ? "new" : old.contractHash !== answer.deployment.contractHash ? "definition changed" : undefined;
     if (changed) {
@@ -109,7 +110,7 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
 
 /** A deployment registered by URL, registered again as it was (its manifest, id and TTL). */
 async function reregister(gatewayUrl: string, adminToken: string, deployment: Deployment): Promise<void> {
-  const extra = { manifest: deployment.manifest, registrationId: deployment.registrationId, ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}) };
+  const extra = { manifest: deployment.manifest, registrationId: deployment.registrationId, ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}), ...(deployment.pipeline ? { pipeline: true } : {}) };
   await registerSkill(gatewayUrl, adminToken, deployment.endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
 }
 

@@ -69,6 +69,39 @@ export function accessOfSignature(signature: string): Access {
   return accessOf({ skills, tags, groups });
 }
 
+/**
+ * What both accesses allow, never admin (a pipeline's step: its key's grants now, and the grants
+ * its call had).
+ * @example bothOf(accessOf(key), accessOfSignature(delegation.grants))
+ */
+export function bothOf(a: Access, b: Access): Access {
+  if (a.unrestricted) return { ...b, admin: "none" };
+  if (b.unrestricted) return { ...a, admin: "none" };
+  return {
+    allowsSkill: (name, tags) => a.allowsSkill(name, tags) && b.allowsSkill(name, tags),
+    allowsGroup: (group) => a.allowsGroup(group) && b.allowsGroup(group),
+    admin: "none",
+    unrestricted: false,
+    signature: JSON.stringify(["both", a.signature, b.signature]),
+  };
+}
+
+/**
+ * The access of a pipeline's step: `base` narrowed to the skills named on every list of `steps`
+ * (each pipeline the call went through declares its own), never admin.
+ * @example delegatedAccess(accessOfSignature(grants), [["html.extract", "text.summarize"]]).allowsSkill("modbus.decode", []) // false
+ */
+export function delegatedAccess(base: Access, steps: ReadonlyArray<readonly string[]>): Access {
+  const lists = steps.map((names) => new Set(names));
+  return {
+    allowsSkill: (name, tags) => lists.every((names) => names.has(name)) && base.allowsSkill(name, tags),
+    allowsGroup: base.allowsGroup,
+    admin: "none",
+    unrestricted: false,
+    signature: JSON.stringify(["steps", base.signature, steps]),
+  };
+}
+
 /** Whether an admin request with this HTTP method is within `level`: reads need read, the rest write. */
 export function allowsAdmin(level: AdminLevel, method: string): boolean {
   if (level === "write") return true;

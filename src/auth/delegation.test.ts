@@ -1,41 +1,58 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "../store/memory.js";
-import { delegationKey, isDelegationToken, signDelegation, verifyDelegation } from "./delegation.js";
+import { accessOfSignature, delegatedAccess } from "./access.js";
+import { type Delegation, Delegations, isDelegationToken } from "./delegation.js";
+
+const delegation: Delegation = {
+  caller: "k_0123456789ab",
+  grants: JSON.stringify([["text.*", "html.*"], [], ["beta"], null]),
+  pipeline: "web.digest@1.0.0",
+  steps: [["html.extract", "text.summarize"]],
+  limits: { identifier: "k_0123456789ab", rate: { limit: 2, windowMs: 60_000 } },
+  context: { userId: "alice", group: "beta" },
+  expiresAt: 10_000,
+};
 
 describe("delegation tokens", () => {
-  const store = () => memoryStore();
-  const grants = JSON.stringify([["text.*"], [], ["beta"], null]);
-
-  it("stand for the caller and its grants, never more, until they expire", async () => {
-    const key = await delegationKey(store(), "a-hop-secret-of-some-length");
-    const token = await signDelegation(key, { c: "k_abc", g: grants, exp: 2_000, aud: "web.digest@1.0.0" });
+  it("stand for what they were issued for, until the call ends", async () => {
+    const delegations = new Delegations(memoryStore());
+    const { token, end } = await delegations.issue(delegation, 1_000);
     expect(isDelegationToken(token)).toBe(true);
-    const outcome = await verifyDelegation(key, token, 1_000);
-    if (!("callerId" in outcome)) throw new Error(outcome.refused);
-    expect(outcome.callerId).toBe("k_abc");
-    expect(outcome.via).toBe("web.digest@1.0.0");
-    expect(outcome.access.allowsSkill("text.summarize", [])).toBe(true);
-    expect(outcome.access.allowsSkill("html.extract", [])).toBe(false);
-    expect(outcome.access.admin).toBe("none");
-    expect(await verifyDelegation(key, token, 2_001)).toEqual({ refused: expect.stringMatching(/^an expired delegation token/) });
+    expect(token).toMatch(/^smd\.[0-9a-f]{64}$/);
+    expect(await delegations.find(token, 2_000)).toEqual(delegation);
+    await end();
+    expect(await delegations.find(token, 2_000)).toBeUndefined();
   });
 
-  it("are refused when changed, or signed with another key", async () => {
-    const key = await delegationKey(store(), "a-hop-secret-of-some-length");
-    const token = await signDelegation(key, { c: "k_abc", g: grants, exp: 2_000, aud: "p@1.0.0" });
-    const [prefix, payload, mac] = token.split(".");
-    const widened = btoa(JSON.stringify({ c: "k_abc", g: "*", exp: 2_000, aud: "p@1.0.0" })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
-    expect(await verifyDelegation(key, `${prefix}.${widened}.${mac}`, 1_000)).toEqual({ refused: "a delegation token this gateway did not sign" });
-    const other = await delegationKey(store(), "another-hop-secret-entirely");
-    expect(await verifyDelegation(other, token, 1_000)).toEqual({ refused: "a delegation token this gateway did not sign" });
-    expect(await verifyDelegation(key, `${prefix}.${payload}`, 1_000)).toEqual({ refused: "a malformed delegation token" });
+  it("end at the call's deadline, and no token names another call's", async () => {
+    const delegations = new Delegations(memoryStore());
+    const a = await delegations.issue(delegation, 1_000);
+    const b = await delegations.issue({ ...delegation, caller: "k_ffffffffffff" }, 1_000);
+    expect(a.token).not.toBe(b.token);
+    expect((await delegations.find(b.token, 2_000))?.caller).toBe("k_ffffffffffff");
+    expect(await delegations.find(a.token, 10_001)).toBeUndefined();
   });
 
-  it("without a hop secret, every isolate on one store signs with the same key made once", async () => {
-    const shared = store();
-    const [a, b] = await Promise.all([delegationKey(shared, undefined), delegationKey(shared, undefined)]);
-    const token = await signDelegation(a, { c: "c_1", g: "*", exp: 2_000, aud: "p@1.0.0" });
-    expect(await verifyDelegation(b, token, 1_000)).toMatchObject({ callerId: "c_1" });
-    expect(await verifyDelegation(await delegationKey(store(), undefined), token, 1_000)).toEqual({ refused: "a delegation token this gateway did not sign" });
+  it("a made-up or malformed token stands for nobody", async () => {
+    const delegations = new Delegations(memoryStore());
+    await delegations.issue(delegation, 1_000);
+    for (const token of [`smd.${"0".repeat(64)}`, "smd.eyJjIjoiayJ9.bWFj", "smd.", "sm_notadelegation"]) expect(await delegations.find(token, 2_000), token).toBeUndefined();
+  });
+
+  it("the access of a step: the caller's grants, narrowed to the skills every pipeline on the way declares, never admin", () => {
+    const base = accessOfSignature(delegation.grants);
+    const step = delegatedAccess(base, delegation.steps);
+    expect(step.allowsSkill("html.extract", [])).toBe(true);
+    expect(step.allowsSkill("text.summarize", [])).toBe(true);
+    // Granted to the caller, but not a step of this pipeline.
+    expect(base.allowsSkill("text.translate", [])).toBe(true);
+    expect(step.allowsSkill("text.translate", [])).toBe(false);
+    // A step of the pipeline, but not granted to the caller.
+    expect(delegatedAccess(base, [["modbus.decode"]]).allowsSkill("modbus.decode", [])).toBe(false);
+    // Nested: a skill must be on every pipeline's list.
+    expect(delegatedAccess(base, [["html.extract", "text.summarize"], ["text.summarize"]]).allowsSkill("html.extract", [])).toBe(false);
+    expect(step.admin).toBe("none");
+    expect(step.allowsGroup("beta")).toBe(true);
+    expect(step.allowsGroup("staff")).toBe(false);
   });
 });

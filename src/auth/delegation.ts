@@ -1,82 +1,79 @@
 /**
  * Delegation: how a pipeline's steps call skills as the pipeline's caller. When the gateway
- * forwards a call to a pipeline, it hands the pipeline a token that stands for that caller — its
- * id and its grants, never more (no admin access), for that call's budget only — signed with a
- * key only gateways hold. The pipeline sends it back as `Authorization: Bearer smd.…` on each
- * step; the gateway verifies it and serves the step as the original caller: the same skills are
- * visible, the same groups usable, the same breaker charge, the same audit name. A step outside
- * the caller's grants is refused as it would be to the caller directly.
+ * forwards one call to a deployment its operator registered as a pipeline (`"pipeline": true`
+ * at registration: never the manifest's say), it issues a token for that call alone and hands it
+ * to the pipeline (`X-Skillmesh-Delegation`); the pipeline sends it back on each step as
+ * `Authorization: Bearer smd.…`.
+ *
+ * The token is a random name for a record in the store (`sm:delegation:<sha256 of the token>`),
+ * not a signed claim: nothing a skill holds can make one, and the gateway withdraws it when the
+ * call ends (or at the call's deadline, whichever comes first). The record holds who the caller
+ * is, its grants, its limits and its user, group and session, the pipeline deployment, and the
+ * skills the pipeline's steps declare. A step is served as that caller (src/auth/index.ts): the
+ * key behind it must still be active (a revoked key ends its tokens; a downgraded key's step gets
+ * the key's grants as they are now), only the declared skills are visible, every step is counted
+ * against the caller's rate and quota, and `jobs.*` and async submits are refused.
  */
-import { decodeBase64Url, encodeBase64Url } from "hono/utils/encode";
 import { z } from "zod";
-import { randomHex } from "../hash/index.js";
-import type { Store } from "../store/index.js";
+import { randomHex, sha256Hex } from "../hash/index.js";
 import { safeJson } from "../json/index.js";
-import { type Access, accessOfSignature } from "./access.js";
-import { UTF8_ENCODER, base64UrlOfText, textOfBase64Url } from "../utf8/index.js";
+import { LimitsSchema } from "../ratelimit/index.js";
+import type { Store } from "../store/index.js";
 
-/** The header the gateway hands the token to a pipeline in. */
-export const DELEGATION_HEADER = "x-skillmesh-delegation";
-/** And the key its steps derive their `Idempotency-Key`s from, when the call has one. */
-export const CALL_KEY_HEADER = "x-skillmesh-call-key";
 const PREFIX = "smd.";
 
-const DelegationSchema = z.object({
-  /** The caller's id. */
-  c: z.string(),
-  /** Its grants (`Access.signature`: "*" for unrestricted). */
-  g: z.string(),
-  /** Until when (ms since epoch). */
-  exp: z.number(),
-  /** The pipeline deployment it was handed to. */
-  aud: z.string(),
+/** What a delegation token stands for. */
+export const DelegationSchema = z.object({
+  /** The caller's id (`k_…`, `o_…`, `c_…`, "anonymous"). */
+  caller: z.string().min(1).max(64),
+  /** Its grants at the call (`Access.signature`; a job's call: its owner's grants at submit). */
+  grants: z.string().max(65_536),
+  /** The pipeline deployment it was issued to, `name@version`. */
+  pipeline: z.string().min(1).max(200),
+  /**
+   * The skills the steps may call: one list per pipeline the call went through (a pipeline's
+   * step that is itself a pipeline adds its own list); a skill must be on every list.
+   */
+  steps: z.array(z.array(z.string().max(64)).max(128)).min(1).max(8),
+  /** The rate and quota its steps are counted against (a key's are read again at each step). */
+  limits: LimitsSchema,
+  /** The caller context of the call: a step's own `X-User-Id`, group and session headers are not read. */
+  context: z.object({ userId: z.string().max(256).optional(), group: z.string().max(64).optional(), session: z.string().max(256).optional() }),
+  /** Until when (ms since the epoch): the call's deadline. */
+  expiresAt: z.number(),
 });
-export type Delegation = z.output<typeof DelegationSchema>;
+export type Delegation = z.infer<typeof DelegationSchema>;
 
-/**
- * The signing key: the hop secret when the gateway has one, else a random key made once and
- * kept in the store (every gateway isolate shares it; no skill ever sees it).
- */
-export async function delegationKey(store: Store, hopSecret: string | undefined): Promise<CryptoKey> {
-  let secret = hopSecret;
-  if (!secret) {
-    const made = randomHex(32);
-    await store.set("sm:delegation-key", made, { nx: true });
-    secret = (await store.get("sm:delegation-key")) ?? made;
-  }
-  return crypto.subtle.importKey("raw", UTF8_ENCODER.encode(`skillmesh-delegation:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-}
-
-/**
- * A token for a pipeline call made by `callerId` with `access`, valid until `expiresAt`.
- * @example const token = await signDelegation(key, { c: caller.id, g: caller.access.signature, exp: deadline, aud: "web.digest@1.0.0" })
- */
-export async function signDelegation(key: CryptoKey, delegation: Delegation): Promise<string> {
-  const payload = base64UrlOfText(JSON.stringify(delegation));
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, UTF8_ENCODER.encode(payload)));
-  return `${PREFIX}${payload}.${encodeBase64Url(mac.buffer)}`;
-}
-
-/** True when a bearer credential is a delegation token (and not an API key). */
+/** True when a bearer credential is a delegation token (and not an API key or a JWT). */
 export const isDelegationToken = (bearer: string) => bearer.startsWith(PREFIX);
 
-/**
- * The caller a token stands for, or why it does not stand for anyone.
- * @example const outcome = await verifyDelegation(key, bearer, Date.now()) // { callerId: "k_…", access }
- */
-export async function verifyDelegation(key: CryptoKey, token: string, now: number): Promise<{ callerId: string; access: Access; via: string } | { refused: string }> {
-  const [payload, mac, extra] = token.slice(PREFIX.length).split(".");
-  if (!payload || !mac || extra !== undefined) return { refused: "a malformed delegation token" };
-  let valid: boolean;
-  try {
-    valid = await crypto.subtle.verify("HMAC", key, decodeBase64Url(mac), UTF8_ENCODER.encode(payload));
-  } catch {
-    valid = false;
+const recordKey = async (token: string) => `sm:delegation:${await sha256Hex(token)}`;
+
+/** The tokens of the calls to pipelines that are running now, kept in the store every gateway isolate shares. */
+export class Delegations {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Issues a token for one call of a pipeline; `end()` withdraws it (the record also expires at
+   * `expiresAt`, for a call that never ends).
+   * @example const { token, end } = await delegations.issue(delegation, Date.now()); try { … } finally { await end() }
+   */
+  async issue(delegation: Delegation, now: number): Promise<{ token: string; end: () => Promise<void> }> {
+    const token = `${PREFIX}${randomHex(32)}`;
+    const key = await recordKey(token);
+    await this.store.set(key, JSON.stringify(delegation), { px: Math.max(1_000, delegation.expiresAt - now) });
+    return { token, end: async () => void (await this.store.del(key)) };
   }
-  if (!valid) return { refused: "a delegation token this gateway did not sign" };
-  // Signed by a gateway, so JSON of ours; still parsed, not cast.
-  const parsed = DelegationSchema.safeParse(safeJson(textOfBase64Url(payload)));
-  if (!parsed.success) return { refused: "a malformed delegation token" };
-  if (parsed.data.exp < now) return { refused: "an expired delegation token (a pipeline's steps may run as long as its call)" };
-  return { callerId: parsed.data.c, access: accessOfSignature(parsed.data.g), via: parsed.data.aud };
+
+  /**
+   * What a token stands for, or undefined when it is unknown, withdrawn or expired. Throws
+   * `StoreUnavailable` when the store cannot say (the step is then refused with 503, never served).
+   * @example const delegation = await delegations.find(bearer, Date.now())
+   */
+  async find(token: string, now: number): Promise<Delegation | undefined> {
+    if (!/^smd\.[0-9a-f]{64}$/.test(token)) return undefined;
+    const stored = await this.store.get(await recordKey(token));
+    const parsed = DelegationSchema.safeParse(stored === null ? undefined : safeJson(stored));
+    return parsed.success && parsed.data.expiresAt >= now ? parsed.data : undefined;
+  }
 }

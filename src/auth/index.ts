@@ -14,10 +14,10 @@ import type { MiddlewareHandler } from "hono";
 import { addressIdOf } from "../context/index.js";
 import { sha256Hex } from "../hash/index.js";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
-import { type ApiKey, KEY_PREFIX, type KeyRing } from "../keys/index.js";
+import { type ApiKey, KEY_PREFIX, KeyIdSchema, type KeyRing } from "../keys/index.js";
 import { type Limits, type Window, windowOf } from "../ratelimit/index.js";
-import { type Access, FULL_ACCESS, accessOf } from "./access.js";
-import { isDelegationToken, verifyDelegation } from "./delegation.js";
+import { type Access, FULL_ACCESS, accessOf, accessOfSignature, bothOf, delegatedAccess } from "./access.js";
+import { type Delegation, type Delegations, isDelegationToken } from "./delegation.js";
 import { type OAuthConfig, TokenRefused, verifyAccessToken } from "./oauth.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
@@ -39,8 +39,8 @@ interface AuthRuntime {
   config: { auth: AuthSettings };
   /** Counts refusals for /admin/metrics. */
   counters?: { refused(status: number, waitUntil: (promise: Promise<unknown>) => void): void };
-  /** The key pipelines' delegation tokens are signed with (src/auth/delegation.ts). */
-  delegationKey?: () => Promise<CryptoKey>;
+  /** The live delegation tokens of pipelines' calls (src/auth/delegation.ts). */
+  delegations?: Delegations;
 }
 
 /** The caller of one request, once authenticated. */
@@ -52,6 +52,8 @@ export interface Caller {
   key?: ApiKey;
   /** The rate and quota the caller is held to. */
   limits: Limits;
+  /** Set when a pipeline's step calls with its call's delegation token: what the token stands for. */
+  delegation?: Pick<Delegation, "pipeline" | "grants" | "steps" | "context">;
 }
 
 /** A refused credential: the HTTP status and the challenge to send. */
@@ -103,17 +105,14 @@ async function bearerDigest(bearer: string): Promise<string> {
 }
 
 /**
- * The caller of a request, or why it is refused. With `delegationKey`, a pipeline's delegation
- * token (src/auth/delegation.ts) stands for the pipeline's caller, with its grants and no more.
- * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys, runtime.delegationKey)
+ * The caller of a request, or why it is refused. With `delegations`, a pipeline's delegation
+ * token (src/auth/delegation.ts) stands for the pipeline's caller: its grants as they are now,
+ * narrowed to the skills the pipeline declares, its limits, never admin access.
+ * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys, runtime.delegations)
  */
-export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing, delegationKey?: () => Promise<CryptoKey>): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing, delegations?: Delegations): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
-  if (bearer && delegationKey && isDelegationToken(bearer)) {
-    const delegated = await verifyDelegation(await delegationKey(), bearer, Date.now());
-    if ("refused" in delegated) return { refused: { status: 401, error: "invalid_token", message: `Unauthorized: ${delegated.refused}` } };
-    return { caller: { id: delegated.callerId, access: delegated.access, limits: { identifier: delegated.callerId } } };
-  }
+  if (bearer && delegations && isDelegationToken(bearer)) return delegatedCaller(await delegations.find(bearer, Date.now()), keys);
   const hash = bearer ? await bearerDigest(bearer) : undefined;
   if (!settings.required) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, settings) } };
   const { oauth } = settings;
@@ -133,6 +132,26 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
     const status = error.insufficientScope ? 403 : 401;
     return { refused: { status, oauth, error: error.insufficientScope ? "insufficient_scope" : "invalid_token", message: `Unauthorized: ${error.message}` } };
   }
+}
+
+/**
+ * The caller a live delegation token stands for. A key's caller is read again from the key
+ * snapshot: a revoked key ends its tokens, and its grants and limits are what they are now.
+ */
+async function delegatedCaller(delegation: Delegation | undefined, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+  const refused = (why: string) => ({ refused: { status: 401 as const, error: "invalid_token" as const, message: `Unauthorized: ${why}` } });
+  if (!delegation) return refused("an unknown or ended delegation token (a pipeline's token lives only as long as the call it was issued for)");
+  let base = accessOfSignature(delegation.grants);
+  let limits = delegation.limits;
+  if (KeyIdSchema.safeParse(delegation.caller).success) {
+    const key = await keys.byId(delegation.caller);
+    if (!key) return refused("the API key this delegation token stands for is revoked");
+    const current = callerOfKey(key);
+    base = bothOf(current.access, base);
+    limits = current.limits;
+  }
+  const { pipeline, grants, steps, context } = delegation;
+  return { caller: { id: delegation.caller, access: delegatedAccess(base, steps), limits, delegation: { pipeline, grants, steps, context } } };
 }
 
 /**
@@ -158,8 +177,8 @@ export function requireCaller<E extends object>(runtimeOf: (env: E) => AuthRunti
   return async (c, next) => {
     let outcome: Awaited<ReturnType<typeof authenticate>>;
     try {
-      const { keys, config, delegationKey } = runtimeOf(c.env);
-      outcome = await authenticate(c.req.raw.headers, config.auth, keys, delegationKey);
+      const { keys, config, delegations } = runtimeOf(c.env);
+      outcome = await authenticate(c.req.raw.headers, config.auth, keys, delegations);
     } catch (error) {
       // The keys or an issuer's JWKS could not be read: our outage, not a bad credential.
       console.error("[gateway] cannot check credentials:", error instanceof Error ? error.message : error);

@@ -16,6 +16,14 @@ describe("gateway settings", () => {
     expect(config!.adminToken).toBeUndefined();
   });
 
+  it("take the gateway's hop key as an Ed25519 private key, and name the retired shared hop secret as a problem", async () => {
+    const { generateHopKeys } = await import("../hop/index.js");
+    const { privateKey, publicKey } = await generateHopKeys();
+    expect(configOf({ ...memory, SKILLMESH_HOP_KEY: privateKey }).config!.hopKey).toBe(privateKey);
+    expect(configOf({ ...memory, SKILLMESH_HOP_KEY: publicKey }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_KEY: an Ed25519 private key/)]);
+    expect(configOf({ ...memory, SKILLMESH_HOP_SECRET: "a-secret-every-skill-had" }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_SECRET: no longer used .* set SKILLMESH_HOP_KEY/)]);
+  });
+
   it("read lists, numbers, rates and flags into their types", () => {
     const { config } = configOf({
       ...memory,

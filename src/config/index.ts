@@ -9,6 +9,7 @@ import { RateSchema } from "../admin-api/index.js";
 import { type OAuthConfig, oauthConfigOf } from "../auth/oauth.js";
 import { type Window, windowOf } from "../ratelimit/index.js";
 import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
+import { privateKeyBytes } from "../hop/index.js";
 import { HEARTBEAT_MS } from "../sse/index.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../store/index.js";
 
@@ -49,7 +50,9 @@ export const SettingsSchema = z.object({
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
-  SKILLMESH_HOP_SECRET: z.string().min(16, "the hop secret needs at least 16 characters").optional(),
+  SKILLMESH_HOP_KEY: z.string().refine((key) => privateKeyBytes(key) !== undefined, "an Ed25519 private key (PKCS#8 PEM): npx skillmesh hop-key makes a pair").optional(),
+  /** Retired: a secret shared with every skill let any skill sign as the gateway. Set, it is a problem that names its replacement. */
+  SKILLMESH_HOP_SECRET: z.string().optional(),
   SKILLMESH_CALLBACK_SECRET: z.string().min(16, "the callback secret needs at least 16 characters").optional(),
   SKILLMESH_LOG_CALLS: flag.default(false),
 });
@@ -70,7 +73,8 @@ export interface GatewayConfig {
   sseHeartbeatMs: number;
   /** How long an async job's record (and result) is kept after its last change. */
   jobTtlMs: number;
-  hopSecret?: string;
+  /** The gateway's Ed25519 private key for signed hops (src/hop); skills hold only its public key. */
+  hopKey?: string;
   /** Signs the POSTs of async jobs' results to their callback URLs (`X-Callback-Url`). */
   callbackSecret?: string;
   /** One log line per call (method, deployment, outcome, ms): `npm run dev -- --verbose`. */
@@ -104,6 +108,9 @@ function parse(env: object): ConfigResult {
   } else if (driver === "upstash" && (!s.UPSTASH_REDIS_REST_URL || !s.UPSTASH_REDIS_REST_TOKEN)) {
     problems.push("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
   }
+  if (s.SKILLMESH_HOP_SECRET) {
+    problems.push("SKILLMESH_HOP_SECRET: no longer used (every skill that held it could sign as the gateway): set SKILLMESH_HOP_KEY on the gateway and SKILLMESH_HOP_PUBLIC_KEY on skills reached by URL (npx skillmesh hop-key), then remove it");
+  }
   if (!!s.SKILLMESH_OAUTH_ISSUERS !== !!s.SKILLMESH_RESOURCE_URL) problems.push("OAuth needs both SKILLMESH_OAUTH_ISSUERS and SKILLMESH_RESOURCE_URL");
   if (problems.length) return { problems };
   return {
@@ -124,7 +131,7 @@ function parse(env: object): ConfigResult {
       mcpListTtlMs: s.SKILLMESH_MCP_LIST_TTL_MS,
       sseHeartbeatMs: s.SKILLMESH_SSE_HEARTBEAT_MS,
       jobTtlMs: s.SKILLMESH_JOB_TTL_MS,
-      hopSecret: s.SKILLMESH_HOP_SECRET,
+      hopKey: s.SKILLMESH_HOP_KEY,
       callbackSecret: s.SKILLMESH_CALLBACK_SECRET,
       logCalls: s.SKILLMESH_LOG_CALLS,
     },

@@ -98,10 +98,12 @@ export async function addressIdOf(address: string | null | undefined): Promise<s
  * (dropped when the caller may not use it: the call then routes as `*`), `X-Session-Id` (or
  * `Mcp-Session-Id`), who called (src/auth: a key id, a hash of a bearer key, or "anonymous"),
  * and the caller's `traceparent` (the gateway replaces it with its own for the hop to the skill).
+ * `given` replaces the user, group and session headers when they are not the request's to say (a
+ * pipeline's step: those of the call it is part of).
  * @example const context = callerContextOf(request.headers, caller.id, caller.access.allowsGroup)
  */
-export function callerContextOf(headers: Headers, caller: string, allowsGroup: (group: string) => boolean): CallerContext {
-  const fields = headerFields(headers);
+export function callerContextOf(headers: Headers, caller: string, allowsGroup: (group: string) => boolean, given?: Pick<CallerContext, "userId" | "group" | "session">): CallerContext {
+  const fields = given ?? headerFields(headers);
   return {
     ...fields,
     group: fields.group !== undefined && allowsGroup(fields.group) ? fields.group : undefined,

@@ -3,10 +3,9 @@
  * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
  * can act on; nothing of the skill's internals leaks.
  */
-import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
-import { BINDING_PATH, BINDING_URL, SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { BINDING_PATH, BINDING_URL, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopSigningKey, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
@@ -27,8 +26,8 @@ export interface ForwardRequest {
   context: CallerContext;
   /** This attempt's timeout; default the deployment's `timeoutMs`. */
   timeoutMs?: number;
-  /** The secret to sign the call with (`SKILLMESH_HOP_SECRET`), if the gateway has one. */
-  hopSecret?: string;
+  /** The gateway's private key to sign the call with (`SKILLMESH_HOP_KEY`), if it has one. */
+  hopKey?: string;
   /** Set when the caller wants progress: the skill is asked to stream, its reports come here. */
   onProgress?: (progress: Progress) => void;
   /** Aborted when the caller cancels (disconnects, closes its stream): the hop is aborted too. */
@@ -53,7 +52,7 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
   const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
   const url = "url" in endpoint ? endpoint.url : BINDING_URL;
-  const hop = await hopOf(call, endpoint);
+  const hop = await hopOf(call, deployment);
   // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
   // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
   if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
@@ -88,17 +87,19 @@ interface Hop {
 /** Bindings (by name) whose Worker turned out not to serve the RPC hop: this isolate calls them over HTTP. */
 const httpOnlyBindings = new Set<string>();
 
-/** The request of an attempt: its body, the caller context and trace, and the signature with a hop secret. */
-async function hopOf(call: ForwardRequest, endpoint: Deployment["endpoint"]): Promise<Hop> {
+/** The request of an attempt: its body, the caller context and trace, and the signature with a hop key. */
+async function hopOf(call: ForwardRequest, deployment: Deployment): Promise<Hop> {
   const headers: Record<string, string> = { [CONTEXT_HEADER]: encodeContext(call.context) };
   if (call.context.traceparent) headers.traceparent = call.context.traceparent;
   if (call.delegation) headers[DELEGATION_HEADER] = call.delegation;
   if (call.callKey) headers[CALL_KEY_HEADER] = call.callKey;
   const body = JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 });
-  if (call.hopSecret) {
+  if (call.hopKey) {
     // Over RPC too the signature covers a POST to the binding's path, so the skill checks one thing.
+    const { endpoint } = deployment;
     const path = "url" in endpoint ? new URL(endpoint.url).pathname : BINDING_PATH;
-    headers[SIGNATURE_HEADER] = await signHop(call.hopSecret, { method: "POST", path, body, context: headers[CONTEXT_HEADER]! });
+    const parts = { method: "POST", path, deployment: deployment.id, body, context: headers[CONTEXT_HEADER]!, delegation: call.delegation ?? "", callKey: call.callKey ?? "" };
+    headers[SIGNATURE_HEADER] = await signHop(await hopSigningKey(call.hopKey), parts);
   }
   return { body, headers };
 }

@@ -31,6 +31,8 @@ export interface BuiltinContext {
   answeredBy: ReadonlySet<string>;
   /** When the caller stops waiting (`X-Timeout-Ms`, else 30 s). */
   deadline: number;
+  /** Set when a pipeline's step calls (with its call's delegation token): `jobs.*` are not its to use. */
+  delegated?: boolean;
 }
 
 type Builtin = (request: JsonRpcRequest, context: BuiltinContext) => Promise<unknown>;
@@ -92,8 +94,18 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
   };
 }
 
+/**
+ * Refuses `jobs.*` to a pipeline's step: a pipeline acts as its caller for the skills it declares,
+ * never on the caller's jobs (their results, their cancellation).
+ */
+function refuseToSteps(request: JsonRpcRequest, { delegated }: BuiltinContext): void {
+  if (delegated) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method} is not available to a pipeline's steps`);
+}
+
 /** The caller's own job, or -32602 as if it did not exist (another caller's job is not there for you). */
-async function ownJob(request: JsonRpcRequest, { caller, runtime }: BuiltinContext): Promise<Job> {
+async function ownJob(request: JsonRpcRequest, context: BuiltinContext): Promise<Job> {
+  refuseToSteps(request, context);
+  const { caller, runtime } = context;
   const { jobId } = builtinParams(JobIdParams, request);
   const job = await runtime.jobs.get(jobId);
   const keptHours = Math.round(runtime.jobs.ttlMs / 3_600_000);
@@ -187,7 +199,9 @@ export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ],
   [
     "jobs.list",
-    async (request, { caller, runtime }) => {
+    async (request, context) => {
+      refuseToSteps(request, context);
+      const { caller, runtime } = context;
       const { status, limit, cursor } = builtinParams(JobListParams, request);
       const page = await runtime.jobs.list(caller, { limit, status, ...(cursor ? { before: Number(cursor) } : {}) }, Date.now());
       return { jobs: page.jobs.map(viewOf), ...(page.next !== undefined ? { nextCursor: String(page.next) } : {}) };

@@ -61,6 +61,7 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
           call: (method: string, params: JsonRpcParams) => invoke({ jsonrpc: "2.0", method, params, id: request.id ?? 0 }, slot, scope, runtime, env, streaming),
           answeredBy: scope.answeredBy,
           deadline: Date.now() + (scope.budgetMs ?? 30_000),
+          delegated: !!scope.delegation,
         };
         return resultOf(await callBuiltin(() => builtin(request, builtinContext))({ ...base, deadline: Infinity }));
       }

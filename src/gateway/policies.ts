@@ -9,7 +9,6 @@
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { endpointRefusal } from "../forward/endpoint-policy.js";
-import { signDelegation } from "../auth/delegation.js";
 import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
@@ -112,6 +111,8 @@ function checkedClientKey(scope: CallScope): string | undefined {
 export const asyncJobs: Policy = async (call, next) => {
   const { scope, request, slot, runtime, env } = call;
   if (!scope.respondAsync || scope.jobId) return next(call);
+  // A job outlives the call: a pipeline's delegation token must not start work that runs on without it.
+  if (scope.delegation) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a pipeline's step cannot be submitted as an async job (Prefer: respond-async)");
   if (!env.JOBS) throw new RpcError(ErrorCode.SkillUnavailable, "Async jobs are not available on this gateway (no JOBS Workflow binding)", { retryAfterMs: 60_000 });
   const owner = scope.context.caller;
   const fingerprint = await fingerprintOf(request.params ?? null);
@@ -262,32 +263,70 @@ export const timeout: Policy = async (call, next) => {
 
 /**
  * The innermost handler: forwards the attempt to its deployment (src/forward) inside a
- * `skillmesh.forward` span, and turns every way it can fail into an `Outcome`.
+ * `skillmesh.forward` span, and turns every way it can fail into an `Outcome`. A deployment its
+ * operator registered as a pipeline gets a delegation token for this attempt, withdrawn when it
+ * ends (src/auth/delegation.ts); a store that cannot issue one fails the call (-32001), not the
+ * pipeline's breaker.
  */
-export const forward: Handler<SkillCall> = (call) => {
+export const forward: Handler<SkillCall> = async (call) => {
   const deployment = call.deployment!;
+  const delegation = deployment.pipeline ? await issueDelegation(call, deployment) : undefined;
+  try {
+    return await forwardInSpan(call, deployment, delegation?.token);
+  } finally {
+    if (delegation) await delegation.end().catch((error) => console.error(`[gateway] could not withdraw the delegation token of a ${deployment.id} call (it expires at the call's deadline):`, errorText(error)));
+  }
+};
+
+/**
+ * A token for a pipeline's steps, standing for this call's caller: its id, grants, limits and
+ * user, narrowed to the skills the pipeline declares (and those of any pipeline the call is
+ * already a step of), until the call's deadline.
+ */
+function issueDelegation(call: SkillCall, deployment: Deployment) {
+  const { scope } = call;
+  const { caller, userId, group, session } = scope.context;
+  const steps = deployment.manifest.pipeline?.steps ?? [];
+  const context = { ...(userId ? { userId } : {}), ...(group ? { group } : {}), ...(session ? { session } : {}) };
+  return call.runtime.delegations.issue(
+    {
+      caller,
+      // A job's call is scoped to its one method, but its pipeline's steps get what its owner had at submit.
+      grants: scope.delegatedGrants ?? scope.delegation?.grants ?? scope.access.signature,
+      pipeline: deployment.id,
+      steps: [...(scope.delegation?.steps ?? []), steps],
+      limits: scope.limits,
+      context,
+      expiresAt: call.deadline,
+    },
+    Date.now(),
+  );
+}
+
+function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: string | undefined): Promise<Outcome> {
   const degraded = deployment.role === "degraded" ? { degraded: true } : {};
   const attributes = { "skillmesh.deployment": deployment.id, "skillmesh.role": deployment.role };
   return inSpan(tracer, "skillmesh.forward", call.trace, { kind: SpanKind.CLIENT, attributes }, async (span): Promise<Outcome> => {
     try {
       const traceparent = outgoingTraceparent(span, call.trace);
       const context = { ...call.scope.context, traceparent };
+      const { scope } = call;
       const forwarded = {
         method: call.request.method,
         params: call.request.params,
         context,
         timeoutMs: call.timeoutMs,
-        hopSecret: call.runtime.config.hopSecret,
+        hopKey: call.runtime.config.hopKey,
         onProgress: call.onProgress,
         signal: call.signal,
         cancellation: call.cancellation,
-        // A pipeline's steps come back to the gateway as this caller, for this call's budget only,
-        // each with a key derived from the call's own (a job's id stands for one): a retried
-        // pipeline replays the steps that succeeded instead of running them again.
-        ...(deployment.manifest.pipeline
+        // A pipeline's steps come back to the gateway as this caller, each with a key derived from
+        // the call's own (a job's id stands for one): a retried pipeline replays the steps that
+        // succeeded instead of running them again.
+        ...(delegation
           ? {
-              delegation: await signDelegation(await call.runtime.delegationKey(), { c: call.scope.context.caller, g: call.scope.delegatedGrants ?? call.scope.access.signature, exp: call.deadline, aud: deployment.id }),
-              ...(call.scope.context.caller !== "anonymous" && (call.scope.idempotencyKey ?? call.scope.jobId) ? { callKey: call.scope.idempotencyKey ?? call.scope.jobId } : {}),
+              delegation,
+              ...(scope.context.caller !== "anonymous" && (scope.idempotencyKey ?? scope.jobId) ? { callKey: scope.idempotencyKey ?? scope.jobId } : {}),
             }
           : {}),
       };
@@ -300,4 +339,4 @@ export const forward: Handler<SkillCall> = (call) => {
       return { ok: false, error: failure.toJSON(), deployment: deployment.id, ...degraded };
     }
   });
-};
+}

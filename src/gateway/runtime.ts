@@ -10,7 +10,7 @@ import { own } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { JobStore } from "../jobs/index.js";
 import { KeyRing } from "../keys/index.js";
-import { delegationKey } from "../auth/delegation.js";
+import { Delegations } from "../auth/delegation.js";
 import { Rollouts } from "../delivery/index.js";
 import { Counters } from "../metrics/prometheus.js";
 import { MetricsBoard } from "../metrics/index.js";
@@ -57,11 +57,11 @@ export interface GatewayRuntime {
   rollouts: Rollouts;
   /** The Prometheus counters of /admin/metrics (src/metrics/prometheus.ts). */
   counters: Counters;
-  /** The key pipelines' delegation tokens are signed with (src/auth/delegation.ts). */
-  delegationKey(): Promise<CryptoKey>;
+  /** The live delegation tokens of pipelines' calls (src/auth/delegation.ts). */
+  delegations: Delegations;
 }
 
-const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs" | "delegationKey">>();
+const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
 /** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
 const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
@@ -102,19 +102,10 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
     const metrics = new MetricsBoard(store);
-    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store) };
+    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store), delegations: new Delegations(store) };
     runtimes.set(store, shared);
   }
-  let delegation: Promise<CryptoKey> | undefined;
-  const runtime = {
-    ...shared,
-    config,
-    jobs: new JobStore(shared.store, config.jobTtlMs),
-    delegationKey: () => (delegation ??= delegationKey(shared.store, config.hopSecret).catch((error) => {
-      delegation = undefined; // a store that failed once is asked again next time
-      throw error;
-    })),
-  };
+  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };
   runtimesByEnv.set(env, runtime);
   return runtime;
 }

@@ -36,6 +36,8 @@ export interface CallScope {
    * A job's call is scoped to its one method, but its pipeline's steps get what its owner had.
    */
   delegatedGrants?: string;
+  /** Set for a pipeline's step (it called with its call's delegation token): what the token stands for. */
+  delegation?: Caller["delegation"];
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
   trace: Context;
   /** Deployments that answered (for `X-Skill-Version`). */
@@ -55,10 +57,12 @@ export interface CallScope {
  * @example const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p))
  */
 export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"]): CallScope {
-  const context = callerContextOf(headers, caller.id, caller.access.allowsGroup);
+  // A pipeline's step routes and reaches skills as the user of its call, whatever its headers say.
+  const context = callerContextOf(headers, caller.id, caller.access.allowsGroup, caller.delegation?.context);
   let principal: Promise<string> | undefined;
   return {
     context,
+    ...(caller.delegation ? { delegation: caller.delegation } : {}),
     access: caller.access,
     limits: caller.limits,
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),

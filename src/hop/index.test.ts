@@ -1,25 +1,51 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SKEW_MS, hopRefusal, signHop } from "./index.js";
+import { MAX_SKEW_MS, generateHopKeys, hopPublicKeyOf, hopRefusal, hopSigningKey, privateKeyBytes, publicKeyList, signHop } from "./index.js";
 
-const parts = { method: "POST", path: "/", body: '{"jsonrpc":"2.0","method":"s","id":1}', context: "eyJjYWxsZXIiOiJrXzEifQ" };
+const parts = { method: "POST", path: "/", deployment: "s@1.0.0", body: '{"jsonrpc":"2.0","method":"s","id":1}', context: "eyJjYWxsZXIiOiJrXzEifQ", delegation: "", callKey: "" };
+const now = 1_800_000_000_000;
 
 describe("signed hops", () => {
-  it("accepts what the same secret signed, within the time window", async () => {
-    const now = 1_800_000_000_000;
-    const header = await signHop("s3cret", parts, now);
-    expect(header).toMatch(/^t=1800000000000,v1=[0-9a-f]{64}$/);
-    expect(await hopRefusal("s3cret", header, parts, now + MAX_SKEW_MS)).toBeUndefined();
+  it("accepts what the gateway's private key signed, checked with its public key, within the time window", async () => {
+    const { privateKey, publicKey } = await generateHopKeys();
+    const header = await signHop(await hopSigningKey(privateKey), parts, now);
+    expect(header).toMatch(/^t=1800000000000,ed25519=[A-Za-z0-9_-]{86}$/);
+    expect(await hopRefusal(publicKey, header, parts, now + MAX_SKEW_MS)).toBeUndefined();
+    expect(await hopPublicKeyOf(privateKey)).toBe(publicKey);
   });
 
-  it("refuses unsigned, stale, other-secret and tampered calls", async () => {
-    const now = 1_800_000_000_000;
-    const header = await signHop("s3cret", parts, now);
-    expect(await hopRefusal("s3cret", null, parts, now)).toMatch(/not signed/);
-    expect(await hopRefusal("s3cret", "t=1,v1=zz", parts, now)).toMatch(/not signed/);
-    expect(await hopRefusal("s3cret", header, parts, now + MAX_SKEW_MS + 1)).toMatch(/too old/);
-    expect(await hopRefusal("other", header, parts, now)).toMatch(/does not match/);
-    for (const changed of [{ body: parts.body.replace("s", "t") }, { context: "e30" }, { method: "PUT" }, { path: "/x" }]) {
-      expect(await hopRefusal("s3cret", header, { ...parts, ...changed }, now), JSON.stringify(changed)).toMatch(/does not match/);
+  it("refuses unsigned, stale, other-key and tampered calls, and a call meant for another deployment", async () => {
+    const { privateKey, publicKey } = await generateHopKeys();
+    const other = await generateHopKeys();
+    const header = await signHop(await hopSigningKey(privateKey), parts, now);
+    expect(await hopRefusal(publicKey, null, parts, now)).toMatch(/not signed/);
+    expect(await hopRefusal(publicKey, "t=1,v1=" + "0".repeat(64), parts, now)).toMatch(/not signed/);
+    expect(await hopRefusal(publicKey, header, parts, now + MAX_SKEW_MS + 1)).toMatch(/too old/);
+    expect(await hopRefusal(other.publicKey, header, parts, now)).toMatch(/does not match/);
+    const changes = [{ body: parts.body.replace("s", "t") }, { context: "e30" }, { method: "PUT" }, { path: "/x" }, { deployment: "s@2.0.0" }, { delegation: "smd.other" }, { callKey: "k2" }];
+    for (const changed of changes) {
+      expect(await hopRefusal(publicKey, header, { ...parts, ...changed }, now), JSON.stringify(changed)).toMatch(/does not match/);
     }
+  });
+
+  it("no field can pass for another: moving text between the context and the delegation changes the signature", async () => {
+    const { privateKey, publicKey } = await generateHopKeys();
+    const header = await signHop(await hopSigningKey(privateKey), { ...parts, context: "a", delegation: "b" }, now);
+    expect(await hopRefusal(publicKey, header, { ...parts, context: "a\nb", delegation: "" }, now)).toMatch(/does not match/);
+    expect(await hopRefusal(publicKey, header, { ...parts, context: "", delegation: "ab" }, now)).toMatch(/does not match/);
+  });
+
+  it("a skill accepts any of several public keys (a rotation) and reads keys as PEM, base64 or base64url", async () => {
+    const old = await generateHopKeys();
+    const next = await generateHopKeys();
+    const header = await signHop(await hopSigningKey(next.privateKey), parts, now);
+    expect(await hopRefusal(`${old.publicKey}, ${next.publicKey}`, header, parts, now)).toBeUndefined();
+    expect(await hopRefusal(old.publicKey, header, parts, now)).toMatch(/does not match/);
+    const oneLine = next.privateKey.replace(/-----[A-Z ]+-----|\s/g, "");
+    expect(privateKeyBytes(oneLine)).toEqual(privateKeyBytes(next.privateKey));
+    expect(privateKeyBytes("not a key")).toBeUndefined();
+    expect(publicKeyList(`${next.publicKey},nope`)).toBeUndefined();
+    // What the public key holds cannot sign: it is not a private key, whatever form it is given in.
+    expect(privateKeyBytes(next.publicKey)).toBeUndefined();
+    await expect(hopSigningKey(next.publicKey)).rejects.toThrow(/not an Ed25519 private key/);
   });
 });

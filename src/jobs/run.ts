@@ -10,7 +10,7 @@ import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { failureClassOf } from "../failures/index.js";
-import { SIGNATURE_HEADER, signHop } from "../hop/index.js";
+import { WEBHOOK_SIGNATURE_HEADER, signWebhook } from "../webhook/index.js";
 import { forwardOnly } from "../progress/index.js";
 import { type Job, isFinal, viewOf } from "./index.js";
 
@@ -104,9 +104,9 @@ function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
 export class CallbackFailed extends Error {}
 
 /**
- * POSTs a finished job's view to its callback URL, signed like a hop (`X-Skillmesh-Signature:
- * t=<ms>,v1=<HMAC-SHA256 hex>` over `t, POST, path, sha256(body), ""` with
- * `SKILLMESH_CALLBACK_SECRET`); redirects are not followed. Throws on anything but a 2xx.
+ * POSTs a finished job's view to its callback URL, signed as a webhook (src/webhook:
+ * `X-Skillmesh-Signature: t=<ms>,v1=<HMAC-SHA256 hex>` with `SKILLMESH_CALLBACK_SECRET`);
+ * redirects are not followed. Throws on anything but a 2xx.
  * @example await step.do("callback", { retries: { limit: 4, delay: "2 seconds", backoff: "exponential" } }, () => deliverCallback(env, jobId))
  */
 export async function deliverCallback(env: GatewayEnv, jobId: string): Promise<void> {
@@ -116,8 +116,8 @@ export async function deliverCallback(env: GatewayEnv, jobId: string): Promise<v
   if (!job?.callbackUrl || !secret || !isFinal(job.status)) return;
   const body = JSON.stringify(viewOf(job));
   const url = new URL(job.callbackUrl);
-  const signature = await signHop(secret, { method: "POST", path: url.pathname, body, context: "" });
-  const response = await fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/json", [SIGNATURE_HEADER]: signature }, body, signal: AbortSignal.timeout(10_000) });
+  const signature = await signWebhook(secret, { path: url.pathname, body });
+  const response = await fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/json", [WEBHOOK_SIGNATURE_HEADER]: signature }, body, signal: AbortSignal.timeout(10_000) });
   await response.body?.cancel();
   if (!response.ok) throw new CallbackFailed(`${job.callbackUrl} answered HTTP ${response.status}`);
 }

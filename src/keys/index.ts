@@ -44,9 +44,10 @@ export class KeyNotFound extends Error {
   }
 }
 
-/** The active keys of one snapshot, by the hash of their secret. */
+/** The active keys of one snapshot, by the hash of their secret and by id. */
 export interface KeysView {
   byHash: ReadonlyMap<string, ApiKey>;
+  byId: ReadonlyMap<string, ApiKey>;
 }
 
 /**
@@ -76,7 +77,7 @@ export class KeyRing {
         load: async () => {
           const { doc } = await this.#document.read();
           const active = Object.values(doc.keys).filter((key) => key.revokedAt === undefined);
-          return { byHash: new Map(active.map((key) => [key.hash, key])) };
+          return { byHash: new Map(active.map((key) => [key.hash, key])), byId: new Map(active.map((key) => [key.id, key])) };
         },
       },
       options,
@@ -90,6 +91,14 @@ export class KeyRing {
    */
   async find(hash: string): Promise<ApiKey | undefined> {
     return (await this.#snapshot.current()).byHash.get(hash);
+  }
+
+  /**
+   * The active key with this id, from this isolate's snapshot: undefined once it is revoked.
+   * @example const key = await ring.byId("k_0123456789ab")
+   */
+  async byId(id: string): Promise<ApiKey | undefined> {
+    return (await this.#snapshot.current()).byId.get(id);
   }
 
   /** Every key, revoked ones included (they stay, for the audit log's sake). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PipelineSpecSchema, PipelineStepError, StepCallError, type StepCaller, resolveTemplate, runPipeline } from "./index.js";
+import { MAX_FOR_EACH_ITEMS, PipelineSpecSchema, PipelineStepError, StepCallError, type StepCaller, resolveTemplate, runPipeline } from "./index.js";
 
 const spec = (raw: unknown) => PipelineSpecSchema.parse(raw);
 
@@ -80,6 +80,16 @@ describe("runPipeline", () => {
     expect(result).toEqual([1, 4, 9, 16, 25, 36, 49]);
     expect(state.maxInFlight).toBe(3);
     expect(state.calls.map((c) => c.key)).toEqual(["step_0[0]", "step_0[1]", "step_0[2]", "step_0[3]", "step_0[4]", "step_0[5]", "step_0[6]"]);
+  });
+
+  it("a forEach over more than MAX_FOR_EACH_ITEMS items fails before any call, whatever its onError says", async () => {
+    const { call, state } = caller({ square: ({ n }) => n * n });
+    const fanOut = spec({ name: "p", steps: [{ name: "each", skill: "square", forEach: "$.input.values", input: { n: "{{ $.item }}" }, onError: { default: [] } }] });
+    const values = Array.from({ length: MAX_FOR_EACH_ITEMS + 1 }, (_, i) => i);
+    const failing = runPipeline(fanOut, { values }, { call });
+    await expect(failing).rejects.toMatchObject({ step: "each", failure: { code: -32602, data: { items: MAX_FOR_EACH_ITEMS + 1, maxItems: MAX_FOR_EACH_ITEMS } } });
+    expect(state.calls).toHaveLength(0);
+    expect(await runPipeline(fanOut, { values: values.slice(1) }, { call })).toHaveLength(MAX_FOR_EACH_ITEMS);
   });
 
   it("onError: fail stops the pipeline naming the step; default goes on with a value; fallback calls another skill; retries come first", async () => {

@@ -168,6 +168,9 @@ export async function resolveTemplate(template: unknown, scope: object): Promise
 // The runner
 // ---------------------------------------------------------------------------------------------
 
+/** The most calls one `forEach` step makes in one run (a longer list fails the step with -32602, before any call). */
+export const MAX_FOR_EACH_ITEMS = 100;
+
 /** A failed call of a step's skill: what the gateway answered. */
 export class StepCallError extends Error {
   constructor(
@@ -229,6 +232,10 @@ async function runStep(placed: PlacedStep, scope: Record<string, unknown>, optio
   if (step.forEach === undefined) return { output: await callWithPolicy(placed, scope, name, options) };
   const items = (await expression(bareExpression(step.forEach)).evaluate(scope)) ?? [];
   const list: unknown[] = Array.isArray(items) ? items : [items];
+  // The caller chooses the input, so it would choose N: a step fans out to a bounded number of calls (each is also counted against the caller's rate).
+  if (list.length > MAX_FOR_EACH_ITEMS) {
+    throw new PipelineStepError(name, step.skill, new StepCallError(-32602, `Invalid params: forEach gave ${list.length} items, more than the ${MAX_FOR_EACH_ITEMS} calls one step may fan out to`, { items: list.length, maxItems: MAX_FOR_EACH_ITEMS }));
+  }
   // Never more calls at once than the step's `concurrency`.
   return { output: await mapConcurrently(list, step.concurrency, (item, index) => callWithPolicy(placed, { ...scope, item, index }, `${name}[${index}]`, options)) };
 }

@@ -28,7 +28,8 @@ const AnswerSchema = z.union([
  */
 export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.ZodType, z.ZodType> {
   const spec = parsePipelineSpec(yamlText);
-  const steps = [...new Set(placedSteps(spec).map((p) => p.step.skill))];
+  // Every skill a step may call, its onError fallback included: the gateway lets its steps reach these and no others.
+  const steps = [...new Set(placedSteps(spec).flatMap(({ step }) => [step.skill, ...(typeof step.onError === "object" && "fallback" in step.onError ? [step.onError.fallback] : [])]))];
   return defineSkill<z.ZodType, z.ZodType, PipelineEnv>({
     name: spec.name,
     version: spec.version,

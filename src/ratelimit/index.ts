@@ -6,21 +6,17 @@
  * up nothing). Bursts at a window's edge can reach twice the rate; the quota is the durable cap.
  * A dead store lets calls through (availability first); the error is logged.
  */
+import { z } from "zod";
 import { RateSchema } from "../admin-api/index.js";
 import type { StoreScript, Store } from "../store/index.js";
 
 /** `limit` calls per `windowMs`. */
-export interface Window {
-  limit: number;
-  windowMs: number;
-}
+export const WindowSchema = z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() });
+export type Window = z.infer<typeof WindowSchema>;
 
 /** The limits one caller is held to, under one identifier (a key id, or a client address). */
-export interface Limits {
-  identifier: string;
-  rate?: Window;
-  quota?: Window;
-}
+export const LimitsSchema = z.object({ identifier: z.string().min(1).max(128), rate: WindowSchema.optional(), quota: WindowSchema.optional() });
+export type Limits = z.infer<typeof LimitsSchema>;
 
 const UNIT_MS: Record<string, number> = {
   s: 1_000, sec: 1_000, second: 1_000,

@@ -38,6 +38,11 @@ export const DeploymentSchema = z.object({
   ttlSeconds: z.number().int().positive().optional(),
   /** `sha256:` of the manifest's canonical JSON (src/registry/contract.ts). */
   contractHash: z.string().optional(),
+  /**
+   * The operator registered it as a pipeline: each call gets a delegation token for the skills its
+   * manifest's `pipeline.steps` name (src/auth/delegation.ts). A manifest alone never makes one.
+   */
+  pipeline: z.literal(true).optional(),
 });
 export type Deployment = z.infer<typeof DeploymentSchema>;
 
@@ -116,5 +121,10 @@ export const RegistrationSchema = z.strictObject({
   ttlSeconds: z.number().int().min(5).max(86_400).optional(),
   /** Replace the definition of an existing `name@version` (refused with 409 otherwise). */
   force: z.boolean().optional(),
+  /**
+   * The operator's word that this deployment is a pipeline: its calls carry a delegation token
+   * with which its steps call the skills its manifest's `pipeline.steps` name, as the caller.
+   */
+  pipeline: z.boolean().optional(),
 });
 export type Registration = z.infer<typeof RegistrationSchema>;

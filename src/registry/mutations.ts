@@ -18,6 +18,8 @@ export interface RegistrationInput {
   contractHash?: string;
   /** Replace a deployment's definition under the same `name@version` (refused otherwise). */
   force?: boolean;
+  /** The operator registers it as a pipeline (it gets delegation tokens). */
+  pipeline?: boolean;
 }
 
 export interface RegistrationOutcome {
@@ -63,6 +65,7 @@ export function applyRegistration(current: RegistryDoc, input: RegistrationInput
     registeredAt: now,
     ...(input.ttlSeconds ? { ttlSeconds: input.ttlSeconds } : {}),
     ...(input.contractHash ? { contractHash: input.contractHash } : {}),
+    ...(input.pipeline ? { pipeline: true as const } : {}),
   };
   doc.deployments[id] = deployment;
 

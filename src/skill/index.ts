@@ -2,7 +2,6 @@
  * The skill SDK: `defineSkill({...})` turns one typed handler into a Worker module (a Hono app)
  * that serves JSON-RPC 2.0 on `POST /` and its manifest on `GET /manifest`.
  */
-import { CALL_KEY_HEADER, DELEGATION_HEADER } from "../auth/delegation.js";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
@@ -11,7 +10,7 @@ import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
-import { BINDING_PATH, SIGNATURE_HEADER, hopRefusal } from "../hop/index.js";
+import { BINDING_PATH, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../hop/index.js";
 import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES, answerTooLargeMessage } from "../body/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
@@ -209,7 +208,8 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
 ): SkillWorker<Env, Input, Output> {
   const manifest = manifestOf(definition);
   const toInput = positionalMapper(definition.input);
-  const versionHeader = { "x-skill-version": `${manifest.name}@${manifest.version}` };
+  const deploymentId = `${manifest.name}@${manifest.version}`;
+  const versionHeader = { "x-skill-version": deploymentId };
   const app = new Hono<{ Bindings: Env }>();
 
   app.use(drainUnreadBody());
@@ -280,12 +280,18 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
     if (typeof cancelId === "string") await cancellable.get(cancelId)?.cancel();
   }
 
-  /** With a hop secret, only calls the gateway signed are served: the refusal for one that is not. */
+  /** With the gateway's public key, only calls the gateway signed for this deployment are served: the refusal for one that is not. */
   async function refusalOf(delivery: Delivery<Env>): Promise<JsonRpcFailure | undefined> {
-    const secret = hopSecretOf(delivery.env);
-    if (!secret) return undefined;
+    const verifier = hopVerifierOf(delivery.env);
+    if (!verifier) return undefined;
+    if ("misconfigured" in verifier) {
+      console.error(`[${manifest.name}@${manifest.version}] ${verifier.misconfigured}`);
+      return failure(null, ErrorCode.Unauthorized, "Unauthorized: this skill cannot check who calls it (its hop settings are wrong; see its log)");
+    }
     const { body, headers, method, pathOf } = delivery;
-    const refusal = await hopRefusal(secret, headers.get(SIGNATURE_HEADER), { method, path: pathOf(), body, context: headers.get(CONTEXT_HEADER) ?? "" });
+    const header = (name: string) => headers.get(name) ?? "";
+    const parts = { method, path: pathOf(), deployment: deploymentId, body, context: header(CONTEXT_HEADER), delegation: header(DELEGATION_HEADER), callKey: header(CALL_KEY_HEADER) };
+    const refusal = await hopRefusal(verifier.publicKeys, headers.get(SIGNATURE_HEADER), parts);
     return refusal ? failure(null, ErrorCode.Unauthorized, `Unauthorized: ${refusal}`) : undefined;
   }
 
@@ -296,7 +302,7 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   function answer(delivery: Delivery<Env>, signalOf: () => AbortSignal, progress: SkillContext["progress"]): Promise<ProcessedBody> {
     const { headers, env, waitUntil } = delivery;
     // A signed call's context is believed (or any, where the operator says only the gateway reaches this Worker).
-    const caller = readContext(headers, !!hopSecretOf(env) || trustsContext(env));
+    const caller = readContext(headers, !!hopVerifierOf(env) || trustsContext(env));
     const delegation = manifest.pipeline ? (headers.get(DELEGATION_HEADER) ?? undefined) : undefined;
     const callKey = manifest.pipeline ? (headers.get(CALL_KEY_HEADER) ?? undefined) : undefined;
     // The handler's trace context is made when first read: without a tracer provider nothing
@@ -396,10 +402,23 @@ function trustsContext(env: unknown): boolean {
   return (env as { SKILLMESH_TRUST_CONTEXT?: unknown } | undefined)?.SKILLMESH_TRUST_CONTEXT === "true";
 }
 
-/** The Worker's hop secret (`SKILLMESH_HOP_SECRET`), if it has one: then every call must be signed. */
-function hopSecretOf(env: unknown): string | undefined {
-  const secret = (env as { SKILLMESH_HOP_SECRET?: unknown } | undefined)?.SKILLMESH_HOP_SECRET;
-  return typeof secret === "string" && secret ? secret : undefined;
+/**
+ * How this Worker checks that the gateway sent a call: with the gateway's public key
+ * (`SKILLMESH_HOP_PUBLIC_KEY`) every call must be signed for this deployment; without one, no
+ * check (the context is then believed only with `SKILLMESH_TRUST_CONTEXT`). A Worker still set up
+ * with the retired shared `SKILLMESH_HOP_SECRET`, or with a key that does not parse, serves no call
+ * rather than every call.
+ */
+function hopVerifierOf(env: unknown): { publicKeys: string } | { misconfigured: string } | undefined {
+  const vars = env as { SKILLMESH_HOP_PUBLIC_KEY?: unknown; SKILLMESH_HOP_SECRET?: unknown } | undefined;
+  const publicKeys = vars?.SKILLMESH_HOP_PUBLIC_KEY;
+  if (typeof publicKeys === "string" && publicKeys) {
+    return publicKeyList(publicKeys) ? { publicKeys } : { misconfigured: "SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys (npx skillmesh hop-key prints the gateway's)" };
+  }
+  if (typeof vars?.SKILLMESH_HOP_SECRET === "string" && vars.SKILLMESH_HOP_SECRET) {
+    return { misconfigured: "SKILLMESH_HOP_SECRET is no longer used (a secret shared with the gateway let any skill sign as it): set SKILLMESH_HOP_PUBLIC_KEY to the gateway's public key and remove the secret" };
+  }
+  return undefined;
 }
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {

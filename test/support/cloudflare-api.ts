@@ -54,6 +54,8 @@ export interface CloudflareApiStandIn {
   secretsOf(worker: string): Record<string, string>;
   /** Refuse the next uploads of this Worker (400, as the API refuses a bad script) until `refuse(undefined)`. */
   refuse(worker: string | undefined): void;
+  /** Hold the next uploads of this Worker (a slow upload) until the returned function is called. */
+  hold(worker: string): () => void;
   stop(): Promise<void>;
 }
 
@@ -82,12 +84,14 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   const workflows = new Map<string, { script_name: string; class_name: string }>();
   const crons = new Map<string, string[]>();
   let refused: string | undefined;
+  let holding: { worker: string; released: Promise<void> } | undefined;
 
   const notFound = (c: Context) => fail(c, 404, 10007, "workers.api.error.script_not_found");
 
   /** Reads wrangler's multipart upload: a `metadata` JSON part and one part per module. */
   async function accept(c: Context, name: string, via: Upload["via"]): Promise<Upload | Response> {
     if (refused === name) return fail(c, 400, 10021, `Uploaded script ${name} was refused by the stand-in (as a script that fails validation is)`);
+    if (holding?.worker === name) await holding.released;
     const form = await c.req.formData();
     const part = form.get("metadata") as string | Blob;
     const metadata = JSON.parse(typeof part === "string" ? part : await part.text()) as {
@@ -212,6 +216,14 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
       Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
     refuse: (name) => {
       refused = name;
+    },
+    hold: (name) => {
+      let release!: () => void;
+      holding = { worker: name, released: new Promise<void>((resolve) => (release = resolve)) };
+      return () => {
+        holding = undefined;
+        release();
+      };
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
