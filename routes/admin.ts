@@ -34,7 +34,7 @@ import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
-import { UI_HEADER, sessionOf } from "../src/ui/session.js";
+import { UI_HEADER, endAllSessions, sessionGroundOf, sessionOf, sessionTokenOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
@@ -81,7 +81,7 @@ adminRoutes.use("*", async (c, next) => {
   const runtime = gatewayRuntime(c.env);
   let { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
   // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
-  const session = level === "none" && !c.req.header("authorization") ? await sessionOf(runtime.store, c) : undefined;
+  const session = level === "none" && !c.req.header("authorization") ? await sessionOf(sessionGroundOf(runtime), sessionTokenOf(c)) : undefined;
   if (session) {
     if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1") return adminError(c, 403, `Forbidden: a change made with the dashboard's session needs the ${UI_HEADER} header`);
     ({ level, by } = session);
@@ -312,6 +312,12 @@ adminRoutes.patch("/keys/:id", jsonBodyGuard(), async (c) => {
 /** Revokes a key (by id or name): it stops working everywhere within about a second. */
 adminRoutes.delete("/keys/:id", (c) => keyRoute(c, async () => c.json(viewOf(await gatewayRuntime(c.env).keys.revoke(c.req.param("id"), Date.now())))));
 
+/** Signs every dashboard session out (each stands for a credential; this ends them all at once). */
+adminRoutes.delete("/sessions", async (c) => {
+  await endAllSessions(sessionGroundOf(gatewayRuntime(c.env)));
+  return c.json({ ended: true });
+});
+
 /** The audit log, newest first: `?caller=&skill=&outcome=ok|error|<code>&type=call|admin&since=&limit=`. */
 adminRoutes.get("/audit", async (c) => {
   const query = AuditQuerySchema.safeParse(c.req.query());
@@ -323,7 +329,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, GET /admin/audit, GET /admin/metrics, the dashboard at /admin/ui",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, the dashboard at /admin/ui",
   ),
 );
 

@@ -20,7 +20,7 @@ import { viewOf } from "../src/keys/index.js";
 import type { Observed } from "../src/metrics/index.js";
 import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
-import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, startSession } from "../src/ui/session.js";
+import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionGroundOf, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage } from "./admin.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -96,20 +96,20 @@ uiRoutes.post("/session", async (c) => {
   const key = typeof form.key === "string" ? form.key : "";
   const identity = await adminOf(new Headers({ authorization: `Bearer ${key}` }), runtime.config, runtime.keys);
   if (identity.level === "none") return c.html(signIn("That is not an admin token or an API key with admin access."), 401);
-  const token = await startSession(runtime.store, identity);
+  const token = await startSession(sessionGroundOf(runtime), identity);
   setCookie(c, UI_COOKIE, token, { path: "/admin", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: UI_SESSION_MS / 1000 });
   return c.redirect("/admin/ui", 303);
 });
 
 uiRoutes.post("/logout", async (c) => {
-  await endSession(gatewayRuntime(c.env).store, c);
+  await endSession(sessionGroundOf(gatewayRuntime(c.env)), sessionTokenOf(c));
   deleteCookie(c, UI_COOKIE, { path: "/admin" });
   return c.redirect("/admin/ui", 303);
 });
 
 uiRoutes.get("/", async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const session = await sessionOf(runtime.store, c);
+  const session = await sessionOf(sessionGroundOf(runtime), sessionTokenOf(c));
   if (!session) return c.html(signIn());
   const canWrite = session.level === "write";
   const registry = await deploymentsPage(runtime, { limit: 100 });

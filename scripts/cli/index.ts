@@ -52,6 +52,7 @@ const USAGE = `usage: skillmesh <command>
     grants: --skills <glob> … --tags <glob> … --groups <group> … --admin read|write
             --rate <n>/<s|min|h|day> --quota <n>/<day|month>
   contracts check                                  compare the skills with contracts/ (npm run contracts writes them)
+  sessions end                                     sign every dashboard session out (after a credential leaked)
   hop-key                                          a new key pair for signed hops (SKILLMESH_HOP_KEY, SKILLMESH_HOP_PUBLIC_KEY)
   audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
         [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
@@ -91,6 +92,7 @@ async function api(io: CliIO, method: string, path: string, body?: unknown): Pro
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: "manual", // the admin token goes to SKILLMESH_URL, never where a redirect points
     });
   } catch (error) {
     throw new CliError(`cannot reach the gateway at ${base} (${(error as Error).cause ?? (error as Error).message}); is SKILLMESH_URL right?`);
@@ -342,6 +344,12 @@ Next:
     }
     case "keys":
       return runKeys(io, positionals.slice(1), values);
+    case "sessions": {
+      if (skill !== "end") throw new CliError(`sessions takes end (signs every dashboard session out)\n${USAGE}`);
+      await api(io, "DELETE", "/sessions");
+      io.out("Every dashboard session is signed out; signing in again works as before.");
+      return;
+    }
     case "hop-key": {
       const { generateHopKeys } = await import("../../src/hop/index.js");
       const { privateKey, publicKey } = await generateHopKeys();

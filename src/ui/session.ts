@@ -4,13 +4,21 @@
  * cookie scoped to /admin, stored as its hash with the identity it stands for, for 8 hours. No
  * credential is ever in a URL or in the page. A request signed in by the cookie that changes
  * anything must also carry `X-Skillmesh-UI: 1` (a header no cross-site form can send).
+ *
+ * A session is never worth more than its credential is now: each use reads the credential again.
+ * A key's session ends when the key is revoked and is held to the key's admin level as it is now
+ * (a key downgraded to `read` reads; one with no admin access left is signed out); an admin
+ * token's session ends when the token is rotated (the session keeps a digest of the token it was
+ * opened with). `endAllSessions` signs everyone out (`DELETE /admin/sessions`).
  */
 import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AdminIdentity } from "../auth/admin.js";
+import type { AdminLevel } from "../auth/access.js";
 import { randomHex, sha256Hex } from "../hash/index.js";
 import { safeJson } from "../json/index.js";
+import type { ApiKey } from "../keys/index.js";
 import type { Store } from "../store/index.js";
 
 export const UI_COOKIE = "skillmesh_ui";
@@ -18,36 +26,97 @@ export const UI_SESSION_MS = 8 * 3_600_000;
 /** The header the dashboard's script sends with every change. */
 export const UI_HEADER = "x-skillmesh-ui";
 
-const SessionSchema = z.object({ by: z.string(), level: z.enum(["read", "write"]) });
+/** What a session's credential is checked against on each use: the admin token and the keys as they are now. */
+export interface SessionGround {
+  store: Store;
+  keys: { byId(id: string): Promise<ApiKey | undefined> };
+  adminToken?: string;
+}
+
+/**
+ * The ground of a gateway runtime's sessions: its store, its keys, its admin token.
+ * @example const identity = await sessionOf(sessionGroundOf(gatewayRuntime(env)), sessionTokenOf(c))
+ */
+export function sessionGroundOf(runtime: { store: Store; keys: SessionGround["keys"]; config: { adminToken?: string } }): SessionGround {
+  return { store: runtime.store, keys: runtime.keys, adminToken: runtime.config.adminToken };
+}
+
+const SessionSchema = z.object({
+  by: z.string(),
+  level: z.enum(["read", "write"]),
+  /** For the admin token: the digest of the token the session was opened with. */
+  token: z.string().optional(),
+  /** The sign-out generation it was opened in (`endAllSessions` moves it on). */
+  generation: z.number().int(),
+  expiresAt: z.number(),
+});
+
+const GENERATION_KEY = "sm:ui:generation";
 const sessionKey = async (token: string) => `sm:ui:session:${await sha256Hex(token)}`;
+const tokenDigest = (adminToken: string) => sha256Hex(`skillmesh-ui:${adminToken}`);
+const generationOf = (stored: string | null) => Number(stored ?? 0) || 0;
 
 /**
  * Starts a session for a signed-in admin; returns the cookie's token.
- * @example const token = await startSession(store, { level: "write", by: "admin-token" })
+ * @example const token = await startSession(runtime, { level: "write", by: "admin-token" })
  */
-export async function startSession(store: Store, identity: AdminIdentity): Promise<string> {
+export async function startSession(ground: SessionGround, identity: AdminIdentity, now = Date.now()): Promise<string> {
+  if (identity.level === "none") throw new Error("a session needs an admin credential");
   const token = randomHex(32);
-  await store.set(await sessionKey(token), JSON.stringify({ by: identity.by, level: identity.level }), { px: UI_SESSION_MS });
+  const generation = generationOf(await ground.store.get(GENERATION_KEY));
+  const record = {
+    by: identity.by,
+    level: identity.level,
+    ...(identity.by === "admin-token" && ground.adminToken ? { token: await tokenDigest(ground.adminToken) } : {}),
+    generation,
+    expiresAt: now + UI_SESSION_MS,
+  };
+  await ground.store.set(await sessionKey(token), JSON.stringify(record), { px: UI_SESSION_MS });
   return token;
 }
 
 /** The request's session token, when its cookie holds one of ours (64 hex digits). */
-function tokenOf(c: Context): string | undefined {
+export function sessionTokenOf(c: Context): string | undefined {
   const token = getCookie(c, UI_COOKIE);
   return token && /^[0-9a-f]{64}$/.test(token) ? token : undefined;
 }
 
-/** The identity of the request's session cookie, if it has a live one. */
-export async function sessionOf(store: Store, c: Context): Promise<AdminIdentity | undefined> {
-  const token = tokenOf(c);
+const LEVELS: AdminLevel[] = ["none", "read", "write"];
+const lower = (a: AdminLevel, b: AdminLevel): AdminLevel => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b);
+
+/**
+ * The identity a session token stands for now, or undefined when it stands for nothing: unknown,
+ * older than 8 hours, signed out by `endAllSessions`, or its credential revoked, rotated or left
+ * with no admin access. Its level is the lower of the session's and the credential's now.
+ * @example const identity = await sessionOf(runtime, sessionTokenOf(c))
+ */
+export async function sessionOf(ground: SessionGround, token: string | undefined, now = Date.now()): Promise<AdminIdentity | undefined> {
   if (!token) return undefined;
-  const stored = await store.get(await sessionKey(token));
-  const parsed = SessionSchema.safeParse(stored === null ? undefined : safeJson(stored));
-  return parsed.success ? parsed.data : undefined;
+  const [stored, generation] = await ground.store.mget(await sessionKey(token), GENERATION_KEY);
+  const parsed = SessionSchema.safeParse(stored == null ? undefined : safeJson(stored));
+  if (!parsed.success) return undefined;
+  const session = parsed.data;
+  if (session.expiresAt <= now || session.generation !== generationOf(generation ?? null)) return undefined;
+  let level: AdminLevel = session.level;
+  if (session.by === "admin-token") {
+    if (!ground.adminToken || !session.token || session.token !== (await tokenDigest(ground.adminToken))) return undefined;
+  } else {
+    const key = await ground.keys.byId(session.by);
+    level = lower(level, key?.admin ?? "none");
+  }
+  return level === "none" ? undefined : { by: session.by, level };
 }
 
-/** Ends the request's session. */
-export async function endSession(store: Store, c: Context): Promise<void> {
-  const token = tokenOf(c);
-  if (token) await store.del(await sessionKey(token));
+/** Ends one session. */
+export async function endSession(ground: SessionGround, token: string | undefined): Promise<void> {
+  if (token) await ground.store.del(await sessionKey(token));
+}
+
+/**
+ * Signs every dashboard session out, on every isolate at once (their next request finds itself
+ * in an older generation).
+ * @example await endAllSessions(runtime)
+ */
+export async function endAllSessions(ground: SessionGround): Promise<void> {
+  await ground.store.incr(GENERATION_KEY);
 }
