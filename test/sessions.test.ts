@@ -71,3 +71,29 @@ describe("a dashboard session follows its credential", () => {
     expect(await withSession(gateway.gatewayUrl, await signIn(gateway.gatewayUrl, ADMIN_TOKEN), "GET", "/keys")).toBe(200);
   });
 });
+
+describe("SKILLMESH_ALLOWED_ORIGINS=* opens /rpc and /mcp to pages, never the dashboard's sign-in and sign-out", () => {
+  let open: Mesh;
+  beforeAll(async () => {
+    open = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_ALLOWED_ORIGINS: "*" } });
+  }, 120_000);
+  afterAll(() => open?.dispose());
+
+  const form = (path: string, origin: string, body = "") =>
+    fetch(`${open.gatewayUrl}/admin/ui/${path}`, { method: "POST", redirect: "manual", headers: { origin, "content-type": "application/x-www-form-urlencoded" }, body });
+
+  it("a page elsewhere cannot sign a browser in (login CSRF) or out", async () => {
+    const signInElsewhere = await form("session", "https://evil.example", new URLSearchParams({ key: ADMIN_TOKEN }).toString());
+    expect(signInElsewhere.status).toBe(403);
+    expect(signInElsewhere.headers.get("set-cookie")).toBeNull();
+    expect((await form("logout", "https://evil.example")).status).toBe(403);
+    expect((await fetch(`${open.gatewayUrl}/admin/keys`, { headers: { origin: "https://evil.example", authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(403);
+  });
+
+  it("the gateway's own page still signs in, and other pages still call /rpc", async () => {
+    expect((await form("session", open.gatewayUrl, new URLSearchParams({ key: ADMIN_TOKEN }).toString())).status).toBe(303);
+    const call = await fetch(`${open.gatewayUrl}/rpc`, { method: "POST", headers: { origin: "https://app.example", "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [3, 1], id: 1 }) });
+    expect(call.status).toBe(200);
+    expect(call.headers.get("access-control-allow-origin")).toBe("https://app.example");
+  });
+});

@@ -48,8 +48,16 @@ export function isAllowedHost(host: string | null | undefined, allowed: string[]
 }
 
 /**
+ * The paths no other origin may call, whatever `SKILLMESH_ALLOWED_ORIGINS` says (`*` included):
+ * the admin API and the dashboard. The allow list is for pages that call `/rpc` and `/mcp`; a
+ * page elsewhere that could post to `/admin/ui/session` could sign a browser in as its own admin
+ * (login CSRF), or sign it out.
+ */
+export const OWN_ORIGIN_ONLY = /^\/admin(\/|$)/;
+
+/**
  * Middleware for every route of the gateway: 403 with a JSON-RPC error for a `Host` or an
- * `Origin` that is not allowed.
+ * `Origin` that is not allowed (for `/admin/*`, any `Origin` but the gateway's own).
  * @example gateway.use(browserGuard((env) => gatewayRuntime(env).config))
  */
 export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllowLists): MiddlewareHandler<{ Bindings: E }> {
@@ -62,6 +70,9 @@ export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllow
     const origin = c.req.header("origin");
     // A page of the gateway itself (the dashboard) is same-origin: its host passed the check above.
     const sameOrigin = !!origin && origin.toLowerCase() === new URL(c.req.url).origin.toLowerCase();
+    if (!sameOrigin && origin && OWN_ORIGIN_ONLY.test(c.req.path)) {
+      return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} may not call the admin API or the dashboard: only the gateway's own pages may`), 403);
+    }
     if (!sameOrigin && !isAllowedOrigin(origin, allowedOrigins)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} is not allowed to call this gateway`), 403);
     }
