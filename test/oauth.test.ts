@@ -14,6 +14,8 @@ import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
 
 let issuer: OAuth2Server;
+/** A second issuer the gateway trusts: its subjects are other callers than the first one's. */
+let twin: OAuth2Server;
 let stranger: OAuth2Server;
 let mesh: Mesh;
 let resource: string;
@@ -46,6 +48,7 @@ async function startIssuer(): Promise<OAuth2Server> {
 
 beforeAll(async () => {
   issuer = await startIssuer();
+  twin = await startIssuer();
   stranger = await startIssuer();
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
@@ -53,12 +56,13 @@ beforeAll(async () => {
     skills: [fixture("subtract"), fixture("sum"), fixture("whoami")],
     adminToken: ADMIN_TOKEN,
     port,
-    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: issuer.issuer.url!, SKILLMESH_RESOURCE_URL: resource },
+    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: `${issuer.issuer.url!},${twin.issuer.url!}`, SKILLMESH_RESOURCE_URL: resource, SKILLMESH_OAUTH_QUOTA: "25/day" },
   });
 });
 afterAll(async () => {
   await mesh?.dispose();
   await issuer?.stop();
+  await twin?.stop();
   await stranger?.stop();
 });
 
@@ -76,7 +80,7 @@ describe("discovery", () => {
     expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
     expect(challenge).toContain('scope="skill:*"');
     const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer.issuer.url], bearer_methods_supported: ["header"] });
+    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer.issuer.url, twin.issuer.url], bearer_methods_supported: ["header"] });
     expect((await fetch(`http://127.0.0.1:${new URL(resource).port}/.well-known/oauth-protected-resource`)).status).toBe(200);
   });
 });
@@ -138,7 +142,34 @@ describe("refused tokens", () => {
   it("gives a skill the token's subject as the caller, never the token", async () => {
     const bearer = await token(issuer, {});
     const answer = await post(`http://127.0.0.1:${new URL(resource).port}/rpc`, { jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 }, { authorization: `Bearer ${bearer}` });
-    expect(answer.json.result.caller).toBe("o:agent-9");
+    expect(answer.json.result.caller).toMatch(/^o:agent-9@[0-9a-f]{8}$/);
     expect(answer.text).not.toContain(bearer.split(".")[2]);
+  });
+});
+
+describe("OAuth callers are callers like any other", () => {
+  const rpcOf = (bearer: string, method: string, params: unknown, headers: Record<string, string> = {}) =>
+    post(`http://127.0.0.1:${new URL(resource).port}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, { authorization: `Bearer ${bearer}`, ...headers });
+
+  it("the same subject at two trusted issuers is two callers: alice of one never sees the jobs of alice of the other", async () => {
+    const [aliceA, aliceB] = [await token(issuer, { sub: "alice" }), await token(twin, { sub: "alice" })];
+    const [idA, idB] = [(await rpcOf(aliceA, "test.whoami", {})).json.result.caller, (await rpcOf(aliceB, "test.whoami", {})).json.result.caller];
+    expect(idA).not.toBe(idB);
+    const submitted = await rpcOf(aliceA, "subtract", [5, 3], { prefer: "respond-async" });
+    const { jobId } = submitted.json.result;
+    expect(jobId).toMatch(/^j_/);
+    expect((await rpcOf(aliceA, "jobs.list", {})).json.result.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
+    expect((await rpcOf(aliceB, "jobs.list", {})).json.result.jobs).toEqual([]);
+    expect((await rpcOf(aliceB, "jobs.get", { jobId })).json.error.code).toBe(-32602);
+  });
+
+  it("are held to SKILLMESH_OAUTH_QUOTA, each subject on its own", async () => {
+    const metered = await token(issuer, { sub: "metered-subject" });
+    for (let i = 0; i < 25; i++) expect((await rpcOf(metered, "subtract", [i, 1])).json.result, `call ${i + 1}`).toBe(i - 1);
+    const refused = await rpcOf(metered, "subtract", [1, 1]);
+    expect(refused.json.error).toMatchObject({ code: -32005, data: { limit: "quota" } });
+    expect(refused.headers.get("ratelimit-policy")).toBe('"quota";q=25;w=86400');
+    // Another subject has its own quota.
+    expect((await rpcOf(await token(issuer, { sub: "another-subject" }), "subtract", [2, 1])).json.result).toBe(1);
   });
 });

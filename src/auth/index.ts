@@ -31,6 +31,9 @@ export interface AuthSettings {
   quotaPerAddress?: Window;
   /** With OAuth configured: the issuers and the resource URL. */
   oauth?: OAuthConfig;
+  /** The rate and quota of each OAuth caller (`SKILLMESH_OAUTH_RATE`, `SKILLMESH_OAUTH_QUOTA`). */
+  oauthRate?: Window;
+  oauthQuota?: Window;
 }
 
 /** What the middleware needs of the gateway's runtime. */
@@ -90,18 +93,43 @@ async function addressLimitsOf(headers: Headers, settings: AuthSettings): Promis
   return { identifier: await addressIdOf(headers.get("cf-connecting-ip")), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) };
 }
 
-/** Recent credentials' digests: a client sends the same bearer on every call, and hashing it each time cost ~15% of a call's CPU. */
+/**
+ * The longest bearer credential read at all: an API key is 46 characters, a JWT access token a
+ * few KB. Anything longer is refused before it is hashed.
+ */
+export const MAX_BEARER_CHARS = 8_192;
+
+/**
+ * Digests of recent credentials that named a caller: a client sends the same bearer on every
+ * call, and hashing it each time cost ~15% of a call's CPU. Only a credential that was accepted
+ * (a valid key; with auth off, any) and is key-sized is kept, so strangers' bearers never fill
+ * the isolate's memory: at most `DIGESTS_KEPT` × `REMEMBERED_BEARER_CHARS` characters.
+ */
 const digestOfBearer = new Map<string, string>();
 const DIGESTS_KEPT = 1024;
+const REMEMBERED_BEARER_CHARS = 128;
 
-/** The SHA-256 of a bearer credential, remembered for the next call with it (the oldest is forgotten first). */
+/** The SHA-256 of a bearer credential (remembered, if it was accepted before). */
 async function bearerDigest(bearer: string): Promise<string> {
-  const known = digestOfBearer.get(bearer);
-  if (known) return known;
-  const digest = await sha256Hex(bearer);
+  return digestOfBearer.get(bearer) ?? sha256Hex(bearer);
+}
+
+/** Remembers an accepted credential's digest for its next call (the oldest is forgotten first). */
+function rememberDigest(bearer: string, digest: string): void {
+  if (bearer.length > REMEMBERED_BEARER_CHARS || digestOfBearer.has(bearer)) return;
   if (digestOfBearer.size >= DIGESTS_KEPT) digestOfBearer.delete(digestOfBearer.keys().next().value!);
   digestOfBearer.set(bearer, digest);
-  return digest;
+}
+
+/**
+ * How many credentials' digests this isolate remembers, and how many characters they hold (for
+ * tests: unauthenticated requests must not grow it).
+ * @example rememberedDigests() // { count: 1, chars: 46 }
+ */
+export function rememberedDigests(): { count: number; chars: number } {
+  let chars = 0;
+  for (const bearer of digestOfBearer.keys()) chars += bearer.length;
+  return { count: digestOfBearer.size, chars };
 }
 
 /**
@@ -112,9 +140,15 @@ async function bearerDigest(bearer: string): Promise<string> {
  */
 export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing, delegations?: Delegations): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
+  if (bearer && bearer.length > MAX_BEARER_CHARS) {
+    return { refused: { status: 401, oauth: settings.oauth, error: "invalid_token", message: `Unauthorized: a credential of more than ${MAX_BEARER_CHARS} characters is no API key or access token` } };
+  }
   if (bearer && delegations && isDelegationToken(bearer)) return delegatedCaller(await delegations.find(bearer, Date.now()), keys);
   const hash = bearer ? await bearerDigest(bearer) : undefined;
-  if (!settings.required) return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, settings) } };
+  if (!settings.required) {
+    if (bearer && hash) rememberDigest(bearer, hash);
+    return { caller: { id: hash ? `c_${hash.slice(0, 16)}` : "anonymous", access: FULL_ACCESS, limits: await addressLimitsOf(headers, settings) } };
+  }
   const { oauth } = settings;
   if (!bearer || !hash) {
     return { refused: { status: 401, oauth, message: `This gateway needs a credential: send Authorization: Bearer <API key${oauth ? " or access token" : ""}>` } };
@@ -122,11 +156,13 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
   if (bearer.startsWith(KEY_PREFIX) || !oauth) {
     const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
     if (!key) return { refused: { status: 401, oauth, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
+    rememberDigest(bearer, hash);
     return { caller: callerOfKey(key) };
   }
   try {
     const token = await verifyAccessToken(bearer, oauth);
-    return { caller: { id: token.id, access: accessOf(token.grants), limits: { identifier: token.id } } };
+    const { oauthRate: rate, oauthQuota: quota } = settings;
+    return { caller: { id: token.id, access: accessOf(token.grants), limits: { identifier: token.id, ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) } } };
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
     const status = error.insufficientScope ? 403 : 401;

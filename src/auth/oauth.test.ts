@@ -26,7 +26,14 @@ describe("grantsOfScopes", () => {
 
 describe("callerIdOfSubject", () => {
   it("keeps a plain subject readable and hashes anything else", async () => {
-    expect(await callerIdOfSubject("https://a.example", "agent-7")).toBe("o:agent-7");
+    expect(await callerIdOfSubject("https://a.example", "agent-7")).toMatch(/^o:agent-7@[0-9a-f]{8}$/);
     expect(await callerIdOfSubject("https://a.example", "user with spaces")).toMatch(/^o_[0-9a-f]{16}$/);
+    expect((await callerIdOfSubject("https://a.example", "x".repeat(60))).length).toBeLessThanOrEqual(64);
+  });
+
+  it("is unique per issuer: the same subject of two issuers is two callers", async () => {
+    expect(await callerIdOfSubject("https://a.example", "alice")).not.toBe(await callerIdOfSubject("https://b.example", "alice"));
+    expect(await callerIdOfSubject("https://a.example", "user with spaces")).not.toBe(await callerIdOfSubject("https://b.example", "user with spaces"));
+    expect(await callerIdOfSubject("https://a.example", "alice")).toBe(await callerIdOfSubject("https://a.example", "alice"));
   });
 });

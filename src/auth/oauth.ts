@@ -172,9 +172,12 @@ function refusal(error: unknown): never {
 }
 
 /**
- * The caller id of a token's subject: `o:<sub>` when the subject is short and plain, else a hash.
- * @example await callerIdOfSubject("https://auth.example.com", "agent-7") // "o:agent-7"
+ * The caller id of a token's subject, unique per issuer (two issuers may both have an `alice`,
+ * and each owns its own jobs, limits and idempotency keys): `o:<sub>@<8 hex digits of the
+ * issuer's SHA-256>` when the subject is short and plain, else `o_` and a hash of both.
+ * @example await callerIdOfSubject("https://auth.example.com", "agent-7") // "o:agent-7@5f3c91ab"
  */
 export async function callerIdOfSubject(issuer: string, subject: string): Promise<string> {
-  return /^[A-Za-z0-9_.@-]{1,60}$/.test(subject) ? `o:${subject}` : `o_${(await sha256Hex(`${issuer}\n${subject}`)).slice(0, 16)}`;
+  if (/^[A-Za-z0-9_.-]{1,48}$/.test(subject)) return `o:${subject}@${(await sha256Hex(issuer)).slice(0, 8)}`;
+  return `o_${(await sha256Hex(`${issuer}\n${subject}`)).slice(0, 16)}`;
 }

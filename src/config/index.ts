@@ -50,6 +50,9 @@ export const SettingsSchema = z.object({
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
+  /** Limits of each OAuth caller (a subject of one issuer), as an API key's `rate` and `quota`. */
+  SKILLMESH_OAUTH_RATE: RateSchema.optional(),
+  SKILLMESH_OAUTH_QUOTA: RateSchema.optional(),
   SKILLMESH_HOP_KEY: z.string().refine((key) => privateKeyBytes(key) !== undefined, "an Ed25519 private key (PKCS#8 PEM): npx skillmesh hop-key makes a pair").optional(),
   /** Retired: a secret shared with every skill let any skill sign as the gateway. Set, it is a problem that names its replacement. */
   SKILLMESH_HOP_SECRET: z.string().optional(),
@@ -62,7 +65,7 @@ export interface GatewayConfig {
   adminToken?: string;
   store: { driver: "memory" | "upstash"; url?: string; token?: string; prefix: string; timeoutMs: number };
   snapshotMaxAgeMs: number;
-  auth: { required: boolean; ratePerAddress?: Window; quotaPerAddress?: Window; oauth?: OAuthConfig };
+  auth: { required: boolean; ratePerAddress?: Window; quotaPerAddress?: Window; oauth?: OAuthConfig; oauthRate?: Window; oauthQuota?: Window };
   allowedOrigins?: string[];
   allowedHosts?: string[];
   allowPrivateEndpoints: boolean;
@@ -123,6 +126,8 @@ function parse(env: object): ConfigResult {
         ...(s.SKILLMESH_RATE_PER_ADDRESS ? { ratePerAddress: windowOf(s.SKILLMESH_RATE_PER_ADDRESS) } : {}),
         ...(s.SKILLMESH_QUOTA_PER_ADDRESS ? { quotaPerAddress: windowOf(s.SKILLMESH_QUOTA_PER_ADDRESS) } : {}),
         oauth: oauthConfigOf(s),
+        ...(s.SKILLMESH_OAUTH_RATE ? { oauthRate: windowOf(s.SKILLMESH_OAUTH_RATE) } : {}),
+        ...(s.SKILLMESH_OAUTH_QUOTA ? { oauthQuota: windowOf(s.SKILLMESH_OAUTH_QUOTA) } : {}),
       },
       allowedOrigins: s.SKILLMESH_ALLOWED_ORIGINS,
       allowedHosts: s.SKILLMESH_ALLOWED_HOSTS,
