@@ -28,7 +28,7 @@ import {
   RolloutRequestSchema,
   RoutesRequestSchema,
 } from "../src/admin-api/index.js";
-import { adminOf } from "../src/auth/admin.js";
+import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
@@ -45,9 +45,10 @@ type AdminEnv = { Bindings: GatewayEnv; Variables: { by: string } };
 export const adminRoutes = new Hono<AdminEnv>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
-function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 500 | 502 | 503, message: string, issues?: unknown) {
+function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503, message: string, issues?: unknown) {
   const code =
     status === 401 || status === 403 ? ErrorCode.Unauthorized
+    : status === 429 ? ErrorCode.RateLimited
     : status === 404 ? ErrorCode.MethodNotFound
     : status === 500 ? ErrorCode.InternalError
     : status === 503 ? ErrorCode.SkillUnavailable
@@ -79,6 +80,15 @@ function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
 
 adminRoutes.use("*", async (c, next) => {
   const runtime = gatewayRuntime(c.env);
+  const action = `${c.req.method} ${c.req.path}`;
+  const audit = (entry: { by: string; status: number }) => runtime.audit.record({ type: "admin", at: Date.now(), action, ...entry }, (p) => c.executionCtx.waitUntil(p));
+  // A credential from an address that failed too often lately is not even looked at.
+  const presented = c.req.header("authorization") !== undefined;
+  const waitMs = presented ? await adminThrottled(runtime.store, c.req.raw.headers) : undefined;
+  if (waitMs !== undefined) {
+    c.header("retry-after", String(Math.ceil(waitMs / 1000)));
+    return adminError(c, 429, `Too many failed admin credentials from this address; retry after ${Math.ceil(waitMs / 1000)} s`);
+  }
   let { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
   // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
   const session = level === "none" && !c.req.header("authorization") ? await sessionOf(sessionGroundOf(runtime), sessionTokenOf(c)) : undefined;
@@ -87,18 +97,18 @@ adminRoutes.use("*", async (c, next) => {
     ({ level, by } = session);
   }
   if (level === "none") {
+    // A wrong credential (not a missing one) is counted against its address and audited under it.
+    if (presented) audit({ by: await countFailedAdmin(runtime.store, c.req.raw.headers), status: 401 });
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
     return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
   }
-  const action = `${c.req.method} ${c.req.path}`;
-  const audit = (status: number) => runtime.audit.record({ type: "admin", at: Date.now(), by, action, status }, (p) => c.executionCtx.waitUntil(p));
   if (!allowsAdmin(level, c.req.method)) {
-    audit(403);
+    audit({ by, status: 403 });
     return adminError(c, 403, "Forbidden: this key may only read the admin API (admin: read)");
   }
   c.set("by", by);
   await next();
-  if (c.req.method !== "GET") audit(c.res.status); // every change, whoever made it and how it went
+  if (c.req.method !== "GET") audit({ by, status: c.res.status }); // every change, whoever made it and how it went
 });
 
 adminRoutes.onError((error, c) => {

@@ -13,7 +13,7 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { utcTime } from "../src/admin-api/index.js";
-import { adminOf } from "../src/auth/admin.js";
+import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { viewOf } from "../src/keys/index.js";
@@ -92,17 +92,30 @@ uiRoutes.get("/app.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javas
 /** Sign-in: the credential is checked as the admin API checks it, then exchanged for a session. */
 uiRoutes.post("/session", async (c) => {
   const runtime = gatewayRuntime(c.env);
+  const audit = (by: string, status: number) => runtime.audit.record({ type: "admin", at: Date.now(), by, action: "POST /admin/ui/session", status }, (p) => c.executionCtx.waitUntil(p));
+  const waitMs = await adminThrottled(runtime.store, c.req.raw.headers);
+  if (waitMs !== undefined) return c.html(signIn(`Too many failed sign-ins from this address; try again in ${Math.ceil(waitMs / 1000)} s.`), 429, { "retry-after": String(Math.ceil(waitMs / 1000)) });
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const key = typeof form.key === "string" ? form.key : "";
+  // Only the credential typed in counts: the request's own headers (an address, a stray Authorization) are not it.
   const identity = await adminOf(new Headers({ authorization: `Bearer ${key}` }), runtime.config, runtime.keys);
-  if (identity.level === "none") return c.html(signIn("That is not an admin token or an API key with admin access."), 401);
+  if (identity.level === "none") {
+    audit(await countFailedAdmin(runtime.store, c.req.raw.headers), 401);
+    return c.html(signIn("That is not an admin token or an API key with admin access."), 401);
+  }
   const token = await startSession(sessionGroundOf(runtime), identity);
+  audit(identity.by, 303);
   setCookie(c, UI_COOKIE, token, { path: "/admin", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: UI_SESSION_MS / 1000 });
   return c.redirect("/admin/ui", 303);
 });
 
 uiRoutes.post("/logout", async (c) => {
-  await endSession(sessionGroundOf(gatewayRuntime(c.env)), sessionTokenOf(c));
+  const runtime = gatewayRuntime(c.env);
+  const ground = sessionGroundOf(runtime);
+  const token = sessionTokenOf(c);
+  const session = await sessionOf(ground, token);
+  await endSession(ground, token);
+  if (session) runtime.audit.record({ type: "admin", at: Date.now(), by: session.by, action: "POST /admin/ui/logout", status: 303 }, (p) => c.executionCtx.waitUntil(p));
   deleteCookie(c, UI_COOKIE, { path: "/admin" });
   return c.redirect("/admin/ui", 303);
 });

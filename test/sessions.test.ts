@@ -72,6 +72,46 @@ describe("a dashboard session follows its credential", () => {
   });
 });
 
+describe("failed admin credentials are throttled per address and audited; sign-in and sign-out are audited", () => {
+  type Entry = { at: number; by: string; action: string; status: number };
+  const auditOf = (filter: (entry: Entry) => boolean, count: number) =>
+    eventually(async () => ((await admin(gateway.gatewayUrl, "GET", "/audit?type=admin&limit=1000")).json.entries as Entry[]).filter(filter), (found) => found.length >= count, 5_000, 100);
+
+  it("ten wrong admin bearers from one address, then that address is refused 429 (the right token too) while others are not", async () => {
+    const from = (address: string, token: string) => fetch(`${gateway.gatewayUrl}/admin/keys`, { headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await from("203.0.113.7", `wrong-token-${i}`)).status);
+    expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+    const throttled = await from("203.0.113.7", ADMIN_TOKEN);
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await from("203.0.113.8", ADMIN_TOKEN)).status).toBe(200);
+    // Every failure is in the audit log under the address's id, never the credential.
+    const failures = await auditOf((e) => e.action === "GET /admin/keys" && e.status === 401, 10);
+    expect(new Set(failures.map((e) => e.by)).size).toBe(1);
+    expect(failures[0]!.by).toMatch(/^a_[0-9a-f]{16}$/);
+    expect(JSON.stringify(failures)).not.toContain("wrong-token");
+  });
+
+  it("the dashboard's sign-in: failures counted and audited, a success and a sign-out audited under the credential", async () => {
+    const signInFrom = (address: string, credential: string) =>
+      fetch(`${gateway.gatewayUrl}/admin/ui/session`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": address }, body: new URLSearchParams({ key: credential }) });
+    for (let i = 0; i < 3; i++) expect((await signInFrom("198.51.100.9", `guess-${i}`)).status).toBe(401);
+    const failed = await auditOf((e) => e.action === "POST /admin/ui/session" && e.status === 401, 3);
+    expect(failed[0]!.by).toMatch(/^a_/);
+    const since = Date.now();
+    const signedIn = await signInFrom("198.51.100.10", ADMIN_TOKEN);
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    await fetch(`${gateway.gatewayUrl}/admin/ui/logout`, { method: "POST", redirect: "manual", headers: { cookie } });
+    expect(await auditOf((e) => e.at >= since && e.action === "POST /admin/ui/session" && e.status === 303 && e.by === "admin-token", 1)).toHaveLength(1);
+    expect(await auditOf((e) => e.at >= since && e.action === "POST /admin/ui/logout" && e.by === "admin-token", 1)).toHaveLength(1);
+    // Ten failures from one address end its sign-ins too, for the rest of the minute.
+    for (let i = 3; i < 10; i++) await signInFrom("198.51.100.9", `guess-${i}`);
+    expect((await signInFrom("198.51.100.9", ADMIN_TOKEN)).status).toBe(429);
+  });
+});
+
 describe("SKILLMESH_ALLOWED_ORIGINS=* opens /rpc and /mcp to pages, never the dashboard's sign-in and sign-out", () => {
   let open: Mesh;
   beforeAll(async () => {

@@ -6,7 +6,10 @@
  */
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { GatewayConfig } from "../config/index.js";
+import { addressIdOf } from "../context/index.js";
 import type { KeyRing } from "../keys/index.js";
+import { type Window, checkLimits, usedOf } from "../ratelimit/index.js";
+import type { Store } from "../store/index.js";
 import type { AdminLevel } from "./access.js";
 import { authenticate, bearerOf } from "./index.js";
 
@@ -35,4 +38,40 @@ export async function adminOf(headers: Headers, config: Pick<GatewayConfig, "adm
   if (await hasAdminToken(headers.get("authorization"), config.adminToken)) return { level: "write", by: "admin-token" };
   const outcome = await authenticate(headers, { required: true, oauth: config.auth.oauth }, keys);
   return "caller" in outcome ? { level: outcome.caller.access.admin, by: outcome.caller.id } : { level: "none", by: "anonymous" };
+}
+
+/**
+ * Failed admin credentials (a wrong admin token or key, on the admin API or the dashboard's
+ * sign-in) allowed from one client address per minute; past them, that address is refused with
+ * 429 until the minute ends — before its credential is even checked, the right one included, so
+ * guessing gains nothing by speed. Each failure is also in the audit log.
+ */
+export const FAILED_ADMIN_TRIES: Window = { limit: 10, windowMs: 60_000 };
+
+/** The throttle's counter of one client address. */
+export const failedAdminCounter = async (headers: Headers) => `admin-fail:${await addressIdOf(headers.get("cf-connecting-ip"))}`;
+
+/**
+ * When this request's client address may try an admin credential again (ms from now), or
+ * undefined when it may now. A store that cannot say lets it try.
+ * @example const waitMs = await adminThrottled(runtime.store, c.req.raw.headers)
+ */
+export async function adminThrottled(store: Store, headers: Headers, now = Date.now()): Promise<number | undefined> {
+  try {
+    if ((await usedOf(store, await failedAdminCounter(headers), FAILED_ADMIN_TRIES, now)) < FAILED_ADMIN_TRIES.limit) return undefined;
+  } catch {
+    return undefined;
+  }
+  return FAILED_ADMIN_TRIES.windowMs - (now % FAILED_ADMIN_TRIES.windowMs);
+}
+
+/**
+ * Counts a failed admin credential against its client address; returns who tried, for the audit
+ * log (the address's id, never the credential).
+ * @example const by = await countFailedAdmin(runtime.store, c.req.raw.headers)
+ */
+export async function countFailedAdmin(store: Store, headers: Headers, now = Date.now()): Promise<string> {
+  const identifier = await failedAdminCounter(headers);
+  await checkLimits(store, { identifier, rate: FAILED_ADMIN_TRIES }, now);
+  return identifier.slice("admin-fail:".length);
 }

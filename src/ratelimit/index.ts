@@ -92,6 +92,15 @@ const counterKey = (identifier: string, window: Window, now: number) => `sm:rl:$
 const windowEnd = (window: Window, now: number) => (Math.floor(now / window.windowMs) + 1) * window.windowMs;
 
 /**
+ * How many calls are counted in the current window of `window` under `identifier`, without
+ * counting one (a throttle looks before it lets a request try).
+ * @example if ((await usedOf(store, "admin-fail:a_1", { limit: 10, windowMs: 60_000 })) >= 10) refuse()
+ */
+export async function usedOf(store: Store, identifier: string, window: Window, now = Date.now()): Promise<number> {
+  return Number((await store.get(counterKey(identifier, window, now))) ?? 0) || 0;
+}
+
+/**
  * Counts one call against a caller's limits (one store round trip), or says it is over them.
  * Undefined when the caller has no limits, or the store cannot answer (the call goes on).
  * @example const decision = await checkLimits(store, { identifier: "k_1", rate: windowOf("100/min") })
