@@ -127,7 +127,7 @@ uiRoutes.get("/", async (c) => {
   const canWrite = session.level === "write";
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
-  const [history, audit, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read({ limit: 20 }), runtime.keys.list()]);
+  const [history, audit, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read({ limit: 20 }).then((page) => page.entries), runtime.keys.list()]);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
       <h1>Skillmesh</h1>

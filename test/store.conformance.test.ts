@@ -261,12 +261,21 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(concurrent.filter(([allowed]) => allowed === 1)).toHaveLength(7);
   });
 
-  it("audit: appends newest first and keeps only the newest entries", async () => {
-    await store.run(appendAudit, ["audit"], [3, "a", "b"]);
-    expect(await store.run(appendAudit, ["audit"], [3, "c", "d"])).toBe(3);
-    expect(await store.run(readAudit, ["audit"], [10])).toEqual(["d", "c", "b"]);
-    expect(await store.run(readAudit, ["audit"], [2])).toEqual(["d", "c"]);
-    expect(await store.run(readAudit, ["nothing"], [2])).toEqual([]);
+  it("audit: appends newest first, keeps only the newest entries, counts every entry, and reads a page from a position", async () => {
+    const keys = ["audit", "audit:count"];
+    await store.run(appendAudit, keys, [3, "a", "b"]);
+    // The count of every entry ever appended: "d" is the 4th, the newest.
+    expect(await store.run(appendAudit, keys, [3, "c", "d"])).toBe(4);
+    expect(await store.run(readAudit, keys, [-1, 10])).toEqual({ count: 4, lines: ["d", "c", "b"] });
+    expect(await store.run(readAudit, keys, [-1, 2])).toEqual({ count: 4, lines: ["d", "c"] });
+    // From position 3 ("c") on, and positions that hold while entries arrive.
+    expect(await store.run(readAudit, keys, [3, 2])).toEqual({ count: 4, lines: ["c", "b"] });
+    await store.run(appendAudit, keys, [3, "e"]);
+    expect(await store.run(readAudit, keys, [3, 2])).toEqual({ count: 5, lines: ["c"] });
+    // Past the end (trimmed), a position beyond the count, and no log at all.
+    expect(await store.run(readAudit, keys, [1, 2])).toEqual({ count: 5, lines: [] });
+    expect(await store.run(readAudit, keys, [99, 1])).toEqual({ count: 5, lines: ["e"] });
+    expect(await store.run(readAudit, ["nothing", "nothing:count"], [-1, 2])).toEqual({ count: 0, lines: [] });
   });
 
   it("lists: LTRIM keeps what Redis keeps for any range, negative indexes included", async () => {

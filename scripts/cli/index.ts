@@ -55,7 +55,8 @@ const USAGE = `usage: skillmesh <command>
   sessions end                                     sign every dashboard session out (after a credential leaked)
   hop-key                                          a new key pair for signed hops (SKILLMESH_HOP_KEY, SKILLMESH_HOP_PUBLIC_KEY)
   audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
-        [--since <ISO date|ms>] [--limit <n>]      the audit log, newest first
+        [--since <ISO date|ms>] [--limit <n>] [--cursor <c>]
+                                                   the audit log, newest first, a page at a time
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
 interface Deployment {
@@ -214,6 +215,7 @@ const OPTIONS = {
   type: { type: "string" },
   since: { type: "string" },
   limit: { type: "string" },
+  cursor: { type: "string" },
   idempotent: { type: "boolean" },
   steps: { type: "string" },
   every: { type: "string" },
@@ -360,10 +362,13 @@ ${publicKey}`);
       return;
     }
     case "audit": {
-      const filters = { caller: values.caller, skill: values.skill, outcome: values.outcome, type: values.type, since: values.since, limit: values.limit };
+      const filters = { caller: values.caller, skill: values.skill, outcome: values.outcome, type: values.type, since: values.since, limit: values.limit, cursor: values.cursor };
       const query = requestOf(AuditQuerySchema, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)));
       const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-      return printAudit(io, answerOf(AuditListSchema, await api(io, "GET", `/audit?${search}`)).entries);
+      const page = answerOf(AuditListSchema, await api(io, "GET", `/audit?${search}`));
+      printAudit(io, page.entries);
+      if (page.nextCursor) io.out(`older entries: skillmesh audit … --cursor ${page.nextCursor}`);
+      return;
     }
     case "help":
       io.out(USAGE);

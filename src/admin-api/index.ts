@@ -189,10 +189,13 @@ export const AuditQuerySchema = z.object({
     .refine((since) => /^\d+$/.test(since) || !Number.isNaN(Date.parse(since)), "since is ms since the epoch or an ISO date, e.g. 2026-12-01T00:00:00Z")
     .optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** The `nextCursor` of the page before: go on with older entries. */
+  cursor: z.string().regex(/^\d{1,16}$/, "a cursor is the nextCursor of the page before").optional(),
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
-export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema) });
+/** `GET /admin/audit`: the entries, newest first, and the cursor of the next (older) page when there may be one. */
+export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().optional() });
 
 /**
  * How the admin views (the dashboard and the CLI) print a time: UTC, to the second.

@@ -20,38 +20,73 @@ export const MAX_AUDIT_ENTRIES = 10_000;
 export const AUDIT_FLUSH_MS = 1_000;
 /** A full buffer is written at once. */
 const FLUSH_AT = 100;
+/**
+ * Entries an isolate keeps while the store does not take them (an outage): written with the next
+ * flush that succeeds. Past it the oldest are dropped, and the drop is logged with its count.
+ */
+export const MAX_AUDIT_BACKLOG = 5_000;
+/** Entries written in one store call: at most ~1 KB each once clipped, far below Upstash's 10 MB request limit. */
+const WRITE_BATCH = 500;
+/** Entries read in one store call when the log is searched: a page, never the whole log. */
+export const AUDIT_READ_PAGE = 500;
+/** The longest text an entry keeps in a field the caller chose (a method name, an admin path); longer is cut, marked with "…". */
+export const MAX_AUDIT_TEXT = 128;
 
 const AUDIT_KEY = "sm:audit";
+/** How many entries were ever appended: each entry's position, for cursors that hold while entries arrive. */
+const AUDIT_COUNT_KEY = "sm:audit:count";
 
 /**
  * A call entry whose params are fingerprinted when it is written (off the response path). Its
  * params are within `MAX_JSON_DEPTH` (src/gateway/pipeline.ts leaves deeper ones out): hashing
- * recurses, and a stack overflow in the flush would lose the whole batch, other callers' entries too.
+ * recurses, and an entry whose fingerprint still fails is written without one.
  */
 export type PendingEntry = AuditEntry | (Extract<AuditEntry, { type: "call" }> & { params?: unknown });
 
-/** KEYS: list. ARGV: keep, ...entries (newest last). Pushes them to the head and trims the list. */
+/** KEYS: list, count. ARGV: keep, ...entries (newest last). Pushes them to the head, trims the list, counts them. */
 export const appendAudit: StoreScript<number> = {
   name: "audit.append",
   lua: `
 redis.call('LPUSH', KEYS[1], unpack(ARGV, 2))
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-return redis.call('LLEN', KEYS[1])
+return redis.call('INCRBY', KEYS[2], #ARGV - 1)
 `,
-  memory: (data, [key], [keep, ...entries]) => {
+  memory: (data, [key, count], [keep, ...entries]) => {
     data.lpush(key!, ...entries);
     data.ltrim(key!, 0, Number(keep) - 1);
-    return data.llen(key!);
+    const total = Number(data.get(count!) ?? 0) + entries.length;
+    data.set(count!, String(total));
+    return total;
   },
   fromRedis: (reply) => Number(reply),
 };
 
-/** KEYS: list. ARGV: count. The newest `count` entries, newest first. */
-export const readAudit: StoreScript<string[]> = {
+/**
+ * KEYS: list, count. ARGV: from (a position, or -1 for the newest), page size. Returns the count
+ * of entries ever appended, then up to a page of entries from that position on, newest first
+ * (the newest entry's position is the count; the one before it count - 1, …).
+ */
+export const readAudit: StoreScript<{ count: number; lines: string[] }> = {
   name: "audit.read",
-  lua: `return redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)`,
-  memory: (data, [key], [count]) => data.lrange(key!, 0, Number(count) - 1),
-  fromRedis: (reply) => (reply as unknown[]).map(String),
+  lua: `
+local count = tonumber(redis.call('GET', KEYS[2]) or '0')
+local from = tonumber(ARGV[1])
+local offset = 0
+if from >= 0 then offset = count - from end
+if offset < 0 then offset = 0 end
+local lines = redis.call('LRANGE', KEYS[1], offset, offset + tonumber(ARGV[2]) - 1)
+table.insert(lines, 1, tostring(count))
+return lines
+`,
+  memory: (data, [key, countKey], [from, page]) => {
+    const count = Number(data.get(countKey!) ?? 0);
+    const offset = Number(from) >= 0 ? Math.max(0, count - Number(from)) : 0;
+    return { count, lines: data.lrange(key!, offset, offset + Number(page) - 1) };
+  },
+  fromRedis: (reply) => {
+    const [count, ...lines] = (reply as unknown[]).map(String);
+    return { count: Number(count), lines };
+  },
 };
 
 /** The slice of Workers Analytics Engine the log writes to. */
@@ -59,8 +94,17 @@ export interface AnalyticsDataset {
   writeDataPoint(point: { blobs?: string[]; doubles?: number[]; indexes?: string[] }): void;
 }
 
+/** A page of the log: the entries that matched, and where to go on from (absent: nothing older). */
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor?: string;
+}
+
 export class AuditLog {
   #buffer: PendingEntry[] = [];
+  /** Entries a failed write left behind, oldest first, written before the buffer's. */
+  #backlog: AuditEntry[] = [];
+  #dropped = 0;
   readonly #later = new DelayedFlush(AUDIT_FLUSH_MS, () => this.#flush());
 
   constructor(
@@ -78,42 +122,111 @@ export class AuditLog {
     else this.#later.schedule(waitUntil);
   }
 
+  /** How many entries wait for the store (a failed write's, and the buffer's). */
+  get pending(): number {
+    return this.#backlog.length + this.#buffer.length;
+  }
+
   async #flush(): Promise<void> {
     const batch = this.#buffer;
     this.#buffer = [];
-    if (!batch.length) return;
+    const fresh = await Promise.all(batch.map(finalized));
+    for (const entry of fresh) this.#analytics(entry);
+    const entries = [...this.#backlog, ...fresh];
+    this.#backlog = [];
+    // In slices of a bounded size: one failed write keeps its slice and what follows for the next flush.
+    for (let i = 0; i < entries.length; i += WRITE_BATCH) {
+      const slice = entries.slice(i, i + WRITE_BATCH);
+      try {
+        await this.store.run(appendAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [MAX_AUDIT_ENTRIES, ...slice.map((e) => JSON.stringify(e))]);
+      } catch (error) {
+        this.#keep(entries.slice(i));
+        console.error(`[gateway] could not write ${entries.length - i} audit entries (kept for the next write, ${this.#backlog.length} waiting):`, errorText(error));
+        return;
+      }
+    }
+  }
+
+  /** Keeps unwritten entries for the next flush, the newest `MAX_AUDIT_BACKLOG` of them. */
+  #keep(entries: AuditEntry[]): void {
+    const kept = [...entries, ...this.#backlog];
+    const over = kept.length - MAX_AUDIT_BACKLOG;
+    if (over > 0) {
+      this.#dropped += over;
+      console.error(`[gateway] the audit backlog is full (${MAX_AUDIT_BACKLOG} entries): ${over} of the oldest dropped (${this.#dropped} since this isolate started)`);
+    }
+    this.#backlog = over > 0 ? kept.slice(over) : kept;
+  }
+
+  /** One entry to Analytics Engine; a point it refuses is that entry's loss alone. */
+  #analytics(entry: AuditEntry): void {
+    if (!this.analytics) return;
     try {
-      const entries = await Promise.all(batch.map(finalized));
-      for (const entry of entries) this.analytics?.writeDataPoint(dataPointOf(entry));
-      await this.store.run(appendAudit, [AUDIT_KEY], [MAX_AUDIT_ENTRIES, ...entries.map((e) => JSON.stringify(e))]);
+      this.analytics.writeDataPoint(dataPointOf(entry));
     } catch (error) {
-      console.error(`[gateway] could not write ${batch.length} audit entries:`, errorText(error));
+      console.error("[gateway] Analytics Engine refused an audit entry:", errorText(error));
     }
   }
 
   /**
-   * The newest entries that match the query, newest first (entries that do not parse are skipped).
-   * @example await audit.read({ caller: "k_1a2b3c4d5e6f", limit: 20 })
+   * Writes what this isolate holds now (a reader sees its own isolate's latest entries, and a
+   * backlog left by an outage goes out as soon as the store answers).
+   * @example await audit.flushNow()
    */
-  async read(query: AuditQuery): Promise<AuditEntry[]> {
+  flushNow(): Promise<void> {
+    return this.pending ? this.#flush() : Promise.resolve();
+  }
+
+  /**
+   * The newest entries that match the query, newest first, read a page at a time: at most
+   * `limit` of them, from `cursor` (a page's `nextCursor`) on, scanning at most
+   * `MAX_AUDIT_ENTRIES` entries (the whole log) for one answer. Entries that do not parse are skipped.
+   * @example await audit.read({ caller: "k_1a2b3c4d5e6f", limit: 20 }) // { entries: […], nextCursor: "9981" }
+   */
+  async read(query: AuditQuery): Promise<AuditPage> {
     const since = sinceOf(query.since);
-    const raw = await this.store.run(readAudit, [AUDIT_KEY], [MAX_AUDIT_ENTRIES]);
     const matches: AuditEntry[] = [];
-    for (const line of raw) {
-      const parsed = AuditEntrySchema.safeParse(safeJson(line));
-      if (!parsed.success || !matchesQuery(parsed.data, query, since)) continue;
-      matches.push(parsed.data);
-      if (matches.length >= query.limit) break;
+    let from = query.cursor === undefined ? -1 : Number(query.cursor);
+    for (let scanned = 0; scanned < MAX_AUDIT_ENTRIES; ) {
+      const { count, lines } = await this.store.run(readAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [from, AUDIT_READ_PAGE]);
+      const start = from < 0 ? count : Math.min(from, count);
+      for (const [i, line] of lines.entries()) {
+        const parsed = AuditEntrySchema.safeParse(safeJson(line));
+        if (!parsed.success || !matchesQuery(parsed.data, query, since)) continue;
+        matches.push(parsed.data);
+        const next = start - i - 1;
+        if (matches.length >= query.limit) return { entries: matches, ...(next > 0 ? { nextCursor: String(next) } : {}) };
+      }
+      scanned += lines.length;
+      from = start - lines.length;
+      // The end of the log, or entries older than `since` (the log is newest first).
+      if (lines.length < AUDIT_READ_PAGE || from <= 0) return { entries: matches };
+      const oldest = AuditEntrySchema.safeParse(safeJson(lines.at(-1)!));
+      if (oldest.success && oldest.data.at < since) return { entries: matches };
     }
-    return matches;
+    return { entries: matches, ...(from > 0 ? { nextCursor: String(from) } : {}) };
   }
 }
 
-/** A call entry with its params replaced by their fingerprint. */
+/** Text a caller chose, cut to `MAX_AUDIT_TEXT` characters. */
+const clipped = (text: string) => (text.length > MAX_AUDIT_TEXT ? `${text.slice(0, MAX_AUDIT_TEXT - 1)}…` : text);
+
+/**
+ * An entry as it is stored: every field a caller chose cut to `MAX_AUDIT_TEXT` (a 1 MB method
+ * name is 128 characters here), and a call's params replaced by their fingerprint (without one
+ * when it cannot be made: the entry is kept either way).
+ */
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
-  if (entry.type !== "call" || !("params" in entry)) return entry;
-  const { params, ...rest } = entry;
-  return params === undefined ? rest : { ...rest, args: await fingerprintOf(params) };
+  if (entry.type === "admin") return { ...entry, by: clipped(entry.by), action: clipped(entry.action) };
+  const { params, ...rest } = entry as Extract<PendingEntry, { type: "call" }> & { params?: unknown };
+  const call = { ...rest, caller: clipped(rest.caller), method: clipped(rest.method), ...(rest.group ? { group: clipped(rest.group) } : {}), ...(rest.deployment ? { deployment: clipped(rest.deployment) } : {}) };
+  if (params === undefined) return call;
+  try {
+    return { ...call, args: await fingerprintOf(params) };
+  } catch (error) {
+    console.error(`[gateway] the audit entry of a ${call.method} call has no args fingerprint:`, errorText(error));
+    return call;
+  }
 }
 
 function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): boolean {
