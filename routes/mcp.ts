@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { catalogFor, summaryOf } from "../src/gateway/catalog.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/pipeline.js";
+import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
@@ -48,6 +49,9 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
       return job && job.owner === scope.context.caller ? viewOf(job) : undefined;
     },
     caller: scope.context.caller,
+    admit: () => chargeCaller(runtime.store, scope),
+    ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
+    signal: c.req.raw.signal,
   };
   const { config } = runtime;
   const { status, body, stream } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {

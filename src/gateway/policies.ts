@@ -78,15 +78,26 @@ export function compose<C extends Call>(policies: ReadonlyArray<Policy<C>>, hand
  * `retryAfterMs` (the decision also becomes the response's `RateLimit` headers).
  */
 export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise<Outcome> => {
-  const decision = await checkLimits(call.runtime.store, call.scope.limits);
-  if (decision) call.scope.rateLimit = decision;
-  if (!decision || decision.allowed) return next(call);
+  await chargeCaller(call.runtime.store, call.scope);
+  return next(call);
+};
+
+/**
+ * Counts one call against the scope's rate and quota, or throws -32005 with `retryAfterMs` (the
+ * decision also becomes the response's `RateLimit` headers). What `limits` does for every call,
+ * and MCP for a long request that calls no skill (`subscriptions/listen`).
+ * @example await chargeCaller(runtime.store, scope)
+ */
+export async function chargeCaller(store: GatewayRuntime["store"], scope: CallScope): Promise<void> {
+  const decision = await checkLimits(store, scope.limits);
+  if (decision) scope.rateLimit = decision;
+  if (!decision || decision.allowed) return;
   const seconds = Math.ceil(decision.retryAfterMs / 1000);
   throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller's ${decision.refusedBy} is used up; retry after ${seconds} s`, {
     retryAfterMs: decision.retryAfterMs,
     limit: decision.refusedBy,
   });
-};
+}
 
 /**
  * The request's `Idempotency-Key`, if any, once it is known to be usable: well-formed, and from

@@ -19,6 +19,7 @@ function loadingBackend(calls: string[]): McpBackend {
     submit: () => Promise.reject(new Error("no jobs here")),
     job: async () => undefined,
     caller: "anonymous",
+    admit: async () => {},
   };
 }
 

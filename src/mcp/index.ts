@@ -51,6 +51,7 @@ import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
+import { holdLongRequest } from "./waits.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation, sleep } from "../signal/index.js";
@@ -72,6 +73,12 @@ export interface McpBackend {
   job(jobId: string): Promise<JobView | undefined>;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
+  /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */
+  admit(): Promise<void>;
+  /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
+  budgetMs?: number;
+  /** The request's own signal, where the runtime fires it (a client that goes away). */
+  signal?: AbortSignal;
 }
 
 export interface McpOptions {
@@ -156,7 +163,7 @@ class McpServer {
     if ("error" in version) return { status: 400, body: { ...version.error, id } };
     const stateless = isStateless(version.version);
     try {
-      if (stateless && request.method === "subscriptions/listen") return this.listen(headers, request, id);
+      if (stateless && request.method === "subscriptions/listen") return await this.listen(headers, request, id);
       const progressToken = progressTokenOf(request);
       if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status.
@@ -341,26 +348,34 @@ class McpServer {
    * `notifications/tools/list_changed` whenever the tools this caller sees change, until the
    * client closes it or `listenMaxMs` passes (then a final result ends it gracefully).
    */
-  private listen(headers: Headers, request: JsonRpcRequest, id: string | number): McpAnswer {
+  private async listen(headers: Headers, request: JsonRpcRequest, id: string | number): Promise<McpAnswer> {
     const { notifications } = parseParams(SubscriptionsListenParamsSchema, request.params ?? {});
     if (!acceptsEventStream(headers)) {
       return { status: 400, body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream") };
     }
+    // A stream is a call: counted against the caller's limits, and a caller holds only a few at once.
+    await this.backend.admit();
+    const held = holdLongRequest(this.backend.caller);
     const tools = notifications.toolsListChanged === true;
     const meta = { [META.subscriptionId]: id };
     const watchMs = this.options.watchMs ?? 1_000;
     const until = Date.now() + (this.options.listenMaxMs ?? 15 * 60_000);
     const stream = sseStream(async (sse) => {
-      sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } });
-      let seen = tools ? (await this.tools()).list : undefined;
-      while (!sse.signal.aborted && Date.now() < until) {
-        await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
-        if (!seen || sse.signal.aborted) continue;
-        const now = await this.tools().then((t) => t.list, () => seen!); // a store outage is no change
-        if (!sameTools(seen, now)) sse.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } });
-        seen = now;
+      try {
+        sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } });
+        let seen = tools ? (await this.tools()).list : undefined;
+        while (!sse.signal.aborted && Date.now() < until) {
+          held.renew();
+          await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
+          if (!seen || sse.signal.aborted) continue;
+          const now = await this.tools().then((t) => t.list, () => seen!); // a store outage is no change
+          if (!sameTools(seen, now)) sse.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } });
+          seen = now;
+        }
+        if (!sse.signal.aborted) sse.send(success(id, this.complete({ _meta: meta })));
+      } finally {
+        held.release();
       }
-      if (!sse.signal.aborted) sse.send(success(id, this.complete({ _meta: meta })));
     }, this.options.heartbeatMs);
     return { status: 200, stream };
   }

@@ -11,6 +11,7 @@ import type { JobStatus, JobView } from "../jobs/index.js";
 import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { McpBackend } from "./index.js";
+import { holdLongRequest } from "./waits.js";
 import type { CallToolResult } from "./protocol.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
 
@@ -20,8 +21,14 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 /** How often a client is asked to poll. */
 export const POLL_INTERVAL_MS = 1_000;
-/** How often a 2025 `tasks/result` looks whether its task has ended. */
+/** How often a 2025 `tasks/result` looks whether its task has ended: first soon, then less often. */
 const TASK_RESULT_POLL_MS = 250;
+const TASK_RESULT_POLL_MAX_MS = 2_000;
+/**
+ * How long a `tasks/result` waits for its task at most (or the caller's `X-Timeout-Ms`, when
+ * shorter): then -32004 with the task's status, and the client asks again (a new call, counted again).
+ */
+export const TASK_RESULT_WAIT_MS = 60_000;
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
@@ -180,11 +187,26 @@ export class McpTasks {
   private async result(request: JsonRpcRequest, slot: RequestSlot) {
     // Once through the pipeline (the caller's limits, the audit log), then the record alone.
     let job = await this.job(request, slot);
-    while (!isTerminal(taskStatusOf(job.status))) {
-      await sleep(TASK_RESULT_POLL_MS);
-      const now = await this.backend.job(job.jobId);
-      if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
-      job = now;
+    if (!isTerminal(taskStatusOf(job.status))) {
+      // A wait holds one of the caller's few long-request slots, for a bounded time, and ends with its client.
+      const held = holdLongRequest(this.backend.caller);
+      try {
+        const waitMs = Math.min(TASK_RESULT_WAIT_MS, this.backend.budgetMs ?? TASK_RESULT_WAIT_MS);
+        const deadline = Date.now() + waitMs;
+        for (let pollMs = TASK_RESULT_POLL_MS; !isTerminal(taskStatusOf(job.status)); pollMs = Math.min(TASK_RESULT_POLL_MAX_MS, pollMs * 2)) {
+          if (Date.now() >= deadline) {
+            throw new RpcError(ErrorCode.SkillTimeout, `Task ${job.jobId} is still ${taskStatusOf(job.status)} after ${Math.round(waitMs / 1000)} s: call tasks/result again, or poll tasks/get`, { taskId: job.jobId, status: taskStatusOf(job.status) });
+          }
+          held.renew();
+          await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())), this.backend.signal);
+          if (this.backend.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, "Cancelled: the client went away");
+          const now = await this.backend.job(job.jobId);
+          if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
+          job = now;
+        }
+      } finally {
+        held.release();
+      }
     }
     const { result, error } = await this.outcomeOf(job);
     const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });
