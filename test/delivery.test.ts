@@ -23,9 +23,17 @@ async function tick(): Promise<void> {
 }
 
 let user = 0;
-/** Traffic from many users (each lands on a version by their bucket). */
-async function traffic(calls: number): Promise<void> {
-  await Promise.all(Array.from({ length: calls }, () => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "x" }, id: 1 }, { "x-user-id": `u${user++}` })));
+/**
+ * Traffic from many users (each lands on a version by their bucket) of several callers (a rollout
+ * is judged only on more than one caller's calls: no single caller decides).
+ */
+async function traffic(calls: number, options: { callers?: string[]; value?: string } = {}): Promise<void> {
+  const callers = options.callers ?? ["alice", "bob", "carol", "dave", "erin"];
+  await Promise.all(
+    Array.from({ length: calls }, (_, i) =>
+      post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: options.value ?? "x" }, id: 1 }, { "x-user-id": `u${user++}`, authorization: `Bearer caller-${callers[i % callers.length]}` }),
+    ),
+  );
 }
 
 const rolloutOf = async () => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json as { rollout?: { state: string; step: number; steps: number[]; status: string; history: Array<{ type: string; reason: string }> }; routes: Record<string, Record<string, number>> };
@@ -69,23 +77,24 @@ describe("progressive delivery", () => {
   }, 60_000);
 
   it("a failing canary is rolled back at once, with the reason, and the CLI shows why", async () => {
-    // 1.0.0 is the canary now; it answers 503 to everything.
-    await control("1.0.0", "503");
+    // 1.0.0 is the canary now; its next 4 calls answer 503: a step's error rate far past 5%, and
+    // fewer failures in a row than open its breaker (which would roll it back first, and stop the rollout).
+    await fetch(`${mesh.skills.find((s) => s.manifest.version === "1.0.0")!.url}/control`, { method: "POST", body: JSON.stringify({ mode: "503", times: 4 }) });
     try {
       const started = await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], every: "1h", maxErrorRate: "5%", minCalls: 5 });
       expect(started.status).toBe(200);
       // `every: 1h`: it does not wait for the end of the step to go back.
       const failed = await driveUntil((view) => view.rollout!.state !== "running");
       expect(failed.rollout!.state).toBe("rolled-back");
-      expect(failed.rollout!.status).toMatch(/^error rate 100\.0% over \d+ calls > 5\.0%$/);
+      expect(failed.rollout!.status).toMatch(/^error rate \d+\.\d% over \d+ calls > 5\.0%$/);
       expect(failed.routes["*"]).toEqual({ "1.0.0": 0, "2.0.0": 100 });
 
       const out: string[] = [];
       await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
       const text = out.join("\n");
       expect(text).toContain("Rollout of test.flaky 1.0.0 (vs 2.0.0): rolled-back, step 1/2 (50% in *)");
-      expect(text).toMatch(/now: error rate 100\.0% over \d+ calls > 5\.0%/);
-      expect(text).toMatch(/ rollback +error rate 100\.0% over \d+ calls > 5\.0%/);
+      expect(text).toMatch(/now: error rate \d+\.\d% over \d+ calls > 5\.0%/);
+      expect(text).toMatch(/ rollback +error rate \d+\.\d% over \d+ calls > 5\.0%/);
     } finally {
       await control("1.0.0", "ok");
     }
@@ -116,4 +125,61 @@ describe("progressive delivery", () => {
       expect.arrayContaining([expect.objectContaining({ message: "steps must rise, e.g. [5, 25, 50, 100]" })]),
     );
   }, 60_000);
+
+  describe("no single caller decides a rollout (the breaker's rule)", () => {
+    const startRollout = (plan: object) => admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], minCalls: 5, ...plan });
+    const canaryCalls = async (): Promise<number> => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json.observed["test.flaky@1.0.0"]?.calls ?? 0;
+    /** Sends the traffic, waits until the canary's share of it is in the observed numbers (about a second after the calls), then fires the Cron Trigger. */
+    const afterTraffic = async (send: () => Promise<void>, canaryShare: number) => {
+      const before = await canaryCalls();
+      await send();
+      await eventually(canaryCalls, (seen) => seen >= before + canaryShare, 5_000, 100);
+      await tick();
+      return rolloutOf();
+    };
+
+    it("one caller's failing input does not roll back a healthy canary", async () => {
+      expect((await startRollout({ every: "1h", maxErrorRate: "5%" })).status).toBe(200);
+      try {
+        // Mallory sends input that crashes the handler, through users that land on the canary too.
+        const view = await afterTraffic(async () => {
+          await traffic(40, { callers: ["mallory"], value: "poison" });
+          await traffic(40);
+        }, 30);
+        expect(view.rollout).toMatchObject({ state: "running", step: 0 });
+        expect(view.rollout!.status).toMatch(/^healthy so far \(0\.0% errors over \d+ calls\)/);
+      } finally {
+        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
+      }
+    }, 60_000);
+
+    it("one caller's many good calls do not carry a canary that fails everyone else", async () => {
+      expect((await startRollout({ every: "1s", maxErrorRate: "10%" })).status).toBe(200);
+      try {
+        // Four callers' input crashes it; mallory's 200 good calls, sent between theirs, would have
+        // diluted that to under 10% (and keep its breaker closed: never five failures in a row).
+        const view = await afterTraffic(async () => {
+          for (let round = 0; round < 10; round++) {
+            await traffic(2, { callers: round % 2 ? ["alice", "bob"] : ["carol", "dave"], value: "poison" });
+            await traffic(20, { callers: ["mallory"] });
+          }
+        }, 90);
+        expect(view.rollout!.state).toBe("rolled-back");
+        expect(view.rollout!.status).toMatch(/^error rate 100\.0% over \d+ calls > 10\.0%$/);
+      } finally {
+        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
+      }
+    }, 60_000);
+
+    it("a canary only one caller uses waits, and says why", async () => {
+      expect((await startRollout({ every: "1s", maxErrorRate: "10%" })).status).toBe(200);
+      try {
+        const view = await afterTraffic(() => traffic(40, { callers: ["mallory"] }), 10);
+        expect(view.rollout).toMatchObject({ state: "running", step: 0 });
+        expect(view.rollout!.status).toMatch(/^waiting for 5 calls on 1\.0\.0 \(0 so far, not counting c_[0-9a-f]{16}: no single caller decides\)$/);
+      } finally {
+        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
+      }
+    }, 60_000);
+  });
 });

@@ -9,6 +9,7 @@ import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
 import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
+import { LATENCY_BOUNDS_MS, OTHER_CALLERS, WindowSchema, addMetrics } from "../src/metrics/index.js";
 import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { JobStore } from "../src/jobs/index.js";
@@ -259,6 +260,25 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await store.run(countCall, ["rl:none", "rl:zero-quota"], [NO_LIMIT, 0, 0, 86_400_000])).toEqual([0, 2, 0, 0]);
     const concurrent = await Promise.all(Array.from({ length: 20 }, () => store.run(countCall, ["rl:burst", "rl:none"], [7, 60_000, NO_LIMIT, 0])));
     expect(concurrent.filter(([allowed]) => allowed === 1)).toHaveLength(7);
+  });
+
+  it("metrics: adds a window's sums, in all and per caller, and names at most the given number of callers", async () => {
+    const sums = (calls: number, errors: number) => ({ calls, errors, latency: Array.from({ length: LATENCY_BOUNDS_MS.length + 1 }, (_, i) => (i === 2 ? calls : 0)) });
+    const add = (callers: Record<string, ReturnType<typeof sums>>) => {
+      const total = Object.values(callers).reduce((t, c) => ({ calls: t.calls + c.calls, errors: t.errors + c.errors }), { calls: 0, errors: 0 });
+      return JSON.stringify({ ...sums(total.calls, total.errors), callers });
+    };
+    await store.run(addMetrics, ["m"], [60_000, add({ k_a: sums(3, 1), k_b: sums(1, 0) }), 3]);
+    await store.run(addMetrics, ["m"], [60_000, add({ k_a: sums(2, 0), k_c: sums(1, 1) }), 3]);
+    // A fourth caller past the three named is added up with the others.
+    expect(await store.run(addMetrics, ["m"], [60_000, add({ k_d: sums(5, 0), k_e: sums(1, 0) }), 3])).toBe(13);
+    const window = WindowSchema.parse(JSON.parse((await store.get("m"))!));
+    expect({ calls: window.calls, errors: window.errors, bucket: window.latency[2] }).toEqual({ calls: 13, errors: 2, bucket: 13 });
+    expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency[2]]]))).toEqual({ k_a: [5, 1, 5], k_b: [1, 0, 1], k_c: [1, 1, 1], [OTHER_CALLERS]: [6, 0, 6] });
+    // A window written before callers were counted reads as one with none.
+    await store.set("old", JSON.stringify(sums(2, 0)));
+    await store.run(addMetrics, ["old"], [60_000, JSON.stringify({ ...sums(0, 0), callers: {} }), 3]);
+    expect(WindowSchema.parse(JSON.parse((await store.get("old"))!))).toMatchObject({ calls: 2, callers: {} });
   });
 
   it("audit: appends newest first, keeps only the newest entries, counts every entry, and reads a page from a position", async () => {

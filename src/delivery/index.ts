@@ -8,7 +8,7 @@
  * registry guarantees (atomic edits, events, every isolate within a second) holds.
  */
 import { z } from "zod";
-import { minus, type Observed, observedOf, type Window, WindowSchema } from "../metrics/index.js";
+import { minus, type Observed, observedOf, type Window, WindowSchema, withoutDeciders } from "../metrics/index.js";
 import { deploymentId, GroupNameSchema, type RegistryDoc, type SkillDoc } from "../registry/model.js";
 import { promote, rollback, RolloutError, setCanary } from "../routing/rollout.js";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
@@ -89,11 +89,14 @@ const p95 = (o: Observed) => (o.p95Ms === undefined ? "no latency yet" : `p95 â‰
 /**
  * Judges a running rollout's current step from the canary's and the stable's numbers over it.
  * Limits are checked as soon as the canary has `minCalls` calls (a failing canary goes back at
- * once, not at the end of the step); it advances once the step has lasted `everyMs` too.
+ * once, not at the end of the step); it advances once the step has lasted `everyMs` too. The
+ * canary's numbers come without the `excluded` callers (`withoutDeciders`: no single caller
+ * decides), so a canary only one caller uses is never judged: it waits.
  * @example judge(rollout, { calls: 30, errorRate: 0.2, windowMs }, stable, now) // { type: "rollback", reason: "error rate 20.0% over 30 calls > 1.0%" }
  */
-export function judge(rollout: Rollout, canary: Observed, stable: Observed, now: number): Verdict {
+export function judge(rollout: Rollout, canary: Observed, stable: Observed, now: number, excluded: readonly string[] = []): Verdict {
   const judged = canary.calls >= rollout.minCalls;
+  const apart = excluded.length ? `, not counting ${excluded.join(" and ")}: no single caller decides` : "";
   if (judged && canary.errorRate > rollout.maxErrorRate) {
     return { type: "rollback", reason: `error rate ${percent(canary.errorRate)} over ${canary.calls} calls > ${percent(rollout.maxErrorRate)}` };
   }
@@ -104,7 +107,7 @@ export function judge(rollout: Rollout, canary: Observed, stable: Observed, now:
     }
   }
   const left = rollout.stepStartedAt + rollout.everyMs - now;
-  if (!judged) return { type: "hold", reason: `waiting for ${rollout.minCalls} calls on ${rollout.version} (${canary.calls} so far)` };
+  if (!judged) return { type: "hold", reason: `waiting for ${rollout.minCalls} calls on ${rollout.version} (${canary.calls} so far${apart})` };
   if (left > 0) return { type: "hold", reason: `healthy so far (${percent(canary.errorRate)} errors over ${canary.calls} calls); next step in ${Math.ceil(left / 1000)} s` };
   const healthy = `healthy: ${percent(canary.errorRate)} errors over ${canary.calls} calls, ${p95(canary)} (stable ${p95(stable)})`;
   return rollout.step + 1 >= rollout.steps.length ? { type: "complete", reason: `${healthy}; promoted` } : { type: "advance", reason: `${healthy}; to ${rollout.steps[rollout.step + 1]}%` };
@@ -214,8 +217,10 @@ export class Rollouts {
           throw new RolloutError(`${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`);
         }
         const totals = await this.metrics.totals([canaryId, stableId], rollout.stepStartedAt, now);
-        const step = (id: string) => ({ ...observedOf([minus(totals[id]!, rollout.baseline[id])]), windowMs: now - rollout.stepStartedAt });
-        const verdict = judge(rollout, step(canaryId), step(stableId), now);
+        const step = (window: Window) => ({ ...observedOf([window]), windowMs: now - rollout.stepStartedAt });
+        // The canary is judged without the callers who could decide alone (the most calls, the most failures).
+        const canary = withoutDeciders(minus(totals[canaryId]!, rollout.baseline[canaryId]));
+        const verdict = judge(rollout, step(canary.window), step(minus(totals[stableId]!, rollout.baseline[stableId])), now, canary.excluded);
         verdicts[rollout.skill] = verdict;
         await this.#act(rollout, verdict, now);
       } catch (error) {

@@ -241,8 +241,8 @@ export const fallback: Policy = async (call, next) => {
     const outcome = await next({ ...call, deployment, probe });
     const policy = breakerPolicyOf(deployment);
     const verdict = breakerVerdict(outcome);
-    // Observed numbers count what the breaker counts; a call its caller cut short says nothing.
-    if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, scope.waitUntil);
+    // Observed numbers count what the breaker counts, per caller as the breaker charges them; a call its caller cut short says nothing.
+    if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, context.caller !== "anonymous" ? context.caller : await scope.principal(), scope.waitUntil);
     const write =
       verdict === "none"
         ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)

@@ -34,13 +34,23 @@ export const METRICS_FLUSH_MS = 1_000;
 /** How long a read of the observed numbers is reused by an isolate. */
 export const OBSERVED_CACHE_MS = 5_000;
 
-export const WindowSchema = z.object({
+/** Callers a window names, each with its own sums; more are added up under `OTHER_CALLERS`, which never counts as one caller. */
+export const MAX_NAMED_CALLERS = 16;
+export const OTHER_CALLERS = "(others)";
+
+const SumsSchema = z.object({
   calls: z.number(),
   errors: z.number(),
   latency: z.array(z.number()).length(LATENCY_BOUNDS_MS.length + 1),
 });
-/** Sums of calls, failures and the latency histogram (one minute's, or added up). */
+
+export const WindowSchema = SumsSchema.extend({
+  /** The same sums per caller (who the breaker charges: a key id, a bearer's hash, an address id), so that no single caller decides a rollout. */
+  callers: z.record(z.string(), SumsSchema).default({}),
+});
+/** Sums of calls, failures and the latency histogram (one minute's, or added up), in all and per caller. */
 export type Window = z.infer<typeof WindowSchema>;
+type Sums = z.infer<typeof SumsSchema>;
 
 /** What was observed of a deployment (or a skill's deployments together) over the recent windows. */
 export interface Observed {
@@ -54,59 +64,113 @@ export interface Observed {
   windowMs: number;
 }
 
-const emptyWindow = (): Window => ({ calls: 0, errors: 0, latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0) });
+const emptySums = (): Sums => ({ calls: 0, errors: 0, latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0) });
+const emptyWindow = (): Window => ({ ...emptySums(), callers: {} });
+
+/** Adds `add` into `into` (calls, errors, each latency bucket). */
+function addInto(into: Sums, add: Sums): void {
+  into.calls += add.calls;
+  into.errors += add.errors;
+  add.latency.forEach((n, i) => (into.latency[i]! += n));
+}
+
+/** The caller's sums in a window (created, or the others' when the window names as many callers as it may). */
+function callerSums(window: Window, caller: string, most = MAX_NAMED_CALLERS): Sums {
+  const named = Object.hasOwn(window.callers, caller) ? window.callers[caller] : undefined;
+  if (named) return named;
+  const who = Object.keys(window.callers).filter((c) => c !== OTHER_CALLERS).length >= most ? OTHER_CALLERS : caller;
+  return (window.callers[who] ??= emptySums());
+}
 
 /** The store key of a deployment's window starting at `start`. */
 export const metricsKey = (deploymentId: string, start: number) => `sm:metrics:${deploymentId}:${start}`;
 
 /**
- * KEYS: window. ARGV: ttl ms, the JSON sums to add. Adds them to the window's sums.
+ * KEYS: window. ARGV: ttl ms, the JSON sums to add, the most callers a window names. Adds them to
+ * the window's sums, and each caller's to its own (or the others', past the named ones).
  */
 export const addMetrics: StoreScript<number> = {
   name: "metrics.add",
   lua: `
 local raw = redis.call('GET', KEYS[1])
 local add = cjson.decode(ARGV[2])
+local most = tonumber(ARGV[3])
 local sums = raw and cjson.decode(raw) or { calls = 0, errors = 0, latency = {} }
-sums.calls = sums.calls + add.calls
-sums.errors = sums.errors + add.errors
-for i, n in ipairs(add.latency) do sums.latency[i] = (sums.latency[i] or 0) + n end
+local function into(target, more)
+  target.calls = target.calls + more.calls
+  target.errors = target.errors + more.errors
+  for i, n in ipairs(more.latency) do target.latency[i] = (target.latency[i] or 0) + n end
+end
+into(sums, add)
+if type(sums.callers) ~= 'table' then sums.callers = {} end
+for caller, more in pairs(add.callers or {}) do
+  local target = sums.callers[caller]
+  if not target then
+    local named = 0
+    for who in pairs(sums.callers) do if who ~= '${OTHER_CALLERS}' then named = named + 1 end end
+    if named >= most then caller = '${OTHER_CALLERS}' end
+    target = sums.callers[caller]
+    if not target then target = { calls = 0, errors = 0, latency = {} }; sums.callers[caller] = target end
+  end
+  into(target, more)
+end
+if next(sums.callers) == nil then sums.callers = nil end
 redis.call('SET', KEYS[1], cjson.encode(sums), 'PX', tonumber(ARGV[1]))
 return sums.calls
 `,
-  memory: (data, [key], [ttl, json]) => {
+  memory: (data, [key], [ttl, json, most]) => {
     const add = WindowSchema.parse(JSON.parse(json!));
     const current = WindowSchema.safeParse(safeJson(data.get(key!) ?? ""));
     const sums = current.success ? current.data : emptyWindow();
-    const next = { calls: sums.calls + add.calls, errors: sums.errors + add.errors, latency: sums.latency.map((n, i) => n + add.latency[i]!) };
-    data.set(key!, JSON.stringify(next), { px: Number(ttl) });
-    return next.calls;
+    addInto(sums, add);
+    for (const [caller, more] of Object.entries(add.callers)) addInto(callerSums(sums, caller, Number(most)), more);
+    data.set(key!, JSON.stringify(sums), { px: Number(ttl) });
+    return sums.calls;
   },
   fromRedis: (reply) => Number(reply),
 };
 
-/** Windows added together. */
+/** Windows added together (their callers too: across windows, a caller named in one is named in the sum). */
 export function sumOf(windows: Window[]): Window {
   const sum = emptyWindow();
   for (const w of windows) {
-    sum.calls += w.calls;
-    sum.errors += w.errors;
-    w.latency.forEach((n, i) => (sum.latency[i]! += n));
+    addInto(sum, w);
+    for (const [caller, sums] of Object.entries(w.callers)) addInto((sum.callers[caller] ??= emptySums()), sums);
   }
   return sum;
 }
 
+const less = (later: Sums, earlier: Sums | undefined): Sums =>
+  earlier
+    ? { calls: Math.max(0, later.calls - earlier.calls), errors: Math.max(0, later.errors - earlier.errors), latency: later.latency.map((n, i) => Math.max(0, n - (earlier.latency[i] ?? 0))) }
+    : later;
+
 /**
- * What `later` added to `earlier` (sums of the same windows read at two moments).
+ * What `later` added to `earlier` (sums of the same windows read at two moments), per caller too.
  * @example minus(totalsNow, totalsAtStepStart) // the calls of the step alone
  */
 export function minus(later: Window, earlier: Window | undefined): Window {
   if (!earlier) return later;
-  return {
-    calls: Math.max(0, later.calls - earlier.calls),
-    errors: Math.max(0, later.errors - earlier.errors),
-    latency: later.latency.map((n, i) => Math.max(0, n - (earlier.latency[i] ?? 0))),
-  };
+  const callers = Object.fromEntries(Object.entries(later.callers).map(([caller, sums]) => [caller, less(sums, Object.hasOwn(earlier.callers, caller) ? earlier.callers[caller] : undefined)]));
+  return { ...less(later, earlier), callers };
+}
+
+/**
+ * A window without the callers who could decide on their own what it says: the caller with the
+ * most calls (whose successes could carry a bad version) and the one with the most failures
+ * (whose failures could sink a good one). The breaker's rule (src/breaker): no single caller
+ * decides. The others' sum is never left out: it is many callers.
+ * @example withoutDeciders(step).excluded // ["k_0123456789ab"]
+ */
+export function withoutDeciders(window: Window): { window: Window; excluded: string[] } {
+  const named = Object.entries(window.callers).filter(([caller]) => caller !== OTHER_CALLERS);
+  const top = (by: (sums: Sums) => number) => named.reduce<[string, Sums] | undefined>((best, entry) => (by(entry[1]) > 0 && (!best || by(entry[1]) > by(best[1])) ? entry : best), undefined);
+  const excluded = [...new Set([top((s) => s.calls), top((s) => s.errors)].filter((e): e is [string, Sums] => !!e).map(([caller]) => caller))];
+  if (!excluded.length) return { window, excluded };
+  let left: Sums = { calls: window.calls, errors: window.errors, latency: [...window.latency] };
+  for (const caller of excluded) left = less(left, window.callers[caller]);
+  const callers = Object.fromEntries(Object.entries(window.callers).filter(([caller]) => !excluded.includes(caller)));
+  return { window: { ...left, callers }, excluded };
 }
 
 /**
@@ -148,15 +212,18 @@ export class MetricsBoard {
 
   /**
    * Adds one forwarded attempt; the sums are written within about a second, after the response.
-   * @example metrics.record("text.summarize@2.0.0", true, 42, scope.waitUntil)
+   * @example metrics.record("text.summarize@2.0.0", true, 42, "k_0123456789ab", scope.waitUntil)
    */
-  record(deploymentId: string, ok: boolean, ms: number, waitUntil: (promise: Promise<unknown>) => void, now = Date.now()): void {
+  record(deploymentId: string, ok: boolean, ms: number, caller: string, waitUntil: (promise: Promise<unknown>) => void, now = Date.now()): void {
     const key = metricsKey(deploymentId, minuteOf(now));
-    let sums = this.#pending.get(key);
-    if (!sums) this.#pending.set(key, (sums = emptyWindow()));
-    sums.calls++;
-    if (!ok) sums.errors++;
-    sums.latency[latencyBucket(ms)]!++;
+    let window = this.#pending.get(key);
+    if (!window) this.#pending.set(key, (window = emptyWindow()));
+    const bucket = latencyBucket(ms);
+    for (const sums of [window, callerSums(window, caller)]) {
+      sums.calls++;
+      if (!ok) sums.errors++;
+      sums.latency[bucket]!++;
+    }
     this.#later.schedule(waitUntil);
   }
 
@@ -166,7 +233,7 @@ export class MetricsBoard {
     const ttl = (HISTORY_WINDOWS + 1) * METRICS_WINDOW_MS;
     await Promise.all(
       batch.map(([key, sums]) =>
-        this.store.run(addMetrics, [key], [ttl, JSON.stringify(sums)]).catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
+        this.store.run(addMetrics, [key], [ttl, JSON.stringify(sums), MAX_NAMED_CALLERS]).catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
       ),
     );
   }

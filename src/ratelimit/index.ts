@@ -11,11 +11,11 @@ import { RateSchema } from "../admin-api/index.js";
 import type { StoreScript, Store } from "../store/index.js";
 
 /** `limit` calls per `windowMs`. */
-export const WindowSchema = z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() });
-export type Window = z.infer<typeof WindowSchema>;
+export const RateWindowSchema = z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() });
+export type Window = z.infer<typeof RateWindowSchema>;
 
 /** The limits one caller is held to, under one identifier (a key id, or a client address). */
-export const LimitsSchema = z.object({ identifier: z.string().min(1).max(128), rate: WindowSchema.optional(), quota: WindowSchema.optional() });
+export const LimitsSchema = z.object({ identifier: z.string().min(1).max(128), rate: RateWindowSchema.optional(), quota: RateWindowSchema.optional() });
 export type Limits = z.infer<typeof LimitsSchema>;
 
 const UNIT_MS: Record<string, number> = {
