@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../hash/index.js";
 import type { ApiKey, KeyRing } from "../keys/index.js";
+import { memoryStore } from "../store/memory.js";
+import { Delegations } from "./delegation.js";
 import { MAX_BEARER_CHARS, authenticate, rememberedDigests } from "./index.js";
 
 const VALID = `sm_${"a".repeat(43)}`;
@@ -41,5 +43,17 @@ describe("authenticate", () => {
     const remembered = rememberedDigests();
     expect(remembered.count).toBeLessThanOrEqual(1_024);
     expect(remembered.chars).toBeLessThanOrEqual(1_024 * 128);
+  });
+
+  it("a pipeline step of an OAuth caller is held to the OAuth limits, whatever limits its token carried", async () => {
+    const delegations = new Delegations(memoryStore());
+    const now = Date.now();
+    const { token } = await delegations.issue(
+      { caller: "o:alice@5f3c91ab", grants: JSON.stringify([["*"], [], [], null]), pipeline: "p@1.0.0", steps: [["s"]], limits: { identifier: "o:alice@5f3c91ab" }, context: {}, expiresAt: now + 60_000 },
+      now,
+    );
+    const quota = { limit: 5, windowMs: 86_400_000 };
+    const outcome = await authenticate(headers(token), { required: true, oauthQuota: quota }, await keyRing(), delegations);
+    expect(outcome).toMatchObject({ caller: { id: "o:alice@5f3c91ab", limits: { identifier: "o:alice@5f3c91ab", quota }, delegation: { pipeline: "p@1.0.0" } } });
   });
 });

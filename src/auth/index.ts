@@ -143,7 +143,7 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
   if (bearer && bearer.length > MAX_BEARER_CHARS) {
     return { refused: { status: 401, oauth: settings.oauth, error: "invalid_token", message: `Unauthorized: a credential of more than ${MAX_BEARER_CHARS} characters is no API key or access token` } };
   }
-  if (bearer && delegations && isDelegationToken(bearer)) return delegatedCaller(await delegations.find(bearer, Date.now()), keys);
+  if (bearer && delegations && isDelegationToken(bearer)) return delegatedCaller(await delegations.find(bearer, Date.now()), keys, settings);
   const hash = bearer ? await bearerDigest(bearer) : undefined;
   if (!settings.required) {
     if (bearer && hash) rememberDigest(bearer, hash);
@@ -161,8 +161,7 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
   }
   try {
     const token = await verifyAccessToken(bearer, oauth);
-    const { oauthRate: rate, oauthQuota: quota } = settings;
-    return { caller: { id: token.id, access: accessOf(token.grants), limits: { identifier: token.id, ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) } } };
+    return { caller: { id: token.id, access: accessOf(token.grants), limits: oauthLimitsOf(token.id, settings) } };
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
     const status = error.insufficientScope ? 403 : 401;
@@ -170,15 +169,21 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
   }
 }
 
+/** An OAuth caller's limits: `SKILLMESH_OAUTH_RATE` and `SKILLMESH_OAUTH_QUOTA`, under its caller id. */
+function oauthLimitsOf(id: string, { oauthRate: rate, oauthQuota: quota }: AuthSettings): Limits {
+  return { identifier: id, ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) };
+}
+
 /**
  * The caller a live delegation token stands for. A key's caller is read again from the key
- * snapshot: a revoked key ends its tokens, and its grants and limits are what they are now.
+ * snapshot: a revoked key ends its tokens, and its grants and limits are what they are now; an
+ * OAuth caller's limits are the settings' (a job's call, run after its submit, carried none).
  */
-async function delegatedCaller(delegation: Delegation | undefined, keys: KeyRing): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+async function delegatedCaller(delegation: Delegation | undefined, keys: KeyRing, settings: AuthSettings): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const refused = (why: string) => ({ refused: { status: 401 as const, error: "invalid_token" as const, message: `Unauthorized: ${why}` } });
   if (!delegation) return refused("an unknown or ended delegation token (a pipeline's token lives only as long as the call it was issued for)");
   let base = accessOfSignature(delegation.grants);
-  let limits = delegation.limits;
+  let limits = /^o[:_]/.test(delegation.caller) ? oauthLimitsOf(delegation.caller, settings) : delegation.limits;
   if (KeyIdSchema.safeParse(delegation.caller).success) {
     const key = await keys.byId(delegation.caller);
     if (!key) return refused("the API key this delegation token stands for is revoked");
