@@ -29,12 +29,13 @@ import {
   RoutesRequestSchema,
 } from "../src/admin-api/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
+import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
-import { UI_HEADER, endAllSessions, sessionGroundOf, sessionOf, sessionTokenOf } from "../src/ui/session.js";
+import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
@@ -84,21 +85,25 @@ adminRoutes.use("*", async (c, next) => {
   const audit = (entry: { by: string; status: number }) => runtime.audit.record({ type: "admin", at: Date.now(), action, ...entry }, (p) => c.executionCtx.waitUntil(p));
   // A credential from an address that failed too often lately is not even looked at.
   const presented = c.req.header("authorization") !== undefined;
-  const waitMs = presented ? await adminThrottled(runtime.store, c.req.raw.headers) : undefined;
+  const address = presented ? await addressIdOf(c.req.header("cf-connecting-ip")) : undefined;
+  const waitMs = address ? await adminThrottled(runtime.store, address) : undefined;
   if (waitMs !== undefined) {
     c.header("retry-after", String(Math.ceil(waitMs / 1000)));
     return adminError(c, 429, `Too many failed admin credentials from this address; retry after ${Math.ceil(waitMs / 1000)} s`);
   }
   let { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
   // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
-  const session = level === "none" && !c.req.header("authorization") ? await sessionOf(sessionGroundOf(runtime), sessionTokenOf(c)) : undefined;
+  const session = level === "none" && !c.req.header("authorization") ? await sessionOf(runtime, sessionTokenOf(c)) : undefined;
   if (session) {
     if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1") return adminError(c, 403, `Forbidden: a change made with the dashboard's session needs the ${UI_HEADER} header`);
     ({ level, by } = session);
   }
   if (level === "none") {
     // A wrong credential (not a missing one) is counted against its address and audited under it.
-    if (presented) audit({ by: await countFailedAdmin(runtime.store, c.req.raw.headers), status: 401 });
+    if (address) {
+      await countFailedAdmin(runtime.store, address);
+      audit({ by: address, status: 401 });
+    }
     c.header("www-authenticate", 'Bearer realm="skillmesh-admin"');
     return adminError(c, 401, "Unauthorized: send Authorization: Bearer <SKILLMESH_ADMIN_TOKEN> or an API key with admin access");
   }
@@ -324,7 +329,7 @@ adminRoutes.delete("/keys/:id", (c) => keyRoute(c, async () => c.json(viewOf(awa
 
 /** Signs every dashboard session out (each stands for a credential; this ends them all at once). */
 adminRoutes.delete("/sessions", async (c) => {
-  await endAllSessions(sessionGroundOf(gatewayRuntime(c.env)));
+  await endAllSessions(gatewayRuntime(c.env));
   return c.json({ ended: true });
 });
 

@@ -51,7 +51,6 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
-    signal: c.req.raw.signal,
   };
   const { config } = runtime;
   const { status, body, stream } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {

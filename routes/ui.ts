@@ -6,7 +6,7 @@
  * an admin credential for a session cookie (src/ui/session.ts). One small script (`app.js`), no
  * inline code, a strict Content-Security-Policy.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
@@ -14,13 +14,14 @@ import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { utcTime } from "../src/admin-api/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
+import { addressIdOf } from "../src/context/index.js";
 import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { viewOf } from "../src/keys/index.js";
 import type { Observed } from "../src/metrics/index.js";
 import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
-import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionGroundOf, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
+import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage } from "./admin.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -89,40 +90,44 @@ uiRoutes.get("/app.css", (c) => c.body(STYLES, 200, { "content-type": "text/css;
 uiRoutes.get("/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml" }));
 uiRoutes.get("/app.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
 
+/** Audits a sign-in or sign-out (the request's own method and path) under who made it. */
+const audit = (c: Context<{ Bindings: GatewayEnv }>, by: string, status: number) =>
+  gatewayRuntime(c.env).audit.record({ type: "admin", at: Date.now(), by, action: `${c.req.method} ${c.req.path}`, status }, (p) => c.executionCtx.waitUntil(p));
+
 /** Sign-in: the credential is checked as the admin API checks it, then exchanged for a session. */
 uiRoutes.post("/session", async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const audit = (by: string, status: number) => runtime.audit.record({ type: "admin", at: Date.now(), by, action: "POST /admin/ui/session", status }, (p) => c.executionCtx.waitUntil(p));
-  const waitMs = await adminThrottled(runtime.store, c.req.raw.headers);
+  const address = await addressIdOf(c.req.header("cf-connecting-ip"));
+  const waitMs = await adminThrottled(runtime.store, address);
   if (waitMs !== undefined) return c.html(signIn(`Too many failed sign-ins from this address; try again in ${Math.ceil(waitMs / 1000)} s.`), 429, { "retry-after": String(Math.ceil(waitMs / 1000)) });
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const key = typeof form.key === "string" ? form.key : "";
   // Only the credential typed in counts: the request's own headers (an address, a stray Authorization) are not it.
   const identity = await adminOf(new Headers({ authorization: `Bearer ${key}` }), runtime.config, runtime.keys);
   if (identity.level === "none") {
-    audit(await countFailedAdmin(runtime.store, c.req.raw.headers), 401);
+    await countFailedAdmin(runtime.store, address);
+    audit(c, address, 401);
     return c.html(signIn("That is not an admin token or an API key with admin access."), 401);
   }
-  const token = await startSession(sessionGroundOf(runtime), identity);
-  audit(identity.by, 303);
+  const token = await startSession(runtime, identity);
+  audit(c, identity.by, 303);
   setCookie(c, UI_COOKIE, token, { path: "/admin", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: UI_SESSION_MS / 1000 });
   return c.redirect("/admin/ui", 303);
 });
 
 uiRoutes.post("/logout", async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const ground = sessionGroundOf(runtime);
   const token = sessionTokenOf(c);
-  const session = await sessionOf(ground, token);
-  await endSession(ground, token);
-  if (session) runtime.audit.record({ type: "admin", at: Date.now(), by: session.by, action: "POST /admin/ui/logout", status: 303 }, (p) => c.executionCtx.waitUntil(p));
+  const session = await sessionOf(runtime, token);
+  await endSession(runtime, token);
+  if (session) audit(c, session.by, 303);
   deleteCookie(c, UI_COOKIE, { path: "/admin" });
   return c.redirect("/admin/ui", 303);
 });
 
 uiRoutes.get("/", async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const session = await sessionOf(sessionGroundOf(runtime), sessionTokenOf(c));
+  const session = await sessionOf(runtime, sessionTokenOf(c));
   if (!session) return c.html(signIn());
   const canWrite = session.level === "write";
   const registry = await deploymentsPage(runtime, { limit: 100 });

@@ -29,7 +29,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { unstable_readConfig } from "wrangler";
 import { z } from "zod";
-import { hopPublicKeyOf } from "../src/hop/index.js";
+import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
 import { GATEWAY_SECRETS, type SecretsPlan, gatewayUrlRefusal, registrationEndpointOf, secretsFor, skillVarsOf } from "./mesh/deploy-plan.js";
 import { contractProblems } from "./contracts.js";
@@ -143,9 +143,7 @@ async function deploy(): Promise<void> {
   if (!registerTimeout.success) throw new Error("--register-timeout is a number of seconds (0–3600)");
 
   // Everything that can be checked is checked before the first upload.
-  if (env.SKILLMESH_HOP_SECRET) {
-    throw new Error("Not deploying: SKILLMESH_HOP_SECRET is no longer used (every skill that held it could sign as the gateway). Set SKILLMESH_HOP_KEY to the gateway's Ed25519 private key instead (npx skillmesh hop-key); skills reached by URL get its public key");
-  }
+  if (env.SKILLMESH_HOP_SECRET) throw new Error(`Not deploying: ${RETIRED_HOP_SECRET}`);
   const urlRefusal = env.SKILLMESH_URL ? gatewayUrlRefusal(env.SKILLMESH_URL) : undefined;
   if (urlRefusal) throw new Error(`Not deploying: ${urlRefusal}`);
   const gatewaySecrets = secretsFor(GATEWAY_SECRETS, env);
@@ -217,8 +215,6 @@ async function deploy(): Promise<void> {
   if (!gatewayUrl) {
     throw new DeployStopped("registering", "no gateway URL: set SKILLMESH_URL (the gateway has no workers.dev URL)", uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL and run `npm run deploy` again.");
   }
-  const refusal = gatewayUrlRefusal(gatewayUrl);
-  if (refusal) throw new DeployStopped("registering", refusal, uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL to the gateway's https URL and run `npm run deploy` again.");
   console.log(`Registering ${toRegister.length} skills with ${gatewayUrl} …`);
   const deadline = Date.now() + registerTimeout.data * 1_000;
   for (const [i, skill] of toRegister.entries()) {

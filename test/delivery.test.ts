@@ -127,7 +127,15 @@ describe("progressive delivery", () => {
   }, 60_000);
 
   describe("no single caller decides a rollout (the breaker's rule)", () => {
-    const startRollout = (plan: object) => admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], minCalls: 5, ...plan });
+    /** Runs `check` during a rollout of 1.0.0 made with `plan`, and aborts the rollout afterwards, whatever happened. */
+    const duringRollout = async (plan: object, check: () => Promise<void>) => {
+      expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], minCalls: 5, ...plan })).status).toBe(200);
+      try {
+        await check();
+      } finally {
+        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
+      }
+    };
     const canaryCalls = async (): Promise<number> => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json.observed["test.flaky@1.0.0"]?.calls ?? 0;
     /** Sends the traffic, waits until the canary's share of it is in the observed numbers (about a second after the calls), then fires the Cron Trigger. */
     const afterTraffic = async (send: () => Promise<void>, canaryShare: number) => {
@@ -139,8 +147,7 @@ describe("progressive delivery", () => {
     };
 
     it("one caller's failing input does not roll back a healthy canary", async () => {
-      expect((await startRollout({ every: "1h", maxErrorRate: "5%" })).status).toBe(200);
-      try {
+      await duringRollout({ every: "1h", maxErrorRate: "5%" }, async () => {
         // Mallory sends input that crashes the handler, through users that land on the canary too.
         const view = await afterTraffic(async () => {
           await traffic(40, { callers: ["mallory"], value: "poison" });
@@ -148,14 +155,11 @@ describe("progressive delivery", () => {
         }, 30);
         expect(view.rollout).toMatchObject({ state: "running", step: 0 });
         expect(view.rollout!.status).toMatch(/^healthy so far \(0\.0% errors over \d+ calls\)/);
-      } finally {
-        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
-      }
+      });
     }, 60_000);
 
     it("one caller's many good calls do not carry a canary that fails everyone else", async () => {
-      expect((await startRollout({ every: "1s", maxErrorRate: "10%" })).status).toBe(200);
-      try {
+      await duringRollout({ every: "1s", maxErrorRate: "10%" }, async () => {
         // Four callers' input crashes it; mallory's 200 good calls, sent between theirs, would have
         // diluted that to under 10% (and keep its breaker closed: never five failures in a row).
         const view = await afterTraffic(async () => {
@@ -166,20 +170,15 @@ describe("progressive delivery", () => {
         }, 90);
         expect(view.rollout!.state).toBe("rolled-back");
         expect(view.rollout!.status).toMatch(/^error rate 100\.0% over \d+ calls > 10\.0%$/);
-      } finally {
-        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
-      }
+      });
     }, 60_000);
 
     it("a canary only one caller uses waits, and says why", async () => {
-      expect((await startRollout({ every: "1s", maxErrorRate: "10%" })).status).toBe(200);
-      try {
+      await duringRollout({ every: "1s", maxErrorRate: "10%" }, async () => {
         const view = await afterTraffic(() => traffic(40, { callers: ["mallory"] }), 10);
         expect(view.rollout).toMatchObject({ state: "running", step: 0 });
         expect(view.rollout!.status).toMatch(/^waiting for 5 calls on 1\.0\.0 \(0 so far, not counting c_[0-9a-f]{16}: no single caller decides\)$/);
-      } finally {
-        await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {});
-      }
+      });
     }, 60_000);
   });
 });

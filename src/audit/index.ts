@@ -190,9 +190,12 @@ export class AuditLog {
     for (let scanned = 0; scanned < MAX_AUDIT_ENTRIES; ) {
       const { count, lines } = await this.store.run(readAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [from, AUDIT_READ_PAGE]);
       const start = from < 0 ? count : Math.min(from, count);
+      let oldest = Infinity;
       for (const [i, line] of lines.entries()) {
         const parsed = AuditEntrySchema.safeParse(safeJson(line));
-        if (!parsed.success || !matchesQuery(parsed.data, query, since)) continue;
+        if (!parsed.success) continue;
+        oldest = parsed.data.at;
+        if (!matchesQuery(parsed.data, query, since)) continue;
         matches.push(parsed.data);
         const next = start - i - 1;
         if (matches.length >= query.limit) return { entries: matches, ...(next > 0 ? { nextCursor: String(next) } : {}) };
@@ -200,9 +203,7 @@ export class AuditLog {
       scanned += lines.length;
       from = start - lines.length;
       // The end of the log, or entries older than `since` (the log is newest first).
-      if (lines.length < AUDIT_READ_PAGE || from <= 0) return { entries: matches };
-      const oldest = AuditEntrySchema.safeParse(safeJson(lines.at(-1)!));
-      if (oldest.success && oldest.data.at < since) return { entries: matches };
+      if (lines.length < AUDIT_READ_PAGE || from <= 0 || oldest < since) return { entries: matches };
     }
     return { entries: matches, ...(from > 0 ? { nextCursor: String(from) } : {}) };
   }

@@ -6,7 +6,6 @@
  */
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { GatewayConfig } from "../config/index.js";
-import { addressIdOf } from "../context/index.js";
 import type { KeyRing } from "../keys/index.js";
 import { type Window, checkLimits, usedOf } from "../ratelimit/index.js";
 import type { Store } from "../store/index.js";
@@ -48,17 +47,17 @@ export async function adminOf(headers: Headers, config: Pick<GatewayConfig, "adm
  */
 export const FAILED_ADMIN_TRIES: Window = { limit: 10, windowMs: 60_000 };
 
-/** The throttle's counter of one client address. */
-export const failedAdminCounter = async (headers: Headers) => `admin-fail:${await addressIdOf(headers.get("cf-connecting-ip"))}`;
+/** The throttle's counter of one client address (`addressIdOf`: what the audit log names it by too). */
+const failedAdminCounter = (address: string) => `admin-fail:${address}`;
 
 /**
- * When this request's client address may try an admin credential again (ms from now), or
- * undefined when it may now. A store that cannot say lets it try.
- * @example const waitMs = await adminThrottled(runtime.store, c.req.raw.headers)
+ * When this client address may try an admin credential again (ms from now), or undefined when it
+ * may now. A store that cannot say lets it try.
+ * @example const waitMs = await adminThrottled(runtime.store, await addressIdOf(headers.get("cf-connecting-ip")))
  */
-export async function adminThrottled(store: Store, headers: Headers, now = Date.now()): Promise<number | undefined> {
+export async function adminThrottled(store: Store, address: string, now = Date.now()): Promise<number | undefined> {
   try {
-    if ((await usedOf(store, await failedAdminCounter(headers), FAILED_ADMIN_TRIES, now)) < FAILED_ADMIN_TRIES.limit) return undefined;
+    if ((await usedOf(store, failedAdminCounter(address), FAILED_ADMIN_TRIES, now)) < FAILED_ADMIN_TRIES.limit) return undefined;
   } catch {
     return undefined;
   }
@@ -66,12 +65,9 @@ export async function adminThrottled(store: Store, headers: Headers, now = Date.
 }
 
 /**
- * Counts a failed admin credential against its client address; returns who tried, for the audit
- * log (the address's id, never the credential).
- * @example const by = await countFailedAdmin(runtime.store, c.req.raw.headers)
+ * Counts a failed admin credential against its client address.
+ * @example await countFailedAdmin(runtime.store, address)
  */
-export async function countFailedAdmin(store: Store, headers: Headers, now = Date.now()): Promise<string> {
-  const identifier = await failedAdminCounter(headers);
-  await checkLimits(store, { identifier, rate: FAILED_ADMIN_TRIES }, now);
-  return identifier.slice("admin-fail:".length);
+export async function countFailedAdmin(store: Store, address: string, now = Date.now()): Promise<void> {
+  await checkLimits(store, { identifier: failedAdminCounter(address), rate: FAILED_ADMIN_TRIES }, now);
 }

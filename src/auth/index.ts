@@ -18,7 +18,7 @@ import { type ApiKey, KEY_PREFIX, KeyIdSchema, type KeyRing } from "../keys/inde
 import { type Limits, type Window, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf, accessOfSignature, bothOf, delegatedAccess } from "./access.js";
 import { type Delegation, type Delegations, isDelegationToken } from "./delegation.js";
-import { type OAuthConfig, TokenRefused, verifyAccessToken } from "./oauth.js";
+import { type OAuthConfig, TokenRefused, isOAuthCallerId, verifyAccessToken } from "./oauth.js";
 
 export { type Access, FULL_ACCESS, accessOf, allowsAdmin } from "./access.js";
 
@@ -183,7 +183,7 @@ async function delegatedCaller(delegation: Delegation | undefined, keys: KeyRing
   const refused = (why: string) => ({ refused: { status: 401 as const, error: "invalid_token" as const, message: `Unauthorized: ${why}` } });
   if (!delegation) return refused("an unknown or ended delegation token (a pipeline's token lives only as long as the call it was issued for)");
   let base = accessOfSignature(delegation.grants);
-  let limits = /^o[:_]/.test(delegation.caller) ? oauthLimitsOf(delegation.caller, settings) : delegation.limits;
+  let limits = isOAuthCallerId(delegation.caller) ? oauthLimitsOf(delegation.caller, settings) : delegation.limits;
   if (KeyIdSchema.safeParse(delegation.caller).success) {
     const key = await keys.byId(delegation.caller);
     if (!key) return refused("the API key this delegation token stands for is revoked");

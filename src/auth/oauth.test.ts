@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerIdOfSubject, grantsOfScopes, oauthConfigOf } from "./oauth.js";
+import { callerIdOfSubject, grantsOfScopes, isOAuthCallerId, oauthConfigOf } from "./oauth.js";
 
 describe("OAuth settings", () => {
   it("needs both the issuers and the resource URL, and derives the metadata URL (RFC 9728 §3.1)", () => {
@@ -29,6 +29,8 @@ describe("callerIdOfSubject", () => {
     expect(await callerIdOfSubject("https://a.example", "agent-7")).toMatch(/^o:agent-7@[0-9a-f]{8}$/);
     expect(await callerIdOfSubject("https://a.example", "user with spaces")).toMatch(/^o_[0-9a-f]{16}$/);
     expect((await callerIdOfSubject("https://a.example", "x".repeat(60))).length).toBeLessThanOrEqual(64);
+    for (const subject of ["agent-7", "user with spaces"]) expect(isOAuthCallerId(await callerIdOfSubject("https://a.example", subject))).toBe(true);
+    expect(isOAuthCallerId("k_0123456789ab")).toBe(false);
   });
 
   it("is unique per issuer: the same subject of two issuers is two callers", async () => {

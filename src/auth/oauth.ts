@@ -181,3 +181,9 @@ export async function callerIdOfSubject(issuer: string, subject: string): Promis
   if (/^[A-Za-z0-9_.-]{1,48}$/.test(subject)) return `o:${subject}@${(await sha256Hex(issuer)).slice(0, 8)}`;
   return `o_${(await sha256Hex(`${issuer}\n${subject}`)).slice(0, 16)}`;
 }
+
+/**
+ * Whether a caller id is an OAuth caller's (`callerIdOfSubject` made it).
+ * @example isOAuthCallerId("o:agent-7@5f3c91ab") // true
+ */
+export const isOAuthCallerId = (id: string): boolean => /^o[:_]/.test(id);

@@ -21,7 +21,7 @@ describe("gateway settings", () => {
     const { privateKey, publicKey } = await generateHopKeys();
     expect(configOf({ ...memory, SKILLMESH_HOP_KEY: privateKey }).config!.hopKey).toBe(privateKey);
     expect(configOf({ ...memory, SKILLMESH_HOP_KEY: publicKey }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_KEY: an Ed25519 private key/)]);
-    expect(configOf({ ...memory, SKILLMESH_HOP_SECRET: "a-secret-every-skill-had" }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_SECRET: no longer used .* set SKILLMESH_HOP_KEY/)]);
+    expect(configOf({ ...memory, SKILLMESH_HOP_SECRET: "a-secret-every-skill-had" }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_SECRET is no longer used .* set SKILLMESH_HOP_KEY/)]);
   });
 
   it("read lists, numbers, rates and flags into their types", () => {

@@ -9,7 +9,7 @@ import { RateSchema } from "../admin-api/index.js";
 import { type OAuthConfig, oauthConfigOf } from "../auth/oauth.js";
 import { type Window, windowOf } from "../ratelimit/index.js";
 import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
-import { privateKeyBytes } from "../hop/index.js";
+import { RETIRED_HOP_SECRET, privateKeyBytes } from "../hop/index.js";
 import { HEARTBEAT_MS } from "../sse/index.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../store/index.js";
 
@@ -112,7 +112,7 @@ function parse(env: object): ConfigResult {
     problems.push("the upstash store needs UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
   }
   if (s.SKILLMESH_HOP_SECRET) {
-    problems.push("SKILLMESH_HOP_SECRET: no longer used (every skill that held it could sign as the gateway): set SKILLMESH_HOP_KEY on the gateway and SKILLMESH_HOP_PUBLIC_KEY on skills reached by URL (npx skillmesh hop-key), then remove it");
+    problems.push(RETIRED_HOP_SECRET);
   }
   if (!!s.SKILLMESH_OAUTH_ISSUERS !== !!s.SKILLMESH_RESOURCE_URL) problems.push("OAuth needs both SKILLMESH_OAUTH_ISSUERS and SKILLMESH_RESOURCE_URL");
   if (problems.length) return { problems };

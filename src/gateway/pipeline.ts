@@ -25,14 +25,11 @@ const tracer = trace.getTracer("skillmesh-gateway");
 /** A skill call, outermost policy first. */
 const callSkill = compose<SkillCall>([limits, asyncJobs, idempotency, retries, fallback, timeout], forward);
 
-/** A built-in: counted against the caller's limits like any call, then answered from the view. */
+/**
+ * A built-in, or a call refused before the skill's policies (no such skill, params too deep):
+ * counted against the caller's limits like any call, then answered (or refused).
+ */
 const callBuiltin = (answer: () => Promise<unknown>) => compose<Call>([limits], async () => ({ ok: true, result: await answer() }));
-
-/** A call refused before any policy (no such skill, params too deep): counted against the caller's limits, then the refusal. */
-const callRefused = (refusal: RpcError) =>
-  compose<Call>([limits], async () => {
-    throw refusal;
-  });
 
 /** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
 function manifestOf(entry: SkillEntry): SkillManifest {
@@ -75,10 +72,11 @@ export async function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: 
       // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
       seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
       // A refused call counts against the caller's limits like any other: a scan of names is not free.
-      if (!entry || seen.hidden) return resultOf(await callRefused(new RpcError(ErrorCode.MethodNotFound))({ ...base, deadline: Infinity }));
+      const refuse = (refusal: RpcError) => callBuiltin(() => Promise.reject(refusal))({ ...base, deadline: Infinity });
+      if (!entry || seen.hidden) return resultOf(await refuse(new RpcError(ErrorCode.MethodNotFound)));
       seen.skill = entry.name;
       span.setAttribute("skillmesh.skill", entry.name);
-      if (tooDeep) return resultOf(await callRefused(new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`))({ ...base, deadline: Infinity }));
+      if (tooDeep) return resultOf(await refuse(new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`)));
       const manifest = manifestOf(entry);
       // A job's call may take the skill's maxDurationMs (with room for retries within it).
       const budgetMs = scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) + 5_000 : (scope.budgetMs ?? 2 * manifest.timeoutMs);

@@ -242,7 +242,7 @@ export const fallback: Policy = async (call, next) => {
     const policy = breakerPolicyOf(deployment);
     const verdict = breakerVerdict(outcome);
     // Observed numbers count what the breaker counts, per caller as the breaker charges them; a call its caller cut short says nothing.
-    if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, context.caller !== "anonymous" ? context.caller : await scope.principal(), scope.waitUntil);
+    if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, await scope.principal(), scope.waitUntil);
     const write =
       verdict === "none"
         ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)
@@ -319,9 +319,9 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
   const attributes = { "skillmesh.deployment": deployment.id, "skillmesh.role": deployment.role };
   return inSpan(tracer, "skillmesh.forward", call.trace, { kind: SpanKind.CLIENT, attributes }, async (span): Promise<Outcome> => {
     try {
-      const traceparent = outgoingTraceparent(span, call.trace);
-      const context = { ...call.scope.context, traceparent };
       const { scope } = call;
+      const traceparent = outgoingTraceparent(span, call.trace);
+      const context = { ...scope.context, traceparent };
       const forwarded = {
         method: call.request.method,
         params: call.request.params,

@@ -12,7 +12,7 @@
  * signed by another key, meant for another deployment (a call captured on its way to one version
  * cannot be replayed to another), changed on the way, or older than `MAX_SKEW_MS`.
  */
-import { decodeBase64, encodeBase64Url } from "hono/utils/encode";
+import { decodeBase64Url, encodeBase64, encodeBase64Url } from "hono/utils/encode";
 import { hexOf, sha256Hex } from "../hash/index.js";
 import { UTF8_ENCODER } from "../utf8/index.js";
 
@@ -32,6 +32,10 @@ export const BINDING_PATH = new URL(BINDING_URL).pathname;
 
 /** How far a signature's timestamp may be from the skill's clock (replays are bounded by it). */
 export const MAX_SKEW_MS = 60_000;
+
+/** Why the shared `SKILLMESH_HOP_SECRET` of earlier releases is refused wherever it is still set (the gateway, a skill, a deploy). */
+export const RETIRED_HOP_SECRET =
+  "SKILLMESH_HOP_SECRET is no longer used (every skill that held it could sign as the gateway): set SKILLMESH_HOP_KEY on the gateway and SKILLMESH_HOP_PUBLIC_KEY on skills reached by URL (npx skillmesh hop-key), then remove it";
 
 /** What a signature covers. */
 export interface SignedParts {
@@ -60,7 +64,7 @@ function keyBytes(text: string): Uint8Array | undefined {
   const body = text.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "");
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(body)) return undefined;
   try {
-    return decodeBase64(body.replaceAll("-", "+").replaceAll("_", "/"));
+    return decodeBase64Url(body); // takes the standard alphabet too
   } catch {
     return undefined;
   }
@@ -149,7 +153,7 @@ export async function hopRefusal(publicKeys: string, header: string | null, part
   if (!match) return "the call is not signed by the gateway";
   const timestamp = Number(match[1]);
   if (Math.abs(now - timestamp) > MAX_SKEW_MS) return "the call's signature is too old (or from the future)";
-  const signature = decodeBase64(match[2]!.replaceAll("-", "+").replaceAll("_", "/"));
+  const signature = decodeBase64Url(match[2]!);
   const payload = await payloadOf(timestamp, parts);
   for (const key of await hopVerifyingKeys(publicKeys)) {
     if (await crypto.subtle.verify(ED25519, key, signature, payload)) return undefined;
@@ -164,10 +168,9 @@ export async function hopRefusal(publicKeys: string, header: string | null, part
  */
 export async function generateHopKeys(): Promise<{ privateKey: string; publicKey: string }> {
   const pair = (await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"])) as CryptoKeyPair;
-  const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer);
+  const pkcs8 = (await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer;
   const raw = (await crypto.subtle.exportKey("raw", pair.publicKey)) as ArrayBuffer;
-  const base64 = btoa(String.fromCharCode(...pkcs8));
-  return { privateKey: `-----BEGIN PRIVATE KEY-----\n${base64}\n-----END PRIVATE KEY-----\n`, publicKey: base64Url(raw) };
+  return { privateKey: `-----BEGIN PRIVATE KEY-----\n${encodeBase64(pkcs8)}\n-----END PRIVATE KEY-----\n`, publicKey: base64Url(raw) };
 }
 
 /**

@@ -12,7 +12,6 @@ import type { SkillSummary } from "../gateway/catalog.js";
 import {
   ErrorCode,
   type JsonRpcFailure,
-  type JsonRpcParams,
   type JsonRpcRequest,
   type JsonRpcResponse,
   JsonRpcRequestSchema,
@@ -48,38 +47,15 @@ import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
-import type { JobView } from "../jobs/index.js";
 import { paramHeaderMismatch } from "./headers.js";
+import type { McpBackend } from "./backend.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { holdLongRequest } from "./waits.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation, sleep } from "../signal/index.js";
 
-/** What the MCP server needs from the gateway. */
-export interface McpBackend {
-  /** Every skill the registry serves now. */
-  catalog(): Promise<SkillSummary[]>;
-  /**
-   * One skill as the catalog lists it (undefined: none, or not for this caller), without needing
-   * the whole catalog: a new isolate answers a `tools/call` before its registry has loaded.
-   */
-  skill(name: string): Promise<SkillSummary | undefined>;
-  /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway pipeline; a failure is a thrown `RpcError`. */
-  call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
-  /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
-  submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
-  /** The caller's job as it stands, read from the store (not a call: a waiting `tasks/result` polls it). */
-  job(jobId: string): Promise<JobView | undefined>;
-  /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
-  caller: string;
-  /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */
-  admit(): Promise<void>;
-  /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
-  budgetMs?: number;
-  /** The request's own signal, where the runtime fires it (a client that goes away). */
-  signal?: AbortSignal;
-}
+export type { McpBackend } from "./backend.js";
 
 export interface McpOptions {
   serverInfo: { name: string; version: string };

@@ -10,7 +10,7 @@ import type { SkillSummary } from "../gateway/catalog.js";
 import type { JobStatus, JobView } from "../jobs/index.js";
 import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
-import type { McpBackend } from "./index.js";
+import type { McpBackend } from "./backend.js";
 import { holdLongRequest } from "./waits.js";
 import type { CallToolResult } from "./protocol.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
@@ -181,33 +181,39 @@ export class McpTasks {
   }
 
   /**
+   * The job once it has ended, read from its record (first soon, then less often), holding one of
+   * the caller's few long-request slots; past `TASK_RESULT_WAIT_MS` (or the caller's budget) -32004
+   * with the task's status.
+   */
+  private async ended(running: JobView): Promise<JobView> {
+    const held = holdLongRequest(this.backend.caller);
+    try {
+      const waitMs = Math.min(TASK_RESULT_WAIT_MS, this.backend.budgetMs ?? TASK_RESULT_WAIT_MS);
+      const deadline = Date.now() + waitMs;
+      let job = running;
+      for (let pollMs = TASK_RESULT_POLL_MS; !isTerminal(taskStatusOf(job.status)); pollMs = Math.min(TASK_RESULT_POLL_MAX_MS, pollMs * 2)) {
+        const status = taskStatusOf(job.status);
+        if (Date.now() >= deadline) throw new RpcError(ErrorCode.SkillTimeout, `Task ${job.jobId} is still ${status} after ${Math.round(waitMs / 1000)} s: call tasks/result again, or poll tasks/get`, { taskId: job.jobId, status });
+        held.renew();
+        await sleep(Math.min(pollMs, deadline - Date.now()));
+        const now = await this.backend.job(job.jobId);
+        if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
+        job = now;
+      }
+      return job;
+    } finally {
+      held.release();
+    }
+  }
+
+  /**
    * `tasks/result` (2025-11-25): waits for the task to end, then answers what the `tools/call`
    * would have (a failure as an `isError` result), tied to its task in `_meta`.
    */
   private async result(request: JsonRpcRequest, slot: RequestSlot) {
     // Once through the pipeline (the caller's limits, the audit log), then the record alone.
-    let job = await this.job(request, slot);
-    if (!isTerminal(taskStatusOf(job.status))) {
-      // A wait holds one of the caller's few long-request slots, for a bounded time, and ends with its client.
-      const held = holdLongRequest(this.backend.caller);
-      try {
-        const waitMs = Math.min(TASK_RESULT_WAIT_MS, this.backend.budgetMs ?? TASK_RESULT_WAIT_MS);
-        const deadline = Date.now() + waitMs;
-        for (let pollMs = TASK_RESULT_POLL_MS; !isTerminal(taskStatusOf(job.status)); pollMs = Math.min(TASK_RESULT_POLL_MAX_MS, pollMs * 2)) {
-          if (Date.now() >= deadline) {
-            throw new RpcError(ErrorCode.SkillTimeout, `Task ${job.jobId} is still ${taskStatusOf(job.status)} after ${Math.round(waitMs / 1000)} s: call tasks/result again, or poll tasks/get`, { taskId: job.jobId, status: taskStatusOf(job.status) });
-          }
-          held.renew();
-          await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())), this.backend.signal);
-          if (this.backend.signal?.aborted) throw new RpcError(ErrorCode.Cancelled, "Cancelled: the client went away");
-          const now = await this.backend.job(job.jobId);
-          if (!now) throw new RpcError(ErrorCode.InvalidParams, `Unknown task: ${job.jobId}`);
-          job = now;
-        }
-      } finally {
-        held.release();
-      }
-    }
+    const found = await this.job(request, slot);
+    const job = isTerminal(taskStatusOf(found.status)) ? found : await this.ended(found);
     const { result, error } = await this.outcomeOf(job);
     const answer = result ?? toolErrorOf(error ?? { code: ErrorCode.Cancelled, message: `Task ${job.jobId} was cancelled` });
     return { ...answer, _meta: { ...answer._meta, [RELATED_TASK]: { taskId: job.jobId } } };

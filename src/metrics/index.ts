@@ -164,10 +164,15 @@ export function minus(later: Window, earlier: Window | undefined): Window {
  */
 export function withoutDeciders(window: Window): { window: Window; excluded: string[] } {
   const named = Object.entries(window.callers).filter(([caller]) => caller !== OTHER_CALLERS);
-  const top = (by: (sums: Sums) => number) => named.reduce<[string, Sums] | undefined>((best, entry) => (by(entry[1]) > 0 && (!best || by(entry[1]) > by(best[1])) ? entry : best), undefined);
-  const excluded = [...new Set([top((s) => s.calls), top((s) => s.errors)].filter((e): e is [string, Sums] => !!e).map(([caller]) => caller))];
+  /** The named caller with the most of `count` (none when nobody has any). */
+  const top = (count: (sums: Sums) => number): string | undefined => {
+    let best: [string, number] | undefined;
+    for (const [caller, sums] of named) if (count(sums) > (best?.[1] ?? 0)) best = [caller, count(sums)];
+    return best?.[0];
+  };
+  const excluded = [...new Set([top((s) => s.calls), top((s) => s.errors)])].filter((caller): caller is string => caller !== undefined);
   if (!excluded.length) return { window, excluded };
-  let left: Sums = { calls: window.calls, errors: window.errors, latency: [...window.latency] };
+  let left: Sums = window;
   for (const caller of excluded) left = less(left, window.callers[caller]);
   const callers = Object.fromEntries(Object.entries(window.callers).filter(([caller]) => !excluded.includes(caller)));
   return { window: { ...left, callers }, excluded };

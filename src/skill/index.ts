@@ -10,7 +10,7 @@ import { progressRelay } from "../progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, describeIssues, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
-import { BINDING_PATH, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../hop/index.js";
+import { BINDING_PATH, CALL_KEY_HEADER, DELEGATION_HEADER, RETIRED_HOP_SECRET, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../hop/index.js";
 import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES, answerTooLargeMessage } from "../body/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
@@ -402,6 +402,11 @@ function trustsContext(env: unknown): boolean {
   return (env as { SKILLMESH_TRUST_CONTEXT?: unknown } | undefined)?.SKILLMESH_TRUST_CONTEXT === "true";
 }
 
+type HopVerifier = { publicKeys: string } | { misconfigured: string } | undefined;
+
+/** Each env's verifier, worked out once: Workers hand every request of an isolate the same env object. */
+const verifiers = new WeakMap<object, HopVerifier>();
+
 /**
  * How this Worker checks that the gateway sent a call: with the gateway's public key
  * (`SKILLMESH_HOP_PUBLIC_KEY`) every call must be signed for this deployment; without one, no
@@ -409,16 +414,19 @@ function trustsContext(env: unknown): boolean {
  * with the retired shared `SKILLMESH_HOP_SECRET`, or with a key that does not parse, serves no call
  * rather than every call.
  */
-function hopVerifierOf(env: unknown): { publicKeys: string } | { misconfigured: string } | undefined {
-  const vars = env as { SKILLMESH_HOP_PUBLIC_KEY?: unknown; SKILLMESH_HOP_SECRET?: unknown } | undefined;
-  const publicKeys = vars?.SKILLMESH_HOP_PUBLIC_KEY;
+function hopVerifierOf(env: unknown): HopVerifier {
+  if (typeof env !== "object" || env === null) return undefined;
+  if (verifiers.has(env)) return verifiers.get(env);
+  const vars = env as { SKILLMESH_HOP_PUBLIC_KEY?: unknown; SKILLMESH_HOP_SECRET?: unknown };
+  const publicKeys = vars.SKILLMESH_HOP_PUBLIC_KEY;
+  let verifier: HopVerifier;
   if (typeof publicKeys === "string" && publicKeys) {
-    return publicKeyList(publicKeys) ? { publicKeys } : { misconfigured: "SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys (npx skillmesh hop-key prints the gateway's)" };
+    verifier = publicKeyList(publicKeys) ? { publicKeys } : { misconfigured: "SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys (npx skillmesh hop-key prints the gateway's)" };
+  } else if (typeof vars.SKILLMESH_HOP_SECRET === "string" && vars.SKILLMESH_HOP_SECRET) {
+    verifier = { misconfigured: RETIRED_HOP_SECRET };
   }
-  if (typeof vars?.SKILLMESH_HOP_SECRET === "string" && vars.SKILLMESH_HOP_SECRET) {
-    return { misconfigured: "SKILLMESH_HOP_SECRET is no longer used (a secret shared with the gateway let any skill sign as it): set SKILLMESH_HOP_PUBLIC_KEY to the gateway's public key and remove the secret" };
-  }
-  return undefined;
+  verifiers.set(env, verifier);
+  return verifier;
 }
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {

@@ -8,7 +8,7 @@ const keyOf = (admin?: "read" | "write") => ({ id: "k_0123456789ab", admin }) as
 
 function ground(adminToken = "the-admin-token-of-this-gateway") {
   const keys = new Map<string, ApiKey>([["k_0123456789ab", keyOf("write")]]);
-  return { store: memoryStore(), keys: { byId: async (id: string) => keys.get(id) }, adminToken, keyTable: keys };
+  return { store: memoryStore(), keys: { byId: async (id: string) => keys.get(id) }, config: { adminToken }, keyTable: keys };
 }
 
 describe("dashboard sessions", () => {
@@ -23,8 +23,8 @@ describe("dashboard sessions", () => {
   it("an admin token's session ends when the token is rotated", async () => {
     const g = ground();
     const token = await startSession(g, { by: "admin-token", level: "write" }, T0);
-    expect(await sessionOf({ ...g, adminToken: "a-rotated-admin-token-value" }, token, T0)).toBeUndefined();
-    expect(await sessionOf({ ...g, adminToken: undefined }, token, T0)).toBeUndefined();
+    expect(await sessionOf({ ...g, config: { adminToken: "a-rotated-admin-token-value" } }, token, T0)).toBeUndefined();
+    expect(await sessionOf({ ...g, config: {} }, token, T0)).toBeUndefined();
     expect(await sessionOf(g, token, T0)).toEqual({ by: "admin-token", level: "write" });
   });
 

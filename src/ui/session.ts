@@ -26,26 +26,21 @@ export const UI_SESSION_MS = 8 * 3_600_000;
 /** The header the dashboard's script sends with every change. */
 export const UI_HEADER = "x-skillmesh-ui";
 
-/** What a session's credential is checked against on each use: the admin token and the keys as they are now. */
+/**
+ * Where sessions live and what their credentials are checked against on each use — the keys and
+ * the admin token as they are now: the gateway's runtime.
+ */
 export interface SessionGround {
   store: Store;
   keys: { byId(id: string): Promise<ApiKey | undefined> };
-  adminToken?: string;
-}
-
-/**
- * The ground of a gateway runtime's sessions: its store, its keys, its admin token.
- * @example const identity = await sessionOf(sessionGroundOf(gatewayRuntime(env)), sessionTokenOf(c))
- */
-export function sessionGroundOf(runtime: { store: Store; keys: SessionGround["keys"]; config: { adminToken?: string } }): SessionGround {
-  return { store: runtime.store, keys: runtime.keys, adminToken: runtime.config.adminToken };
+  config: { adminToken?: string };
 }
 
 const SessionSchema = z.object({
   by: z.string(),
   level: z.enum(["read", "write"]),
   /** For the admin token: the digest of the token the session was opened with. */
-  token: z.string().optional(),
+  adminTokenDigest: z.string().optional(),
   /** The sign-out generation it was opened in (`endAllSessions` moves it on). */
   generation: z.number().int(),
   expiresAt: z.number(),
@@ -67,7 +62,7 @@ export async function startSession(ground: SessionGround, identity: AdminIdentit
   const record = {
     by: identity.by,
     level: identity.level,
-    ...(identity.by === "admin-token" && ground.adminToken ? { token: await tokenDigest(ground.adminToken) } : {}),
+    ...(identity.by === "admin-token" && ground.config.adminToken ? { adminTokenDigest: await tokenDigest(ground.config.adminToken) } : {}),
     generation,
     expiresAt: now + UI_SESSION_MS,
   };
@@ -88,7 +83,7 @@ const lower = (a: AdminLevel, b: AdminLevel): AdminLevel => (LEVELS.indexOf(a) <
  * The identity a session token stands for now, or undefined when it stands for nothing: unknown,
  * older than 8 hours, signed out by `endAllSessions`, or its credential revoked, rotated or left
  * with no admin access. Its level is the lower of the session's and the credential's now.
- * @example const identity = await sessionOf(runtime, sessionTokenOf(c))
+ * @example const identity = await sessionOf(gatewayRuntime(env), sessionTokenOf(c))
  */
 export async function sessionOf(ground: SessionGround, token: string | undefined, now = Date.now()): Promise<AdminIdentity | undefined> {
   if (!token) return undefined;
@@ -99,7 +94,8 @@ export async function sessionOf(ground: SessionGround, token: string | undefined
   if (session.expiresAt <= now || session.generation !== generationOf(generation ?? null)) return undefined;
   let level: AdminLevel = session.level;
   if (session.by === "admin-token") {
-    if (!ground.adminToken || !session.token || session.token !== (await tokenDigest(ground.adminToken))) return undefined;
+    const { adminToken } = ground.config;
+    if (!adminToken || session.adminTokenDigest !== (await tokenDigest(adminToken))) return undefined;
   } else {
     const key = await ground.keys.byId(session.by);
     level = lower(level, key?.admin ?? "none");
