@@ -197,7 +197,7 @@ function skillCard(name: string, deployments: Deployment[], routes: Record<strin
       registry.breakers[d.id]?.state ?? "closed",
       observed?.calls ? `${observed.calls}` : "0",
       observed?.calls ? `${(observed.errorRate * 100).toFixed(1)}%` : "-",
-      observed?.p95Ms !== undefined ? `≤${observed.p95Ms} ms` : "-",
+      observed?.p95Ms !== undefined ? `${observed.p95Ms} ms` : "-",
       sparkline(history[d.id] ?? []),
       ...(canWrite ? [d.role === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : ""] : []),
     ];

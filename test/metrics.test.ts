@@ -3,6 +3,7 @@
  * (`parse-prometheus-text-format`), its counts matching the calls made — on both store drivers
  * (the counters are a Lua script on Redis and its twin in memory).
  */
+import { spawnSync } from "node:child_process";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
@@ -73,12 +74,22 @@ describe.each([
 
     // The parser reads the histogram's type and buckets, but merges labelled series (its known
     // limit): the per-series count is read from the text's own line.
-    const histogram = families.find((f) => f.name === "skillmesh_call_duration_ms")!;
+    // Durations in seconds, Prometheus' base unit.
+    const histogram = families.find((f) => f.name === "skillmesh_call_duration_seconds")!;
     expect(histogram.type).toBe("HISTOGRAM");
-    expect(Object.keys(histogram.metrics[0]!.buckets!)).toEqual(["5", "10", "25", "50", "100", "250", "500", "1000", "2500", "5000", "10000", "30000", "60000", "+Inf"]);
-    const line = (name: string) => Number(text.match(new RegExp(`^${name}\\{skill="test\\.flaky",version="1\\.0\\.0"(?:,le="\\+Inf")?\\} (\\d+)$`, "m"))?.[1]);
-    expect(line("skillmesh_call_duration_ms_count")).toBe(6 + 1); // the results and the -32602 its skill answered
-    expect(line("skillmesh_call_duration_ms_bucket")).toBe(line("skillmesh_call_duration_ms_count"));
+    // (The parser's buckets are an object: integer-like keys come first, so compare sorted.)
+    expect(Object.keys(histogram.metrics[0]!.buckets!).sort()).toEqual(["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "+Inf"].sort());
+    const line = (name: string) => Number(text.match(new RegExp(`^${name}\\{skill="test\\.flaky",version="1\\.0\\.0"(?:,le="\\+Inf")?\\} ([\\d.e+-]+)$`, "m"))?.[1]);
+    expect(line("skillmesh_call_duration_seconds_count")).toBe(6 + 1); // the results and the -32602 its skill answered
+    expect(line("skillmesh_call_duration_seconds_bucket")).toBe(line("skillmesh_call_duration_seconds_count"));
+    // The fixture answers within milliseconds: under a second a call (a sum in ms would not be).
+    expect(line("skillmesh_call_duration_seconds_sum")).toBeLessThan(7);
+
+    // Prometheus' own linter accepts the scrape (names, units, help, types).
+    const lint = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
+    expect(lint.error, "promtool is Debian's prometheus package (.ci/run installs it)").toBeUndefined();
+    expect(`${lint.stdout}${lint.stderr}`).toBe("");
+    expect(lint.status).toBe(0);
 
     expect(sample(families, "skillmesh_breaker_state", { skill: "test.flaky", version: "1.0.0", state: "closed" })?.value).toBe("1");
     expect(sample(families, "skillmesh_breaker_state", { skill: "test.flaky", version: "1.0.0", state: "open" })?.value).toBe("0");

@@ -9,7 +9,7 @@ import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
 import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
-import { LATENCY_BOUNDS_MS, OTHER_CALLERS, WindowSchema, addMetrics } from "../src/metrics/index.js";
+import { OTHER_CALLERS, WindowSchema, addMetrics } from "../src/metrics/index.js";
 import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { JobStore } from "../src/jobs/index.js";
@@ -263,7 +263,8 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   });
 
   it("metrics: adds a window's sums, in all and per caller, and names at most the given number of callers", async () => {
-    const sums = (calls: number, errors: number) => ({ calls, errors, latency: Array.from({ length: LATENCY_BOUNDS_MS.length + 1 }, (_, i) => (i === 2 ? calls : 0)) });
+    // Latency sketches: calls in bucket 231 (~100 ms), failures also in bucket 12.
+    const sums = (calls: number, errors: number) => ({ calls, errors, latency: { "231": calls, ...(errors ? { "12": errors } : {}) } });
     const add = (callers: Record<string, ReturnType<typeof sums>>) => {
       const total = Object.values(callers).reduce((t, c) => ({ calls: t.calls + c.calls, errors: t.errors + c.errors }), { calls: 0, errors: 0 });
       return JSON.stringify({ ...sums(total.calls, total.errors), callers });
@@ -273,12 +274,12 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     // A fourth caller past the three named is added up with the others.
     expect(await store.run(addMetrics, ["m"], [60_000, add({ k_d: sums(5, 0), k_e: sums(1, 0) }), 3])).toBe(13);
     const window = WindowSchema.parse(JSON.parse((await store.get("m"))!));
-    expect({ calls: window.calls, errors: window.errors, bucket: window.latency[2] }).toEqual({ calls: 13, errors: 2, bucket: 13 });
-    expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency[2]]]))).toEqual({ k_a: [5, 1, 5], k_b: [1, 0, 1], k_c: [1, 1, 1], [OTHER_CALLERS]: [6, 0, 6] });
+    expect({ calls: window.calls, errors: window.errors, latency: window.latency }).toEqual({ calls: 13, errors: 2, latency: { "231": 13, "12": 2 } });
+    expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency["231"], s.latency["12"]]]))).toEqual({ k_a: [5, 1, 5, 1], k_b: [1, 0, 1, undefined], k_c: [1, 1, 1, 1], [OTHER_CALLERS]: [6, 0, 6, undefined] });
     // A window written before callers were counted reads as one with none.
     await store.set("old", JSON.stringify(sums(2, 0)));
     await store.run(addMetrics, ["old"], [60_000, JSON.stringify({ ...sums(0, 0), callers: {} }), 3]);
-    expect(WindowSchema.parse(JSON.parse((await store.get("old"))!))).toMatchObject({ calls: 2, callers: {} });
+    expect(WindowSchema.parse(JSON.parse((await store.get("old"))!))).toMatchObject({ calls: 2, latency: { "231": 2 }, callers: {} });
   });
 
   it("audit: appends newest first, keeps only the newest entries, counts every entry, and reads a page from a position", async () => {

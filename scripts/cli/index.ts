@@ -131,12 +131,12 @@ function describeBreaker(breaker: Breaker | undefined): string {
   return `${breaker.state}${until}${breaker.reason ? ` (${breaker.reason})` : ""}`;
 }
 
-/** Observed beside declared, e.g. "12 calls, 8.3% errors (promised 1%), p95 ≤250 ms (promised 300)". */
+/** Observed beside declared, e.g. "12 calls, 8.3% errors (promised 1%), p95 251.3 ms (promised 300)". */
 export function describeObserved(observed: Observed | undefined, declared: Deployment["manifest"]): string {
   if (!observed?.calls) return "no calls (15 min)";
   const promise = declared?.reliability;
   const errors = `${(observed.errorRate * 100).toFixed(1)}% errors${promise?.successRate !== undefined ? ` (promised ${((1 - promise.successRate) * 100).toFixed(1)}%)` : ""}`;
-  const p95 = observed.p95Ms !== undefined ? `, p95 ≤${observed.p95Ms} ms${promise?.p95Ms !== undefined ? ` (promised ${promise.p95Ms})` : ""}` : "";
+  const p95 = observed.p95Ms !== undefined ? `, p95 ${observed.p95Ms} ms${promise?.p95Ms !== undefined ? ` (promised ${promise.p95Ms})` : ""}` : "";
   return `${observed.calls} calls, ${errors}${p95}`;
 }
 

@@ -84,7 +84,7 @@ export type Verdict = { type: "hold" | "advance" | "complete" | "rollback"; reas
 // ---------------------------------------------------------------------------------------------
 
 const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
-const p95 = (o: Observed) => (o.p95Ms === undefined ? "no latency yet" : `p95 ≤${o.p95Ms} ms`);
+const p95 = (o: Observed) => (o.p95Ms === undefined ? "no latency yet" : `p95 ${o.p95Ms} ms`);
 
 /**
  * Judges a running rollout's current step from the canary's and the stable's numbers over it.
@@ -103,7 +103,7 @@ export function judge(rollout: Rollout, canary: Observed, stable: Observed, now:
   if (judged && rollout.maxP95Ratio !== undefined && canary.p95Ms !== undefined && stable.p95Ms !== undefined) {
     const ratio = canary.p95Ms / stable.p95Ms;
     if (ratio > rollout.maxP95Ratio) {
-      return { type: "rollback", reason: `p95 ≤${canary.p95Ms} ms is ${ratio.toFixed(1)}x the stable's ≤${stable.p95Ms} ms > ${rollout.maxP95Ratio}x` };
+      return { type: "rollback", reason: `p95 ${canary.p95Ms} ms is ${ratio.toFixed(2)}x the stable's ${stable.p95Ms} ms > ${rollout.maxP95Ratio}x` };
     }
   }
   const left = rollout.stepStartedAt + rollout.everyMs - now;

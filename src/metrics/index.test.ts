@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { LATENCY_BOUNDS_MS, OTHER_CALLERS, type Window, latencyBucket, minus, sumOf, withoutDeciders } from "./index.js";
+import { OTHER_CALLERS, type Window, minus, observedOf, sumOf, withoutDeciders } from "./index.js";
+import { sketchBucket } from "./sketch.js";
 
-const sums = (calls: number, errors: number, ms = 20) => {
-  const latency = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
-  latency[latencyBucket(ms)] = calls;
-  return { calls, errors, latency };
-};
+const sums = (calls: number, errors: number, ms = 20) => ({ calls, errors, latency: { [sketchBucket(ms)]: calls } });
 function windowOf(callers: Record<string, ReturnType<typeof sums>>): Window {
   return { ...sumOf(Object.values(callers).map((c) => ({ ...c, callers: {} }))), callers };
 }
@@ -17,7 +14,7 @@ describe("withoutDeciders", () => {
     expect(excluded).toEqual(["k_loud", "k_failing"]);
     expect({ calls: window.calls, errors: window.errors }).toEqual({ calls: 65, errors: 1 });
     // The failing caller's slow calls are gone from the latency too.
-    expect(window.latency[latencyBucket(900)]).toBe(0);
+    expect(window.latency[sketchBucket(900)]).toBeUndefined();
   });
 
   it("one caller alone leaves nothing to judge: it can neither sink nor carry a canary", () => {
@@ -42,5 +39,29 @@ describe("minus", () => {
     expect(step.calls).toBe(9);
     expect(step.callers.k_a!.calls).toBe(6);
     expect(step.callers.k_b!.calls).toBe(3);
+  });
+});
+
+describe("observedOf", () => {
+  it("reads p50 and p95 from windows written by several isolates, within 2% of the true ones", () => {
+    const isolates: Window[] = [];
+    for (let i = 0; i < 3; i++) isolates.push({ ...sums(0, 0), latency: {}, callers: {} });
+    // 300 calls from 1 to 300 ms, spread over three isolates' windows.
+    for (let ms = 1; ms <= 300; ms++) {
+      const w = isolates[ms % 3]!;
+      w.calls++;
+      w.latency[sketchBucket(ms)] = (w.latency[sketchBucket(ms)] ?? 0) + 1;
+    }
+    const observed = observedOf(isolates);
+    expect(observed.calls).toBe(300);
+    expect(Math.abs(observed.p50Ms! / 150 - 1)).toBeLessThanOrEqual(0.0205); // rank ⌊0.5·299⌋ = 149: 150 ms
+    expect(Math.abs(observed.p95Ms! / 285 - 1)).toBeLessThanOrEqual(0.0205); // rank ⌊0.95·299⌋ = 284: 285 ms
+  });
+
+  it("a window stored before the sketch (fixed buckets) reads as one without latencies", async () => {
+    const { WindowSchema } = await import("./index.js");
+    const old = WindowSchema.parse({ calls: 3, errors: 0, latency: [0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] });
+    expect(old.latency).toEqual({});
+    expect(observedOf([old])).toEqual({ calls: 3, errorRate: 0, windowMs: 900_000 });
   });
 });

@@ -3,7 +3,7 @@
  * every forwarded attempt is added up in the isolate, and the sums are written about once a
  * second after the responses (`waitUntil`), one store script per deployment and minute. Readers
  * add up the last minutes (`OBSERVED_WINDOWS`) of every isolate's sums: calls, error rate, and
- * p50/p95 from a fixed latency histogram. A failure is what the breaker counts as one (the
+ * p50/p95 from a latency sketch within 2% of the true quantiles (./sketch.ts). A failure is what the breaker counts as one (the
  * skill's fault, not the caller's input); a call its caller cut short is not counted at all.
  */
 import { z } from "zod";
@@ -11,18 +11,7 @@ import { DelayedFlush } from "../flush/index.js";
 import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
 import { type Store, type StoreScript, mgetInBatches } from "../store/index.js";
-
-/** Upper bounds (ms) of the latency histogram's buckets; one more bucket holds the rest. */
-export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000] as const;
-
-/**
- * The histogram bucket a latency falls in: the index of its bound, `LATENCY_BOUNDS_MS.length` above the last.
- * @example latencyBucket(42) // 3 (≤ 50 ms)
- */
-export function latencyBucket(ms: number): number {
-  const bucket = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
-  return bucket === -1 ? LATENCY_BOUNDS_MS.length : bucket;
-}
+import { SketchSchema, addLatency, addSketch, quantileOf, sketchMinus } from "./sketch.js";
 /** One stored window. */
 export const METRICS_WINDOW_MS = 60_000;
 /** How many recent windows the observed numbers cover (15 minutes). */
@@ -41,14 +30,15 @@ export const OTHER_CALLERS = "(others)";
 const SumsSchema = z.object({
   calls: z.number(),
   errors: z.number(),
-  latency: z.array(z.number()).length(LATENCY_BOUNDS_MS.length + 1),
+  /** A window written before the sketch (fixed buckets, an array) reads as one without latencies. */
+  latency: SketchSchema.catch({}),
 });
 
 export const WindowSchema = SumsSchema.extend({
   /** The same sums per caller (who the breaker charges: a key id, a bearer's hash, an address id), so that no single caller decides a rollout. */
   callers: z.record(z.string(), SumsSchema).default({}),
 });
-/** Sums of calls, failures and the latency histogram (one minute's, or added up), in all and per caller. */
+/** Sums of calls, failures and the latency sketch (one minute's, or added up), in all and per caller. */
 export type Window = z.infer<typeof WindowSchema>;
 type Sums = z.infer<typeof SumsSchema>;
 
@@ -57,21 +47,21 @@ export interface Observed {
   calls: number;
   /** Failed calls / calls (0 when there were none). */
   errorRate: number;
-  /** The bucket bounds the median and the 95th percentile fall in (ms), when there were calls. */
+  /** The median and the 95th percentile (ms, within 2% of the true ones), when there were calls. */
   p50Ms?: number;
   p95Ms?: number;
   /** The span the numbers cover. */
   windowMs: number;
 }
 
-const emptySums = (): Sums => ({ calls: 0, errors: 0, latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0) });
+const emptySums = (): Sums => ({ calls: 0, errors: 0, latency: {} });
 const emptyWindow = (): Window => ({ ...emptySums(), callers: {} });
 
-/** Adds `add` into `into` (calls, errors, each latency bucket). */
+/** Adds `add` into `into` (calls, errors, the latency sketch). */
 function addInto(into: Sums, add: Sums): void {
   into.calls += add.calls;
   into.errors += add.errors;
-  add.latency.forEach((n, i) => (into.latency[i]! += n));
+  addSketch(into.latency, add.latency);
 }
 
 /** The caller's sums in a window (created, or the others' when the window names as many callers as it may). */
@@ -83,7 +73,7 @@ function callerSums(window: Window, caller: string, most = MAX_NAMED_CALLERS): S
 }
 
 /** The store key of a deployment's window starting at `start`. */
-export const metricsKey = (deploymentId: string, start: number) => `sm:metrics:${deploymentId}:${start}`;
+export const metricsKey = (deploymentId: string, start: number) => `sm:observed:${deploymentId}:${start}`;
 
 /**
  * KEYS: window. ARGV: ttl ms, the JSON sums to add, the most callers a window names. Adds them to
@@ -99,7 +89,7 @@ local sums = raw and cjson.decode(raw) or { calls = 0, errors = 0, latency = {} 
 local function into(target, more)
   target.calls = target.calls + more.calls
   target.errors = target.errors + more.errors
-  for i, n in ipairs(more.latency) do target.latency[i] = (target.latency[i] or 0) + n end
+  for bucket, n in pairs(more.latency) do target.latency[bucket] = (target.latency[bucket] or 0) + n end
 end
 into(sums, add)
 if type(sums.callers) ~= 'table' then sums.callers = {} end
@@ -142,7 +132,7 @@ export function sumOf(windows: Window[]): Window {
 
 const less = (later: Sums, earlier: Sums | undefined): Sums =>
   earlier
-    ? { calls: Math.max(0, later.calls - earlier.calls), errors: Math.max(0, later.errors - earlier.errors), latency: later.latency.map((n, i) => Math.max(0, n - (earlier.latency[i] ?? 0))) }
+    ? { calls: Math.max(0, later.calls - earlier.calls), errors: Math.max(0, later.errors - earlier.errors), latency: sketchMinus(later.latency, earlier.latency) }
     : later;
 
 /**
@@ -178,26 +168,19 @@ export function withoutDeciders(window: Window): { window: Window; excluded: str
   return { window: { ...left, callers }, excluded };
 }
 
+/** A quantile as shown: four significant digits (0.05% more error at most). */
+const shown = (ms: number) => Number(ms.toPrecision(4));
+
 /**
  * The observed numbers of windows added together.
- * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 25, p95Ms: 250, windowMs: 900000 }
+ * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 24.6, p95Ms: 251.3, windowMs: 900000 }
  */
 export function observedOf(windows: Window[]): Observed {
   const sum = sumOf(windows);
   const observed: Observed = { calls: sum.calls, errorRate: sum.calls ? sum.errors / sum.calls : 0, windowMs: OBSERVED_WINDOWS * METRICS_WINDOW_MS };
-  const timed = sum.latency.reduce((a, b) => a + b, 0);
-  if (!timed) return observed;
-  const quantile = (q: number) => {
-    let seen = 0;
-    for (let i = 0; i < sum.latency.length; i++) {
-      seen += sum.latency[i]!;
-      if (seen >= q * timed) return LATENCY_BOUNDS_MS[i] ?? Infinity;
-    }
-    return Infinity;
-  };
-  // A bucket past the last bound has no upper bound: say the last bound (JSON has no Infinity).
-  const bounded = (ms: number) => (Number.isFinite(ms) ? ms : LATENCY_BOUNDS_MS.at(-1)!);
-  return { ...observed, p50Ms: bounded(quantile(0.5)), p95Ms: bounded(quantile(0.95)) };
+  const p50 = quantileOf(sum.latency, 0.5);
+  const p95 = quantileOf(sum.latency, 0.95);
+  return p50 === undefined || p95 === undefined ? observed : { ...observed, p50Ms: shown(p50), p95Ms: shown(p95) };
 }
 
 /** The start of the window `t` falls in. */
@@ -223,11 +206,10 @@ export class MetricsBoard {
     const key = metricsKey(deploymentId, minuteOf(now));
     let window = this.#pending.get(key);
     if (!window) this.#pending.set(key, (window = emptyWindow()));
-    const bucket = latencyBucket(ms);
     for (const sums of [window, callerSums(window, caller)]) {
       sums.calls++;
       if (!ok) sums.errors++;
-      sums.latency[bucket]!++;
+      addLatency(sums.latency, ms);
     }
     this.#later.schedule(waitUntil);
   }

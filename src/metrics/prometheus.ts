@@ -9,7 +9,23 @@ import { z } from "zod";
 import { safeJson } from "../json/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 import { DelayedFlush } from "../flush/index.js";
-import { LATENCY_BOUNDS_MS, METRICS_FLUSH_MS, latencyBucket } from "./index.js";
+import { METRICS_FLUSH_MS } from "./index.js";
+
+/**
+ * Upper bounds (seconds, Prometheus' base unit) of the exported duration histogram's buckets;
+ * `+Inf` holds the rest. The observed numbers and the rollout judge read a finer sketch
+ * (./sketch.ts); these are for dashboards' `histogram_quantile`.
+ */
+export const DURATION_BOUNDS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
+
+/**
+ * The `le` label of the bucket a duration falls in.
+ * @example durationBucket(42) // "0.05"
+ */
+export function durationBucket(ms: number): string {
+  const bound = DURATION_BOUNDS_SECONDS.find((seconds) => ms <= seconds * 1000);
+  return bound === undefined ? "+Inf" : String(bound);
+}
 
 /** The store key of every counter (a Redis hash; a JSON object on the memory store). */
 export const COUNTERS_KEY = "sm:counters";
@@ -68,8 +84,8 @@ export class Counters {
   call(record: CallRecord, waitUntil: (promise: Promise<unknown>) => void): void {
     const { skill, version, code } = record;
     this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code)], 1);
-    this.#add(["latency", skill, version, String(LATENCY_BOUNDS_MS[latencyBucket(record.ms)] ?? "+Inf")], 1);
-    this.#add(["latency_sum", skill, version], Math.round(record.ms));
+    this.#add(["duration", skill, version, durationBucket(record.ms)], 1);
+    this.#add(["duration_sum_us", skill, version], Math.round(record.ms * 1000));
     if (record.replayed) this.#add(["replays", skill], 1);
     this.#later.schedule(waitUntil);
   }
@@ -138,22 +154,22 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
   const histogram: string[] = [];
   const series = new Map<string, { skill: string; version: string; buckets: Map<string, number>; sum: number }>();
   for (const { field: [kind, skill = "", version = "", le = ""], value } of counters) {
-    if (kind !== "latency" && kind !== "latency_sum") continue;
+    if (kind !== "duration" && kind !== "duration_sum_us") continue;
     const key = JSON.stringify([skill, version]);
     const entry = series.get(key) ?? { skill, version, buckets: new Map(), sum: 0 };
     series.set(key, entry);
-    if (kind === "latency") entry.buckets.set(le, (entry.buckets.get(le) ?? 0) + value);
+    if (kind === "duration") entry.buckets.set(le, (entry.buckets.get(le) ?? 0) + value);
     else entry.sum += value;
   }
   for (const { skill, version, buckets, sum } of series.values()) {
     let cumulative = 0;
-    for (const le of [...LATENCY_BOUNDS_MS.map(String), "+Inf"]) {
+    for (const le of [...DURATION_BOUNDS_SECONDS.map(String), "+Inf"]) {
       cumulative += buckets.get(le) ?? 0;
-      histogram.push(`skillmesh_call_duration_ms_bucket${labelsOf({ skill, version, le })} ${cumulative}`);
+      histogram.push(`skillmesh_call_duration_seconds_bucket${labelsOf({ skill, version, le })} ${cumulative}`);
     }
-    histogram.push(`skillmesh_call_duration_ms_sum${labelsOf({ skill, version })} ${sum}`, `skillmesh_call_duration_ms_count${labelsOf({ skill, version })} ${cumulative}`);
+    histogram.push(`skillmesh_call_duration_seconds_sum${labelsOf({ skill, version })} ${sum / 1e6}`, `skillmesh_call_duration_seconds_count${labelsOf({ skill, version })} ${cumulative}`);
   }
-  family("skillmesh_call_duration_ms", "histogram", "How long calls took through the gateway, in milliseconds.", histogram);
+  family("skillmesh_call_duration_seconds", "histogram", "How long calls took through the gateway, in seconds.", histogram);
 
   family("skillmesh_replays_total", "counter", "Answers replayed for a repeated Idempotency-Key, by skill.", of("replays").map(({ field: [, skill = ""], value }) => `skillmesh_replays_total${labelsOf({ skill })} ${value}`));
   const rateLimited = of("calls").filter(({ field }) => field[4] === "-32005").reduce((sum, c) => sum + c.value, 0);
