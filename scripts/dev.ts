@@ -17,12 +17,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { type Mesh, adminCall, startMesh } from "./mesh/index.js";
 import { KeyCreatedSchema } from "../src/admin-api/index.js";
+import { writeDevState } from "./mesh/dev-state.js";
 import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
 
@@ -88,6 +89,9 @@ try {
   stops.push(async () => clearInterval(ticker));
 
   const url = mesh.gatewayUrl;
+  // Where it runs, for the other commands of the project its skills/ is in (skillmesh new prints its curl for it).
+  const forgetDevState = writeDevState(dirname(skillsRoot), { url, auth: values.auth, pid: process.pid });
+  stops.push(async () => forgetDevState());
   // Pipelines checked against the skills they call, as `skillmesh contracts check` does.
   for (const problem of pipelineProblems(dirs, mesh.skills.map((s) => s.manifest))) console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);

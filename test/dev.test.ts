@@ -148,6 +148,17 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     expect(tools.json.result.map((s: { name: string }) => s.name)).toEqual(["scratch.greet"]);
     expect((await admin(url, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 30 } }, DEV_TOKEN)).status).toBe(200);
 
+    // The first change is a new skill (it takes the place of text.summarize's Worker in the list):
+    // served without a restart, on a port of its own, and its "Next:" curl is this mesh's.
+    const created = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.wave"], { cwd: project });
+    expect(created.stdout).toContain(`the running npm run dev (${url}) serves it`);
+    const curl = created.stdout.split("\n").find((line) => line.trim().startsWith("curl "))!.trim();
+    expect(curl).toContain(`curl -s ${url}/rpc`);
+    const waved = await eventually(() => run("sh", ["-c", curl]).then(({ stdout }) => JSON.parse(stdout), () => undefined), (answer) => answer?.result !== undefined, 60_000, 250);
+    expect(waved.result).toEqual({ greeting: "Hello, Ada!" });
+    expect(output()).not.toMatch(/Address already in use|kj::Exception/);
+    expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
+
     const source = join(dir, "index.ts");
     writeFileSync(source, readFileSync(source, "utf8").replace("Hello, ", "Welcome, "));
     // While workerd restarts (a second or two) the port refuses connections: poll through it.
@@ -163,14 +174,13 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     expect(output()).toMatch(/✗ wrangler could not bundle .*scratch-greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
     expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
 
-    // Mended, then a new skill folder: served and registered without a restart; removed: gone.
+    // Mended, then the new skill's folder removed: gone without a restart.
     const reloads = () => output().split("✓ reloaded in").length;
     const mended = reloads();
     writeFileSync(source, readFileSync(source, "utf8").replace("\nexport const broken = ;\n", ""));
     await eventually(async () => reloads(), (count) => count > mended, 60_000, 250);
-    await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.wave"], { cwd: project });
     const wave = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.wave", params: { name: "Bo" }, id: 3 })).json;
-    expect((await eventually(() => wave().catch(() => undefined), (answer) => answer?.result !== undefined, 60_000, 250)).result).toEqual({ greeting: "Hello, Bo!" });
+    expect((await wave()).result).toEqual({ greeting: "Hello, Bo!" });
     rmSync(join(project, "skills", "scratch-wave"), { recursive: true });
     // Mid-reload every skill answers -32601 (the memory store restarted empty, the registry is being
     // restored): the reload is done when the removed skill is gone and the others answer again.

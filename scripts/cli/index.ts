@@ -83,8 +83,11 @@ export interface CliIO {
   fetch: typeof fetch;
 }
 
+/** The gateway the CLI talks to: SKILLMESH_URL, or the local mesh's default. */
+const gatewayBaseOf = (env: CliIO["env"]) => (env.SKILLMESH_URL || "http://127.0.0.1:8787").replace(/\/$/, "");
+
 async function api(io: CliIO, method: string, path: string, body?: unknown): Promise<any> {
-  const base = (io.env.SKILLMESH_URL || "http://127.0.0.1:8787").replace(/\/$/, "");
+  const base = gatewayBaseOf(io.env);
   const token = io.env.SKILLMESH_ADMIN_TOKEN;
   if (!token) throw new CliError("SKILLMESH_ADMIN_TOKEN is not set: export the gateway's admin token first");
   let response: Response;
@@ -322,7 +325,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       return;
     }
     case "new": {
-      const { createSkill, projectRootFrom } = await import("./new-skill.js");
+      const { createSkill, exampleCurl, projectRootFrom } = await import("./new-skill.js");
+      const { readDevState } = await import("../mesh/dev-state.js");
       const name = need(skill, "a skill name, e.g. skillmesh new greet");
       if (positionals.length > 2) throw new CliError(`new takes one skill name; unexpected ${JSON.stringify(positionals[2])} (names have no spaces)`);
       let created: Awaited<ReturnType<typeof createSkill>>;
@@ -336,10 +340,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<void> {
       const shown = (file: string) => relative(root, file);
       io.out(`Created ${name}@${values.version ?? "1.0.0"} in ${shown(created.dir)}/:`);
       for (const file of created.files) io.out(`  ${shown(file)}`);
+      // The curl goes to the project's running mesh (its port, its key) when there is one.
+      const running = readDevState(root);
+      const serve = running ? `the running npm run dev (${running.url}) serves it within seconds` : "npm run dev                     serves it (a running npm run dev picks it up on its own)";
       io.out(`The gateway binds it as ${created.binding} (wrangler.toml [[services]]: npm run deploy registers it by that binding).
 Next:
-  npm run dev                     serves it (a running npm run dev picks it up on its own)
-  curl -s http://127.0.0.1:8787/rpc -H 'content-type: application/json' -d '{"jsonrpc":"2.0","method":"${name}","params":{"name":"Ada"},"id":1}'
+  ${serve}
+  ${exampleCurl(name, running?.url ?? gatewayBaseOf(io.env), running?.auth ?? false)}
   npx vitest run ${shown(created.dir)}       its tests (npm test runs them too)
   npm run contracts               before a release: write contracts/${name}/${values.version ?? "1.0.0"}.json, and commit it`);
       return;

@@ -96,6 +96,19 @@ export function withServiceBinding(toml: string, binding: string, service: strin
   return `${toml.slice(0, end)}\n${entry}${toml.slice(end)}`;
 }
 
+/** The template's example call: its test, its README and `skillmesh new`'s "Next:" all use it. */
+export const EXAMPLE_PARAMS = { name: "Ada" } as const;
+
+/**
+ * The curl that calls a new skill: at the project's running mesh (its URL and key header) when
+ * `npm run dev` runs, else at `fallbackUrl`.
+ * @example exampleCurl("greet", "http://127.0.0.1:8790", true) // "curl -s http://127.0.0.1:8790/rpc … -H \"Authorization: Bearer $SKILLMESH_KEY\" …"
+ */
+export function exampleCurl(name: string, url: string, auth: boolean, separator = " "): string {
+  const key = auth ? ` -H "Authorization: Bearer $SKILLMESH_KEY"` : "";
+  return `curl -s ${url}/rpc -H 'content-type: application/json'${key}${separator}-d '${JSON.stringify({ jsonrpc: "2.0", method: name, params: EXAMPLE_PARAMS, id: 1 })}'`;
+}
+
 interface Template {
   name: string;
   version: string;
@@ -138,8 +151,8 @@ describe("${s.name} (workerd)", () => {
   afterAll(() => skill?.dispose());
 
   it("answers a call", async () => {
-    const { result } = await skill.call({ name: "Ada" });
-    expect(result).toEqual({ greeting: "Hello, Ada!" });
+    const { result } = await skill.call(${JSON.stringify(EXAMPLE_PARAMS)});
+    expect(result).toEqual({ greeting: "Hello, ${EXAMPLE_PARAMS.name}!" });
   });
 
   it("refuses input its schema rejects, saying which field", async () => {
@@ -173,8 +186,7 @@ const readme = (s: Template) => `# ${s.name} ${s.version}
 What the skill does, for the people who maintain it (models read the description in index.ts).
 
 \`\`\`sh
-curl -s http://127.0.0.1:8787/rpc -H 'content-type: application/json' \\
-  -d '{"jsonrpc":"2.0","method":"${s.name}","params":{"name":"Ada"},"id":1}'
+${exampleCurl(s.name, "http://127.0.0.1:8787", false, " \\\n  ")}
 \`\`\`
 
 Run with the mesh: \`npm run dev\` (it reloads on save). Run alone:

@@ -3,6 +3,7 @@
  * instance, the gateway bound to each skill by a service binding, every skill also on its own
  * loopback port for direct calls. Used by `npm run dev`, the integration tests and the benchmark.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { dirname } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
@@ -85,6 +86,18 @@ interface MeshWorker {
 interface Ports {
   gateway: number;
   skills: Map<string, number>;
+}
+
+/** A port nothing listens on now on `host` (the kernel's pick). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** The Miniflare options of the whole mesh: the gateway bound to each skill, every Worker on its own socket. */
@@ -183,6 +196,9 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         const next = meshWorkersOf(nextBundles);
         // Same ports after the restart: the gateway's URL and every skill's direct URL stay valid.
         const ports: Ports = { gateway: Number(new URL(gatewayUrl).port), skills: new Map(mesh.skills.map((s) => [s.workerName, Number(new URL(s.url).port)])) };
+        // A new skill gets a free port picked here: asked for port 0, Miniflare would reuse the
+        // port of the Worker that had its position before — another skill's, still asked for.
+        for (const s of next) if (!ports.skills.has(s.workerName)) ports.skills.set(s.workerName, await freePort("127.0.0.1"));
         try {
           await miniflare.setOptions(miniflareOptionsOf(options, nextGateway!, next, ports));
           mesh.skills = await meshSkillsOf(miniflare, next);
