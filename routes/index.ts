@@ -13,6 +13,7 @@ import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
+import { SESSION_HEADER } from "../src/mcp/index.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
 import { wellKnownRoutes } from "./well-known.js";
@@ -35,7 +36,7 @@ gateway.use(async (c, next) => {
 gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
 // A page that passed the guard may read what it called (CORS), on the routes meant for agents:
 // the answer, its call headers, and the OAuth challenge of a 401 (a browser MCP client follows it).
-const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate"]);
+const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate", SESSION_HEADER]);
 for (const path of ["/rpc", "/mcp", "/.well-known/*"]) gateway.use(path, pageCors);
 
 gateway.route("/rpc", rpcRoutes);

@@ -1,7 +1,8 @@
 /**
- * `/mcp`: MCP over Streamable HTTP, stateless (no sessions). `POST` answers one message (or a
- * 2025-03-26 batch) with JSON, or with an event stream where the request asks for one
- * (`subscriptions/listen`); `GET` and `DELETE` are 405. A browser page's `Origin` is
+ * `/mcp`: MCP over Streamable HTTP, stateless (no session state: a 2025-era `initialize` hands
+ * out an `Mcp-Session-Id` that only scopes the client's request ids for `notifications/cancelled`).
+ * `POST` answers one message (or a 2025-03-26 batch) with JSON, or with an event stream where the
+ * request asks for one (`subscriptions/listen`); `GET` and `DELETE` are 405 (sessions need no ending). A browser page's `Origin` is
  * checked for every route of the gateway (src/browser).
  */
 import { Hono } from "hono";
@@ -13,7 +14,7 @@ import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type McpBackend, answerMcpPost } from "../src/mcp/index.js";
+import { type McpBackend, SESSION_HEADER, answerMcpPost } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 
@@ -53,7 +54,7 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
   };
   const { config } = runtime;
-  const { status, body, stream } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
+  const { status, body, stream, sessionId } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
     serverInfo: SERVER_INFO,
     instructions: INSTRUCTIONS,
     pageSize: config.mcpPageSize,
@@ -63,6 +64,7 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     heartbeatMs: config.sseHeartbeatMs,
   });
   const headers = answerHeadersOf(scope);
+  if (sessionId) headers[SESSION_HEADER] = sessionId;
   if (stream) return new Response(stream, { status, headers: { ...headers, ...SSE_HEADERS } });
   if (body === undefined) return new Response(null, { status, headers });
   return new Response(answerJson(body), { status, headers: { ...headers, "content-type": "application/json" } });

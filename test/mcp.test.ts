@@ -165,7 +165,8 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
       const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INIT, protocolVersion: asked } });
       expect(answer.status).toBe(200);
       expect(answer.json.result.protocolVersion).toBe(got);
-      expect(answer.headers.get("mcp-session-id")).toBeNull();
+      // A session of its own (it only scopes the client's request ids for notifications/cancelled).
+      expect(answer.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{32}$/);
     }
   });
 

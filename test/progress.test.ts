@@ -168,6 +168,33 @@ describe("cancellation", () => {
     expect(after.finished).toBe(before.finished);
   });
 
+  it("MCP 2025: a cancel reaches only its own client's call, though two clients of one caller use the same id", async () => {
+    const headers = { "mcp-protocol-version": "2025-11-25" };
+    // Each client's handshake gives it a session (auth is off: both are the caller "anonymous").
+    const sessionOf = async () => {
+      const answer = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, headers);
+      return answer.headers.get("mcp-session-id")!;
+    };
+    const [a, b] = [await sessionOf(), await sessionOf()];
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(b).not.toBe(a);
+    const before = await seen();
+    const call = (session: string) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps: 15, stepMs: 100 } } }, { ...headers, "mcp-session-id": session });
+    const [callA, callB] = [call(a), call(b)];
+    await eventually(seen, (s) => s.started >= before.started + 2, 5_000, 20);
+    expect((await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }, { ...headers, "mcp-session-id": a })).status).toBe(202);
+    expect((await callA).json.result).toMatchObject({ isError: true, _meta: { "skillmesh/error": { code: -32007 } } });
+    expect((await callB).json.result.isError).toBeFalsy(); // B's call ran to its end
+    expect(await eventually(seen, (s) => s.finished > before.finished, 5_000, 50)).toMatchObject({ cancelled: before.cancelled + 1, finished: before.finished + 1 });
+
+    // Two calls with id 8 and no session: a cancel cannot tell them apart, and stops neither.
+    const plain = () => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "test.long", arguments: { steps: 8, stepMs: 100 } } }, headers);
+    const [first, second] = [plain(), plain()];
+    await eventually(seen, (s) => s.started >= before.started + 4, 5_000, 20);
+    await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8 } }, headers);
+    for (const answer of [await first, await second]) expect(answer.json.result.isError).toBeFalsy();
+  });
+
   it("the caller's timeout (X-Timeout-Ms) aborts the skill's call too", async () => {
     const before = await seen();
     const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } }, { "x-timeout-ms": "500" });

@@ -74,10 +74,29 @@ export interface McpOptions {
   heartbeatMs?: number;
 }
 
-/** What to send: an HTTP status and a JSON body (none for 202), or an event stream. */
+/** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */
 export type McpAnswer =
-  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined }
-  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined };
+  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined; sessionId?: string }
+  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined; sessionId?: undefined };
+
+/** The response header that gives a 2025-era client its session at `initialize` (and that it sends back). */
+export const SESSION_HEADER = "mcp-session-id";
+
+/**
+ * A request's 2025-era session: the `Mcp-Session-Id` it sends back ("" without one, or with one
+ * that is not visible ASCII of at most 128 characters). The gateway keeps no session state: the
+ * id only keeps one client's `notifications/cancelled` away from another's calls.
+ * @example sessionOf(new Headers({ "mcp-session-id": "3f…" })) // "3f…"
+ */
+export function sessionOf(headers: Headers): string {
+  const session = headers.get(SESSION_HEADER) ?? "";
+  return /^[\x21-\x7e]{1,128}$/.test(session) ? session : "";
+}
+
+/** A new session id: 128 random bits in hex. */
+function newSessionId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /**
  * Answers one POST to `/mcp`.
@@ -90,7 +109,7 @@ export async function answerMcpPost(headers: Headers, text: string, backend: Mcp
   } catch {
     return { status: 400, body: failure(null, ErrorCode.ParseError) };
   }
-  const server = new McpServer(backend, options);
+  const server = new McpServer(backend, options, sessionOf(headers));
   if (!Array.isArray(parsed)) return server.answerMessage(headers, parsed, { index: 0, batch: false });
 
   const version = headers.get("mcp-protocol-version") ?? DEFAULT_VERSION;
@@ -116,6 +135,8 @@ class McpServer {
   constructor(
     private readonly backend: McpBackend,
     private readonly options: McpOptions,
+    /** The client's session (`sessionOf`), which scopes its request ids for cancellation. */
+    private readonly session: string,
   ) {
     this.tasks = new McpTasks(backend, async (name) => (await this.tool(name))?.skill, options.pageSize);
   }
@@ -147,7 +168,9 @@ class McpServer {
         return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming, !stateless));
       }
       const result = await this.answer(headers, request, version.version, slot);
-      return { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
+      const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
+      // A handshake opens a session of its own (batches are 2025-03-26 and carry no initialize of use).
+      return request.method === "initialize" && !stateless && !slot.batch ? { ...answer, sessionId: newSessionId() } : answer;
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
       const code = body.error.code;
@@ -276,11 +299,11 @@ class McpServer {
    */
   private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming, cancellable = false) {
     const { known } = prepared;
-    const key = inFlightKey(this.backend.caller, prepared.id);
+    const key = inFlightKey(this.backend.caller, this.session, prepared.id);
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
     // forbid it): that request flags the call and tells the skill itself (src/signal, src/forward).
     const cancellation = cancellable ? new Cancellation() : undefined;
-    if (cancellation) inFlight.set(key, cancellation);
+    if (cancellation) inFlight.set(key, (inFlight.get(key) ?? new Set()).add(cancellation));
     try {
       return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, cancellation ? { ...streaming, cancellation } : streaming));
     } catch (thrown) {
@@ -288,7 +311,8 @@ class McpServer {
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
       return toolErrorOf(error);
     } finally {
-      if (cancellation && inFlight.get(key) === cancellation) inFlight.delete(key);
+      const calls = inFlight.get(key);
+      if (cancellation && calls?.delete(cancellation) && !calls.size) inFlight.delete(key);
     }
   }
 
@@ -312,10 +336,17 @@ class McpServer {
     return { status: 200, stream };
   }
 
-  /** A 2025-era `notifications/cancelled`: cancels the caller's call with that id, if this isolate runs it. */
+  /**
+   * A 2025-era `notifications/cancelled`: cancels the call with that id of this caller and
+   * session, if this isolate runs it. Two such calls (two clients of one caller sending no
+   * session) make it ambiguous: neither is cancelled.
+   */
   private async noteCancellation(message: unknown): Promise<void> {
     const checked = CancelledNotificationSchema.safeParse(message);
-    if (checked.success) await inFlight.get(inFlightKey(this.backend.caller, checked.data.params.requestId))?.cancel();
+    if (!checked.success) return;
+    const calls = inFlight.get(inFlightKey(this.backend.caller, this.session, checked.data.params.requestId));
+    if (calls?.size === 1) await [...calls][0]!.cancel();
+    else if (calls) console.warn(`[gateway] notifications/cancelled for request ${JSON.stringify(checked.data.params.requestId)} names ${calls.size} calls of one caller without a session: none cancelled (clients send Mcp-Session-Id)`);
   }
 
   /**
@@ -358,14 +389,15 @@ class McpServer {
 }
 
 /**
- * The tool calls this isolate is running, by caller and request id, for `notifications/cancelled`
- * (2025 era: a separate POST names the request to stop). A cancellation that reaches another
- * isolate than its call finds nothing here: closing the stream is the way that always works.
+ * The tool calls this isolate is running, by caller, session and request id, for
+ * `notifications/cancelled` (2025 era: a separate POST names the request to stop). A cancellation
+ * that reaches another isolate than its call finds nothing here: closing the stream is the way
+ * that always works.
  */
-const inFlight = new Map<string, Cancellation>();
+const inFlight = new Map<string, Set<Cancellation>>();
 
-function inFlightKey(caller: string, id: string | number): string {
-  return `${caller}\n${typeof id}:${id}`;
+function inFlightKey(caller: string, session: string, id: string | number): string {
+  return `${caller}\n${session}\n${typeof id}:${id}`;
 }
 
 /** `params._meta.progressToken` of a request: a string or an integer. */
