@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { committedContracts, pipelineProblems } from "../scripts/contracts.js";
+import { committedContracts, currentManifests, pipelineProblems } from "../scripts/contracts.js";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
@@ -115,6 +115,16 @@ describe("a pipeline checked against its skills' contracts", () => {
     writeFileSync(join(broken, "pipeline.yaml"), readFileSync(join(shipped, "pipeline.yaml"), "utf8").replace("$.steps.extract.output.text", "$.steps.extract.output.body"));
     expect(pipelineProblems([broken], committedContracts())).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body"]);
   });
+
+  it("a field the called skill does not declare is reported (skill inputs are strict by default)", async () => {
+    const language = join(scratch, "pipeline-language");
+    mkdirSync(language);
+    writeFileSync(join(language, "pipeline.yaml"), readFileSync(join(fixture("pipeline-language"), "pipeline.yaml"), "utf8").replace("input: { minuend: 10, subtrahend: 3 }", "input: { minuend: 10, subtrahend: 3, volume: 11 }"));
+    const manifests = await currentManifests(["subtract", "sum"].map(fixture));
+    expect(manifests.find((m) => m.name === "subtract")!.inputSchema.additionalProperties).toBe(false);
+    // (The fixture calls no.such.skill on purpose, to exercise onError.)
+    expect(pipelineProblems([language], manifests).filter((p) => !p.includes("no.such.skill"))).toEqual(["pipeline test.language, step maybe, input.volume: subtract's input has no field volume"]);
+  }, 60_000);
 });
 
 describe("a keyed retry of a pipeline", () => {

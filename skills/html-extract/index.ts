@@ -26,6 +26,8 @@ export default defineSkill({
     truncated: z.boolean(),
   }),
   idempotent: true,
+  // Released (1.0.0) before inputs were strict: its contract stays open; the next major may drop this.
+  strictInput: false,
   timeoutMs: 5_000,
   handler: ({ html, baseUrl, maxTextChars, maxItems }) => extractPage(html, { baseUrl, maxTextChars, maxItems }),
 });

@@ -38,6 +38,8 @@ export default defineSkill({
     valid: z.boolean(),
   }),
   idempotent: true,
+  // Released (1.0.0) before inputs were strict: its contract stays open; the next major may drop this.
+  strictInput: false,
   timeoutMs: 2_000,
   handler: ({ frame, role }) => {
     const bytes = parseHex(frame)!;

@@ -11,6 +11,8 @@ const CASES: Array<[string, Record<string, unknown>, Record<string, unknown>, "i
   ["input property removed (closed object)", obj({ a: str, b: str }, [], { additionalProperties: false }), obj({ a: str }, [], { additionalProperties: false }), "input", true, false],
   ["input required property removed", obj({ a: str, b: str }, ["b"]), obj({ a: str }), "input", true, false],
   ["input optional property removed (open object: it would be ignored)", obj({ a: str, b: str }), obj({ a: str }), "input", true, false],
+  ["input closed (undeclared fields now refused: strict input)", obj({ a: str }), obj({ a: str }, [], { additionalProperties: false }), "input", true, false],
+  ["input opened (strictInput: false)", obj({ a: str }, [], { additionalProperties: false }), obj({ a: str }), "input", false, true],
   ["optional input property added", obj({ a: str }), obj({ a: str, b: str }), "input", false, true],
   ["required input property added", obj({ a: str }), obj({ a: str, b: str }, ["b"]), "input", true, false],
   ["input property newly required", obj({ a: str }), obj({ a: str }, ["a"]), "input", true, false],

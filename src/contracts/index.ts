@@ -109,6 +109,12 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
     }
     for (const key of ry) if (key in px && !rx.has(key)) (side === "input" ? diff.breaking : diff.additive).push(`${path}.${key} now required`);
     for (const key of rx) if (key in py && !ry.has(key)) (side === "input" ? diff.additive : diff.breaking).push(`${path}.${key} no longer required`);
+    // Undeclared fields: refusing them breaks callers who sent some (input); accepting them again is additive.
+    if (side === "input" && (x.type === "object" || y.type === "object")) {
+      const closed = (schema: Schema) => schema.additionalProperties === false;
+      if (!closed(x) && closed(y)) diff.breaking.push(`${path}: undeclared fields now refused (additionalProperties: false)`);
+      else if (closed(x) && !closed(y)) diff.additive.push(`${path}: undeclared fields accepted again`);
+    }
     // Arrays and tuples.
     if (x.items !== undefined || y.items !== undefined) visit(x.items, y.items, `${path}[]`, depth + 1);
     if (Array.isArray(x.prefixItems) || Array.isArray(y.prefixItems)) {

@@ -139,11 +139,13 @@ export function errorText(error: unknown): string {
 
 /** zod issues as plain data a model can act on: where, what, and the code. */
 export function describeIssues(error: z.ZodError): Array<{ path: string; message: string; code: string }> {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(root)",
-    message: issue.message,
-    code: issue.code,
-  }));
+  const pathOf = (path: PropertyKey[]) => path.map(String).join(".") || "(root)";
+  // An undeclared field is its own issue at its own path (zod names them all at the object's).
+  return error.issues.flatMap((issue): Array<{ path: string; message: string; code: string }> =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: "unknown field: the schema does not declare it", code: issue.code }))
+      : [{ path: pathOf(issue.path), message: issue.message, code: issue.code }],
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import { BINDING_PATH, CALL_KEY_HEADER, DELEGATION_HEADER, RETIRED_HOP_SECRET, S
 import { ABORT_AFTER_TIMEOUT_MS, type HeaderLookup, SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
 import { MAX_ANSWER_BYTES, answerTooLargeMessage } from "../body/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
+import { strictInputOf } from "./strict.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { Cancellation, anySignal } from "../signal/index.js";
 
@@ -141,6 +142,12 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   breaker?: SkillManifest["breaker"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
   idempotencyTtlSeconds?: number;
+  /**
+   * Default true: a field the input does not declare (at any depth) is refused with -32602
+   * naming it, and the published schema says `additionalProperties: false` (./strict.ts). False:
+   * such fields are dropped, as JSON Schema's open default allows.
+   */
+  strictInput?: boolean;
   handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
 }
 
@@ -204,8 +211,10 @@ interface Delivery<Env> {
  * })
  */
 export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, Env extends object = object>(
-  definition: SkillDefinition<Input, Output, Env>,
+  declared: SkillDefinition<Input, Output, Env>,
 ): SkillWorker<Env, Input, Output> {
+  // Undeclared input fields are refused (and the published schema says so) unless the skill opts out.
+  const definition = declared.strictInput === false ? declared : { ...declared, input: strictInputOf(declared.input) };
   const manifest = manifestOf(definition);
   const toInput = positionalMapper(definition.input);
   const deploymentId = `${manifest.name}@${manifest.version}`;

@@ -29,4 +29,7 @@ export const summarizeContract = {
   input: SummarizeInput,
   output: SummarizeOutput,
   idempotent: true,
+  // Released before inputs were strict: 1.0.0, 2.0.0 and 1.0.0-lead keep their open contracts
+  // (undeclared fields dropped). Refusing them would break callers: that is for a next major.
+  strictInput: false,
 };
