@@ -1,16 +1,21 @@
 /**
- * Contracts in git. `npm run contracts` writes every skill's manifest (as its bundle serves it at
- * `GET /manifest`) to `contracts/<name>/<version>.json` for commit; `npm run contracts -- --check`
- * and `skillmesh contracts check` compare the skills with the committed contracts and fail with
- * what breaks whom (src/contracts holds the rules), and check every pipeline against the skills
- * it calls (src/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
+ * Contracts in git. `npm run contracts` writes each skill's manifest (as its bundle serves it at
+ * `GET /manifest`) to `contracts/<name>/<version>.json` for commit — never over a released one
+ * with another definition. `npm run contracts -- --check` and `skillmesh contracts check` compare
+ * the skills with the released contracts (the working tree's and the base branch's, read with
+ * git, so a rewritten file cannot silence the gate) and fail with what breaks whom (src/contracts
+ * holds the rules), and check every pipeline against the skills it calls
+ * (src/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { checkContracts } from "../src/contracts/index.js";
+import { spawnSync } from "node:child_process";
+import { checkContracts, compareSchemas } from "../src/contracts/index.js";
+import { canonicalJson } from "../src/json/index.js";
+import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
@@ -30,29 +35,107 @@ export async function currentManifests(dirs = skillDirs()): Promise<SkillManifes
   }
 }
 
-/** Every committed contract, parsed (a file that does not parse is an error naming it). */
+/** A contract file's manifest (a file that does not parse is an error naming it). */
+function manifestFrom(text: string, file: string): SkillManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${file} is not JSON`);
+  }
+  const parsed = SkillManifestSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${file} is not a skill manifest: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** Every contract in the working tree's folder, parsed. */
 export function committedContracts(dir = CONTRACTS_DIR): SkillManifest[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) =>
     readdirSync(join(dir, name))
       .filter((file) => file.endsWith(".json"))
-      .map((file) => {
-        const parsed = SkillManifestSchema.safeParse(JSON.parse(readFileSync(join(dir, name, file), "utf8")));
-        if (!parsed.success) throw new Error(`contracts/${name}/${file} is not a skill manifest: ${parsed.error.issues[0]?.message}`);
-        return parsed.data;
-      }),
+      .map((file) => manifestFrom(readFileSync(join(dir, name, file), "utf8"), `contracts/${name}/${file}`)),
   );
 }
 
+/** Where the released contracts are read from: a folder, and the git repository it is in (if any). */
+export interface ContractSource {
+  dir: string;
+  /** The git ref whose contracts are released too, e.g. "origin/main" (default: `baseRefOf`). */
+  against?: string;
+}
+
+/** Runs git in `cwd`; undefined when git or the repository is not there, or the command fails. */
+function git(cwd: string, args: string[]): string | undefined {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return result.status === 0 ? result.stdout : undefined;
+}
+
 /**
- * What keeps the skills from being released against the committed contracts (empty: none).
+ * The ref whose contracts are released, as buf's `breaking --against` and Pact's `can-i-deploy`
+ * compare with the main line: `SKILLMESH_CONTRACTS_AGAINST` if set, else where HEAD left
+ * origin/main (or main), else HEAD itself; undefined outside a git repository.
+ * @example baseRefOf(ROOT) // "3f1c…" (the merge base of HEAD and origin/main)
+ */
+export function baseRefOf(cwd: string, env = process.env): string | undefined {
+  if (env.SKILLMESH_CONTRACTS_AGAINST) return env.SKILLMESH_CONTRACTS_AGAINST;
+  if (git(cwd, ["rev-parse", "--verify", "--quiet", "HEAD"]) === undefined) return undefined;
+  for (const main of ["origin/main", "main"]) {
+    const base = git(cwd, ["merge-base", "HEAD", main])?.trim();
+    if (base) return base;
+  }
+  return "HEAD";
+}
+
+/**
+ * The contracts `ref` holds in `dir` (path → manifest), read with git; empty when `dir` is not
+ * in a repository or `ref` has none.
+ */
+export function contractsAt(dir: string, ref: string): Map<string, SkillManifest> {
+  const contracts = new Map<string, SkillManifest>();
+  if (!existsSync(dir)) return contracts;
+  const prefix = git(dir, ["rev-parse", "--show-prefix"])?.trim();
+  if (prefix === undefined) return contracts;
+  const listed = git(dir, ["ls-tree", "-r", "--name-only", "--full-name", ref, "--", "."]);
+  for (const path of (listed ?? "").split("\n").filter((line) => line.endsWith(".json"))) {
+    const relativePath = path.slice(prefix.length); // ls-tree names paths from the repository's root
+    const text = git(dir, ["show", `${ref}:${path}`]);
+    if (text !== undefined) contracts.set(relativePath, manifestFrom(text, `${ref}:${path}`));
+  }
+  return contracts;
+}
+
+/**
+ * The released contracts: the base ref's (`baseRefOf`) and the working tree's, the base ref's
+ * winning where both have one; and every file the working tree rewrote (a released contract is
+ * never rewritten, or the drift gate could be silenced by writing the new definition over it).
+ * @example const { released, rewritten } = releasedContracts({ dir: CONTRACTS_DIR })
+ */
+export function releasedContracts(source: ContractSource): { released: SkillManifest[]; rewritten: string[]; against?: string } {
+  const working = new Map(committedContracts(source.dir).map((m) => [`${m.name}/${m.version}.json`, m]));
+  const against = source.against ?? baseRefOf(source.dir);
+  const base = against ? contractsAt(source.dir, against) : new Map<string, SkillManifest>();
+  const rewritten = [...base].filter(([path, manifest]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(manifest)).map(([path]) => path);
+  return { released: [...new Map([...working, ...base]).values()], rewritten, ...(against ? { against } : {}) };
+}
+
+/**
+ * What keeps the skills from being released against the released contracts (empty: none).
  * @example if ((await contractProblems()).length) process.exit(1)
  */
 export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<string[]> {
-  const current = await currentManifests(dirs);
-  const committed = committedContracts(dir);
-  return [...checkContracts(current, committed), ...pipelineProblems(dirs, [...current, ...committed])];
+  return (await contractReport(dirs, dir)).problems;
 }
+
+/** The problems, and the manifests the skill folders serve now (what a deploy would upload). */
+export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<{ problems: string[]; current: SkillManifest[] }> {
+  const current = await currentManifests(dirs);
+  const { released, rewritten, against } = releasedContracts({ dir });
+  const rewrites = rewritten.map((path) => `contracts/${path} was rewritten since ${shortRef(against!)}: a released contract is never rewritten (give the changed skill a new version; git checkout the file back)`);
+  return { problems: [...rewrites, ...checkContracts(current, released), ...pipelineProblems(dirs, [...current, ...released])], current };
+}
+
+const shortRef = (ref: string) => (/^[0-9a-f]{40}$/.test(ref) ? ref.slice(0, 10) : ref);
 
 /**
  * Every pipeline of the skill folders (a `pipeline.yaml`) checked against the contracts of the
@@ -73,16 +156,49 @@ export function pipelineProblems(dirs: string[], manifests: SkillManifest[]): st
   });
 }
 
-/** Writes the contracts of the skills' current versions; returns the files written. */
-export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<string[]> {
+/** A `npm run contracts` that would rewrite released contracts: nothing was written. */
+export class ReleasedContractError extends Error {}
+
+/**
+ * Writes the contracts of the skills' current versions that are not released yet; returns the
+ * files written (a contract already there with the same definition is left as it is). Refuses,
+ * writing nothing, when a skill's definition differs from its released contract, naming the
+ * version to bump to.
+ * @example await writeContracts() // ["/…/contracts/math.subtract/1.0.0.json"]
+ */
+export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, against?: string): Promise<string[]> {
+  const current = await currentManifests(dirs);
+  const { released } = releasedContracts({ dir, ...(against ? { against } : {}) });
+  const refusals = current.flatMap((manifest) => {
+    const same = released.find((r) => r.name === manifest.name && r.version === manifest.version);
+    return same && canonicalJson(same) !== canonicalJson(manifest) ? [`${manifest.name} ${manifest.version} is released (contracts/${manifest.name}/${manifest.version}.json) and its definition changed: ${nextVersionAdvice(same, manifest)}`] : [];
+  });
+  if (refusals.length) throw new ReleasedContractError(`Nothing written: a released contract is never rewritten.\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`);
   const written: string[] = [];
-  for (const manifest of await currentManifests(dirs)) {
-    mkdirSync(join(dir, manifest.name), { recursive: true });
+  for (const manifest of current) {
     const file = join(dir, manifest.name, `${manifest.version}.json`);
+    if (released.some((r) => r.name === manifest.name && r.version === manifest.version) && existsSync(file)) continue; // the same definition, already there
+    mkdirSync(join(dir, manifest.name), { recursive: true });
     writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
     written.push(file);
   }
   return written;
+}
+
+/**
+ * The version a changed definition needs, from what changed: a breaking change the next major,
+ * an additive one the next minor, anything else (a description) the next patch.
+ * @example nextVersionAdvice(released, changed) // "bump it to 2.0.0 (breaks callers: input.text removed)"
+ */
+export function nextVersionAdvice(released: SkillManifest, changed: SkillManifest): string {
+  const input = compareSchemas(released.inputSchema, changed.inputSchema, "input");
+  const output = compareSchemas(released.outputSchema, changed.outputSchema, "output");
+  const breaking = [...input.breaking, ...output.breaking];
+  const additive = [...input.additive, ...output.additive];
+  const [major = 0, minor = 0, patch = 0] = released.version.split(/[-+]/)[0]!.split(".").map(Number);
+  if (breaking.length) return `bump it to ${major + 1}.0.0 (breaks callers: ${breaking.join("; ")})`;
+  if (additive.length) return `bump it to ${major}.${minor + 1}.0 (adds: ${additive.join("; ")})`;
+  return `bump it to ${major}.${minor}.${patch + 1} (${manifestChanges(released, changed).join("; ") || "the definition changed"})`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -94,7 +210,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       if (problems.length) process.exit(1);
       console.log("Contracts: every skill matches its committed contract.");
     } else {
-      for (const file of await writeContracts()) console.log(`wrote ${file.slice(ROOT.length + 1)}`);
+      const written = await writeContracts();
+      for (const file of written) console.log(`wrote ${file.slice(ROOT.length + 1)}`);
+      if (!written.length) console.log("Every skill's contract is written already (nothing changed).");
     }
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);

@@ -1,10 +1,12 @@
 /**
  * `npm run deploy -- --dry-run [--outdir dist]` bundles the gateway and every skill with
- * wrangler (`deploy --dry-run --outdir`) and prints each bundle's size. Needs no account.
+ * wrangler (`deploy --dry-run --outdir`), prints each bundle's size, and runs the contract check
+ * (a skill without a committed contract fails it). Needs no account.
  *
  * `npm run deploy [-- --register-timeout 60]` deploys for real, printing each step as it goes:
  *   1. checks everything it can before any upload: credentials, the secrets' values, the
- *      contracts (contracts/), that every skill trusting the caller context has a binding;
+ *      contracts (contracts/), that no skill changed under a version the target gateway
+ *      (SKILLMESH_URL) has registered, that every skill trusting the caller context has a binding;
  *   2. uploads each skill with `wrangler deploy`, then the gateway (its service bindings name the
  *      skills); the gateway with the secrets set in this process's environment (`--secrets-file`,
  *      a 0600 file removed afterwards, on Ctrl-C too); a secret not set here keeps its value on
@@ -31,8 +33,10 @@ import { unstable_readConfig } from "wrangler";
 import { z } from "zod";
 import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
-import { GATEWAY_SECRETS, type SecretsPlan, gatewayUrlRefusal, registrationEndpointOf, secretsFor, skillVarsOf } from "./mesh/deploy-plan.js";
-import { contractProblems } from "./contracts.js";
+import { GATEWAY_SECRETS, type SecretsPlan, gatewayUrlRefusal, registrationEndpointOf, sameVersionChanges, secretsFor, skillVarsOf } from "./mesh/deploy-plan.js";
+import { contractReport } from "./contracts.js";
+import { DeploymentSchema } from "../src/registry/model.js";
+import type { SkillManifest } from "../src/skill/manifest.js";
 import { RegistrationError, registerSkill } from "./mesh/index.js";
 
 const run = promisify(execFile);
@@ -55,6 +59,39 @@ async function dryRun(): Promise<void> {
   console.log(`Bundling ${dirs.length} Workers with wrangler into ${relative(ROOT, outRoot) || "."}/ …`);
   const bundles = await bundleAll(dirs, { outRoot });
   printSizes(bundles);
+  // What a real deploy checks first (but the gateway's registry, which needs credentials).
+  console.log("\nChecking the contracts (contracts/) …");
+  const { problems } = await contractReport();
+  if (problems.length) {
+    console.error(`A deploy would stop here: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
+    process.exit(1);
+  }
+  console.log("  ✓ every skill matches its committed contract");
+}
+
+/** The answer of `GET /admin/skills/:name`, as far as the deploy reads it. */
+const RegisteredSkillSchema = z.object({ deployments: z.array(DeploymentSchema.pick({ id: true, manifest: true })) });
+
+/**
+ * What the target gateway has registered of these skills; undefined when it cannot be reached
+ * (a first deploy: the gateway is not up yet). A refused admin token stops the deploy here.
+ */
+async function registeredDeployments(gatewayUrl: string, adminToken: string, names: string[]): Promise<Array<{ id: string; manifest: SkillManifest }> | undefined> {
+  const registered: Array<{ id: string; manifest: SkillManifest }> = [];
+  for (const name of names) {
+    let response: Response;
+    try {
+      response = await fetch(`${gatewayUrl}/admin/skills/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${adminToken}` }, redirect: "manual", signal: AbortSignal.timeout(15_000) });
+    } catch {
+      return undefined;
+    }
+    if (response.status === 404) continue; // not registered there yet
+    if (response.status === 401 || response.status === 403) throw new Error(`Not deploying: the gateway at ${gatewayUrl} refused the admin token (SKILLMESH_ADMIN_TOKEN)`);
+    const answer = RegisteredSkillSchema.safeParse(await response.json().catch(() => undefined));
+    if (!response.ok || !answer.success) throw new Error(`Not deploying: GET ${gatewayUrl}/admin/skills/${name} answered HTTP ${response.status}, not the deployments of ${name}`);
+    registered.push(...answer.data.deployments);
+  }
+  return registered;
 }
 
 function printSizes(bundles: Bundle[]): void {
@@ -150,9 +187,18 @@ async function deploy(): Promise<void> {
   const hopPublicKey = env.SKILLMESH_HOP_KEY ? await hopPublicKeyOf(env.SKILLMESH_HOP_KEY) : undefined;
   let since = Date.now();
   console.log("Checking the contracts (contracts/) …");
-  const problems = await contractProblems();
+  const { problems, current } = await contractReport();
   if (problems.length) throw new Error(`Not deploying: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
   console.log(`  ✓ every skill matches its committed contract (${seconds(since)})`);
+  // The target gateway's registry: a definition changed under a version it serves never reaches an upload.
+  if (env.SKILLMESH_URL) {
+    const gatewayUrl = env.SKILLMESH_URL.replace(/\/$/, "");
+    const registered = await registeredDeployments(gatewayUrl, adminToken, [...new Set(current.map((m) => m.name))]);
+    if (!registered) console.log(`  (the gateway at ${gatewayUrl} does not answer yet: what it has registered is checked when the skills register)`);
+    const changed = registered ? sameVersionChanges(current, registered) : [];
+    if (changed.length) throw new Error(`Not deploying: a skill changed under a version the gateway serves\n${changed.map((p) => `  ✗ ${p}`).join("\n")}`);
+    if (registered) console.log(`  ✓ no skill changed under a version ${gatewayUrl} has registered`);
+  }
   const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
   const skills: Upload[] = skillDirs().map((dir) => {

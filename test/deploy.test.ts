@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { parse as parseYaml } from "yaml";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
-import { writeContracts } from "../scripts/contracts.js";
+import { currentManifests, writeContracts } from "../scripts/contracts.js";
 import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
 import { generateHopKeys } from "../src/hop/index.js";
 import { type Mesh, adminCall, registerSkill, startMesh } from "../scripts/mesh/index.js";
@@ -42,8 +42,18 @@ const GATEWAY_WORKER = workerNameOf(ROOT);
 const { privateKey: HOP_KEY } = await generateHopKeys();
 
 describe("npm run deploy -- --dry-run", () => {
-  it("bundles every Worker with wrangler and prints each bundle's size", async () => {
-    const { stdout } = await run("npm", ["run", "deploy", "--", "--dry-run", "--outdir", outdir], { cwd: ROOT, env: { ...process.env, CLOUDFLARE_API_TOKEN: "" } });
+  it("bundles every Worker with wrangler and prints each bundle's size; a skill with no committed contract fails it", async () => {
+    // The repository's contracts but modbus.decode's: as a skill just made, never released.
+    mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+    const contracts = mkdtempSync(join(ROOT, ".skillmesh", "dry-run-contracts-"));
+    cpSync(join(ROOT, "contracts"), contracts, { recursive: true });
+    rmSync(join(contracts, "modbus.decode"), { recursive: true });
+    const env = { ...process.env, CLOUDFLARE_API_TOKEN: "", SKILLMESH_CONTRACTS_DIR: contracts };
+    const failed = await run("npm", ["run", "deploy", "--", "--dry-run", "--outdir", outdir], { cwd: ROOT, env }).catch((error) => error);
+    rmSync(contracts, { recursive: true, force: true });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("A deploy would stop here: the contract check failed\n  ✗ modbus.decode 1.0.0: no contract committed for it (run npm run contracts and commit contracts/modbus.decode/1.0.0.json)");
+    const stdout: string = failed.stdout;
     const rows = stdout.split("\n").filter((line) => /KiB/.test(line));
     expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual([GATEWAY_WORKER, ...SKILL_WORKERS].sort());
     for (const row of rows) {
@@ -126,6 +136,22 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       expect(cf.requests).toEqual([]);
     } finally {
       rmSync(drifted, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("a skill changed under a version the target gateway has registered stops it before any upload", async () => {
+    // The gateway serves modbus.decode@1.0.0 with the definition callers approved; the folder's
+    // (and its rewritten contract) differ under the same version.
+    const [modbus] = await currentManifests([join(ROOT, "skills", "modbus-decode")]);
+    const approved = { ...modbus!, description: "what callers approved" };
+    await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: "SKILL_MODBUS_DECODE" }, { manifest: approved });
+    try {
+      const result = await deploy();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("Not deploying: a skill changed under a version the gateway serves\n  ✗ modbus.decode 1.0.0: the gateway has another definition registered under this version (description changed): give the changed skill a new version");
+      expect(cf.requests).toEqual([]);
+    } finally {
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/modbus.decode@1.0.0");
     }
   }, 120_000);
 

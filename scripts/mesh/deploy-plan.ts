@@ -6,6 +6,9 @@
  * provisions.
  */
 import { SettingsSchema } from "../../src/config/index.js";
+import { canonicalJson } from "../../src/json/index.js";
+import { manifestChanges } from "../../src/registry/contract.js";
+import type { SkillManifest } from "../../src/skill/manifest.js";
 
 export interface DeployedSkill {
   /** The Worker's name (wrangler.toml `name`). */
@@ -91,4 +94,19 @@ export function secretsFor(names: readonly (keyof typeof SettingsSchema.shape)[]
     provided[name] = value;
   }
   return { provided, kept };
+}
+
+/**
+ * The skills whose definition differs from what the target gateway has registered under the same
+ * `name@version` — a same-version change, which must never reach an upload (the Worker serving
+ * that version would run the new code before the registry refused it). One message per skill.
+ * @example sameVersionChanges([modbus], [{ id: "modbus.decode@1.0.0", manifest: older }]) // ["modbus.decode 1.0.0: the gateway has another definition registered under this version (description changed) …"]
+ */
+export function sameVersionChanges(current: SkillManifest[], registered: Array<{ id: string; manifest: SkillManifest }>): string[] {
+  const byId = new Map(registered.map((d) => [d.id, d.manifest]));
+  return current.flatMap((manifest) => {
+    const there = byId.get(`${manifest.name}@${manifest.version}`);
+    if (!there || canonicalJson(there) === canonicalJson(manifest)) return [];
+    return [`${manifest.name} ${manifest.version}: the gateway has another definition registered under this version (${manifestChanges(there, manifest, 3).join("; ")}): give the changed skill a new version`];
+  });
 }
