@@ -14,6 +14,7 @@ import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
 import { SESSION_HEADER } from "../src/mcp/index.js";
+import { recoverStrandedJobs } from "../src/jobs/run.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
 import { wellKnownRoutes } from "./well-known.js";
@@ -68,7 +69,8 @@ function isCronTrigger(controller: unknown): boolean {
 
 /**
  * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
- * and moves it on, or back (src/delivery).
+ * and moves it on, or back (src/delivery), and recovers the async jobs whose runner was lost
+ * (src/jobs/run.ts).
  */
 async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
   if (!isCronTrigger(controller)) return void console.error("[gateway] refused a scheduled event that no Cron Trigger sent (a bound Worker's RPC call)");
@@ -76,7 +78,11 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
     const verdicts = await gatewayRuntime(env).rollouts.tick(Date.now());
     for (const [skill, verdict] of Object.entries(verdicts)) if (verdict.type !== "hold") console.log(`[rollout] ${skill}: ${verdict.type}: ${verdict.reason}`);
   };
+  const recover = async () => {
+    for (const [job, what] of Object.entries(await recoverStrandedJobs(env, Date.now()))) console.log(`[jobs] ${job}: ${what}`);
+  };
   ctx.waitUntil(tick().catch((error) => console.error("[rollout] tick failed:", errorText(error))));
+  ctx.waitUntil(recover().catch((error) => console.error("[jobs] recovery failed:", errorText(error))));
 }
 
 export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;

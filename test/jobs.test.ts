@@ -12,11 +12,12 @@ import { webhookRefusal } from "../src/webhook/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
-const SKILLS = [fixture("long"), fixture("flaky-v1"), fixture("flaky-degraded")];
+const SKILLS = [fixture("long"), fixture("long-unsafe"), fixture("flaky-v1"), fixture("flaky-degraded")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
 // Its own key prefix in the shared redis-server, the same for the restarted gateway.
 const CALLBACK_SECRET = "callback-secret-for-tests";
-const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:`, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET };
+// A short job lease: a runner lost with the mesh is noticed within seconds.
+const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:`, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET, SKILLMESH_JOB_LEASE_MS: "2000" };
 
 let mesh: Mesh;
 let alice: string;
@@ -178,4 +179,24 @@ describe("async jobs", () => {
     mesh = await startMesh({ skills: SKILLS, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
     expect((await getJob(jobId, alice)).result).toMatchObject({ jobId, status: "completed", result: { steps: 1 } });
   });
+
+  it("a job running when the mesh stops is recovered after the restart: run again if idempotent, else failed with -32001", async () => {
+    const again = (await submit("test.long", { steps: 4, stepMs: 1_000 }, alice)).json.result.jobId;
+    const unsafe = (await submit("test.long-unsafe", { steps: 4, stepMs: 1_000 }, alice)).json.result.jobId;
+    for (const id of [again, unsafe]) await eventually(() => getJob(id, alice), (answer) => answer.result?.status === "running", 10_000, 100);
+    // Stopped mid-run: the job engine's instances go with the mesh; the records stay in Redis.
+    await mesh.dispose();
+    mesh = await startMesh({ skills: SKILLS, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
+    expect((await getJob(again, alice)).result.status).toBe("running"); // what it said before: nobody runs it now
+    // The gateway's scheduled handler (its Cron Trigger; npm run dev ticks it every 5 s) finds the leases that ran out.
+    const tick = () => mesh.miniflare.getWorker("gateway").then((gateway) => gateway.scheduled({ cron: "* * * * *" }));
+    const [rerun, failed] = await eventually(
+      async () => (await tick(), [await getJob(again, alice), await getJob(unsafe, alice)]),
+      ([a, u]) => a.result?.status === "completed" && u.result?.status === "failed",
+      30_000,
+      500,
+    );
+    expect(rerun.result).toMatchObject({ status: "completed", result: { steps: 4 } });
+    expect(failed.result).toMatchObject({ status: "failed", error: { code: -32001, message: expect.stringContaining("not idempotent") } });
+  }, 60_000);
 });

@@ -47,6 +47,8 @@ export const SettingsSchema = z.object({
   SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000).default(30_000),
   SKILLMESH_SSE_HEARTBEAT_MS: milliseconds(100, 60_000).default(HEARTBEAT_MS),
   SKILLMESH_JOB_TTL_MS: milliseconds(60_000, 7 * 86_400_000).default(86_400_000),
+  /** How long a job's runner holds it without renewing (src/jobs): past it, the job is stranded and recovered. */
+  SKILLMESH_JOB_LEASE_MS: milliseconds(1_000, 600_000).default(30_000),
   SKILLMESH_OAUTH_ISSUERS: z.string().optional(),
   SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
   SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional(),
@@ -76,6 +78,8 @@ export interface GatewayConfig {
   sseHeartbeatMs: number;
   /** How long an async job's record (and result) is kept after its last change. */
   jobTtlMs: number;
+  /** A running job's lease, renewed by its runner; a queued one's is four of them (src/jobs). */
+  jobLeaseMs: number;
   /** The gateway's Ed25519 private key for signed hops (src/hop); skills hold only its public key. */
   hopKey?: string;
   /** Signs the POSTs of async jobs' results to their callback URLs (`X-Callback-Url`). */
@@ -136,6 +140,7 @@ function parse(env: object): ConfigResult {
       mcpListTtlMs: s.SKILLMESH_MCP_LIST_TTL_MS,
       sseHeartbeatMs: s.SKILLMESH_SSE_HEARTBEAT_MS,
       jobTtlMs: s.SKILLMESH_JOB_TTL_MS,
+      jobLeaseMs: s.SKILLMESH_JOB_LEASE_MS,
       hopKey: s.SKILLMESH_HOP_KEY,
       callbackSecret: s.SKILLMESH_CALLBACK_SECRET,
       logCalls: s.SKILLMESH_LOG_CALLS,

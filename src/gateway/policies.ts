@@ -24,6 +24,7 @@ import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
+import { queuedLeaseMs } from "../jobs/index.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -148,6 +149,8 @@ export const asyncJobs: Policy = async (call, next) => {
     return { ok: true, result: { status: existing?.status ?? "queued", jobId: id }, replayed: true };
   }
   try {
+    // Until its engine starts it: a job whose engine never does (a local mesh restarted) is recovered.
+    await jobs.lease(id, now + queuedLeaseMs(runtime.config.jobLeaseMs));
     await env.JOBS.create({ id, params: { jobId: id } });
   } catch (error) {
     console.error(`[gateway] could not start job ${id}:`, errorText(error));

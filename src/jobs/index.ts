@@ -50,6 +50,8 @@ export const JobSchema = z.object({
    * later — the steps that succeeded replay from their derived keys, the failed one runs again.
    */
   resumable: z.boolean().optional(),
+  /** How many times the job was started again after its runner was lost (`recoverStrandedJobs`); only that run's runner may run it. */
+  attempt: z.number().int().min(0).optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 
@@ -149,9 +151,24 @@ return 1
   fromRedis: (reply) => Number(reply) === 1,
 };
 
+/**
+ * How long a queued job may wait for its engine to start it before it counts as stranded.
+ * @example queuedLeaseMs(30_000) // 120000
+ */
+export const queuedLeaseMs = (jobLeaseMs: number) => 4 * jobLeaseMs;
+
+/** How many times a stranded job is started again before it fails. */
+export const MAX_JOB_RECOVERIES = 3;
+
 /** Job ids `jobs.list` reads at a time. */
 const LIST_BATCH = 100;
 
+/**
+ * Every job a runner owes a move to, by when its lease ends: a queued job until its engine starts
+ * it, a running one while its runner renews the lease. A lease that ran out is a stranded job
+ * (its isolate, or the whole local mesh, went away): src/jobs/run.ts `recoverStrandedJobs`.
+ */
+const LEASES_KEY = "sm:jobs:leases";
 const jobKey = (id: string) => `sm:job:${id}`;
 const statusKey = (id: string) => `sm:job:${id}:status`;
 const ownerKey = (owner: string) => `sm:jobs:${owner}`;
@@ -191,6 +208,27 @@ export class JobStore {
     const next: Job = { ...current, ...fields, updatedAt: now, expiresAt: now + this.ttlMs };
     const moved = await this.store.run(moveJob, [jobKey(id), statusKey(id)], [from.join(","), next.status, JSON.stringify(next), this.ttlMs]);
     return moved ? next : undefined;
+  }
+
+  /**
+   * Holds (or renews) a job's lease until `until`.
+   * @example await jobs.lease(job.id, Date.now() + config.jobLeaseMs)
+   */
+  async lease(id: string, until: number): Promise<void> {
+    await this.store.zadd(LEASES_KEY, [{ score: until, member: id }]);
+  }
+
+  /** Drops a job's lease: it is finished (or gone). */
+  async release(id: string): Promise<void> {
+    await this.store.zrem(LEASES_KEY, id);
+  }
+
+  /**
+   * The jobs whose lease ran out by `now`, oldest first, at most `limit`.
+   * @example for (const id of await jobs.expiredLeases(Date.now())) …
+   */
+  async expiredLeases(now: number, limit = 50): Promise<string[]> {
+    return this.store.zrangeByScore(LEASES_KEY, -Infinity, now, { page: { offset: 0, count: limit } });
   }
 
   /**

@@ -8,11 +8,11 @@ import type { Access } from "../auth/index.js";
 import { invoke } from "../gateway/pipeline.js";
 import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { WEBHOOK_SIGNATURE_HEADER, signWebhook } from "../webhook/index.js";
 import { forwardOnly } from "../progress/index.js";
-import { type Job, isFinal, viewOf } from "./index.js";
+import { type Job, MAX_JOB_RECOVERIES, isFinal, queuedLeaseMs, viewOf } from "./index.js";
 
 /** How often a running job looks for its own cancellation. */
 export const JOB_CANCEL_CHECK_MS = 500;
@@ -42,20 +42,30 @@ export async function failJob(env: GatewayEnv, jobId: string, message: string): 
  * idempotent pipeline) that fails transiently throws `JobRetry`: the engine runs it again.
  * @example await step.do("call", () => runJob(env, jobId, waitUntil))
  */
-export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
+export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise: Promise<unknown>) => void, attempt = 0): Promise<void> {
   const runtime = gatewayRuntime(env);
   const { jobs } = runtime;
+  const leaseMs = runtime.config.jobLeaseMs;
   const before = await jobs.get(jobId);
-  if (before?.status === "running" && !before.idempotent) {
-    const message = "The job was interrupted while it ran; its skill is not idempotent, so it was not run again (it may or may not have run): submit it again";
-    await jobs.move(jobId, ["running"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message } }, Date.now());
+  // A runner the job was taken from (started again after its lease ran out) leaves it alone.
+  if (!before || (before.attempt ?? 0) !== attempt) return;
+  if (before.status === "running" && !before.idempotent) {
+    await jobs.move(jobId, ["running"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message: INTERRUPTED } }, Date.now());
+    await jobs.release(jobId);
     return;
   }
   const job = await jobs.move(jobId, ["queued", "running"], { status: "running" }, Date.now());
   if (!job) return;
+  await jobs.lease(jobId, Date.now() + leaseMs);
+  let leased = Date.now();
   const cancel = new AbortController();
   const watch = setInterval(() => {
     jobs.get(jobId).then((now) => now?.status === "cancelled" && cancel.abort(), () => {});
+    // The lease says this runner is alive: renewed a few times per lease.
+    if (Date.now() - leased >= leaseMs / 3) {
+      leased = Date.now();
+      jobs.lease(jobId, leased + leaseMs).catch(() => {});
+    }
   }, JOB_CANCEL_CHECK_MS);
   try {
     const scope = jobScopeOf(job, waitUntil);
@@ -79,9 +89,52 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
     const deployment = [...scope.answeredBy][0];
     // From running only: a cancel that came first stays.
     await jobs.move(jobId, ["running"], { ...fields, ...(deployment ? { deployment } : {}) }, Date.now());
+    await jobs.release(jobId);
   } finally {
     clearInterval(watch);
   }
+}
+
+/** Why a job whose skill is not idempotent failed when its runner was lost. */
+const INTERRUPTED = "The job was interrupted while it ran; its skill is not idempotent, so it was not run again (it may or may not have run): submit it again";
+
+/**
+ * Recovers the jobs whose lease ran out (the gateway's scheduled handler, once a minute; every few
+ * seconds under `npm run dev`): a runner that stopped renewing is gone — its isolate died, or a
+ * local mesh was restarted and its job engine's instances with it. A queued job, or a running
+ * one whose skill is idempotent, is started again on a new engine instance (the old runner, if it
+ * ever comes back, finds the job taken: `attempt`), up to `MAX_JOB_RECOVERIES` times; a running
+ * job whose skill is not idempotent fails with -32001 (it may or may not have run: the README's
+ * "cut off" rule). Returns what it did, per job id.
+ * @example await recoverStrandedJobs(env, Date.now()) // { "j_3f…": "started again (attempt 1)" }
+ */
+export async function recoverStrandedJobs(env: GatewayEnv, now: number): Promise<Record<string, string>> {
+  const { jobs, config } = gatewayRuntime(env);
+  const done: Record<string, string> = {};
+  for (const id of await jobs.expiredLeases(now)) {
+    const job = await jobs.get(id);
+    if (!job || isFinal(job.status)) {
+      await jobs.release(id);
+      continue;
+    }
+    const attempt = (job.attempt ?? 0) + 1;
+    const fail = async (message: string, why: string) => {
+      if (await jobs.move(id, [job.status], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message } }, now)) done[id] = why;
+      await jobs.release(id);
+    };
+    if (job.status === "running" && !job.idempotent) await fail(INTERRUPTED, "failed: interrupted, not idempotent");
+    else if (attempt > MAX_JOB_RECOVERIES || !env.JOBS) await fail(`The job's runner was lost ${attempt - 1} times; it was not started again: submit it again`, "failed: runner lost too often");
+    else if (await jobs.move(id, [job.status], { status: job.status, attempt }, now)) {
+      await jobs.lease(id, now + queuedLeaseMs(config.jobLeaseMs));
+      try {
+        await env.JOBS.create({ id: `${id}-${attempt}`, params: { jobId: id, attempt } });
+        done[id] = `started again (attempt ${attempt})`;
+      } catch (error) {
+        console.error(`[gateway] could not start job ${id} again:`, errorText(error));
+      }
+    }
+  }
+  return done;
 }
 
 /**

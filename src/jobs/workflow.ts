@@ -13,6 +13,8 @@ import { deliverCallback, failJob, runJob } from "./run.js";
 
 export interface JobParams {
   jobId: string;
+  /** Set on an instance that starts a stranded job again (src/jobs/run.ts `recoverStrandedJobs`). */
+  attempt?: number;
 }
 
 export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
@@ -20,7 +22,7 @@ export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
     // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
     try {
       await step.do("call", { retries: { limit: 2, delay: "1 second", backoff: "exponential" }, timeout: "65 minutes" }, async () => {
-        await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise));
+        await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise), event.payload.attempt ?? 0);
         return null;
       });
     } catch (error) {
