@@ -12,7 +12,9 @@ import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { utcTime } from "../src/admin-api/index.js";
+import { type AuditEntry, type AuditQuery, AuditQuerySchema, utcTime } from "../src/admin-api/index.js";
+import type { AuditPage } from "../src/audit/index.js";
+import { compareSemver } from "../src/registry/semver.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import type { Rollout } from "../src/delivery/index.js";
@@ -132,7 +134,8 @@ uiRoutes.get("/", async (c) => {
   const canWrite = session.level === "write";
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
-  const [history, audit, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read({ limit: 20 }).then((page) => page.entries), runtime.keys.list()]);
+  const auditQuery = auditQueryOf(c.req.query());
+  const [history, auditPage, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list()]);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
       <h1>Skillmesh</h1>
@@ -143,9 +146,11 @@ uiRoutes.get("/", async (c) => {
       <p class="error" id="problem" hidden></p>
       <section id="skills">
         <h2>Skills</h2>
-        ${names.map((name) =>
-          skillCard(name, registry.deployments.filter((d) => d.name === name), registry.routes[name] ?? {}, registry, history, registry.rollouts[name], canWrite),
-        )}
+        <div class="cards">
+          ${names.map((name) =>
+            skillCard(name, registry.deployments.filter((d) => d.name === name), registry.routes[name] ?? {}, registry, history, registry.rollouts[name], canWrite),
+          )}
+        </div>
         ${registry.nextCursor ? html`<p>The first 100 skills are shown; the admin API pages the rest.</p>` : ""}
       </section>
       <section id="events">
@@ -155,12 +160,10 @@ uiRoutes.get("/", async (c) => {
           registry.events.slice(0, 20).map((e) => [utcTime(e.at), e.skill, e.type, e.version ?? "-", e.by, e.reason]),
         )}
       </section>
+      <div class="lower">
       <section id="audit">
         <h2>Audit log</h2>
-        ${table(
-          ["Time (UTC)", "Who", "What", "Outcome"],
-          audit.map((e) => (e.type === "admin" ? [utcTime(e.at), e.by, e.action, String(e.status)] : [utcTime(e.at), e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"])),
-        )}
+        ${auditPanel(auditQuery, auditPage)}
       </section>
       <section id="keys">
         <h2>API keys</h2>
@@ -176,42 +179,98 @@ uiRoutes.get("/", async (c) => {
           ]),
         )}
       </section>
+      </div>
     </main>`;
   return c.html(page("Skillmesh — rollouts", body));
 });
 
 type Page = Awaited<ReturnType<typeof deploymentsPage>>;
 
+/** Audit entries a page of the dashboard shows. */
+const AUDIT_PAGE = 50;
+
+/**
+ * The audit query of the page's filter form (`?audit_type=call&audit_caller=…&audit_skill=…&audit_outcome=error&audit_cursor=…`);
+ * a value the admin API would refuse is left out.
+ * @example auditQueryOf({ audit_type: "admin" }) // { type: "admin", limit: 50 }
+ */
+export function auditQueryOf(query: Record<string, string>): AuditQuery {
+  const fields = { type: query.audit_type, caller: query.audit_caller, skill: query.audit_skill, outcome: query.audit_outcome, cursor: query.audit_cursor };
+  const kept = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value && AuditQuerySchema.shape[field as keyof typeof fields].safeParse(value).success));
+  return AuditQuerySchema.parse({ ...kept, limit: AUDIT_PAGE });
+}
+
+/** One audit row's cells. */
+const auditCells = (e: AuditEntry): string[] =>
+  e.type === "admin" ? [e.by, e.action, String(e.status)] : [e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"];
+
+/** The audit log: a filter form, entries in a row each (a run of the same who, what and outcome is one row with its count and time span), and a link to older ones. */
+function auditPanel(query: AuditQuery, page: AuditPage): Html {
+  const rows: Array<{ cells: string[]; newest: number; oldest: number; count: number }> = [];
+  for (const entry of page.entries) {
+    const cells = auditCells(entry);
+    const last = rows.at(-1);
+    if (last && last.cells.join("\n") === cells.join("\n")) {
+      last.count++;
+      last.oldest = entry.at;
+    } else rows.push({ cells, newest: entry.at, oldest: entry.at, count: 1 });
+  }
+  const selected = (value: string | undefined, option: string) => (value === option ? html`<option value="${option}" selected>${option}</option>` : html`<option value="${option}">${option}</option>`);
+  const older = new URLSearchParams(Object.entries({ audit_type: query.type, audit_caller: query.caller, audit_skill: query.skill, audit_outcome: query.outcome === undefined ? undefined : String(query.outcome), audit_cursor: page.nextCursor }).filter((pair): pair is [string, string] => pair[1] !== undefined));
+  return html`<form method="get" action="/admin/ui#audit" class="filter">
+      <label>type <select name="audit_type"><option value="">any</option>${selected(query.type, "call")}${selected(query.type, "admin")}</select></label>
+      <label>who <input name="audit_caller" value="${query.caller ?? ""}" size="14" /></label>
+      <label>skill or action <input name="audit_skill" value="${query.skill ?? ""}" size="14" /></label>
+      <label>outcome <input name="audit_outcome" value="${query.outcome ?? ""}" size="6" placeholder="ok, error, -32005" /></label>
+      <button type="submit">Filter</button>
+    </form>
+    ${table(
+      ["Time (UTC)", "Who", "What", "Outcome", ""],
+      rows.map((r) => [r.count > 1 ? `${utcTime(r.oldest)} – ${utcTime(r.newest).slice(11)}` : utcTime(r.newest), ...r.cells, r.count > 1 ? html`<span class="count">×${r.count}</span>` : ""]),
+    )}
+    <p class="pager">${page.entries.length} entries${query.cursor ? html` · <a href="/admin/ui#audit">newest</a>` : ""}${page.nextCursor ? html` · <a href="/admin/ui?${older.toString()}#audit" class="older">older entries</a>` : ""}</p>`;
+}
+
 function skillCard(name: string, deployments: Deployment[], routes: Record<string, Record<string, number>>, registry: Page, history: Record<string, Array<Observed & { start: number }>>, rollout: Rollout | undefined, canWrite: boolean): Html {
   const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   const sorted = [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version));
-  const canaries = sorted.filter((d) => d.role === "canary");
+  const stable = sorted.find((d) => d.role === "stable");
+  // After a promotion the old stable is kept as a "canary" at 0% (to go back to): it is the previous version, not a canary.
+  const roleOf = (d: Deployment) => (d.role === "canary" && stable && compareSemver(d.version, stable.version) < 0 ? "previous" : d.role);
+  const canaries = sorted.filter((d) => roleOf(d) === "canary");
   const skillPath = `/admin/skills/${encodeURIComponent(name)}`;
+  const actionOf = (d: Deployment) =>
+    roleOf(d) === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : roleOf(d) === "previous" ? control(`${skillPath}/promote`, "POST", "Make stable again", { version: d.version }) : "";
+  const pipeline = sorted.find((d) => d.pipeline);
   const rows = sorted.map((d) => {
     const observed = registry.observed[d.id];
     return [
       d.version,
-      d.role,
+      roleOf(d),
       ...groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`)),
       registry.breakers[d.id]?.state ?? "closed",
       observed?.calls ? `${observed.calls}` : "0",
       observed?.calls ? `${(observed.errorRate * 100).toFixed(1)}%` : "-",
       observed?.p95Ms !== undefined ? `${observed.p95Ms} ms` : "-",
       sparkline(history[d.id] ?? []),
-      ...(canWrite ? [d.role === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : ""] : []),
+      ...(canWrite ? [actionOf(d)] : []),
     ];
   });
+  // The canary form starts at the weight the selected canary has in the group (app.js follows the selects).
+  const weights = Object.fromEntries(canaries.map((d) => [d.version, Object.fromEntries(groups.map((g) => [g, routes[g]?.[d.version] ?? 0]))]));
+  const firstWeight = canaries[0] ? (routes["*"]?.[canaries[0].version] ?? 0) : 0;
   return html`<article class="skill" data-skill="${name}">
-    <h3>${name}</h3>
+    <h3>${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}</h3>
+    ${pipeline?.manifest.pipeline ? html`<p class="steps">Steps call ${pipeline.manifest.pipeline.steps.join(", ")}</p>` : ""}
     ${table(["Version", "Role", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "Breaker", "Calls (15 min)", "Errors", "p95", "Last hour", ...(canWrite ? [""] : [])], rows)}
     ${rollout ? rolloutPanel(rollout, skillPath, canWrite) : ""}
     ${canWrite && canaries.length
       ? html`<div class="controls">
-          <form data-api="${skillPath}/canary" data-method="POST" data-shape="canary" class="canary">
+          <form data-api="${skillPath}/canary" data-method="POST" data-shape="canary" data-weights="${JSON.stringify(weights)}" class="canary">
             <label>Canary <select name="version">${canaries.map((d) => html`<option value="${d.version}">${d.version}</option>`)}</select></label>
             <label>group <input name="group" value="*" size="8" required /></label>
-            <label>weight <input name="weight" type="number" min="0" max="100" value="0" required />%</label>
+            <label>weight <input name="weight" type="number" min="0" max="100" value="${firstWeight}" required />%</label>
             <button type="submit">Set weight</button>
           </form>
           ${control(`${skillPath}/rollback`, "POST", "Roll back every canary")}
@@ -295,12 +354,27 @@ for (const form of document.querySelectorAll("form[data-api]")) {
     problem.hidden = false;
   });
 }
+// The weight box shows the selected canary's weight in the group typed, not a 0 to send by mistake.
+for (const form of document.querySelectorAll("form[data-weights]")) {
+  const weights = JSON.parse(form.dataset.weights);
+  const follow = () => {
+    const weight = (weights[form.elements.version.value] || {})[form.elements.group.value.trim()];
+    form.elements.weight.value = String(weight === undefined ? 0 : weight);
+  };
+  form.elements.version.addEventListener("change", follow);
+  form.elements.group.addEventListener("input", follow);
+}
 `;
 
 const STYLES = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#111;background:#f8fafc}
 header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#0f172a;color:#fff}
 header h1{font-size:1.1rem;margin:0}header .who{flex:1;opacity:.8}
-main{padding:1rem 1.2rem;max-width:1200px}main.narrow{max-width:420px;margin:4rem auto}
+main{padding:1rem 1.2rem}main.narrow{max-width:420px;margin:4rem auto}
+#skills .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,620px),1fr));gap:0 .8rem}
+.lower{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,620px),1fr));gap:0 1.2rem}
+.badge{font-size:.75rem;font-weight:500;background:#ede9fe;color:#5b21b6;border-radius:3px;padding:0 .35rem;margin-left:.3rem}
+.steps{margin:0 0 .3rem;color:#475569;font-size:.85rem}.count{color:#475569;font-size:.85rem}
+form.filter{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center;margin:0 0 .4rem}.pager{margin:.4rem 0}
 h2{font-size:1rem;margin:1.4rem 0 .5rem}h3{font-size:.95rem;margin:.2rem 0 .4rem}
 .skill{background:#fff;border:1px solid #e2e8f0;border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #eef2f7;vertical-align:middle}

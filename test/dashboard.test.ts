@@ -21,7 +21,7 @@ let browser: Browser;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: ["flaky-v1", "flaky-v2", "subtract"].map(fixture), adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: ["flaky-v1", "flaky-v2", "subtract", "sum", "pipeline-language"].map(fixture), adminToken: ADMIN_TOKEN });
   // Root (CI) cannot use chromium's sandbox.
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 /** A fresh browser context signed in with `key`; console errors and page errors are collected. */
 async function signedIn(key: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   page.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text());
@@ -67,7 +67,7 @@ describe("the dashboard", () => {
     expect(page.url()).toBe(`${mesh.gatewayUrl}/admin/ui`); // no credential in the URL
     expect(await page.content()).not.toContain(ADMIN_TOKEN); // nor in the page
     const skills = await page.$$eval("article.skill", (cards) => cards.map((card) => card.getAttribute("data-skill")));
-    expect(skills).toEqual(["subtract", "test.flaky"]);
+    expect(skills).toEqual(["subtract", "sum", "test.flaky", "test.language"]);
     const flaky = page.locator('article[data-skill="test.flaky"]');
     const rows = await flaky.locator("tbody tr").allInnerTexts();
     expect(rows[0]).toMatch(/^1\.0\.0\tstable\t90%\tclosed/);
@@ -77,8 +77,12 @@ describe("the dashboard", () => {
     expect(await page.locator('article[data-skill="subtract"] svg.spark title').textContent()).toBe("10 calls in the last hour (peak 10 a minute)");
     await page.screenshot({ path: join(SCREENSHOTS, "dashboard.png"), fullPage: true });
 
+    // The canary form starts at the canary's weight (10% in *), and follows the group typed.
+    const weight = flaky.locator('form.canary input[name="weight"]');
+    expect(await weight.inputValue()).toBe("10");
     // The canary form: 30% of the beta group. The page reloads with the new table.
     await flaky.locator('form.canary input[name="group"]').fill("beta");
+    expect(await weight.inputValue()).toBe("0");
     await flaky.locator('form.canary input[name="weight"]').fill("30");
     await Promise.all([page.waitForEvent("load"), flaky.locator("form.canary button").click()]);
     expect(await page.locator('article[data-skill="test.flaky"] thead').innerText()).toContain("beta");
@@ -103,7 +107,7 @@ describe("the dashboard", () => {
     const { key } = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "viewer", skills: [], admin: "read" })).json;
     const { context, page } = await signedIn(key);
     expect(await page.locator(".who").innerText()).toContain("(read only)");
-    expect(await page.locator("article.skill").count()).toBe(2);
+    expect(await page.locator("article.skill").count()).toBe(4);
     expect(await page.locator("form[data-api]").count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, "read-only.png"), fullPage: true });
     // And the API refuses its session a change even when asked directly.
@@ -116,6 +120,65 @@ describe("the dashboard", () => {
     const { context, page } = await signedIn(ADMIN_TOKEN);
     const status = await page.evaluate(async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status);
     expect(status).toBe(403);
+    await context.close();
+  });
+
+  it("marks a pipeline as one, with the skills its steps call", async () => {
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const card = page.locator('article[data-skill="test.language"]');
+    expect(await card.locator("h3 .badge").innerText()).toBe("pipeline");
+    expect(await card.locator(".steps").innerText()).toMatch(/^Steps call .*\bsum\b.*\bsubtract\b/);
+    expect(await page.locator('article[data-skill="subtract"] h3 .badge').count()).toBe(0);
+    await context.close();
+  });
+
+  it("uses a 1440 px screen: skills side by side, nothing left empty on the right", async () => {
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const main = (await page.locator("main").boundingBox())!;
+    expect(main.width).toBeGreaterThan(1440 * 0.97);
+    const [first, second] = await Promise.all([0, 1].map(async (i) => (await page.locator("article.skill").nth(i).boundingBox())!));
+    expect(second!.y).toBe(first!.y); // two columns
+    expect(second!.x + second!.width).toBeGreaterThan(1440 * 0.95);
+    await context.close();
+  });
+
+  it("shows the audit log a page at a time, runs of the same entry as one row, filtered by type", async () => {
+    // 60 more calls: with the 10 of the setup, more than a page (50) of identical entries.
+    for (let i = 0; i < 60; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
+    await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&skill=subtract&limit=100")).json.entries.length, (n) => n >= 70, 10_000, 200);
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const rows = () => page.locator("#audit tbody tr").allInnerTexts();
+    const calls = (await rows()).filter((row) => row.includes("subtract → subtract@1.0.0"));
+    expect(calls).toHaveLength(1); // 50 identical entries: one row, counted
+    expect(calls[0]).toMatch(/\tanonymous\tsubtract → subtract@1\.0\.0\tok\t×50$/);
+    // Older entries: the rest of the calls, then what came before them.
+    await Promise.all([page.waitForEvent("load"), page.locator("#audit a.older").click()]);
+    expect(page.url()).toContain("audit_cursor=");
+    expect((await rows()).find((row) => row.includes("subtract → subtract@1.0.0"))).toMatch(/×\d+$/);
+    // Only the admin's own actions.
+    await page.selectOption('#audit select[name="audit_type"]', "admin");
+    await Promise.all([page.waitForEvent("load"), page.locator("#audit form.filter button").click()]);
+    const admins = await rows();
+    expect(admins.length).toBeGreaterThan(0);
+    // (By the admin token, the read-only key k_…, or a failed sign-in's address id.)
+    for (const row of admins) expect(row).toMatch(/^[\d: -–]+\t\S+\t(POST|GET|DELETE|PUT) \/admin\//);
+    expect(admins.some((row) => row.includes("\tadmin-token\tPOST /admin/skills/test.flaky/canary"))).toBe(true);
+    expect(await page.locator('#audit select[name="audit_type"]').inputValue()).toBe("admin");
+    await context.close();
+  });
+
+  it("after a promotion the old stable is the previous version, not a canary at 0% to promote", async () => {
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/abort", {})).status).toBe(200);
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/promote", { version: "2.0.0" })).status).toBe(200);
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const flaky = page.locator('article[data-skill="test.flaky"]');
+    const rows = await flaky.locator("tbody tr").allInnerTexts();
+    expect(rows[0]).toMatch(/^2\.0\.0\tstable\t100%/);
+    expect(rows[1]).toMatch(/^1\.0\.0\tprevious\t0%/);
+    expect(await flaky.locator("button", { hasText: /^Promote$/ }).count()).toBe(0);
+    expect(await flaky.locator("tbody tr").nth(1).locator("button").innerText()).toBe("Make stable again");
+    expect(await flaky.locator("form.canary").count()).toBe(0); // no canary left to weigh
+    await page.screenshot({ path: join(SCREENSHOTS, "after-promotion.png"), fullPage: true });
     await context.close();
   });
 
