@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
@@ -19,20 +19,38 @@ import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
-import { ROOT, skillDirs } from "./mesh/bundle.js";
+import { ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
 
 /** Where contracts are committed (`SKILLMESH_CONTRACTS_DIR` points elsewhere, for tests). */
 export const CONTRACTS_DIR = process.env.SKILLMESH_CONTRACTS_DIR ?? join(ROOT, "contracts");
 
-/** The manifests the skill folders serve now: their bundles started in workerd, `GET /manifest` read. */
+/**
+ * The manifests the skill folders serve now: their bundles started in workerd, `GET /manifest`
+ * read. A bundle's manifest is kept beside it in the bundle cache (a bundle is one definition:
+ * its cache key covers every source it is built from), so only new bundles are started.
+ */
 export async function currentManifests(dirs = skillDirs()): Promise<SkillManifest[]> {
-  const mesh = await startMesh({ skills: dirs, adminToken: randomBytes(16).toString("hex"), register: false });
-  try {
-    return mesh.skills.map((skill) => skill.manifest);
-  } finally {
-    await mesh.dispose();
+  const bundles = await bundleAll(dirs);
+  const cacheOf = (scriptPath: string) => join(dirname(scriptPath), "manifest.json");
+  const cached = bundles.map((bundle) => {
+    const parsed = existsSync(cacheOf(bundle.scriptPath)) ? SkillManifestSchema.safeParse(JSON.parse(readFileSync(cacheOf(bundle.scriptPath), "utf8"))) : undefined;
+    return parsed?.success ? parsed.data : undefined;
+  });
+  const missing = dirs.filter((_, i) => !cached[i]);
+  if (missing.length) {
+    const mesh = await startMesh({ skills: missing, adminToken: randomBytes(16).toString("hex"), register: false });
+    try {
+      for (const skill of mesh.skills) {
+        const i = bundles.findIndex((bundle) => bundle.dir === skill.dir);
+        cached[i] = skill.manifest;
+        writeFileSync(cacheOf(bundles[i]!.scriptPath), JSON.stringify(skill.manifest));
+      }
+    } finally {
+      await mesh.dispose();
+    }
   }
+  return cached.map((manifest) => manifest!);
 }
 
 /** A contract file's manifest (a file that does not parse is an error naming it). */

@@ -142,8 +142,8 @@ describe("progressive delivery", () => {
       const before = await canaryCalls();
       await send();
       await eventually(canaryCalls, (seen) => seen >= before + canaryShare, 5_000, 100);
-      await tick();
-      return rolloutOf();
+      // Each isolate writes its sums about a second after its calls: tick until the step is judged.
+      return eventually(async () => (await tick(), rolloutOf()), (view) => !view.rollout?.status.startsWith("waiting for"), 5_000, 250);
     };
 
     it("one caller's failing input does not roll back a healthy canary", async () => {

@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -56,6 +56,9 @@ function siblingModulesOf(absDir: string): string[] {
   return readdirSync(parent).filter((name) => /\.[cm]?[jt]s$/.test(name)).map((name) => join(parent, name));
 }
 
+/** The mark of a cached bundle still being built (`<key>.partial-<pid>-<random>`). */
+const PARTIAL = ".partial-";
+
 /**
  * A cached Worker keeps its newest bundles only. Not just the last one: a running `npm run dev`
  * falls back to the last good bundle when a newer one fails to start.
@@ -63,6 +66,7 @@ function siblingModulesOf(absDir: string): string[] {
 function pruneBundles(workerDir: string, keep = 4): void {
   if (!existsSync(workerDir)) return;
   const bundles = readdirSync(workerDir)
+    .filter((name) => !name.includes(PARTIAL)) // another process's bundle in the making
     .map((name) => join(workerDir, name))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   for (const old of bundles.slice(keep)) rmSync(old, { recursive: true, force: true });
@@ -84,18 +88,28 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
   const scriptPath = join(outdir, "index.js");
   if (options.outdir || !existsSync(scriptPath)) {
     if (!options.outdir) pruneBundles(dirname(outdir));
-    rmSync(outdir, { recursive: true, force: true });
-    mkdirSync(outdir, { recursive: true });
+    // A cached bundle is built aside and moved in whole: test files (and a running npm run dev)
+    // bundle on demand, and two of them may build the same one at once.
+    const building = options.outdir ?? `${outdir}${PARTIAL}${process.pid}-${Math.random().toString(36).slice(2)}`;
+    rmSync(building, { recursive: true, force: true });
+    mkdirSync(building, { recursive: true });
     try {
-      await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, "-c", configPath, ...(options.unminified ? ["--minify=false"] : [])], {
+      await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", building, "-c", configPath, ...(options.unminified ? ["--minify=false"] : [])], {
         cwd: ROOT,
         env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" },
         maxBuffer: 16 * 1024 * 1024,
       });
     } catch (error) {
-      rmSync(outdir, { recursive: true, force: true });
+      rmSync(building, { recursive: true, force: true });
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
       throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}: ${wranglerErrorOf(`${stdout}\n${stderr}`)}`);
+    }
+    if (building !== outdir) {
+      try {
+        renameSync(building, outdir);
+      } catch {
+        rmSync(building, { recursive: true, force: true }); // another process's is there already: the same bundle
+      }
     }
   }
   return { dir: absDir, configPath, scriptPath, bytes: statSync(scriptPath).size };

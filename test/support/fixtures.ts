@@ -1,7 +1,7 @@
 /** Paths of the fixture skills (test/fixtures/skills) and small helpers shared by the tests. */
 import { type Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { ROOT, skillDirs } from "../../scripts/mesh/bundle.js";
+import { ROOT } from "../../scripts/mesh/bundle.js";
 
 const FIXTURES_ROOT = join(ROOT, "test/fixtures/skills");
 
@@ -14,9 +14,6 @@ export const fixture = (name: string) => join(FIXTURES_ROOT, name);
  * expect. Tests about "every skill" read skills/ (`skillDirs()`).
  */
 export const SHIPPED_SKILLS = ["html-extract", "modbus-decode", "text-summarize-v1", "text-summarize-v2", "text-summarize-degraded"].map((dir) => join(ROOT, "skills", dir));
-
-/** Every fixture skill (the global setup bundles them all once). */
-export const ALL_FIXTURES = skillDirs(FIXTURES_ROOT);
 
 /** A gateway and a skill with an in-memory OpenTelemetry exporter (test/tracing.test.ts). */
 export const TRACING_FIXTURES = {

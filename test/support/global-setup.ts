@@ -1,13 +1,12 @@
 /**
  * Starts what the tests share: a real `redis-server` with the Upstash REST endpoint in front of
- * it, and warm wrangler bundles of every Worker (so test files start the mesh in about a second).
- * A missing redis-server fails the run: the Redis driver is never silently skipped.
+ * it. A missing redis-server fails the run: the Redis driver is never silently skipped. Worker
+ * bundles are made on demand by the meshes the test files start (cached, and built aside then
+ * moved in, so two files may ask for the same one): a run of one file bundles only its Workers.
  */
 import "vitest";
 import type { TestProject } from "vitest/node";
-import { bundleAll, skillDirs } from "../../scripts/mesh/bundle.js";
 import { startLocalUpstash } from "../../scripts/redis-rest/serve.js";
-import { ALL_FIXTURES, TRACING_FIXTURES } from "./fixtures.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,6 +21,5 @@ export default async function setup(project: TestProject) {
   project.provide("redisUrl", redis.redisUrl);
   project.provide("redisRestUrl", redis.url);
   project.provide("redisRestToken", redis.token);
-  await bundleAll([".", ...skillDirs(), ...ALL_FIXTURES, ...Object.values(TRACING_FIXTURES)]);
   return () => redis.stop();
 }
