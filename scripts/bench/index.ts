@@ -84,7 +84,7 @@ if (values.scale) {
 }
 /** `--route`: which route the trivial call of --profile and --compare takes. */
 function routeOf(route: string | undefined): TrivialRoute {
-  if (route !== "rpc" && route !== "mcp") throw new Error(`--route: rpc or mcp, not ${route}`);
+  if (route !== "rpc" && route !== "mcp" && route !== "mcp-2026") throw new Error(`--route: rpc, mcp or mcp-2026, not ${route}`);
   return route;
 }
 if (values.profile) {

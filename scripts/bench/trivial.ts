@@ -20,9 +20,17 @@ export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
 export const TRIVIAL_MCP = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 } }, id: 1 });
 /** The headers an MCP client of that revision sends with it. */
 export const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+/** The same tool call in the 2026-07-28 revision: its version in `_meta`, mirrored by headers. */
+export const TRIVIAL_MCP_2026 = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "tools/call",
+  params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+  id: 1,
+});
+export const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract" };
 
-/** Which route a trivial side calls: `/rpc` with the JSON-RPC call, or `/mcp` with the tool call. */
-export type TrivialRoute = "rpc" | "mcp";
+/** Which route a trivial side calls: `/rpc` with the JSON-RPC call, or `/mcp` with the tool call (2025-11-25, or 2026-07-28). */
+export type TrivialRoute = "rpc" | "mcp" | "mcp-2026";
 
 /** What a trivial mesh is started with: the mesh's own options, the route, and whether the bare hop runs beside it. */
 type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean };
@@ -51,7 +59,9 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
     const side: Side =
       route === "mcp"
         ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
-        : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
+        : route === "mcp-2026"
+          ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026, headers: () => ({ ...MCP_2026_HEADERS, authorization }) }
+          : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
     await expectTrivialAnswer(side);
     if (!bareHop) return { mesh, side };
     const bare: Side = { name: "trivial-bare", url: workerOf(BARE_HOP_DIR).url, body: TRIVIAL, headers: () => ({}) };
