@@ -7,7 +7,7 @@ export default defineConfig({
     // Integration tests start workerd (Miniflare) and redis-server: give them room on 2 cores.
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    maxWorkers: 2,
+    maxWorkers: 3,
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

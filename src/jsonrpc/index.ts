@@ -14,8 +14,15 @@ import { z } from "zod";
 export const JsonRpcIdSchema = z.union([z.string(), z.number(), z.null()]);
 export type JsonRpcId = z.infer<typeof JsonRpcIdSchema>;
 
-/** `params`: by position (array) or by name (object). */
-export const JsonRpcParamsSchema = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+/**
+ * A JSON object (what `JSON.parse` made of `{…}`), taken as it is: a `z.record` would copy it
+ * key by key and a union would try each branch, on every call, for values whose contents the
+ * skill's own schema checks anyway.
+ */
+export const JsonObjectSchema = z.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), "an object");
+
+/** `params`: by position (array) or by name (object), taken as they are (the skill's input schema checks what is in them). */
+export const JsonRpcParamsSchema = z.custom<unknown[] | Record<string, unknown>>((value) => typeof value === "object" && value !== null, "an array or an object");
 export type JsonRpcParams = z.infer<typeof JsonRpcParamsSchema>;
 
 /** A request or notification (a notification has no `id` member at all). */

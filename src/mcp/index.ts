@@ -54,6 +54,7 @@ import { holdLongRequest } from "./waits.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation, sleep } from "../signal/index.js";
+import { randomHex } from "../hash/index.js";
 
 export type { McpBackend } from "./backend.js";
 
@@ -86,17 +87,13 @@ export const SESSION_HEADER = "mcp-session-id";
  * A request's 2025-era session: the `Mcp-Session-Id` it sends back ("" without one, or with one
  * that is not visible ASCII of at most 128 characters). The gateway keeps no session state: the
  * id only keeps one client's `notifications/cancelled` away from another's calls.
- * @example sessionOf(new Headers({ "mcp-session-id": "3f…" })) // "3f…"
+ * @example mcpSessionOf(new Headers({ "mcp-session-id": "3f…" })) // "3f…"
  */
-export function sessionOf(headers: Headers): string {
+export function mcpSessionOf(headers: Headers): string {
   const session = headers.get(SESSION_HEADER) ?? "";
   return /^[\x21-\x7e]{1,128}$/.test(session) ? session : "";
 }
 
-/** A new session id: 128 random bits in hex. */
-function newSessionId(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Answers one POST to `/mcp`.
@@ -109,7 +106,7 @@ export async function answerMcpPost(headers: Headers, text: string, backend: Mcp
   } catch {
     return { status: 400, body: failure(null, ErrorCode.ParseError) };
   }
-  const server = new McpServer(backend, options, sessionOf(headers));
+  const server = new McpServer(backend, options, mcpSessionOf(headers));
   if (!Array.isArray(parsed)) return server.answerMessage(headers, parsed, { index: 0, batch: false });
 
   const version = headers.get("mcp-protocol-version") ?? DEFAULT_VERSION;
@@ -135,7 +132,7 @@ class McpServer {
   constructor(
     private readonly backend: McpBackend,
     private readonly options: McpOptions,
-    /** The client's session (`sessionOf`), which scopes its request ids for cancellation. */
+    /** The client's session (`mcpSessionOf`), which scopes its request ids for cancellation. */
     private readonly session: string,
   ) {
     this.tasks = new McpTasks(backend, async (name) => (await this.tool(name))?.skill, options.pageSize);
@@ -170,7 +167,7 @@ class McpServer {
       const result = await this.answer(headers, request, version.version, slot);
       const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
       // A handshake opens a session of its own (batches are 2025-03-26 and carry no initialize of use).
-      return request.method === "initialize" && !stateless && !slot.batch ? { ...answer, sessionId: newSessionId() } : answer;
+      return request.method === "initialize" && !stateless && !slot.batch ? { ...answer, sessionId: randomHex(16) } : answer;
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
       const code = body.error.code;

@@ -5,6 +5,7 @@
  * server/tools of each revision); docs/architecture.md sums up what the gateway serves.
  */
 import { z } from "zod";
+import { JsonObjectSchema } from "../jsonrpc/index.js";
 
 /** Versions served with the `initialize` handshake (the session era), newest first. */
 export const HANDSHAKE_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
@@ -105,7 +106,7 @@ export const CancelledNotificationSchema = z.object({
 });
 
 export const CallToolParamsSchema = z
-  .object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() })
+  .object({ name: z.string().min(1), arguments: JsonObjectSchema.optional() })
   .loose();
 
 export const ToolAnnotationsSchema = z.object({
