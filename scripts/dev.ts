@@ -90,8 +90,8 @@ try {
 
   const url = mesh.gatewayUrl;
   // Where it runs, for the other commands of the project its skills/ is in (skillmesh new prints its curl for it).
-  const forgetDevState = writeDevState(dirname(skillsRoot), { url, auth: values.auth, pid: process.pid });
-  stops.push(async () => forgetDevState());
+  // Removed on exit, however the process ends (wrangler's own SIGINT handler may exit before ours is done).
+  process.once("exit", writeDevState(dirname(skillsRoot), { url, auth: values.auth, pid: process.pid }));
   // Pipelines checked against the skills they call, as `skillmesh contracts check` does.
   for (const problem of pipelineProblems(dirs, mesh.skills.map((s) => s.manifest))) console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);

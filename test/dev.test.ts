@@ -4,7 +4,7 @@
  * Then a skill author's first steps: `skillmesh new`, its tests, and a live edit under npm run dev.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -189,6 +189,10 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     const settled = await eventually(both, (answers) => answers.wave?.error !== undefined && answers.greet?.result !== undefined, 60_000, 250);
     expect(settled.wave.error.code).toBe(-32601);
     expect(settled.greet.result).toEqual({ greeting: "Welcome, Ada!" });
+    // It said where it runs, for the project's other commands (skillmesh new), until it stopped.
+    const state = join(project, ".skillmesh", "dev.json");
+    expect(JSON.parse(readFileSync(state, "utf8"))).toMatchObject({ url, auth: false });
     await stopDev();
+    expect(existsSync(state)).toBe(false);
   }, 300_000);
 });
