@@ -14,7 +14,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { type AuditEntry, type AuditQuery, AuditQuerySchema, utcTime } from "../src/admin-api/index.js";
 import type { AuditPage } from "../src/audit/index.js";
-import { compareSemver } from "../src/registry/semver.js";
+import { shownRoleOf } from "../src/routing/rollout.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import type { Rollout } from "../src/delivery/index.js";
@@ -189,16 +189,25 @@ type Page = Awaited<ReturnType<typeof deploymentsPage>>;
 /** Audit entries a page of the dashboard shows. */
 const AUDIT_PAGE = 50;
 
+/** The audit query's fields the page carries, each as `audit_<field>` in its URL. */
+const AUDIT_FIELDS = ["type", "caller", "skill", "outcome", "cursor"] as const;
+
 /**
  * The audit query of the page's filter form (`?audit_type=call&audit_caller=…&audit_skill=…&audit_outcome=error&audit_cursor=…`);
  * a value the admin API would refuse is left out.
  * @example auditQueryOf({ audit_type: "admin" }) // { type: "admin", limit: 50 }
  */
 export function auditQueryOf(query: Record<string, string>): AuditQuery {
-  const fields = { type: query.audit_type, caller: query.audit_caller, skill: query.audit_skill, outcome: query.audit_outcome, cursor: query.audit_cursor };
-  const kept = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value && AuditQuerySchema.shape[field as keyof typeof fields].safeParse(value).success));
-  return AuditQuerySchema.parse({ ...kept, limit: AUDIT_PAGE });
+  const kept = AUDIT_FIELDS.flatMap((field) => {
+    const value = query[`audit_${field}`];
+    return value && AuditQuerySchema.shape[field].safeParse(value).success ? [[field, value]] : [];
+  });
+  return AuditQuerySchema.parse({ ...Object.fromEntries(kept), limit: AUDIT_PAGE });
 }
+
+/** The page's URL query for an audit query (`auditQueryOf` reads it back). */
+const auditUrlQueryOf = (query: Partial<Record<(typeof AUDIT_FIELDS)[number], string | number>>) =>
+  new URLSearchParams(AUDIT_FIELDS.flatMap((field): Array<[string, string]> => (query[field] === undefined ? [] : [[`audit_${field}`, String(query[field])]]))).toString();
 
 /** One audit row's cells. */
 const auditCells = (e: AuditEntry): string[] =>
@@ -216,7 +225,7 @@ function auditPanel(query: AuditQuery, page: AuditPage): Html {
     } else rows.push({ cells, newest: entry.at, oldest: entry.at, count: 1 });
   }
   const selected = (value: string | undefined, option: string) => (value === option ? html`<option value="${option}" selected>${option}</option>` : html`<option value="${option}">${option}</option>`);
-  const older = new URLSearchParams(Object.entries({ audit_type: query.type, audit_caller: query.caller, audit_skill: query.skill, audit_outcome: query.outcome === undefined ? undefined : String(query.outcome), audit_cursor: page.nextCursor }).filter((pair): pair is [string, string] => pair[1] !== undefined));
+  const older = auditUrlQueryOf({ ...query, cursor: page.nextCursor });
   return html`<form method="get" action="/admin/ui#audit" class="filter">
       <label>type <select name="audit_type"><option value="">any</option>${selected(query.type, "call")}${selected(query.type, "admin")}</select></label>
       <label>who <input name="audit_caller" value="${query.caller ?? ""}" size="14" /></label>
@@ -228,16 +237,15 @@ function auditPanel(query: AuditQuery, page: AuditPage): Html {
       ["Time (UTC)", "Who", "What", "Outcome", ""],
       rows.map((r) => [r.count > 1 ? `${utcTime(r.oldest)} – ${utcTime(r.newest).slice(11)}` : utcTime(r.newest), ...r.cells, r.count > 1 ? html`<span class="count">×${r.count}</span>` : ""]),
     )}
-    <p class="pager">${page.entries.length} entries${query.cursor ? html` · <a href="/admin/ui#audit">newest</a>` : ""}${page.nextCursor ? html` · <a href="/admin/ui?${older.toString()}#audit" class="older">older entries</a>` : ""}</p>`;
+    <p class="pager">${page.entries.length} entries${query.cursor ? html` · <a href="/admin/ui#audit">newest</a>` : ""}${page.nextCursor ? html` · <a href="/admin/ui?${older}#audit" class="older">older entries</a>` : ""}</p>`;
 }
 
 function skillCard(name: string, deployments: Deployment[], routes: Record<string, Record<string, number>>, registry: Page, history: Record<string, Array<Observed & { start: number }>>, rollout: Rollout | undefined, canWrite: boolean): Html {
   const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   const sorted = [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version));
-  const stable = sorted.find((d) => d.role === "stable");
-  // After a promotion the old stable is kept as a "canary" at 0% (to go back to): it is the previous version, not a canary.
-  const roleOf = (d: Deployment) => (d.role === "canary" && stable && compareSemver(d.version, stable.version) < 0 ? "previous" : d.role);
+  const stableVersion = sorted.find((d) => d.role === "stable")?.version;
+  const roleOf = (d: Deployment) => shownRoleOf(d, stableVersion);
   const canaries = sorted.filter((d) => roleOf(d) === "canary");
   const skillPath = `/admin/skills/${encodeURIComponent(name)}`;
   const actionOf = (d: Deployment) =>

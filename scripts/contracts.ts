@@ -13,7 +13,7 @@ import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { checkContracts, compareSchemas } from "../src/contracts/index.js";
+import { changesBetween, checkContracts, nextVersion } from "../src/contracts/index.js";
 import { canonicalJson } from "../src/json/index.js";
 import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
@@ -187,15 +187,16 @@ export class ReleasedContractError extends Error {}
 export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, against?: string): Promise<string[]> {
   const current = await currentManifests(dirs);
   const { released } = releasedContracts({ dir, ...(against ? { against } : {}) });
+  const releasedOf = (manifest: SkillManifest) => released.find((r) => r.name === manifest.name && r.version === manifest.version);
   const refusals = current.flatMap((manifest) => {
-    const same = released.find((r) => r.name === manifest.name && r.version === manifest.version);
+    const same = releasedOf(manifest);
     return same && canonicalJson(same) !== canonicalJson(manifest) ? [`${manifest.name} ${manifest.version} is released (contracts/${manifest.name}/${manifest.version}.json) and its definition changed: ${nextVersionAdvice(same, manifest)}`] : [];
   });
   if (refusals.length) throw new ReleasedContractError(`Nothing written: a released contract is never rewritten.\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`);
   const written: string[] = [];
   for (const manifest of current) {
     const file = join(dir, manifest.name, `${manifest.version}.json`);
-    if (released.some((r) => r.name === manifest.name && r.version === manifest.version) && existsSync(file)) continue; // the same definition, already there
+    if (releasedOf(manifest) && existsSync(file)) continue; // the same definition, already there
     mkdirSync(join(dir, manifest.name), { recursive: true });
     writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
     written.push(file);
@@ -209,14 +210,10 @@ export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, ag
  * @example nextVersionAdvice(released, changed) // "bump it to 2.0.0 (breaks callers: input.text removed)"
  */
 export function nextVersionAdvice(released: SkillManifest, changed: SkillManifest): string {
-  const input = compareSchemas(released.inputSchema, changed.inputSchema, "input");
-  const output = compareSchemas(released.outputSchema, changed.outputSchema, "output");
-  const breaking = [...input.breaking, ...output.breaking];
-  const additive = [...input.additive, ...output.additive];
-  const [major = 0, minor = 0, patch = 0] = released.version.split(/[-+]/)[0]!.split(".").map(Number);
-  if (breaking.length) return `bump it to ${major + 1}.0.0 (breaks callers: ${breaking.join("; ")})`;
-  if (additive.length) return `bump it to ${major}.${minor + 1}.0 (adds: ${additive.join("; ")})`;
-  return `bump it to ${major}.${minor}.${patch + 1} (${manifestChanges(released, changed).join("; ") || "the definition changed"})`;
+  const { breaking, additive } = changesBetween(released, changed);
+  if (breaking.length) return `bump it to ${nextVersion(released.version, "major")} (breaks callers: ${breaking.join("; ")})`;
+  if (additive.length) return `bump it to ${nextVersion(released.version, "minor")} (adds: ${additive.join("; ")})`;
+  return `bump it to ${nextVersion(released.version, "patch")} (${manifestChanges(released, changed).join("; ") || "the definition changed"})`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -77,21 +77,17 @@ const RegisteredSkillSchema = z.object({ deployments: z.array(DeploymentSchema.p
  * (a first deploy: the gateway is not up yet). A refused admin token stops the deploy here.
  */
 async function registeredDeployments(gatewayUrl: string, adminToken: string, names: string[]): Promise<Array<{ id: string; manifest: SkillManifest }> | undefined> {
-  const registered: Array<{ id: string; manifest: SkillManifest }> = [];
-  for (const name of names) {
-    let response: Response;
-    try {
-      response = await fetch(`${gatewayUrl}/admin/skills/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${adminToken}` }, redirect: "manual", signal: AbortSignal.timeout(15_000) });
-    } catch {
-      return undefined;
-    }
-    if (response.status === 404) continue; // not registered there yet
+  const read = async (name: string) => {
+    const response = await fetch(`${gatewayUrl}/admin/skills/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${adminToken}` }, redirect: "manual", signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+    if (!response) return undefined; // not reachable
+    if (response.status === 404) return []; // not registered there yet
     if (response.status === 401 || response.status === 403) throw new Error(`Not deploying: the gateway at ${gatewayUrl} refused the admin token (SKILLMESH_ADMIN_TOKEN)`);
     const answer = RegisteredSkillSchema.safeParse(await response.json().catch(() => undefined));
     if (!response.ok || !answer.success) throw new Error(`Not deploying: GET ${gatewayUrl}/admin/skills/${name} answered HTTP ${response.status}, not the deployments of ${name}`);
-    registered.push(...answer.data.deployments);
-  }
-  return registered;
+    return answer.data.deployments;
+  };
+  const answers = await Promise.all(names.map(read));
+  return answers.some((answer) => answer === undefined) ? undefined : answers.flatMap((answer) => answer!);
 }
 
 function printSizes(bundles: Bundle[]): void {

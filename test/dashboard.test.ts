@@ -179,6 +179,10 @@ describe("the dashboard", () => {
     expect(await flaky.locator("tbody tr").nth(1).locator("button").innerText()).toBe("Make stable again");
     expect(await flaky.locator("form.canary").count()).toBe(0); // no canary left to weigh
     await page.screenshot({ path: join(SCREENSHOTS, "after-promotion.png"), fullPage: true });
+    // skillmesh status reads it the same way (one rule: shownRoleOf).
+    const out: string[] = [];
+    await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
+    expect(out.join("\n")).toMatch(/1\.0\.0\s+previous\s+0%/);
     await context.close();
   });
 

@@ -8,7 +8,7 @@
 import { execFile, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { type AddressInfo, createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -19,7 +19,7 @@ import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { currentManifests, writeContracts } from "../scripts/contracts.js";
 import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
 import { generateHopKeys } from "../src/hop/index.js";
-import { type Mesh, adminCall, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { type Mesh, adminCall, freePort, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
 import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
 
@@ -27,14 +27,6 @@ const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), "skillmesh-dist-"));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-/** A loopback port nobody listens on (the OS gave it out, then it was closed again). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!;
 const SKILL_WORKERS = skillDirs().map(workerNameOf);
@@ -195,7 +187,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   it("the gateway unreachable after the uploads: every Worker is up, the registrations are reported not done", async () => {
     cf.refuse(undefined);
     const before = cf.uploads.length;
-    const nobody = `http://127.0.0.1:${await closedPort()}`;
+    const nobody = `http://127.0.0.1:${await freePort("127.0.0.1")}`; // nobody listens there
     const result = await deploy({ SKILLMESH_URL: nobody }, ["--register-timeout", "1"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`  cannot reach the gateway at ${nobody} (ECONNREFUSED); retrying each second for up to 1 s (--register-timeout) …`);

@@ -32,6 +32,7 @@ import {
   utcTime,
 } from "../../src/admin-api/index.js";
 import type { Rollout } from "../../src/delivery/index.js";
+import { shownRoleOf } from "../../src/routing/rollout.js";
 import { valueAt } from "../../src/json/index.js";
 
 const USAGE = `usage: skillmesh <command>
@@ -149,9 +150,10 @@ function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: 
   io.out(cost?.perCall !== undefined ? `${name}  (${cost.perCall} ${cost.currency} a call)` : name);
   const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "BREAKER", "OBSERVED", "ENDPOINT", "REGISTERED", "TTL"]];
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
+  const stableVersion = deployments.find((d) => d.role === "stable")?.version;
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, d.role, ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), d.endpoint.binding ?? d.endpoint.url ?? "", utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([`  ${d.version}`, shownRoleOf(d, stableVersion), ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), d.endpoint.binding ?? d.endpoint.url ?? "", utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");

@@ -88,8 +88,11 @@ interface Ports {
   skills: Map<string, number>;
 }
 
-/** A port nothing listens on now on `host` (the kernel's pick). */
-function freePort(host: string): Promise<number> {
+/**
+ * A port nothing listens on now on `host` (the kernel's pick, then closed again).
+ * @example const port = await freePort("127.0.0.1")
+ */
+export function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

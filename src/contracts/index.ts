@@ -142,10 +142,32 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
   return diff;
 }
 
+/**
+ * What a new definition changes for callers of an older one, input and output together.
+ * @example changesBetween(released, next).breaking // ["input.precision added as required"]
+ */
+export function changesBetween(before: SkillManifest, after: SkillManifest): SchemaDiff {
+  const input = compareSchemas(before.inputSchema, after.inputSchema, "input");
+  const output = compareSchemas(before.outputSchema, after.outputSchema, "output");
+  return { breaking: [...input.breaking, ...output.breaking], additive: [...input.additive, ...output.additive] };
+}
+
+/** A version's major, minor and patch numbers (its pre-release and build left out). */
+const partsOf = (version: string) => version.split(/[-+]/)[0]!.split(".").map(Number) as [number, number, number];
+
+/**
+ * The smallest version after `version` with a bump of that kind.
+ * @example nextVersion("1.4.2", "minor") // "1.5.0"
+ */
+export function nextVersion(version: string, bump: "major" | "minor" | "patch"): string {
+  const [major, minor, patch] = partsOf(version);
+  return bump === "major" ? `${major + 1}.0.0` : bump === "minor" ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
+}
+
 /** The kind of version bump from `before` to `after`: major, minor, patch, or none (same or older). */
 export function bumpOf(before: string, after: string): "major" | "minor" | "patch" | "none" {
   if (compareSemver(after, before) <= 0) return "none";
-  const [a, b] = [before, after].map((v) => v.split(/[-+]/)[0]!.split(".").map(Number)) as [number[], number[]];
+  const [a, b] = [partsOf(before), partsOf(after)];
   if (b[0]! > a[0]!) return "major";
   if (b[1]! > a[1]!) return "minor";
   return "patch";
@@ -175,10 +197,7 @@ export function checkContracts(current: SkillManifest[], committed: SkillManifes
       problems.push(`${label}: no contract committed for it (run npm run contracts and commit contracts/${manifest.name}/${manifest.version}.json)`);
       continue;
     }
-    const input = compareSchemas(previous.inputSchema, manifest.inputSchema, "input");
-    const output = compareSchemas(previous.outputSchema, manifest.outputSchema, "output");
-    const breaking = [...input.breaking, ...output.breaking];
-    const additive = [...input.additive, ...output.additive];
+    const { breaking, additive } = changesBetween(previous, manifest);
     const bump = bumpOf(previous.version, manifest.version);
     if (breaking.length && bump !== "major") problems.push(`${label}: breaks callers of ${previous.version} without a major version: ${breaking.join("; ")}`);
     else if (additive.length && bump === "patch") problems.push(`${label}: adds to ${previous.version} in a patch version (needs at least a minor): ${additive.join("; ")}`);

@@ -4,7 +4,8 @@
  * the table whole. Each checks its input against the registry and refuses, with the reason,
  * anything that would leave a group not adding up to 100. Each records an event.
  */
-import { DEFAULT_GROUP, MAX_EVENTS, type RegistryDoc, type RolloutEvent, type RoutingTable } from "../registry/model.js";
+import { DEFAULT_GROUP, type Deployment, MAX_EVENTS, type RegistryDoc, type RolloutEvent, type RoutingTable } from "../registry/model.js";
+import { compareSemver } from "../registry/semver.js";
 import { versionsOf } from "../registry/mutations.js";
 
 /** A rollout request that cannot be applied; `status` is the HTTP status the admin API answers. */
@@ -94,6 +95,16 @@ export function setCanary(current: RegistryDoc, skill: string, version: string, 
   checkTable(doc, skill, table);
   const summary = Object.entries(groups).map(([g, w]) => `${g}=${w}`).join(" ");
   return withEvent(doc, { at: ctx.now, skill, type: "canary", version, by: ctx.by, reason: ctx.reason ?? `canary ${version}: ${summary}` });
+}
+
+/**
+ * The role to show for a deployment (dashboard, `skillmesh status`): its registered role, but
+ * `previous` for a canary older than the stable one (`promote` keeps the old stable as a canary
+ * at 0%, to go back to).
+ * @example shownRoleOf({ role: "canary", version: "1.0.0" }, "2.0.0") // "previous"
+ */
+export function shownRoleOf<Role extends string = Deployment["role"]>(deployment: { role: Role; version: string }, stableVersion: string | undefined): Role | "previous" {
+  return deployment.role === "canary" && stableVersion !== undefined && compareSemver(deployment.version, stableVersion) < 0 ? "previous" : deployment.role;
 }
 
 /**
