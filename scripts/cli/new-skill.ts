@@ -147,7 +147,8 @@ import { type RunningSkill, startSkill } from "../../test/support/skill.js";
 
 describe("${s.name} (workerd)", () => {
   let skill: RunningSkill;
-  beforeAll(async () => (skill = await startSkill(fileURLToPath(new URL(".", import.meta.url)))));
+  // The first run bundles the skill with wrangler: allow it more than vitest's default 10 s hook time.
+  beforeAll(async () => (skill = await startSkill(fileURLToPath(new URL(".", import.meta.url)))), 120_000);
   afterAll(() => skill?.dispose());
 
   it("answers a call", async () => {
