@@ -14,7 +14,7 @@ import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
 import { SESSION_HEADER } from "../src/mcp/index.js";
-import { recoverStrandedJobs } from "../src/jobs/run.js";
+import { recoverStrandedJobs } from "../src/job-runner/index.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
 import { wellKnownRoutes } from "./well-known.js";
@@ -70,7 +70,7 @@ function isCronTrigger(controller: unknown): boolean {
 /**
  * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
  * and moves it on, or back (src/delivery), and recovers the async jobs whose runner was lost
- * (src/jobs/run.ts).
+ * (src/job-runner/index.ts).
  */
 async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
   if (!isCronTrigger(controller)) return void console.error("[gateway] refused a scheduled event that no Cron Trigger sent (a bound Worker's RPC call)");
@@ -87,4 +87,4 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
 
 export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;
 // The Workflow class of async jobs (wrangler.toml [[workflows]]).
-export { JobWorkflow } from "../src/jobs/workflow.js";
+export { JobWorkflow } from "../src/job-runner/workflow.js";

@@ -46,8 +46,8 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
     submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
     job: async (jobId) => {
-      const job = await runtime.jobs.get(jobId);
-      return job && job.owner === scope.context.caller ? viewOf(job) : undefined;
+      const job = await runtime.jobs.ownedBy(jobId, scope.context.caller);
+      return job && viewOf(job);
     },
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),

@@ -309,7 +309,7 @@ describe("the GitHub Actions workflow", () => {
 
   it("runs the checks of .ci/run, in its order", () => {
     const ciRun = readFileSync(join(ROOT, ".ci/run"), "utf8").split("\n").filter((line) => /^(npm|npx) /.test(line));
-    expect(ciRun).toEqual(["npm ci --no-audit --no-fund", "npm run typecheck", "npx skillmesh contracts check", "npm test"]);
+    expect(ciRun).toEqual(["npm ci --no-audit --no-fund", "npm run typecheck", "npm run depcheck", "npx skillmesh contracts check", "npm test"]);
     expect(runs("check").filter((line) => /^(npm|npx) /.test(line))).toEqual(ciRun);
   });
 

@@ -9,14 +9,15 @@ import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
 import { setCanary } from "../src/routing/rollout.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
-import { OTHER_CALLERS, WindowSchema, addMetrics } from "../src/metrics/index.js";
+import { OTHER_CALLERS, TallySchema, addMetrics } from "../src/metrics/index.js";
 import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
 import { JobStore } from "../src/jobs/index.js";
 import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
 import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";
-import { type MemoryData, memoryStore } from "../src/store/memory.js";
+import type { ScriptData } from "../src/store/index.js";
+import { memoryStore } from "../src/store/memory.js";
 import { upstashStore } from "../src/store/upstash.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 import { eventually } from "./support/fixtures.js";
@@ -273,13 +274,13 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     await store.run(addMetrics, ["m"], [60_000, add({ k_a: sums(2, 0), k_c: sums(1, 1) }), 3]);
     // A fourth caller past the three named is added up with the others.
     expect(await store.run(addMetrics, ["m"], [60_000, add({ k_d: sums(5, 0), k_e: sums(1, 0) }), 3])).toBe(13);
-    const window = WindowSchema.parse(JSON.parse((await store.get("m"))!));
+    const window = TallySchema.parse(JSON.parse((await store.get("m"))!));
     expect({ calls: window.calls, errors: window.errors, latency: window.latency }).toEqual({ calls: 13, errors: 2, latency: { "231": 13, "12": 2 } });
     expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency["231"], s.latency["12"]]]))).toEqual({ k_a: [5, 1, 5, 1], k_b: [1, 0, 1, undefined], k_c: [1, 1, 1, 1], [OTHER_CALLERS]: [6, 0, 6, undefined] });
     // A window written before callers were counted reads as one with none.
     await store.set("old", JSON.stringify(sums(2, 0)));
     await store.run(addMetrics, ["old"], [60_000, JSON.stringify({ ...sums(0, 0), callers: {} }), 3]);
-    expect(WindowSchema.parse(JSON.parse((await store.get("old"))!))).toMatchObject({ calls: 2, latency: { "231": 2 }, callers: {} });
+    expect(TallySchema.parse(JSON.parse((await store.get("old"))!))).toMatchObject({ calls: 2, latency: { "231": 2 }, callers: {} });
   });
 
   it("audit: appends newest first, keeps only the newest entries, counts every entry, and reads a page from a position", async () => {
@@ -304,7 +305,7 @@ describe.each(drivers)("store driver %s", (driver, make) => {
       name: "test.ltrim",
       lua: `redis.call('DEL', KEYS[1]) redis.call('RPUSH', KEYS[1], 'a', 'b', 'c', 'd', 'e', 'f')
 redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('LRANGE', KEYS[1], 0, -1)`,
-      memory: (data: MemoryData, [key]: string[], [start, stop]: string[]) => {
+      memory: (data: ScriptData, [key]: string[], [start, stop]: string[]) => {
         data.del(key!);
         data.lpush(key!, "f", "e", "d", "c", "b", "a");
         data.ltrim(key!, Number(start), Number(stop));

@@ -71,131 +71,25 @@ export const DeploymentPageSchema = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
-// API keys
+// API keys, rates and the audit log: defined by their owners, part of the admin API
 // ---------------------------------------------------------------------------------------------
 
-/** A skill name or tag glob (`*` any run of characters, `?` one). */
-export const GlobSchema = z.string().regex(/^[A-Za-z0-9_.:*?-]{1,128}$/, "a glob is [A-Za-z0-9_.:*?-]{1,128}");
-
-/** How often: `100/min`, `5/s`, `50000/day`, `1000000/month`. */
-export const RateSchema = z
-  .string()
-  .regex(/^\d{1,9}\s*\/\s*(s|sec|second|m|min|minute|h|hour|d|day|month)$/, 'a rate is <count>/<s|min|h|day|month>, e.g. "100/min"');
-
-export const AdminLevelSchema = z.enum(["read", "write"]);
-
-/** What a key may do. Unset lists allow nothing: a key names what it may call. */
-export const KeyGrantsSchema = z.object({
-  /** Skill names it may see and call (globs). */
-  skills: z.array(GlobSchema).max(64).default([]),
-  /** Skills it may see and call by capability tag (globs). */
-  tags: z.array(GlobSchema).max(64).default([]),
-  /** `X-User-Group` values it may use; any other routes as `*`. */
-  groups: z.array(GroupNameSchema).max(64).default([]),
-  /** Access to the admin API: none, `read` (GET) or `write` (everything). */
-  admin: AdminLevelSchema.optional(),
-  /** Calls per time window across every gateway isolate, e.g. `100/min`. */
-  rate: RateSchema.optional(),
-  /** A longer, durable budget, e.g. `50000/day`. */
-  quota: RateSchema.optional(),
-});
-export type KeyGrants = z.infer<typeof KeyGrantsSchema>;
-
-export const KeyNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "a key name is [A-Za-z0-9_.:-]{1,64}");
-
-/** `POST /admin/keys`. */
-export const KeyCreateRequestSchema = KeyGrantsSchema.extend({ name: KeyNameSchema }).strict();
-
-/** `PATCH /admin/keys/:id`: the fields given replace the key's (`null` clears an optional one). */
-export const KeyUpdateRequestSchema = z.strictObject({
-  name: KeyNameSchema.optional(),
-  skills: z.array(GlobSchema).max(64).optional(),
-  tags: z.array(GlobSchema).max(64).optional(),
-  groups: z.array(GroupNameSchema).max(64).optional(),
-  admin: AdminLevelSchema.nullable().optional(),
-  rate: RateSchema.nullable().optional(),
-  quota: RateSchema.nullable().optional(),
-});
-export type KeyUpdateRequest = z.infer<typeof KeyUpdateRequestSchema>;
-
-/** A key as the admin API shows it: never its secret, never its hash. */
-export const KeyViewSchema = KeyGrantsSchema.extend({
-  id: z.string(),
-  name: z.string(),
-  /** The key's first and last characters, to recognise it: `sm_Ab3d…x9Yz`. */
-  hint: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  revokedAt: z.number().optional(),
-});
-export type KeyView = z.infer<typeof KeyViewSchema>;
-
-/** `POST /admin/keys` answers the key itself, once. */
-export const KeyCreatedSchema = z.object({ key: z.string(), view: KeyViewSchema });
-export const KeyListSchema = z.object({ keys: z.array(KeyViewSchema) });
-
-// ---------------------------------------------------------------------------------------------
-// Audit log
-// ---------------------------------------------------------------------------------------------
-
-/** One call through `/rpc` or `/mcp`: who, what, how it went — never a secret or an argument. */
-export const CallAuditSchema = z.object({
-  type: z.literal("call"),
-  at: z.number(),
-  /** The caller's id (`k_…` key id, `c_…` hash, "anonymous"), never its credential. */
-  caller: z.string(),
-  /** The method: a skill or a built-in. */
-  method: z.string(),
-  /** `name@version` of the deployment that answered, if one did. */
-  deployment: z.string().optional(),
-  group: z.string().optional(),
-  /** 0 when it succeeded, else the JSON-RPC error code. */
-  code: z.number().int(),
-  ms: z.number(),
-  replayed: z.boolean().optional(),
-  degraded: z.boolean().optional(),
-  /** The skill exists but is outside the caller's grants (the caller was told it does not exist). */
-  hidden: z.boolean().optional(),
-  /** SHA-256 (first 32 hex digits) of the canonical JSON of the params: equal calls match, values stay unknown. */
-  args: z.string().optional(),
-});
-
-/** One change through the admin API. */
-export const AdminAuditSchema = z.object({
-  type: z.literal("admin"),
-  at: z.number(),
-  /** `admin-token`, or the admin key's id. */
-  by: z.string(),
-  /** `POST /admin/skills/text.summarize/canary`, … */
-  action: z.string(),
-  status: z.number().int(),
-});
-
-export const AuditEntrySchema = z.discriminatedUnion("type", [CallAuditSchema, AdminAuditSchema]);
-export type AuditEntry = z.infer<typeof AuditEntrySchema>;
-
-/** `GET /admin/audit` filters. */
-export const AuditQuerySchema = z.object({
-  caller: z.string().max(64).optional(),
-  /** A skill name (calls) or a part of an admin action. */
-  skill: z.string().max(128).optional(),
-  /** `ok`, `error`, or one error code. */
-  outcome: z.union([z.enum(["ok", "error"]), z.coerce.number().int()]).optional(),
-  type: z.enum(["call", "admin"]).optional(),
-  /** Entries at or after this time: ms since the epoch, or an ISO date. */
-  since: z
-    .string()
-    .max(40)
-    .refine((since) => /^\d+$/.test(since) || !Number.isNaN(Date.parse(since)), "since is ms since the epoch or an ISO date, e.g. 2026-12-01T00:00:00Z")
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(100),
-  /** The `nextCursor` of the page before: go on with older entries. */
-  cursor: z.string().regex(/^\d{1,16}$/, "a cursor is the nextCursor of the page before").optional(),
-});
-export type AuditQuery = z.infer<typeof AuditQuerySchema>;
-
-/** `GET /admin/audit`: the entries, newest first, and the cursor of the next (older) page when there may be one. */
-export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().optional() });
+export { GlobSchema } from "../glob/index.js";
+export { RateSchema } from "../ratelimit/index.js";
+export {
+  AdminLevelSchema,
+  KeyCreateRequestSchema,
+  KeyCreatedSchema,
+  type KeyGrants,
+  KeyGrantsSchema,
+  KeyListSchema,
+  KeyNameSchema,
+  type KeyUpdateRequest,
+  KeyUpdateRequestSchema,
+  type KeyView,
+  KeyViewSchema,
+} from "../keys/schema.js";
+export { AdminAuditSchema, type AuditEntry, AuditEntrySchema, AuditListSchema, type AuditQuery, AuditQuerySchema, CallAuditSchema } from "../audit/schema.js";
 
 /**
  * How the admin views (the dashboard and the CLI) print a time: UTC, to the second.

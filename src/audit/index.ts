@@ -7,8 +7,7 @@
  * is also written there, for production volumes and longer retention.
  */
 import { DelayedFlush } from "../flush/index.js";
-import type { AuditEntry, AuditQuery } from "../admin-api/index.js";
-import { AuditEntrySchema } from "../admin-api/index.js";
+import { type AuditEntry, AuditEntrySchema, type AuditQuery } from "./schema.js";
 import { fingerprintOf } from "../idempotency/index.js";
 import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";

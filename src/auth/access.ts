@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { safeJson } from "../json/index.js";
-import { tagMatcher } from "../registry/discovery.js";
+import { globMatcher } from "../glob/index.js";
 
 export type AdminLevel = "none" | "read" | "write";
 
@@ -43,8 +43,8 @@ export interface Grants {
  * @example accessOf({ skills: ["text.*"], tags: [], groups: ["beta"] }).allowsSkill("text.summarize", []) // true
  */
 export function accessOf(grants: Grants): Access {
-  const names = grants.skills.map(tagMatcher);
-  const tags = grants.tags.map(tagMatcher);
+  const names = grants.skills.map(globMatcher);
+  const tags = grants.tags.map(globMatcher);
   const groups = new Set(grants.groups);
   return {
     allowsSkill: (name, skillTags) => names.some((matches) => matches(name)) || tags.some((matches) => skillTags.some(matches)),

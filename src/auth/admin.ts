@@ -5,12 +5,12 @@
  * the admin API and for the details of `/healthz`.
  */
 import { timingSafeEqual } from "hono/utils/buffer";
-import type { GatewayConfig } from "../config/index.js";
 import type { KeyRing } from "../keys/index.js";
-import { type Window, checkLimits, usedOf } from "../ratelimit/index.js";
+import { type RateWindow, checkLimits, usedOf } from "../ratelimit/index.js";
 import type { Store } from "../store/index.js";
 import type { AdminLevel } from "./access.js";
 import { authenticate, bearerOf } from "./index.js";
+import type { OAuthConfig } from "./oauth.js";
 
 /**
  * True when the `Authorization` header carries the gateway's admin token.
@@ -28,12 +28,18 @@ export interface AdminIdentity {
   by: string;
 }
 
+/** What the admin check reads of the gateway's settings (src/config's `GatewayConfig` is one). */
+export interface AdminSettings {
+  adminToken?: string;
+  auth: { oauth?: OAuthConfig };
+}
+
 /**
  * How much of the admin API this request may use: `write` with the admin token, the key's level
  * with an admin key, else `none`. Admin keys count whether or not `SKILLMESH_AUTH` is off.
  * @example const { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys)
  */
-export async function adminOf(headers: Headers, config: Pick<GatewayConfig, "adminToken" | "auth">, keys: KeyRing): Promise<AdminIdentity> {
+export async function adminOf(headers: Headers, config: AdminSettings, keys: KeyRing): Promise<AdminIdentity> {
   if (await hasAdminToken(headers.get("authorization"), config.adminToken)) return { level: "write", by: "admin-token" };
   const outcome = await authenticate(headers, { required: true, oauth: config.auth.oauth }, keys);
   return "caller" in outcome ? { level: outcome.caller.access.admin, by: outcome.caller.id } : { level: "none", by: "anonymous" };
@@ -45,7 +51,7 @@ export async function adminOf(headers: Headers, config: Pick<GatewayConfig, "adm
  * 429 until the minute ends — before its credential is even checked, the right one included, so
  * guessing gains nothing by speed. Each failure is also in the audit log.
  */
-export const FAILED_ADMIN_TRIES: Window = { limit: 10, windowMs: 60_000 };
+export const FAILED_ADMIN_TRIES: RateWindow = { limit: 10, windowMs: 60_000 };
 
 /** The throttle's counter of one client address (`addressIdOf`: what the audit log names it by too). */
 const failedAdminCounter = (address: string) => `admin-fail:${address}`;

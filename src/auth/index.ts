@@ -15,7 +15,7 @@ import { addressIdOf } from "../context/index.js";
 import { sha256Hex } from "../hash/index.js";
 import { ErrorCode, failure } from "../jsonrpc/index.js";
 import { type ApiKey, KEY_PREFIX, KeyIdSchema, type KeyRing } from "../keys/index.js";
-import { type Limits, type Window, windowOf } from "../ratelimit/index.js";
+import { type Limits, type RateWindow, windowOf } from "../ratelimit/index.js";
 import { type Access, FULL_ACCESS, accessOf, accessOfSignature, bothOf, delegatedAccess } from "./access.js";
 import { type Delegation, type Delegations, isDelegationToken } from "./delegation.js";
 import { type OAuthConfig, TokenRefused, isOAuthCallerId, verifyAccessToken } from "./oauth.js";
@@ -27,13 +27,13 @@ export interface AuthSettings {
   /** False with `SKILLMESH_AUTH=off` (local development; `npm run dev` sets it). */
   required: boolean;
   /** With auth off: limits per client address. */
-  ratePerAddress?: Window;
-  quotaPerAddress?: Window;
+  ratePerAddress?: RateWindow;
+  quotaPerAddress?: RateWindow;
   /** With OAuth configured: the issuers and the resource URL. */
   oauth?: OAuthConfig;
   /** The rate and quota of each OAuth caller (`SKILLMESH_OAUTH_RATE`, `SKILLMESH_OAUTH_QUOTA`). */
-  oauthRate?: Window;
-  oauthQuota?: Window;
+  oauthRate?: RateWindow;
+  oauthQuota?: RateWindow;
 }
 
 /** What the middleware needs of the gateway's runtime. */

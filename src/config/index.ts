@@ -5,13 +5,13 @@
  * call and `/healthz` with them (routes/index.ts) until the setting is fixed.
  */
 import { z } from "zod";
-import { RateSchema } from "../admin-api/index.js";
 import { type OAuthConfig, oauthConfigOf } from "../auth/oauth.js";
-import { type Window, windowOf } from "../ratelimit/index.js";
+import { RateSchema, type RateWindow, windowOf } from "../ratelimit/index.js";
 import { SNAPSHOT_MAX_AGE_MS } from "../snapshot/index.js";
 import { RETIRED_HOP_SECRET, privateKeyBytes } from "../hop/index.js";
 import { HEARTBEAT_MS } from "../sse/index.js";
 import { DEFAULT_STORE_TIMEOUT_MS } from "../store/index.js";
+import type { StoreSettings } from "../store/from-env.js";
 
 /** `a, b, c` → ["a", "b", "c"] (trimmed, lower-cased, trailing slashes dropped); empty → undefined. */
 const list = z
@@ -65,9 +65,9 @@ export const SettingsSchema = z.object({
 /** What the gateway runs with. */
 export interface GatewayConfig {
   adminToken?: string;
-  store: { driver: "memory" | "upstash"; url?: string; token?: string; prefix: string; timeoutMs: number };
+  store: StoreSettings;
   snapshotMaxAgeMs: number;
-  auth: { required: boolean; ratePerAddress?: Window; quotaPerAddress?: Window; oauth?: OAuthConfig; oauthRate?: Window; oauthQuota?: Window };
+  auth: { required: boolean; ratePerAddress?: RateWindow; quotaPerAddress?: RateWindow; oauth?: OAuthConfig; oauthRate?: RateWindow; oauthQuota?: RateWindow };
   allowedOrigins?: string[];
   allowedHosts?: string[];
   allowPrivateEndpoints: boolean;

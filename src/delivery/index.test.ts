@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Window, observedOf } from "../metrics/index.js";
+import { type Tally, observedOf } from "../metrics/index.js";
 import { addLatency } from "../metrics/sketch.js";
 import { type Rollout, judge } from "./index.js";
 
@@ -26,8 +26,8 @@ const rollout = (over: Partial<Rollout> = {}): Rollout => ({
 const observed = (calls: number, errorRate = 0, p95Ms?: number) => ({ calls, errorRate, windowMs: 60_000, ...(p95Ms ? { p95Ms, p50Ms: p95Ms } : {}) });
 
 /** A minute's window of `calls` calls, each taking `ms`. */
-function windowOf(calls: number, ms: (i: number) => number): Window {
-  const window: Window = { calls, errors: 0, latency: {}, callers: {} };
+function windowOf(calls: number, ms: (i: number) => number): Tally {
+  const window: Tally = { calls, errors: 0, latency: {}, callers: {} };
   for (let i = 0; i < calls; i++) addLatency(window.latency, ms(i));
   return window;
 }

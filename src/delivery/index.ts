@@ -8,7 +8,7 @@
  * registry guarantees (atomic edits, events, every isolate within a second) holds.
  */
 import { z } from "zod";
-import { minus, type Observed, observedOf, type Window, WindowSchema, withoutDeciders } from "../metrics/index.js";
+import { minus, type Observed, observedOf, type Tally, TallySchema, withoutDeciders } from "../metrics/index.js";
 import { deploymentId, GroupNameSchema, type RegistryDoc, type SkillDoc } from "../registry/model.js";
 import { promote, rollback, RolloutError, setCanary } from "../routing/rollout.js";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
@@ -67,7 +67,7 @@ export const RolloutSchema = RolloutPlanSchema.extend({
   /** The latest verdict on the current step (holding: why it has not moved yet). */
   status: z.string(),
   /** The canary's and the stable's sums of the minute the step started in, as they were then. */
-  baseline: z.record(z.string(), WindowSchema).default({}),
+  baseline: z.record(z.string(), TallySchema).default({}),
 });
 export type Rollout = z.output<typeof RolloutSchema>;
 
@@ -125,7 +125,7 @@ export interface RegistryEditor {
 
 /** Reads deployments' sums since a moment (the step's start); src/metrics. */
 export interface StepMetrics {
-  totals(ids: string[], from: number, now: number): Promise<Record<string, Window>>;
+  totals(ids: string[], from: number, now: number): Promise<Record<string, Tally>>;
 }
 
 const withHistory = (rollout: Rollout, event: z.output<typeof RolloutStepEventSchema>): Rollout => ({
@@ -217,7 +217,7 @@ export class Rollouts {
           throw new RolloutError(`${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`);
         }
         const totals = await this.metrics.totals([canaryId, stableId], rollout.stepStartedAt, now);
-        const step = (window: Window) => ({ ...observedOf([window]), windowMs: now - rollout.stepStartedAt });
+        const step = (window: Tally) => ({ ...observedOf([window]), windowMs: now - rollout.stepStartedAt });
         // The canary is judged without the callers who could decide alone (the most calls, the most failures).
         const canary = withoutDeciders(minus(totals[canaryId]!, rollout.baseline[canaryId]));
         const verdict = judge(rollout, step(canary.window), step(minus(totals[stableId]!, rollout.baseline[stableId])), now, canary.excluded);
@@ -261,7 +261,7 @@ export class Rollouts {
   }
 
   /** The sums of the minute a step starts in, so that the step counts only its own calls. */
-  #baseline(skill: string, version: string, stable: string, now: number): Promise<Record<string, Window>> {
+  #baseline(skill: string, version: string, stable: string, now: number): Promise<Record<string, Tally>> {
     return this.metrics.totals([deploymentId(skill, version), deploymentId(skill, stable)], now, now);
   }
 

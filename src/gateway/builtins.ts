@@ -107,9 +107,9 @@ async function ownJob(request: JsonRpcRequest, context: BuiltinContext): Promise
   refuseToSteps(request, context);
   const { caller, runtime } = context;
   const { jobId } = builtinParams(JobIdParams, request);
-  const job = await runtime.jobs.get(jobId);
+  const job = await runtime.jobs.ownedBy(jobId, caller);
   const keptHours = Math.round(runtime.jobs.ttlMs / 3_600_000);
-  if (!job || job.owner !== caller) throw new RpcError(ErrorCode.InvalidParams, `Unknown job: ${jobId} (jobs are kept ${keptHours} h after their last change)`, { keptHours });
+  if (!job) throw new RpcError(ErrorCode.InvalidParams, `Unknown job: ${jobId} (jobs are kept ${keptHours} h after their last change)`, { keptHours });
   return job;
 }
 

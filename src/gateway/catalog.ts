@@ -6,7 +6,8 @@
 import type { Access } from "../auth/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillManifest } from "../skill/manifest.js";
-import { type RegistryView, type SkillEntry, compareNames } from "../registry/snapshot.js";
+import { compareNames } from "../registry/model.js";
+import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 
 /**
  * A skill as listed to callers: what a model needs to pick and call it — not which versions

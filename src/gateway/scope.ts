@@ -29,7 +29,7 @@ export interface CallScope {
   respondAsync?: boolean;
   /** `X-Callback-Url`: where an async job's result is POSTed, signed, when it ends. */
   callbackUrl?: string;
-  /** Set while a job runs its call (src/jobs/workflow.ts): the skill's `maxDurationMs` applies, not its `timeoutMs`. */
+  /** Set while a job runs its call (src/job-runner/workflow.ts): the skill's `maxDurationMs` applies, not its `timeoutMs`. */
   jobId?: string;
   /**
    * The grants a pipeline's steps run with (an `Access.signature`); default the caller's own.

@@ -1,5 +1,5 @@
 /**
- * Async jobs: a call accepted now and run later, on Cloudflare Workflows (src/jobs/workflow.ts),
+ * Async jobs: a call accepted now and run later, on Cloudflare Workflows (src/job-runner/workflow.ts),
  * through the same pipeline as a direct call. The job's record lives in the store under
  * `sm:job:<id>` (its owner, the call, its status and outcome), expires `ttlMs` after it was last
  * written, and moves only along queued → running → completed | failed, or to cancelled from
@@ -166,7 +166,7 @@ const LIST_BATCH = 100;
 /**
  * Every job a runner owes a move to, by when its lease ends: a queued job until its engine starts
  * it, a running one while its runner renews the lease. A lease that ran out is a stranded job
- * (its isolate, or the whole local mesh, went away): src/jobs/run.ts `recoverStrandedJobs`.
+ * (its isolate, or the whole local mesh, went away): src/job-runner/index.ts `recoverStrandedJobs`.
  */
 const LEASES_KEY = "sm:jobs:leases";
 const jobKey = (id: string) => `sm:job:${id}`;
@@ -195,6 +195,16 @@ export class JobStore {
     const raw = await this.store.get(jobKey(id));
     const parsed = raw === null ? undefined : JobSchema.safeParse(safeJson(raw));
     return parsed?.success ? parsed.data : undefined;
+  }
+
+  /**
+   * The job when `owner` owns it, else undefined: another caller's job is not there for you.
+   * The one owner check of `jobs.*` and MCP `tasks/*`.
+   * @example const job = await jobs.ownedBy(jobId, scope.context.caller)
+   */
+  async ownedBy(id: string, owner: string): Promise<Job | undefined> {
+    const job = await this.get(id);
+    return job?.owner === owner ? job : undefined;
   }
 
   /**

@@ -7,7 +7,7 @@
  * within about a second.
  */
 import { z } from "zod";
-import { KeyGrantsSchema, type KeyUpdateRequest, type KeyView } from "../admin-api/index.js";
+import { KeyGrantsSchema, type KeyUpdateRequest, type KeyView } from "./schema.js";
 import { randomHex, sha256Hex } from "../hash/index.js";
 import { own } from "../json/index.js";
 import { PolledSnapshot, type SnapshotOptions } from "../snapshot/index.js";

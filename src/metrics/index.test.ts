@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { OTHER_CALLERS, type Window, minus, observedOf, sumOf, withoutDeciders } from "./index.js";
+import { OTHER_CALLERS, type Tally, minus, observedOf, sumOf, withoutDeciders } from "./index.js";
 import { sketchBucket } from "./sketch.js";
 
 const sums = (calls: number, errors: number, ms = 20) => ({ calls, errors, latency: { [sketchBucket(ms)]: calls } });
-function windowOf(callers: Record<string, ReturnType<typeof sums>>): Window {
+function windowOf(callers: Record<string, ReturnType<typeof sums>>): Tally {
   return { ...sumOf(Object.values(callers).map((c) => ({ ...c, callers: {} }))), callers };
 }
 
@@ -26,7 +26,7 @@ describe("withoutDeciders", () => {
   });
 
   it("a window without callers (written before they were counted) is left as it is", () => {
-    const old: Window = { ...sums(20, 1), callers: {} };
+    const old: Tally = { ...sums(20, 1), callers: {} };
     expect(withoutDeciders(old)).toEqual({ window: old, excluded: [] });
   });
 });
@@ -44,7 +44,7 @@ describe("minus", () => {
 
 describe("observedOf", () => {
   it("reads p50 and p95 from windows written by several isolates, within 2% of the true ones", () => {
-    const isolates: Window[] = [];
+    const isolates: Tally[] = [];
     for (let i = 0; i < 3; i++) isolates.push({ ...sums(0, 0), latency: {}, callers: {} });
     // 300 calls from 1 to 300 ms, spread over three isolates' windows.
     for (let ms = 1; ms <= 300; ms++) {
@@ -59,8 +59,8 @@ describe("observedOf", () => {
   });
 
   it("a window stored before the sketch (fixed buckets) reads as one without latencies", async () => {
-    const { WindowSchema } = await import("./index.js");
-    const old = WindowSchema.parse({ calls: 3, errors: 0, latency: [0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] });
+    const { TallySchema } = await import("./index.js");
+    const old = TallySchema.parse({ calls: 3, errors: 0, latency: [0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] });
     expect(old.latency).toEqual({});
     expect(observedOf([old])).toEqual({ calls: 3, errorRate: 0, windowMs: 900_000 });
   });

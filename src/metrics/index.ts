@@ -34,12 +34,12 @@ const SumsSchema = z.object({
   latency: SketchSchema.catch({}),
 });
 
-export const WindowSchema = SumsSchema.extend({
+export const TallySchema = SumsSchema.extend({
   /** The same sums per caller (who the breaker charges: a key id, a bearer's hash, an address id), so that no single caller decides a rollout. */
   callers: z.record(z.string(), SumsSchema).default({}),
 });
-/** Sums of calls, failures and the latency sketch (one minute's, or added up), in all and per caller. */
-export type Window = z.infer<typeof WindowSchema>;
+/** A tally: sums of calls, failures and the latency sketch (one minute's, or added up), in all and per caller. */
+export type Tally = z.infer<typeof TallySchema>;
 type Sums = z.infer<typeof SumsSchema>;
 
 /** What was observed of a deployment (or a skill's deployments together) over the recent windows. */
@@ -55,7 +55,7 @@ export interface Observed {
 }
 
 const emptySums = (): Sums => ({ calls: 0, errors: 0, latency: {} });
-const emptyWindow = (): Window => ({ ...emptySums(), callers: {} });
+const emptyTally = (): Tally => ({ ...emptySums(), callers: {} });
 
 /** Adds `add` into `into` (calls, errors, the latency sketch). */
 function addInto(into: Sums, add: Sums): void {
@@ -65,7 +65,7 @@ function addInto(into: Sums, add: Sums): void {
 }
 
 /** The caller's sums in a window (created, or the others' when the window names as many callers as it may). */
-function callerSums(window: Window, caller: string, most = MAX_NAMED_CALLERS): Sums {
+function callerSums(window: Tally, caller: string, most = MAX_NAMED_CALLERS): Sums {
   const named = Object.hasOwn(window.callers, caller) ? window.callers[caller] : undefined;
   if (named) return named;
   const who = Object.keys(window.callers).filter((c) => c !== OTHER_CALLERS).length >= most ? OTHER_CALLERS : caller;
@@ -109,9 +109,9 @@ redis.call('SET', KEYS[1], cjson.encode(sums), 'PX', tonumber(ARGV[1]))
 return sums.calls
 `,
   memory: (data, [key], [ttl, json, most]) => {
-    const add = WindowSchema.parse(JSON.parse(json!));
-    const current = WindowSchema.safeParse(safeJson(data.get(key!) ?? ""));
-    const sums = current.success ? current.data : emptyWindow();
+    const add = TallySchema.parse(JSON.parse(json!));
+    const current = TallySchema.safeParse(safeJson(data.get(key!) ?? ""));
+    const sums = current.success ? current.data : emptyTally();
     addInto(sums, add);
     for (const [caller, more] of Object.entries(add.callers)) addInto(callerSums(sums, caller, Number(most)), more);
     data.set(key!, JSON.stringify(sums), { px: Number(ttl) });
@@ -121,8 +121,8 @@ return sums.calls
 };
 
 /** Windows added together (their callers too: across windows, a caller named in one is named in the sum). */
-export function sumOf(windows: Window[]): Window {
-  const sum = emptyWindow();
+export function sumOf(windows: Tally[]): Tally {
+  const sum = emptyTally();
   for (const w of windows) {
     addInto(sum, w);
     for (const [caller, sums] of Object.entries(w.callers)) addInto((sum.callers[caller] ??= emptySums()), sums);
@@ -139,7 +139,7 @@ const less = (later: Sums, earlier: Sums | undefined): Sums =>
  * What `later` added to `earlier` (sums of the same windows read at two moments), per caller too.
  * @example minus(totalsNow, totalsAtStepStart) // the calls of the step alone
  */
-export function minus(later: Window, earlier: Window | undefined): Window {
+export function minus(later: Tally, earlier: Tally | undefined): Tally {
   if (!earlier) return later;
   const callers = Object.fromEntries(Object.entries(later.callers).map(([caller, sums]) => [caller, less(sums, Object.hasOwn(earlier.callers, caller) ? earlier.callers[caller] : undefined)]));
   return { ...less(later, earlier), callers };
@@ -152,7 +152,7 @@ export function minus(later: Window, earlier: Window | undefined): Window {
  * decides. The others' sum is never left out: it is many callers.
  * @example withoutDeciders(step).excluded // ["k_0123456789ab"]
  */
-export function withoutDeciders(window: Window): { window: Window; excluded: string[] } {
+export function withoutDeciders(window: Tally): { window: Tally; excluded: string[] } {
   const named = Object.entries(window.callers).filter(([caller]) => caller !== OTHER_CALLERS);
   /** The named caller with the most of `count` (none when nobody has any). */
   const top = (count: (sums: Sums) => number): string | undefined => {
@@ -175,7 +175,7 @@ const shown = (ms: number) => Number(ms.toPrecision(4));
  * The observed numbers of windows added together.
  * @example observedOf([window1, window2]) // { calls: 40, errorRate: 0.05, p50Ms: 24.6, p95Ms: 251.3, windowMs: 900000 }
  */
-export function observedOf(windows: Window[]): Observed {
+export function observedOf(windows: Tally[]): Observed {
   const sum = sumOf(windows);
   const observed: Observed = { calls: sum.calls, errorRate: sum.calls ? sum.errors / sum.calls : 0, windowMs: OBSERVED_WINDOWS * METRICS_WINDOW_MS };
   const p50 = quantileOf(sum.latency, 0.5);
@@ -188,13 +188,13 @@ const minuteOf = (t: number) => t - (t % METRICS_WINDOW_MS);
 /** `count` window starts from `first`, oldest first. */
 const minutesFrom = (first: number, count: number) => Array.from({ length: count }, (_, i) => first + i * METRICS_WINDOW_MS);
 /** The windows that exist (a missing or unreadable one counts as no calls). */
-const present = (windows: Array<Window | undefined>) => windows.filter((w): w is Window => w !== undefined);
+const present = (windows: Array<Tally | undefined>) => windows.filter((w): w is Tally => w !== undefined);
 
 /** Per-isolate sums on their way to the store, and a short cache of what was read back. */
 export class MetricsBoard {
-  readonly #pending = new Map<string, Window>();
+  readonly #pending = new Map<string, Tally>();
   readonly #later = new DelayedFlush(METRICS_FLUSH_MS, () => this.#flush());
-  readonly #cache = new Map<string, { at: number; windows: Window[] }>();
+  readonly #cache = new Map<string, { at: number; windows: Tally[] }>();
 
   constructor(private readonly store: Store) {}
 
@@ -205,7 +205,7 @@ export class MetricsBoard {
   record(deploymentId: string, ok: boolean, ms: number, caller: string, waitUntil: (promise: Promise<unknown>) => void, now = Date.now()): void {
     const key = metricsKey(deploymentId, minuteOf(now));
     let window = this.#pending.get(key);
-    if (!window) this.#pending.set(key, (window = emptyWindow()));
+    if (!window) this.#pending.set(key, (window = emptyTally()));
     for (const sums of [window, callerSums(window, caller)]) {
       sums.calls++;
       if (!ok) sums.errors++;
@@ -226,11 +226,11 @@ export class MetricsBoard {
   }
 
   /** Each deployment's stored window at each start (undefined where none, or unreadable), one row per id. */
-  async #read(ids: string[], starts: number[]): Promise<Array<Array<Window | undefined>>> {
+  async #read(ids: string[], starts: number[]): Promise<Array<Array<Tally | undefined>>> {
     const raws = await mgetInBatches(this.store, ids.flatMap((id) => starts.map((start) => metricsKey(id, start))));
     return ids.map((_, n) =>
       raws.slice(n * starts.length, (n + 1) * starts.length).map((raw) => {
-        const parsed = raw === null ? undefined : WindowSchema.safeParse(safeJson(raw));
+        const parsed = raw === null ? undefined : TallySchema.safeParse(safeJson(raw));
         return parsed?.success ? parsed.data : undefined;
       }),
     );
@@ -242,7 +242,7 @@ export class MetricsBoard {
    * stored hour. What a rollout judges a step by.
    * @example const { "sum@2.0.0": sums } = await metrics.totals(["sum@2.0.0"], stepStartedAt, Date.now())
    */
-  async totals(ids: string[], from: number, now = Date.now()): Promise<Record<string, Window>> {
+  async totals(ids: string[], from: number, now = Date.now()): Promise<Record<string, Tally>> {
     const current = minuteOf(now);
     const first = Math.max(minuteOf(from), current - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS);
     const rows = await this.#read(ids, minutesFrom(first, (current - first) / METRICS_WINDOW_MS + 1));

@@ -7,12 +7,16 @@
  * A dead store lets calls through (availability first); the error is logged.
  */
 import { z } from "zod";
-import { RateSchema } from "../admin-api/index.js";
 import type { StoreScript, Store } from "../store/index.js";
+
+/** How often: `100/min`, `5/s`, `50000/day`, `1000000/month`. */
+export const RateSchema = z
+  .string()
+  .regex(/^\d{1,9}\s*\/\s*(s|sec|second|m|min|minute|h|hour|d|day|month)$/, 'a rate is <count>/<s|min|h|day|month>, e.g. "100/min"');
 
 /** `limit` calls per `windowMs`. */
 export const RateWindowSchema = z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() });
-export type Window = z.infer<typeof RateWindowSchema>;
+export type RateWindow = z.infer<typeof RateWindowSchema>;
 
 /** The limits one caller is held to, under one identifier (a key id, or a client address). */
 export const LimitsSchema = z.object({ identifier: z.string().min(1).max(128), rate: RateWindowSchema.optional(), quota: RateWindowSchema.optional() });
@@ -30,7 +34,7 @@ const UNIT_MS: Record<string, number> = {
  * A rate as written in a key's grants or a setting: `100/min`, `5/s`, `50000/day`.
  * @example windowOf("100/min") // { limit: 100, windowMs: 60000 }
  */
-export function windowOf(rate: string): Window {
+export function windowOf(rate: string): RateWindow {
   const checked = RateSchema.parse(rate);
   const [count, unit] = checked.split("/").map((part) => part.trim());
   return { limit: Number(count), windowMs: UNIT_MS[unit!]! };
@@ -88,15 +92,15 @@ return {1, 0, rc, qc}
 };
 
 /** The counter of one window: the identifier, the window's length and which one it is. */
-const counterKey = (identifier: string, window: Window, now: number) => `sm:rl:${identifier}:${window.windowMs}:${Math.floor(now / window.windowMs)}`;
-const windowEnd = (window: Window, now: number) => (Math.floor(now / window.windowMs) + 1) * window.windowMs;
+const counterKey = (identifier: string, window: RateWindow, now: number) => `sm:rl:${identifier}:${window.windowMs}:${Math.floor(now / window.windowMs)}`;
+const windowEnd = (window: RateWindow, now: number) => (Math.floor(now / window.windowMs) + 1) * window.windowMs;
 
 /**
  * How many calls are counted in the current window of `window` under `identifier`, without
  * counting one (a throttle looks before it lets a request try).
  * @example if ((await usedOf(store, "admin-fail:a_1", { limit: 10, windowMs: 60_000 })) >= 10) refuse()
  */
-export async function usedOf(store: Store, identifier: string, window: Window, now = Date.now()): Promise<number> {
+export async function usedOf(store: Store, identifier: string, window: RateWindow, now = Date.now()): Promise<number> {
   return Number((await store.get(counterKey(identifier, window, now))) ?? 0) || 0;
 }
 
@@ -123,7 +127,7 @@ export async function checkLimits(store: Store, limits: Limits, now = Date.now()
   const named = [...(rate ? [{ name: "rate" as const, window: rate, used: rateCount }] : []), ...(quota ? [{ name: "quota" as const, window: quota, used: quotaCount }] : [])];
   const refusedBy = refused === 1 ? "rate" : refused === 2 ? "quota" : undefined;
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-  const resetMs = (window: Window) => windowEnd(window, now) - now;
+  const resetMs = (window: RateWindow) => windowEnd(window, now) - now;
   const limiting = named.find((n) => n.name === refusedBy) ?? named.reduce((a, b) => (resetMs(a.window) <= resetMs(b.window) ? a : b));
   return {
     allowed: allowed === 1,

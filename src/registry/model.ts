@@ -128,3 +128,8 @@ export const RegistrationSchema = z.strictObject({
   pipeline: z.boolean().optional(),
 });
 export type Registration = z.infer<typeof RegistrationSchema>;
+
+/** Code-unit order: the order of the catalog and of MCP cursors. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -27,7 +27,7 @@ import {
 } from "./model.js";
 import { type RegistrationInput, type RegistrationOutcome, applyRegistration, removeDeployments } from "./mutations.js";
 import { type RegistryPoll, pollRegistry, readEvents, readSkill, skillWriteArgs, writeSkill } from "./scripts.js";
-import { compareNames } from "./snapshot.js";
+import { compareNames } from "./model.js";
 
 export const REGISTRY_KEYS = {
   /** Where registries before per-skill keys kept everything (one document); moved on first use. */

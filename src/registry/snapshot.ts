@@ -7,7 +7,7 @@
  */
 import { PolledSnapshot, type SnapshotOptions } from "../snapshot/index.js";
 import { compareSemver } from "./semver.js";
-import { type Deployment, type RoutingTable, type SkillDoc, skillOf } from "./model.js";
+import { type Deployment, type RoutingTable, type SkillDoc, compareNames, skillOf } from "./model.js";
 import type { RegistryRepository } from "./repository.js";
 import type { RegistryPoll } from "./scripts.js";
 import { SkillNameSchema } from "../skill/manifest.js";
@@ -38,11 +38,6 @@ function entryOf(name: string, skill: SkillDoc | undefined, expired: ReadonlySet
     for (const tag of deployment.tags) if (!entry.tags.includes(tag)) entry.tags.push(tag);
   }
   return entry;
-}
-
-/** Code-unit order: the order of the catalog and of MCP cursors. */
-export function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,8 +1,19 @@
 /** One store per isolate, built from the gateway's settings (src/config) on first use. */
-import type { GatewayConfig } from "../config/index.js";
-import { type Store, withDeadline, withOutageGate, withPrefix } from "./index.js";
+import { type Store, type StoreDriver, withDeadline, withOutageGate, withPrefix } from "./index.js";
 import { memoryStore } from "./memory.js";
 import { upstashStore } from "./upstash.js";
+
+/** Which store, and how to reach it: the `store` part of the gateway's settings (src/config). */
+export interface StoreSettings {
+  driver: StoreDriver;
+  /** Upstash's REST URL and token (the upstash driver). */
+  url?: string;
+  token?: string;
+  /** Put before every key, so several gateways can share one Redis. */
+  prefix: string;
+  /** Each operation's deadline (upstash). */
+  timeoutMs: number;
+}
 
 let cached: { signature: string; store: Store } | undefined;
 
@@ -13,7 +24,7 @@ let cached: { signature: string; store: Store } | undefined;
  * isolate takes the store for down for a couple of seconds (`withOutageGate`).
  * @example const store = storeFor(config.store)
  */
-export function storeFor(settings: GatewayConfig["store"]): Store {
+export function storeFor(settings: StoreSettings): Store {
   const signature = JSON.stringify(settings);
   if (cached?.signature === signature) return cached.store;
   const { driver, url, token, prefix, timeoutMs } = settings;

@@ -6,18 +6,38 @@
  * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
  */
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
-import type { MemoryData } from "./memory.js";
 import { mapConcurrently } from "../pool/index.js";
 import { sleep } from "../signal/index.js";
 
 export type StoreDriver = "memory" | "upstash";
 
-/** An atomic multi-step operation. `lua` runs in Redis; `memory` is its twin for `MemoryData`. */
+/**
+ * The synchronous data a memory script works on (the memory driver's `MemoryData`); each method
+ * mirrors the Redis command of its name.
+ */
+export interface ScriptData {
+  get(key: string): string | null;
+  set(key: string, value: string, options?: SetOptions): boolean;
+  del(...keys: string[]): number;
+  incr(key: string): number;
+  pexpire(key: string, ms: number): boolean;
+  zadd(key: string, entries: Array<{ score: number; member: string }>): void;
+  zrem(key: string, ...members: string[]): number;
+  zscore(key: string, member: string): number | undefined;
+  zremRangeByScore(key: string, min: number, max: number): number;
+  zrangeByScore(key: string, min: number, max: number, options?: ZRangeOptions): string[];
+  lpush(key: string, ...values: string[]): number;
+  ltrim(key: string, start: number, stop: number): void;
+  llen(key: string): number;
+  lrange(key: string, start: number, stop: number): string[];
+}
+
+/** An atomic multi-step operation. `lua` runs in Redis; `memory` is its twin on `ScriptData`. */
 export interface StoreScript<Result> {
   /** For logs and errors. */
   name: string;
   lua: string;
-  memory: (data: MemoryData, keys: string[], args: string[]) => Result;
+  memory: (data: ScriptData, keys: string[], args: string[]) => Result;
   /** Turns the raw Redis reply into the same value `memory` returns. */
   fromRedis: (reply: unknown) => Result;
 }

@@ -2,7 +2,7 @@
  * The `memory` driver: a tiny Redis (strings, sorted sets and lists, with millisecond expiry) in
  * the isolate's memory. It is the embedded default of `npm run dev`: one gateway isolate, no Redis.
  */
-import type { SetOptions, Store, StoreScript, ZRangeOptions } from "./index.js";
+import type { ScriptData, SetOptions, Store, StoreScript, ZRangeOptions } from "./index.js";
 
 interface Entry {
   value: string | Map<string, number> | string[];
@@ -10,7 +10,7 @@ interface Entry {
 }
 
 /** The synchronous data a memory script works on; every method mirrors the Redis command. */
-export class MemoryData {
+export class MemoryData implements ScriptData {
   readonly #entries = new Map<string, Entry>();
 
   constructor(private readonly now: () => number = Date.now) {}

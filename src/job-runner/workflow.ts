@@ -1,6 +1,6 @@
 /**
  * The Workflow behind async jobs (wrangler.toml `[[workflows]]`, binding `JOBS`): one instance per
- * job, named by the job id, whose first step runs the call (src/jobs/run.ts) and second posts the
+ * job, named by the job id, whose first step runs the call (src/job-runner/index.ts) and second posts the
  * callback. The engine keeps it going past the isolate that accepted the job. A call's failures
  * are the gateway pipeline's to retry, as for a direct call (runJob records them, it does not
  * throw); the engine's retries of the call step are for a step cut off with its isolate (runJob
@@ -9,11 +9,11 @@
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 import type { GatewayEnv } from "../gateway/runtime.js";
-import { deliverCallback, failJob, runJob } from "./run.js";
+import { deliverCallback, failJob, runJob } from "./index.js";
 
 export interface JobParams {
   jobId: string;
-  /** Set on an instance that starts a stranded job again (src/jobs/run.ts `recoverStrandedJobs`). */
+  /** Set on an instance that starts a stranded job again (src/job-runner/index.ts `recoverStrandedJobs`). */
   attempt?: number;
 }
 
@@ -26,7 +26,7 @@ export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
         return null;
       });
     } catch (error) {
-      // The engine gave up on a resumable job (src/jobs/run.ts JobRetry): it failed with its last error.
+      // The engine gave up on a resumable job (src/job-runner/index.ts JobRetry): it failed with its last error.
       await step.do("give up", async () => {
         await failJob(this.env, event.payload.jobId, error instanceof Error ? error.message : "The job failed");
         return null;

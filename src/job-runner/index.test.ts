@@ -8,8 +8,8 @@ import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import subtract from "../../test/fixtures/skills/subtract/index.js";
 import { gatewayRuntime } from "../gateway/runtime.js";
-import type { Job } from "./index.js";
-import { recoverStrandedJobs, runJob } from "./run.js";
+import type { Job } from "../jobs/index.js";
+import { recoverStrandedJobs, runJob } from "./index.js";
 
 const env = { SKILLMESH_STORE: "memory", SKILLMESH_STORE_PREFIX: "run-job-test:", SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "true" };
 let server: ReturnType<typeof serve>;

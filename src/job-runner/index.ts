@@ -1,5 +1,5 @@
 /**
- * Running a job: what a Workflow step does with a job id (src/jobs/workflow.ts). The call goes
+ * Running a job: what a Workflow step does with a job id (src/job-runner/workflow.ts). The call goes
  * through the gateway's one pipeline — routing, breakers, fallback, retries, the audit log — as
  * its owner, with the skill's `maxDurationMs`; its outcome is written to the job's record. A
  * `jobs.cancel` seen while it runs aborts the call (the skill sees `ctx.signal`).
@@ -12,14 +12,14 @@ import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { WEBHOOK_SIGNATURE_HEADER, signWebhook } from "../webhook/index.js";
 import { forwardOnly } from "../progress/index.js";
-import { type Job, MAX_JOB_RECOVERIES, isFinal, queuedLeaseMs, viewOf } from "./index.js";
+import { type Job, MAX_JOB_RECOVERIES, isFinal, queuedLeaseMs, viewOf } from "../jobs/index.js";
 
 /** How often a running job looks for its own cancellation. */
 export const JOB_CANCEL_CHECK_MS = 500;
 /** How often a running job's progress is written to its record. */
 export const PROGRESS_SAVE_MS = 1_000;
 
-/** A transient failure of a resumable job, for the engine to retry (src/jobs/workflow.ts). */
+/** A transient failure of a resumable job, for the engine to retry (src/job-runner/workflow.ts). */
 export class JobRetry extends Error {
   constructor(readonly error: RpcError) {
     super(`${error.message} (the job's engine runs it again)`);
