@@ -33,7 +33,7 @@ import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
-import { RolloutError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/rollout.js";
+import { RoutingEditError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/edits.js";
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
 import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
@@ -193,7 +193,7 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Rollout: canary weights per group, promote, rollback (src/routing/rollout.ts holds the rules)
+// Rollout: canary weights per group, promote, rollback (src/routing/edits.ts holds the rules)
 // ---------------------------------------------------------------------------------------------
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
@@ -208,7 +208,7 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
       snapshot.invalidate();
       return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0] });
     } catch (error) {
-      if (error instanceof RolloutError) return adminError(c, error.status, error.message);
+      if (error instanceof RoutingEditError) return adminError(c, error.status, error.message);
       throw error;
     }
   };
@@ -243,7 +243,7 @@ async function rolloutOperation(c: Context<AdminEnv>, operation: (rollouts: Roll
     snapshot.invalidate();
     return c.json({ rollout });
   } catch (error) {
-    if (error instanceof RolloutError) return adminError(c, error.status, error.message);
+    if (error instanceof RoutingEditError) return adminError(c, error.status, error.message);
     throw error;
   }
 }

@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { catalogFor, summaryOf } from "../src/gateway/catalog.js";
-import { invoke, registryEntry, registryView } from "../src/gateway/pipeline.js";
+import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";

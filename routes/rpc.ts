@@ -1,11 +1,11 @@
 /**
- * `POST /rpc`: JSON-RPC 2.0, every request of a body through the one invocation pipeline; a JSON
+ * `POST /rpc`: JSON-RPC 2.0, every request of a body through the one call chain (src/gateway/invoke.ts); a JSON
  * answer, or an event stream with progress when the caller accepts `text/event-stream`.
  */
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { invoke } from "../src/gateway/pipeline.js";
+import { invoke } from "../src/gateway/invoke.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { processJsonRpc } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";

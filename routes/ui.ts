@@ -14,7 +14,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { type AuditEntry, type AuditQuery, AuditQuerySchema, utcTime } from "../src/admin-api/index.js";
 import type { AuditPage } from "../src/audit/index.js";
-import { shownRoleOf } from "../src/routing/rollout.js";
+import { shownRoleOf } from "../src/routing/edits.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import type { Rollout } from "../src/delivery/index.js";

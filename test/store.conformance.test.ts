@@ -7,7 +7,7 @@ import { MAX_EVENTS, emptyRegistry } from "../src/registry/model.js";
 import { applyRegistration } from "../src/registry/mutations.js";
 import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
 import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
-import { setCanary } from "../src/routing/rollout.js";
+import { setCanary } from "../src/routing/edits.js";
 import { appendAudit, readAudit } from "../src/audit/index.js";
 import { OTHER_CALLERS, TallySchema, addMetrics } from "../src/metrics/index.js";
 import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";

@@ -32,7 +32,7 @@ import {
   utcTime,
 } from "../../src/admin-api/index.js";
 import type { Rollout } from "../../src/delivery/index.js";
-import { shownRoleOf } from "../../src/routing/rollout.js";
+import { shownRoleOf } from "../../src/routing/edits.js";
 import { valueAt } from "../../src/json/index.js";
 
 const USAGE = `usage: skillmesh <command>

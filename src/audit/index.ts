@@ -37,7 +37,7 @@ const AUDIT_COUNT_KEY = "sm:audit:count";
 
 /**
  * A call entry whose params are fingerprinted when it is written (off the response path). Its
- * params are within `MAX_JSON_DEPTH` (src/gateway/pipeline.ts leaves deeper ones out): hashing
+ * params are within `MAX_JSON_DEPTH` (src/gateway/invoke.ts leaves deeper ones out): hashing
  * recurses, and an entry whose fingerprint still fails is written without one.
  */
 export type PendingEntry = AuditEntry | (Extract<AuditEntry, { type: "call" }> & { params?: unknown });

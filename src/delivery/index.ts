@@ -4,13 +4,13 @@
  * version, and rolled back at once, with the reason, when they do not. The gateway's scheduled
  * handler (a Cron Trigger; `npm run dev` ticks it locally) calls `tickRollouts`; the admin API
  * starts, pauses, resumes and aborts. Rollouts live in one store document beside the registry;
- * the weights themselves are ordinary registry edits (src/routing/rollout.ts), so everything the
+ * the weights themselves are ordinary registry edits (src/routing/edits.ts), so everything the
  * registry guarantees (atomic edits, events, every isolate within a second) holds.
  */
 import { z } from "zod";
 import { minus, type Observed, observedOf, type Tally, TallySchema, withoutDeciders } from "../metrics/index.js";
 import { deploymentId, GroupNameSchema, type RegistryDoc, type SkillDoc } from "../registry/model.js";
-import { promote, rollback, RolloutError, setCanary } from "../routing/rollout.js";
+import { promote, rollback, RoutingEditError, setCanary } from "../routing/edits.js";
 import { SemverSchema, SkillNameSchema } from "../skill/manifest.js";
 import { VersionedDocument } from "../store/document.js";
 import type { Store } from "../store/index.js";
@@ -156,12 +156,12 @@ export class Rollouts {
   async start(skill: string, plan: RolloutPlan, by: string, now: number): Promise<Rollout> {
     const current = (await this.list())[skill];
     if (current && (current.state === "running" || current.state === "paused")) {
-      throw new RolloutError(`${skill} has a rollout of ${current.version} ${current.state}: abort it first`, 409);
+      throw new RoutingEditError(`${skill} has a rollout of ${current.version} ${current.state}: abort it first`, 409);
     }
     let stable = "";
     await this.registry.update(skill, now, (doc) => {
       const found = Object.values(doc.deployments).find((d) => d.name === skill && d.role === "stable");
-      if (!found) throw new RolloutError(`${skill} has no stable version to compare a canary with`, 404);
+      if (!found) throw new RoutingEditError(`${skill} has no stable version to compare a canary with`, 404);
       stable = found.version;
       return setCanary(doc, skill, plan.version, weightsAt(plan, 0), { now, by, reason: `rollout of ${plan.version}: step 1/${plan.steps.length}, ${plan.steps[0]}% in ${plan.groups.join(",")}` });
     });
@@ -179,7 +179,7 @@ export class Rollouts {
     const rollout = (await this.list())[skill];
     const allowed = command === "resume" ? ["paused"] : ["running", "paused"];
     if (!rollout || !allowed.includes(rollout.state)) {
-      throw new RolloutError(rollout ? `the rollout of ${skill}@${rollout.version} is ${rollout.state}: it cannot ${command}` : `${skill} has no rollout`, rollout ? 409 : 404);
+      throw new RoutingEditError(rollout ? `the rollout of ${skill}@${rollout.version} is ${rollout.state}: it cannot ${command}` : `${skill} has no rollout`, rollout ? 409 : 404);
     }
     const why = reason ?? `${command} by ${by}`;
     if (command === "abort") await this.#rollBack(rollout, now, `aborted by ${by}${reason ? `: ${reason}` : ""}`);
@@ -214,7 +214,7 @@ export class Rollouts {
         const moved = rollout.groups.find((group) => (routes[group]?.[rollout.version] ?? 0) !== rollout.steps[rollout.step]);
         if (moved) {
           const weight = routes[moved]?.[rollout.version] ?? 0;
-          throw new RolloutError(`${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`);
+          throw new RoutingEditError(`${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`);
         }
         const totals = await this.metrics.totals([canaryId, stableId], rollout.stepStartedAt, now);
         const step = (window: Tally) => ({ ...observedOf([window]), windowMs: now - rollout.stepStartedAt });
@@ -225,7 +225,7 @@ export class Rollouts {
         await this.#act(rollout, verdict, now);
       } catch (error) {
         // The version went away, or the weights were changed elsewhere: the rollout stops there.
-        if (!(error instanceof RolloutError)) throw error;
+        if (!(error instanceof RoutingEditError)) throw error;
         await this.#save(withHistory({ ...rollout, state: "aborted", status: error.message }, { at: now, type: "abort", step: rollout.step, reason: error.message }), rollout);
         verdicts[rollout.skill] = { type: "rollback", reason: error.message };
       }

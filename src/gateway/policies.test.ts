@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Outcome } from "../idempotency/index.js";
+import type { Outcome } from "../outcome/index.js";
 import { type Call, type Policy, breakerVerdict, compose } from "./policies.js";
 
 describe("compose", () => {

@@ -1,8 +1,8 @@
 /**
  * The policies around one call, each a small function that wraps the next one (the cockatiel
  * idea): a `Policy` gets the call and `next`, and returns an `Outcome` — it may refuse, replay,
- * repeat, reroute or time the call, but it knows nothing of the policies around it. The pipeline
- * (src/gateway/pipeline.ts) only assembles them; a new policy is a new function in the list.
+ * repeat, reroute or time the call, but it knows nothing of the policies around it. The call chain
+ * (src/gateway/invoke.ts) only assembles them; a new policy is a new function in the list.
  *
  *   limits → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
  */
@@ -10,7 +10,8 @@ import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js"
 import { failureClassOf } from "../failures/index.js";
 import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { forwardCall } from "../forward/index.js";
-import { DEFAULT_IDEMPOTENCY_TTL_MS, type Outcome, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
+import type { Outcome } from "../outcome/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Progress } from "../progress/index.js";
 import { checkLimits } from "../ratelimit/index.js";
@@ -117,7 +118,7 @@ function checkedClientKey(scope: CallScope): string | undefined {
 
 /**
  * `Prefer: respond-async`: the call becomes a job (src/jobs) run later on Workflows through this
- * same pipeline, and the caller gets `{status: "queued", jobId}` now. A submit retried with the
+ * same call chain, and the caller gets `{status: "queued", jobId}` now. A submit retried with the
  * same `Idempotency-Key` gets the same job (other params: -32003).
  */
 export const asyncJobs: Policy = async (call, next) => {

@@ -16,7 +16,7 @@ import { Counters } from "../metrics/prometheus.js";
 import { MetricsBoard } from "../metrics/index.js";
 import { RegistryRepository } from "../registry/repository.js";
 import { skillOf } from "../registry/model.js";
-import { rollback } from "../routing/rollout.js";
+import { rollback } from "../routing/edits.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
 import type { Store } from "../store/index.js";
 import { storeFor } from "../store/from-env.js";

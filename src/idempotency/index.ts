@@ -10,18 +10,10 @@ import { canonicalJson, safeJson } from "../json/index.js";
 import { failureClassOf } from "../failures/index.js";
 import { sha256Hex as sha256 } from "../hash/index.js";
 import { sleep } from "../signal/index.js";
-import { ErrorCode, JsonRpcErrorObjectSchema, RpcError, errorText } from "../jsonrpc/index.js";
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
+import { type Outcome, OutcomeSchema } from "../outcome/index.js";
 import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
 
-/** Who answered: after `ok` and the answer, so that a replay has its fields in the first answer's order. */
-const whoAnswered = { deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() };
-
-/** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
-export const OutcomeSchema = z.union([
-  z.object({ ok: z.literal(true), result: z.unknown(), ...whoAnswered }),
-  z.object({ ok: z.literal(false), error: JsonRpcErrorObjectSchema, ...whoAnswered }),
-]);
-export type Outcome = z.infer<typeof OutcomeSchema>;
 
 export interface IdempotencyOptions {
   /** How long a finished answer is kept. */

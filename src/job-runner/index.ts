@@ -1,11 +1,11 @@
 /**
  * Running a job: what a Workflow step does with a job id (src/job-runner/workflow.ts). The call goes
- * through the gateway's one pipeline — routing, breakers, fallback, retries, the audit log — as
+ * through the gateway's one call chain — routing, breakers, fallback, retries, the audit log — as
  * its owner, with the skill's `maxDurationMs`; its outcome is written to the job's record. A
  * `jobs.cancel` seen while it runs aborts the call (the skill sees `ctx.signal`).
  */
 import type { Access } from "../auth/index.js";
-import { invoke } from "../gateway/pipeline.js";
+import { invoke } from "../gateway/invoke.js";
 import { type GatewayEnv, gatewayRuntime } from "../gateway/runtime.js";
 import { type CallScope, callScopeOf } from "../gateway/scope.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";

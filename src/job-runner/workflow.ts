@@ -2,7 +2,7 @@
  * The Workflow behind async jobs (wrangler.toml `[[workflows]]`, binding `JOBS`): one instance per
  * job, named by the job id, whose first step runs the call (src/job-runner/index.ts) and second posts the
  * callback. The engine keeps it going past the isolate that accepted the job. A call's failures
- * are the gateway pipeline's to retry, as for a direct call (runJob records them, it does not
+ * are the gateway's call chain's to retry, as for a direct call (runJob records them, it does not
  * throw); the engine's retries of the call step are for a step cut off with its isolate (runJob
  * decides whether such a run may be repeated), and for a resumable job — an idempotent skill
  * pipeline — that failed transiently: it runs again, its succeeded steps replaying.
@@ -19,7 +19,7 @@ export interface JobParams {
 
 export class JobWorkflow extends WorkflowEntrypoint<GatewayEnv, JobParams> {
   override async run(event: Readonly<WorkflowEvent<JobParams>>, step: WorkflowStep): Promise<void> {
-    // The step's own limit is above any skill's maxDurationMs (1 h): the pipeline times the call.
+    // The step's own limit is above any skill's maxDurationMs (1 h): the call chain times the call.
     try {
       await step.do("call", { retries: { limit: 2, delay: "1 second", backoff: "exponential" }, timeout: "65 minutes" }, async () => {
         await runJob(this.env, event.payload.jobId, (promise) => this.ctx.waitUntil(promise), event.payload.attempt ?? 0);

@@ -1,5 +1,5 @@
 /**
- * What the MCP server (src/mcp) needs from the gateway: its catalog, its one pipeline for calls
+ * What the MCP server (src/mcp) needs from the gateway: its catalog, its one call chain for calls
  * and jobs, and who calls. routes/mcp.ts builds one per request; the tests build their own.
  */
 import type { SkillSummary } from "../gateway/catalog.js";
@@ -16,7 +16,7 @@ export interface McpBackend {
    * the whole catalog: a new isolate answers a `tools/call` before its registry has loaded.
    */
   skill(name: string): Promise<SkillSummary | undefined>;
-  /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway pipeline; a failure is a thrown `RpcError`. */
+  /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway's call chain; a failure is a thrown `RpcError`. */
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
   /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
   submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;

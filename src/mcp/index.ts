@@ -5,7 +5,7 @@
  *   `tools/list`, `tools/call`; batches only for 2025-03-26;
  * - the stateless era (2026-07-28): the version in every request's `_meta`, checked against the
  *   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers; `server/discover`.
- * Tools are the registry's skills and calls go through the gateway's one pipeline (`McpBackend`),
+ * Tools are the registry's skills and calls go through the gateway's one call chain (`McpBackend`),
  * so MCP calls get canary routing, idempotency, retries and the breaker like `/rpc` calls.
  */
 import type { SkillSummary } from "../gateway/catalog.js";

@@ -211,7 +211,7 @@ export class McpTasks {
    * would have (a failure as an `isError` result), tied to its task in `_meta`.
    */
   private async result(request: JsonRpcRequest, slot: RequestSlot) {
-    // Once through the pipeline (the caller's limits, the audit log), then the record alone.
+    // Once through the call chain (the caller's limits, the audit log), then the record alone.
     const found = await this.job(request, slot);
     const job = isTerminal(taskStatusOf(found.status)) ? found : await this.ended(found);
     const { result, error } = await this.outcomeOf(job);

@@ -57,7 +57,7 @@ export const RoutingTableSchema = z.record(GroupNameSchema, z.record(SemverSchem
 export type RoutingTable = z.infer<typeof RoutingTableSchema>;
 
 /** A rollout event: who changed a skill's routing, when and why (newest first, capped). */
-export const RolloutEventSchema = z.object({
+export const RoutingEventSchema = z.object({
   at: z.number(),
   skill: z.string(),
   type: z.enum(["canary", "promote", "rollback", "routes"]),
@@ -66,7 +66,7 @@ export const RolloutEventSchema = z.object({
   by: z.string(),
   reason: z.string(),
 });
-export type RolloutEvent = z.infer<typeof RolloutEventSchema>;
+export type RoutingEvent = z.infer<typeof RoutingEventSchema>;
 
 /** Events kept per registry (older ones fall off). */
 export const MAX_EVENTS = 100;
@@ -80,7 +80,7 @@ export const DeploymentIdSchema = z.string().refine((id) => {
 export const RegistryDocSchema = z.object({
   deployments: z.record(DeploymentIdSchema, DeploymentSchema),
   routes: z.record(SkillNameSchema, RoutingTableSchema),
-  events: z.array(RolloutEventSchema).default([]),
+  events: z.array(RoutingEventSchema).default([]),
 });
 export type RegistryDoc = z.infer<typeof RegistryDocSchema>;
 

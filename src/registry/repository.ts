@@ -10,7 +10,7 @@
  *
  * A write is read-modify-compare-and-set of one skill, so registering one skill costs the same
  * at 10 skills or 10,000, and writers of different skills never conflict. The rules themselves
- * are the pure functions of mutations.ts and src/routing/rollout.ts, applied to the skill alone.
+ * are the pure functions of mutations.ts and src/routing/edits.ts, applied to the skill alone.
  */
 import { own } from "../json/index.js";
 import { type Store, StoreUnavailable, afterConflict, mgetInBatches } from "../store/index.js";
@@ -18,8 +18,8 @@ import {
   MAX_EVENTS,
   type RegistryDoc,
   RegistryDocSchema,
-  type RolloutEvent,
-  RolloutEventSchema,
+  type RoutingEvent,
+  RoutingEventSchema,
   type SkillDoc,
   SkillDocSchema,
   emptyRegistry,
@@ -144,10 +144,10 @@ export class RegistryRepository {
   }
 
   /** The newest rollout events, newest first. */
-  async events(): Promise<RolloutEvent[]> {
+  async events(): Promise<RoutingEvent[]> {
     await this.#upgrade();
     const raws = await this.store.run(readEvents, [REGISTRY_KEYS.events], [MAX_EVENTS]);
-    return raws.map((raw) => RolloutEventSchema.parse(JSON.parse(raw)));
+    return raws.map((raw) => RoutingEventSchema.parse(JSON.parse(raw)));
   }
 
   /**
@@ -237,7 +237,7 @@ export class RegistryRepository {
   }
 
   /**
-   * Applies an edit of one skill (e.g. a rollout from src/routing/rollout.ts) atomically and
+   * Applies an edit of one skill (e.g. a rollout from src/routing/edits.ts) atomically and
    * returns the resulting document of that skill. An edit that returns undefined changes
    * nothing; one that throws changes nothing either, and the error reaches the caller.
    * @example await registry.update("text.summarize", Date.now(), (doc) => rollback(doc, "text.summarize", { now, by: "admin" }))

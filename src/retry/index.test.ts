@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Outcome } from "../idempotency/index.js";
+import type { Outcome } from "../outcome/index.js";
 import { retryDelayMs, withRetries } from "./index.js";
 
 const failure = (code: number, data?: unknown): Outcome => ({ ok: false, error: { code, message: "m", ...(data ? { data } : {}) } });

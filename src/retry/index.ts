@@ -9,7 +9,7 @@
  * gateway would not start.
  */
 import { failureClassOf } from "../failures/index.js";
-import type { Outcome } from "../idempotency/index.js";
+import type { Outcome } from "../outcome/index.js";
 import { sleep } from "../signal/index.js";
 
 export const MAX_RETRIES = 2;

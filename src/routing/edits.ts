@@ -1,21 +1,21 @@
 /**
- * Rollout edits of a skill's routing table, as pure functions over the registry document:
+ * Routing edits: the operator's (or the breaker's) changes of a skill's routing table, as pure functions over the registry document:
  * set a canary's weight per group, promote a version to stable, roll back to stable, or replace
  * the table whole. Each checks its input against the registry and refuses, with the reason,
  * anything that would leave a group not adding up to 100. Each records an event.
  */
-import { DEFAULT_GROUP, type Deployment, MAX_EVENTS, type RegistryDoc, type RolloutEvent, type RoutingTable } from "../registry/model.js";
+import { DEFAULT_GROUP, type Deployment, MAX_EVENTS, type RegistryDoc, type RoutingEvent, type RoutingTable } from "../registry/model.js";
 import { compareSemver } from "../registry/semver.js";
 import { versionsOf } from "../registry/mutations.js";
 
-/** A rollout request that cannot be applied; `status` is the HTTP status the admin API answers. */
-export class RolloutError extends Error {
+/** A routing edit that cannot be applied; `status` is the HTTP status the admin API answers. */
+export class RoutingEditError extends Error {
   constructor(
     message: string,
     readonly status: 400 | 404 | 409 = 400,
   ) {
     super(message);
-    this.name = "RolloutError";
+    this.name = "RoutingEditError";
   }
 }
 
@@ -28,24 +28,24 @@ interface EditContext {
 
 function routableVersions(doc: RegistryDoc, skill: string): { stable: string; all: string[] } {
   const deployments = versionsOf(doc, skill);
-  if (deployments.length === 0) throw new RolloutError(`No skill ${skill} is registered`, 404);
+  if (deployments.length === 0) throw new RoutingEditError(`No skill ${skill} is registered`, 404);
   const routable = deployments.filter((d) => d.role !== "degraded");
   const stable = routable.find((d) => d.role === "stable");
-  if (!stable) throw new RolloutError(`${skill} has no stable version to route to`);
+  if (!stable) throw new RoutingEditError(`${skill} has no stable version to route to`);
   return { stable: stable.version, all: routable.map((d) => d.version) };
 }
 
 function requireVersion(doc: RegistryDoc, skill: string, version: string): void {
   const known = versionsOf(doc, skill);
-  if (known.length === 0) throw new RolloutError(`No skill ${skill} is registered`, 404);
+  if (known.length === 0) throw new RoutingEditError(`No skill ${skill} is registered`, 404);
   const found = known.find((d) => d.version === version);
   if (!found) {
-    throw new RolloutError(`${skill} has no version ${version}; registered: ${known.map((d) => d.version).join(", ")}`, 404);
+    throw new RoutingEditError(`${skill} has no version ${version}; registered: ${known.map((d) => d.version).join(", ")}`, 404);
   }
-  if (found.role === "degraded") throw new RolloutError(`${skill}@${version} is the degraded fallback; it takes no weight`);
+  if (found.role === "degraded") throw new RoutingEditError(`${skill}@${version} is the degraded fallback; it takes no weight`);
 }
 
-function withEvent(doc: RegistryDoc, event: RolloutEvent): RegistryDoc {
+function withEvent(doc: RegistryDoc, event: RoutingEvent): RegistryDoc {
   doc.events = [event, ...doc.events].slice(0, MAX_EVENTS);
   return doc;
 }
@@ -53,16 +53,16 @@ function withEvent(doc: RegistryDoc, event: RolloutEvent): RegistryDoc {
 /** Checks that every group names only routable versions and adds up to exactly 100. */
 export function checkTable(doc: RegistryDoc, skill: string, table: RoutingTable): void {
   const { all } = routableVersions(doc, skill);
-  if (!table[DEFAULT_GROUP]) throw new RolloutError(`the routing table needs a default group "${DEFAULT_GROUP}"`);
+  if (!table[DEFAULT_GROUP]) throw new RoutingEditError(`the routing table needs a default group "${DEFAULT_GROUP}"`);
   for (const [group, weights] of Object.entries(table)) {
     for (const [version, weight] of Object.entries(weights)) {
-      if (!all.includes(version)) throw new RolloutError(`group ${group}: ${skill} has no routable version ${version} (routable: ${all.join(", ")})`);
-      if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RolloutError(`group ${group}: weight of ${version} must be a whole percentage 0-100, not ${weight}`);
+      if (!all.includes(version)) throw new RoutingEditError(`group ${group}: ${skill} has no routable version ${version} (routable: ${all.join(", ")})`);
+      if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RoutingEditError(`group ${group}: weight of ${version} must be a whole percentage 0-100, not ${weight}`);
     }
     const total = Object.values(weights).reduce((a, b) => a + b, 0);
     if (total !== 100) {
       const parts = Object.entries(weights).map(([v, w]) => `${v}=${w}`).join(" + ");
-      throw new RolloutError(`group ${group}: weights add up to ${total}, not 100 (${parts || "empty"})`);
+      throw new RoutingEditError(`group ${group}: weights add up to ${total}, not 100 (${parts || "empty"})`);
     }
   }
 }
@@ -75,17 +75,17 @@ export function checkTable(doc: RegistryDoc, skill: string, table: RoutingTable)
 export function setCanary(current: RegistryDoc, skill: string, version: string, groups: Record<string, number>, ctx: EditContext): RegistryDoc {
   requireVersion(current, skill, version);
   const { stable } = routableVersions(current, skill);
-  if (version === stable) throw new RolloutError(`${skill}@${version} is already the stable version; give weight to a canary, or promote another version`);
-  if (Object.keys(groups).length === 0) throw new RolloutError("name at least one group, e.g. --group beta=100");
+  if (version === stable) throw new RoutingEditError(`${skill}@${version} is already the stable version; give weight to a canary, or promote another version`);
+  if (Object.keys(groups).length === 0) throw new RoutingEditError("name at least one group, e.g. --group beta=100");
   const doc = structuredClone(current);
   const table: RoutingTable = (doc.routes[skill] ??= { [DEFAULT_GROUP]: { [stable]: 100 } });
   for (const [group, weight] of Object.entries(groups)) {
-    if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RolloutError(`group ${group}: the canary's weight must be a whole percentage 0-100, not ${weight}`);
+    if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RoutingEditError(`group ${group}: the canary's weight must be a whole percentage 0-100, not ${weight}`);
     const weights = (table[group] ??= { ...(table[DEFAULT_GROUP] ?? { [stable]: 100 }) });
     const others = Object.entries(weights).filter(([v]) => v !== version && v !== stable);
     const othersTotal = others.reduce((sum, [, w]) => sum + w, 0);
     if (weight + othersTotal > 100) {
-      throw new RolloutError(
+      throw new RoutingEditError(
         `group ${group}: ${version}=${weight} plus the other canaries (${others.map(([v, w]) => `${v}=${w}`).join(", ")}) is ${weight + othersTotal}, over 100; lower those first`,
       );
     }

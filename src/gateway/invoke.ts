@@ -1,11 +1,11 @@
 /**
- * The gateway's one invocation pipeline: a valid JSON-RPC request in, a result (or a thrown
+ * The gateway's one call chain: a valid JSON-RPC request in, a result (or a thrown
  * `RpcError`) out. `/rpc` serves every request of a body through it, and `/mcp` every
- * `tools/call` (its `tools/list` reads the same catalog, src/gateway/catalog.ts). The pipeline
+ * `tools/call` (its `tools/list` reads the same catalog, src/gateway/catalog.ts). The chain
  * finds what is called — a built-in (src/gateway/builtins.ts) or a skill the caller may call —
  * and runs it inside the policies of src/gateway/policies.ts; it traces and audits every call.
  */
-import type { Outcome } from "../idempotency/index.js";
+import type { Outcome } from "../outcome/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";

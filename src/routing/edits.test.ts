@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptyRegistry, type RegistryDoc } from "../registry/model.js";
 import { applyRegistration } from "../registry/mutations.js";
 import type { SkillManifest } from "../skill/manifest.js";
-import { RolloutError, checkTable, promote, replaceRoutes, rollback, setCanary } from "./rollout.js";
+import { RoutingEditError, checkTable, promote, replaceRoutes, rollback, setCanary } from "./edits.js";
 
 const manifest = (version: string, degraded = false): SkillManifest => ({
   name: "s", version, description: "", tags: [], idempotent: true, degraded, timeoutMs: 1000, inputSchema: {}, outputSchema: {},
@@ -36,12 +36,12 @@ describe("setCanary", () => {
   it("refuses weights that would not add up, saying why", () => {
     const doc = setCanary(registry(), "s", "3.0.0", { vip: 90 }, ctx);
     expect(() => setCanary(doc, "s", "2.0.0", { vip: 20 }, ctx)).toThrow(/vip: 2.0.0=20 plus the other canaries \(3.0.0=90\) is 110, over 100/);
-    expect(() => setCanary(doc, "s", "2.0.0", { vip: 101 }, ctx)).toThrow(RolloutError);
+    expect(() => setCanary(doc, "s", "2.0.0", { vip: 101 }, ctx)).toThrow(RoutingEditError);
     expect(() => setCanary(doc, "s", "2.0.0", { vip: 2.5 }, ctx)).toThrow(/whole percentage/);
   });
 
   it("refuses unknown skills and versions (404), the stable or degraded version (400)", () => {
-    const err = (f: () => unknown) => { try { f(); } catch (e) { return e as RolloutError; } throw new Error("no error"); };
+    const err = (f: () => unknown) => { try { f(); } catch (e) { return e as RoutingEditError; } throw new Error("no error"); };
     expect(err(() => setCanary(registry(), "nope", "1.0.0", { "*": 5 }, ctx))).toMatchObject({ status: 404, message: "No skill nope is registered" });
     expect(err(() => setCanary(registry(), "s", "9.9.9", { "*": 5 }, ctx))).toMatchObject({ status: 404, message: expect.stringContaining("registered: 1.0.0, 2.0.0, 3.0.0, 0.1.0") });
     expect(err(() => setCanary(registry(), "s", "1.0.0", { "*": 5 }, ctx))).toMatchObject({ status: 400, message: expect.stringContaining("already the stable") });

@@ -11,7 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpa
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import subtract from "../../test/fixtures/skills/subtract/index.js";
 import { gatewayRuntime } from "./runtime.js";
-import { invoke } from "./pipeline.js";
+import { invoke } from "./invoke.js";
 import { FULL_ACCESS } from "../auth/index.js";
 import { callScopeOf } from "./scope.js";
 
