@@ -6,13 +6,12 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { breakerKey, statusOf } from "../src/breaker/index.js";
 import { endpointRefusal } from "../src/forward/endpoint-policy.js";
 import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
-import type { MetricsBoard } from "../src/metrics/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
-import { RETRY_AFTER_STORE_MS, mgetInBatches, routeFailureStatus } from "../src/store/index.js";
+import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
+import { breakerStatesOf, deploymentsPage, skillView } from "../src/operator-view/index.js";
 import { sha256Hex } from "../src/hash/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own, safeJson } from "../src/json/index.js";
@@ -26,13 +25,14 @@ import {
   RollbackRequestSchema,
   RolloutCommandSchema,
   RolloutRequestSchema,
+  type RoutingEditAnswer,
   RoutesRequestSchema,
 } from "../src/admin-api/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
-import { type Deployment, DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
+import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RoutingEditError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/edits.js";
 import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
 import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/ui/session.js";
@@ -69,14 +69,6 @@ async function bodyOf<T extends z.ZodType>(c: Context, schema: T, refusal: strin
   if (json === undefined) return adminError(c, 400, `${refusal}: the body is not JSON`);
   const parsed = schema.safeParse(json);
   return parsed.success ? { data: parsed.data } : adminError(c, 400, refusal, describeIssues(parsed.error));
-}
-
-/** Every deployment's stored breaker state (in batches: a registry may hold thousands). */
-const breakerStates = (store: GatewayRuntime["store"], deployments: Deployment[]) => mgetInBatches(store, deployments.map((d) => breakerKey(d.id)));
-
-/** Each deployment's observed numbers, by deployment id. */
-function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
-  return metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
 }
 
 adminRoutes.use("*", async (c, next) => {
@@ -133,26 +125,6 @@ adminRoutes.get("/deployments", async (c) => {
   return c.json(await deploymentsPage(gatewayRuntime(c.env), page.data));
 });
 
-/**
- * A page of the registry with everything an operator looks at: deployments, routing tables,
- * breakers, observed numbers, rollouts and events (the admin API and the dashboard).
- * @example const page = await deploymentsPage(gatewayRuntime(env), { limit: 500 })
- */
-export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: number; cursor?: string }) {
-  const { store, registry, metrics, rollouts: rolloutBoard } = runtime;
-  const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: query.cursor, limit: query.limit }), registry.poll(Date.now())]);
-  const deployments = Object.values(doc.deployments)
-    .filter((d) => !expired.includes(d.id))
-    .sort((a, b) => a.id.localeCompare(b.id));
-  const onPage = new Set(deployments.map((d) => d.name));
-  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage.has(name)));
-  const states = await breakerStates(store, deployments);
-  const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, statusOf(states[i] ?? null)]));
-  const [observed, allRollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
-  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage.has(skill)));
-  return { revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) };
-}
-
 /** Registers a deployment (idempotent by `registrationId`); re-registering is the heartbeat. */
 adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
   const body = await bodyOf(c, RegistrationSchema, "Invalid registration");
@@ -206,7 +178,7 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
     try {
       const doc = await registry.update(skill, Date.now(), (current) => edit(current, skill, body.data, { now: Date.now(), by: c.get("by") }));
       snapshot.invalidate();
-      return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0] });
+      return c.json({ skill, routes: own(doc.routes, skill) ?? {}, event: doc.events[0]! } satisfies RoutingEditAnswer);
     } catch (error) {
       if (error instanceof RoutingEditError) return adminError(c, error.status, error.message);
       throw error;
@@ -217,13 +189,8 @@ function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, s
 /** One skill: its deployments, routing table and rollout events. */
 adminRoutes.get("/skills/:name", async (c) => {
   const skill = c.req.param("name");
-  const { registry, metrics, rollouts: rolloutBoard } = gatewayRuntime(c.env);
-  const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
-  const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
-  if (!deployments.length) return adminError(c, 404, `No skill ${skill} is registered`);
-  const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
-  const rollout = own(rollouts, skill);
-  return c.json({ skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) });
+  const answer = await skillView(gatewayRuntime(c.env), skill);
+  return answer ? c.json(answer) : adminError(c, 404, `No skill ${skill} is registered`);
 });
 
 adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, ctx) => setCanary(doc, skill, body.version, body.groups, ctx)));
@@ -270,9 +237,9 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
 adminRoutes.get("/metrics", async (c) => {
   const { store, snapshot, counters, rollouts } = gatewayRuntime(c.env);
   const deployments = (await snapshot.current()).deployments();
-  const [states, stored, allRollouts] = await Promise.all([breakerStates(store, deployments), counters.read(), rollouts.list()]);
+  const [states, stored, allRollouts] = await Promise.all([breakerStatesOf(store, deployments), counters.read(), rollouts.list()]);
   const breakerSamples = deployments.flatMap((d, i) => {
-    const { state } = statusOf(states[i] ?? null);
+    const { state } = states[i]!;
     return (["closed", "open", "half-open"] as const).map((s) => ({ labels: { skill: d.name, version: d.version, state: s }, value: s === state ? 1 : 0 }));
   });
   const running = Object.values(allRollouts).filter((r) => r.state === "running" || r.state === "paused");

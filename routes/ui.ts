@@ -12,7 +12,7 @@ import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { type AuditEntry, type AuditQuery, AuditQuerySchema, utcTime } from "../src/admin-api/index.js";
+import { type AuditEntry, type AuditQuery, AuditQuerySchema, type DeploymentsPageAnswer, utcTime } from "../src/admin-api/index.js";
 import type { AuditPage } from "../src/audit/index.js";
 import { shownRoleOf } from "../src/routing/edits.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
@@ -24,7 +24,7 @@ import type { Observed } from "../src/metrics/index.js";
 import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
-import { deploymentsPage } from "./admin.js";
+import { deploymentsPage } from "../src/operator-view/index.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -184,7 +184,7 @@ uiRoutes.get("/", async (c) => {
   return c.html(page("Skillmesh — rollouts", body));
 });
 
-type Page = Awaited<ReturnType<typeof deploymentsPage>>;
+type Page = DeploymentsPageAnswer;
 
 /** Audit entries a page of the dashboard shows. */
 const AUDIT_PAGE = 50;

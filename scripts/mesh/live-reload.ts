@@ -8,19 +8,14 @@
  */
 import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
-import { z } from "zod";
 import { checkContracts } from "../../src/contracts/index.js";
-import { type Deployment, DeploymentSchema, RoutingTableSchema } from "../../src/registry/model.js";
+import { type DeploymentsPageAnswer, DeploymentsPageAnswerSchema } from "../../src/admin-api/index.js";
+import type { Deployment } from "../../src/registry/model.js";
 import { ROOT } from "./bundle.js";
 import { type Mesh, RegistrationError, adminCall, registerSkill } from "./index.js";
 
-/** One page of `GET /admin/deployments`, the parts a reload keeps. */
-const RegistryPageSchema = z.object({
-  deployments: z.array(DeploymentSchema),
-  routes: z.record(z.string(), RoutingTableSchema),
-  nextCursor: z.string().optional(),
-});
-export type RegistryView = Pick<z.output<typeof RegistryPageSchema>, "deployments" | "routes">;
+/** What a reload keeps of the registry: the deployments and routing tables of `GET /admin/deployments`. */
+export type RegistryView = Pick<DeploymentsPageAnswer, "deployments" | "routes">;
 
 /**
  * Every deployment and routing table of a gateway, following the admin API's pages.
@@ -30,7 +25,7 @@ export async function readRegistry(gatewayUrl: string, adminToken: string): Prom
   const view: RegistryView = { deployments: [], routes: {} };
   let cursor: string | undefined;
   do {
-    const page = RegistryPageSchema.parse(await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`));
+    const page = DeploymentsPageAnswerSchema.parse(await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`));
     view.deployments.push(...page.deployments);
     Object.assign(view.routes, page.routes);
     cursor = page.nextCursor;

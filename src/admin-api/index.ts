@@ -4,8 +4,10 @@
  * them. (The registry's own shapes — deployments, routing tables — are in src/registry/model.ts.)
  */
 import { z } from "zod";
+import { BreakerStatusSchema } from "../breaker/state.js";
 import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
-import { DeploymentSchema, GroupNameSchema, RoutingTableSchema } from "../registry/model.js";
+import { ObservedSchema } from "../metrics/index.js";
+import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
 
 // ---------------------------------------------------------------------------------------------
 // Registration and errors
@@ -63,6 +65,39 @@ export const RolloutAnswerSchema = z.object({ rollout: RolloutSchema });
 
 /** `POST /admin/skills/:name/rollout/{pause,resume,abort}`. */
 export const RolloutCommandSchema = z.strictObject({ reason: z.string().max(500).optional() });
+
+/**
+ * `GET /admin/deployments`: a page of the registry with what an operator looks at — deployments,
+ * routing tables, breaker states, observed numbers (by deployment id), rollouts (by skill) and
+ * the recent routing events; `nextCursor` when more skills follow. The dashboard shows it, the
+ * CLI's `status` and `npm run dev`'s live reload read it.
+ */
+export const DeploymentsPageAnswerSchema = z.object({
+  revision: z.number(),
+  deployments: z.array(DeploymentSchema),
+  routes: z.record(z.string(), RoutingTableSchema),
+  breakers: z.record(z.string(), BreakerStatusSchema),
+  observed: z.record(z.string(), ObservedSchema),
+  rollouts: z.record(z.string(), RolloutSchema),
+  events: z.array(RoutingEventSchema),
+  nextCursor: z.string().optional(),
+});
+export type DeploymentsPageAnswer = z.output<typeof DeploymentsPageAnswerSchema>;
+
+/** `GET /admin/skills/:name`: one skill's deployments, routing table, observed numbers, events and rollout. */
+export const SkillAnswerSchema = z.object({
+  skill: z.string(),
+  deployments: z.array(DeploymentSchema),
+  routes: RoutingTableSchema,
+  observed: z.record(z.string(), ObservedSchema),
+  events: z.array(RoutingEventSchema),
+  rollout: RolloutSchema.optional(),
+});
+export type SkillAnswer = z.output<typeof SkillAnswerSchema>;
+
+/** The answer of a routing edit (`canary`, `promote`, `rollback`, `routes`): the skill's table and the event it recorded. */
+export const RoutingEditAnswerSchema = z.object({ skill: z.string(), routes: RoutingTableSchema, event: RoutingEventSchema });
+export type RoutingEditAnswer = z.output<typeof RoutingEditAnswerSchema>;
 
 /** `GET /admin/deployments?limit&cursor`: a page of skills (query strings, so parsed from text). */
 export const DeploymentPageSchema = z.object({

@@ -43,16 +43,17 @@ export type Tally = z.infer<typeof TallySchema>;
 type Sums = z.infer<typeof SumsSchema>;
 
 /** What was observed of a deployment (or a skill's deployments together) over the recent windows. */
-export interface Observed {
-  calls: number;
+export const ObservedSchema = z.object({
+  calls: z.number(),
   /** Failed calls / calls (0 when there were none). */
-  errorRate: number;
+  errorRate: z.number(),
   /** The median and the 95th percentile (ms, within 2% of the true ones), when there were calls. */
-  p50Ms?: number;
-  p95Ms?: number;
+  p50Ms: z.number().optional(),
+  p95Ms: z.number().optional(),
   /** The span the numbers cover. */
-  windowMs: number;
-}
+  windowMs: z.number(),
+});
+export type Observed = z.infer<typeof ObservedSchema>;
 
 const emptySums = (): Sums => ({ calls: 0, errors: 0, latency: {} });
 const emptyTally = (): Tally => ({ ...emptySums(), callers: {} });

@@ -1,0 +1,62 @@
+/**
+ * What an operator looks at, read from the gateway's runtime: a page of the registry with its
+ * breakers, observed numbers, rollouts and events, and one skill's view. The admin API answers
+ * them (routes/admin.ts) and the dashboard renders them (routes/ui.ts); their wire formats are
+ * `DeploymentsPageAnswerSchema` and `SkillAnswerSchema` (src/admin-api).
+ */
+import type { DeploymentsPageAnswer, SkillAnswer } from "../admin-api/index.js";
+import { type BreakerStatus, breakerKey, statusOf } from "../breaker/index.js";
+import type { GatewayRuntime } from "../gateway/runtime.js";
+import { own } from "../json/index.js";
+import type { MetricsBoard } from "../metrics/index.js";
+import type { Deployment } from "../registry/model.js";
+import { type Store, mgetInBatches } from "../store/index.js";
+
+/**
+ * Every deployment's breaker status, in the deployments' order (read in batches: a registry may hold thousands).
+ * @example const [status] = await breakerStatesOf(runtime.store, [deployment])
+ */
+export async function breakerStatesOf(store: Store, deployments: Deployment[]): Promise<BreakerStatus[]> {
+  const stored = await mgetInBatches(store, deployments.map((d) => breakerKey(d.id)));
+  return deployments.map((_, i) => statusOf(stored[i] ?? null));
+}
+
+/** Each deployment's observed numbers, by deployment id. */
+function observedOf(metrics: MetricsBoard, deployments: Deployment[]) {
+  return metrics.observed(Object.fromEntries(deployments.map((d) => [d.id, [d.id]])));
+}
+
+/**
+ * A page of the registry: `limit` skills after `cursor` (a skill name, the `nextCursor` of the
+ * page before), with their deployments, routing tables, breakers, observed numbers and rollouts,
+ * and the recent routing events.
+ * @example const page = await deploymentsPage(gatewayRuntime(env), { limit: 500 })
+ */
+export async function deploymentsPage(runtime: GatewayRuntime, query: { limit: number; cursor?: string }): Promise<DeploymentsPageAnswer> {
+  const { store, registry, metrics, rollouts: rolloutBoard } = runtime;
+  const [{ rev, doc, next }, { expired }] = await Promise.all([registry.read({ after: query.cursor, limit: query.limit }), registry.poll(Date.now())]);
+  const deployments = Object.values(doc.deployments)
+    .filter((d) => !expired.includes(d.id))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  const onPage = new Set(deployments.map((d) => d.name));
+  const routes = Object.fromEntries(Object.entries(doc.routes).filter(([name]) => onPage.has(name)));
+  const [states, observed, allRollouts] = await Promise.all([breakerStatesOf(store, deployments), observedOf(metrics, deployments), rolloutBoard.list()]);
+  const breakers = Object.fromEntries(deployments.map((d, i) => [d.id, states[i]!]));
+  const rollouts = Object.fromEntries(Object.entries(allRollouts).filter(([skill]) => onPage.has(skill)));
+  return { revision: rev, deployments, routes, breakers, observed, rollouts, events: doc.events, ...(next !== undefined ? { nextCursor: next } : {}) };
+}
+
+/**
+ * One skill: its deployments, routing table, observed numbers, events and rollout; undefined
+ * when nothing of it is registered.
+ * @example const view = await skillView(gatewayRuntime(env), "text.summarize")
+ */
+export async function skillView(runtime: GatewayRuntime, skill: string): Promise<SkillAnswer | undefined> {
+  const { registry, metrics, rollouts: rolloutBoard } = runtime;
+  const [doc, events] = await Promise.all([registry.readSkill(skill, Date.now()), registry.events()]);
+  const deployments = Object.values(doc.deployments).sort((a, b) => a.id.localeCompare(b.id));
+  if (!deployments.length) return undefined;
+  const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
+  const rollout = own(rollouts, skill);
+  return { skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) };
+}
