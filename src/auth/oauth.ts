@@ -7,7 +7,8 @@
  * publishes Protected Resource Metadata (RFC 9728) so clients find the authorization server
  * from a 401. A token never leaves the gateway: skills see the caller id only.
  */
-import { type JSONWebKeySet, createLocalJWKSet, errors, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, errors, jwtVerify } from "jose";
+import { z } from "zod";
 import { sha256Hex } from "../hash/index.js";
 import type { Grants } from "./access.js";
 
@@ -92,6 +93,12 @@ export function grantsOfScopes(scopes: readonly string[]): Grants {
   return grants;
 }
 
+/** An authorization server's metadata (RFC 8414, or OpenID Connect discovery), as far as the gateway reads it. */
+export const AuthorizationServerMetadataSchema = z.object({ jwks_uri: z.url({ protocol: /^https?$/ }) }).loose();
+
+/** A JSON Web Key Set (RFC 7517): the issuer's public keys; jose checks each key when it uses it. */
+export const JwksSchema = z.object({ keys: z.array(z.object({ kty: z.string() }).loose()).max(100) });
+
 /** How long an issuer's keys are kept, and how often an unknown `kid` may send us to fetch them again. */
 const JWKS_TTL_MS = 10 * 60_000;
 const JWKS_REFETCH_MS = 30_000;
@@ -109,7 +116,9 @@ async function keySetOf(issuer: string, now: number, refresh: boolean) {
   const metadata = await discoverMetadata(issuer);
   const response = await fetch(metadata.jwks_uri, { headers: { accept: "application/json" } });
   if (!response.ok) throw new Error(`the JWKS of ${issuer} answered HTTP ${response.status}`);
-  const keys = createLocalJWKSet((await response.json()) as JSONWebKeySet);
+  const jwks = JwksSchema.safeParse(await response.json().catch(() => undefined));
+  if (!jwks.success) throw new Error(`the JWKS of ${issuer} is not a JSON Web Key Set`);
+  const keys = createLocalJWKSet(jwks.data);
   keySets.set(issuer, { keys, fetchedAt: now });
   return keys;
 }
@@ -120,8 +129,8 @@ async function discoverMetadata(issuer: string): Promise<{ jwks_uri: string }> {
   for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
     const response = await fetch(`${base}${path}`, { headers: { accept: "application/json" } });
     if (!response.ok) continue;
-    const metadata = (await response.json()) as { jwks_uri?: unknown };
-    if (typeof metadata.jwks_uri === "string") return { jwks_uri: metadata.jwks_uri };
+    const metadata = AuthorizationServerMetadataSchema.safeParse(await response.json().catch(() => undefined));
+    if (metadata.success) return metadata.data;
   }
   throw new Error(`no authorization server metadata with a jwks_uri at ${issuer}`);
 }
@@ -133,8 +142,7 @@ async function discoverMetadata(issuer: string): Promise<{ jwks_uri: string }> {
 export async function verifyAccessToken(token: string, config: OAuthConfig, now = Date.now()): Promise<TokenCaller> {
   let issuer: string;
   try {
-    const claims = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as { iss?: unknown };
-    issuer = String(claims.iss);
+    issuer = String(decodeJwt(token).iss);
   } catch {
     throw new TokenRefused("the credential is neither an API key nor a JWT access token");
   }

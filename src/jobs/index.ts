@@ -55,19 +55,27 @@ export const JobSchema = z.object({
 });
 export type Job = z.infer<typeof JobSchema>;
 
-/** What a caller is shown of a job (`jobs.get`, `jobs.list`). */
-export interface JobView {
-  jobId: string;
-  status: JobStatus;
-  method: string;
-  createdAt: number;
-  updatedAt: number;
-  expiresAt: number;
-  result?: unknown;
-  error?: Job["error"];
-  deployment?: string;
-  progress?: Job["progress"];
-}
+/** What a caller is shown of a job: the answer of `jobs.get` and `jobs.cancel`, an item of `jobs.list`. */
+export const JobViewSchema = z.object({
+  jobId: z.string(),
+  status: z.enum(JOB_STATUSES),
+  method: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  expiresAt: z.number(),
+  /** Its result, once completed. */
+  result: z.unknown().optional(),
+  error: JsonRpcErrorObjectSchema.optional(),
+  deployment: z.string().optional(),
+  progress: ProgressSchema.optional(),
+});
+export type JobView = z.infer<typeof JobViewSchema>;
+
+/** The answer of `jobs.list`: a page of the caller's jobs, newest first. */
+export const JobListSchema = z.object({ jobs: z.array(JobViewSchema), nextCursor: z.string().optional() });
+
+/** The answer of a call submitted as a job (`Prefer: respond-async`, an MCP task). */
+export const JobQueuedSchema = z.object({ status: z.literal("queued"), jobId: z.string() });
 
 /**
  * The caller's view of a job.

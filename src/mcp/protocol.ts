@@ -140,3 +140,38 @@ export const CallToolResultSchema = z.object({
   _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Tasks: the 2025-11-25 core `Task`, and the 2026-07-28 tasks extension's (SEP-2663)
+// ---------------------------------------------------------------------------------------------
+
+export const TaskStatusSchema = z.enum(["working", "input_required", "completed", "failed", "cancelled"]);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+/** What both forms of a task have. */
+const TaskCommon = {
+  taskId: z.string(),
+  status: TaskStatusSchema,
+  /** In words: "Queued", "step 2 of 5 (2/5)", the error's message. */
+  statusMessage: z.string().optional(),
+  /** ISO 8601. */
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
+};
+
+/** A 2025-11-25 `Task` (`tasks/get`, `tasks/list`, `tasks/cancel`, `CreateTaskResult.task`). */
+export const Task2025Schema = z.object({ ...TaskCommon, ttl: z.number().nullable(), pollInterval: z.number().optional() });
+export type Task2025 = z.infer<typeof Task2025Schema>;
+
+/** A 2026-07-28 extension `Task`; as `tasks/get` answers it (`DetailedTask`), with the outcome of an ended one. */
+export const Task2026Schema = z.object({
+  ...TaskCommon,
+  ttlMs: z.number().nullable(),
+  pollIntervalMs: z.number().optional(),
+  /** Completed: the tool's `CallToolResult`. */
+  result: CallToolResultSchema.optional(),
+  /** Failed: the JSON-RPC error the call would have answered. */
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+export type Task2026 = z.infer<typeof Task2026Schema>;
+

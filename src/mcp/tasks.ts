@@ -7,12 +7,12 @@
  */
 import { z } from "zod";
 import type { SkillSummary } from "../gateway/catalog.js";
-import type { JobStatus, JobView } from "../jobs/index.js";
+import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../jobs/index.js";
 import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { McpBackend } from "./backend.js";
 import { holdLongRequest } from "./waits.js";
-import type { CallToolResult } from "./protocol.js";
+import type { CallToolResult, Task2025, Task2026, TaskStatus } from "./protocol.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
 
 /** The extension's name, in client and server capabilities. */
@@ -29,8 +29,6 @@ const TASK_RESULT_POLL_MAX_MS = 2_000;
  * shorter): then -32004 with the task's status, and the client asks again (a new call, counted again).
  */
 export const TASK_RESULT_WAIT_MS = 60_000;
-
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 export const TaskIdParamsSchema = z.object({ taskId: z.string().min(1).max(64) }).loose();
 export const TasksListParamsSchema = z.object({ cursor: z.string().optional() }).loose();
@@ -71,7 +69,7 @@ function common(job: JobView) {
  * A job as a 2025-11-25 `Task`.
  * @example task2025Of(view) // { taskId, status: "working", createdAt, lastUpdatedAt, ttl, pollInterval }
  */
-export function task2025Of(job: JobView) {
+export function task2025Of(job: JobView): Task2025 {
   return { ...common(job), ttl: job.expiresAt - job.createdAt, pollInterval: POLL_INTERVAL_MS };
 }
 
@@ -80,7 +78,7 @@ export function task2025Of(job: JobView) {
  * (the tool result when completed, the JSON-RPC error when failed).
  * @example task2026Of(view, toolResult) // { taskId, status: "completed", result: { content, … }, ttlMs, pollIntervalMs, … }
  */
-export function task2026Of(job: JobView, outcome?: { result?: object; error?: JsonRpcErrorObject }) {
+export function task2026Of(job: JobView, outcome?: { result?: CallToolResult; error?: JsonRpcErrorObject }): Task2026 {
   const base = { ...common(job), ttlMs: job.expiresAt - job.createdAt, pollIntervalMs: POLL_INTERVAL_MS };
   if (!outcome) return base;
   if (base.status === "completed") return { ...base, result: outcome.result };
@@ -124,8 +122,8 @@ export class McpTasks {
    * `tasks/get` finds it) before the answer leaves.
    */
   async create(skill: SkillSummary, params: JsonRpcParams, slot: RequestSlot, stateless: boolean) {
-    const queued = (await this.backend.submit(skill.name, params, slot)) as { jobId: string };
-    const job = (await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {})) as JobView;
+    const queued = JobQueuedSchema.parse(await this.backend.submit(skill.name, params, slot));
+    const job = JobViewSchema.parse(await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {}));
     if (stateless) return { resultType: "task", ...task2026Of(job) };
     return { task: task2025Of(job), _meta: { "io.modelcontextprotocol/model-immediate-response": `${skill.name} is running as task ${job.jobId}; its result will follow.` } };
   }
@@ -140,7 +138,7 @@ export class McpTasks {
       case "tasks/cancel": {
         const job = await this.job(request, slot);
         if (!stateless && isTerminal(taskStatusOf(job.status))) throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
-        const cancelled = (await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {})) as JobView;
+        const cancelled = JobViewSchema.parse(await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {}));
         return stateless ? {} : task2025Of(cancelled); // 2026: an acknowledgement
       }
       case "tasks/update":
@@ -152,9 +150,11 @@ export class McpTasks {
       case "tasks/list": {
         if (stateless) return undefined;
         const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
-        const page = (await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch(
-          inTaskWords(() => "Invalid cursor: pass the nextCursor of the previous tasks/list page"),
-        )) as { jobs: JobView[]; nextCursor?: string };
+        const page = JobListSchema.parse(
+          await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch(
+            inTaskWords(() => "Invalid cursor: pass the nextCursor of the previous tasks/list page"),
+          ),
+        );
         return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       }
     }
@@ -164,12 +164,14 @@ export class McpTasks {
   /** The caller's job a `tasks/*` request names (-32602, in the protocol's words, when unknown or another caller's). */
   private async job(request: JsonRpcRequest, slot: RequestSlot): Promise<JobView> {
     const { taskId } = parseParams(TaskIdParamsSchema, request.params);
-    return (await this.backend.call("jobs.get", { jobId: taskId }, slot, {}).catch(
-      inTaskWords((data) => {
-        const kept = (data as { keptHours?: number } | undefined)?.keptHours;
-        return `Unknown task: ${taskId}${kept ? ` (tasks are kept ${kept} h after their last change)` : ""}`;
-      }),
-    )) as JobView;
+    return JobViewSchema.parse(
+      await this.backend.call("jobs.get", { jobId: taskId }, slot, {}).catch(
+        inTaskWords((data) => {
+          const kept = (data as { keptHours?: number } | undefined)?.keptHours;
+          return `Unknown task: ${taskId}${kept ? ` (tasks are kept ${kept} h after their last change)` : ""}`;
+        }),
+      ),
+    );
   }
 
   /** A finished job as what its `tools/call` would have answered: the tool result, or (failed) the JSON-RPC error. */
