@@ -34,7 +34,7 @@ import { allowsAdmin } from "../src/auth/index.js";
 import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
 import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
 import { RoutingEditError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/edits.js";
-import { gatewayRuntime, type GatewayEnv, type GatewayRuntime } from "../src/gateway/runtime.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/ui/session.js";
 import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
 import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";

@@ -8,91 +8,44 @@
  * Tools are the registry's skills and calls go through the gateway's one call chain (`McpBackend`),
  * so MCP calls get canary routing, idempotency, retries and the breaker like `/rpc` calls.
  */
-import type { SkillSummary } from "../gateway/catalog.js";
 import {
   ErrorCode,
-  type JsonRpcFailure,
   type JsonRpcRequest,
   type JsonRpcResponse,
   JsonRpcRequestSchema,
   type RequestSlot,
   MAX_BATCH,
   RpcError,
-  describeIssues,
   detectableId,
   failure,
   failureFromThrown,
   parseParams,
   success,
 } from "../jsonrpc/index.js";
-import {
-  CallToolParamsSchema,
-  CancelledNotificationSchema,
-  DEFAULT_VERSION,
-  HANDSHAKE_VERSIONS,
-  InitializeParamsSchema,
-  ListToolsParamsSchema,
-  META,
-  McpErrorCode,
-  SUPPORTED_VERSIONS,
-  StatelessMetaSchema,
-  SubscriptionsListenParamsSchema,
-  type CacheScope,
-  type Tool,
-  headerValueOf,
-  allowsBatches,
-  isStateless,
-} from "./protocol.js";
+import { CallToolParamsSchema, CancelledNotificationSchema, DEFAULT_VERSION, HANDSHAKE_VERSIONS, InitializeParamsSchema, ListToolsParamsSchema, META, McpErrorCode, SUPPORTED_VERSIONS, allowsBatches, isStateless } from "./protocol.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import { paramHeaderMismatch } from "./headers.js";
+import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
+import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";
+import { type ListeningServer, listen } from "./listen.js";
+import { mcpSessionOf } from "./session.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
-import { holdLongRequest } from "./waits.js";
-import { argumentsToParams, toolErrorOf, toolOf, toolResultOf } from "./tools.js";
+import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
+import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
+import { admit, metaOf } from "./version.js";
 import { pageOf } from "../paging/index.js";
-import { Cancellation, sleep } from "../signal/index.js";
+import { Cancellation } from "../signal/index.js";
 import { randomHex } from "../hash/index.js";
 
+export type { McpAnswer, McpOptions } from "./answer.js";
 export type { McpBackend } from "./backend.js";
+export { SESSION_HEADER, mcpSessionOf } from "./session.js";
 
-export interface McpOptions {
-  serverInfo: { name: string; version: string };
-  /** Tools per `tools/list` page. */
-  pageSize: number;
-  instructions?: string;
-  /** How long a 2026-07-28 client may consider `tools/list` and `server/discover` fresh (`ttlMs`). */
-  listTtlMs: number;
-  /** Whether shared caches may reuse a `tools/list` page: "private" when what a caller sees depends on its key. */
-  listScope: CacheScope;
-  /** How often a `subscriptions/listen` stream looks for changed tools (default 1 s: the registry's own poll). */
-  watchMs?: number;
-  /** How long a `subscriptions/listen` stream stays open before it ends gracefully (default 15 min). */
-  listenMaxMs?: number;
-  /** How often a quiet event stream sends a comment line (default 15 s). */
-  heartbeatMs?: number;
-}
 
-/** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */
-export type McpAnswer =
-  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined; sessionId?: string }
-  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined; sessionId?: undefined };
-
-/** The response header that gives a 2025-era client its session at `initialize` (and that it sends back). */
-export const SESSION_HEADER = "mcp-session-id";
-
-/**
- * A request's 2025-era session: the `Mcp-Session-Id` it sends back ("" without one, or with one
- * that is not visible ASCII of at most 128 characters). The gateway keeps no session state: the
- * id only keeps one client's `notifications/cancelled` away from another's calls.
- * @example mcpSessionOf(new Headers({ "mcp-session-id": "3f…" })) // "3f…"
- */
-export function mcpSessionOf(headers: Headers): string {
-  const session = headers.get(SESSION_HEADER) ?? "";
-  return /^[\x21-\x7e]{1,128}$/.test(session) ? session : "";
-}
 
 
 /**
@@ -128,10 +81,10 @@ function isAcceptedOnly(message: unknown): boolean {
   return m.jsonrpc === "2.0" && (isResponse || isNotification);
 }
 
-class McpServer {
+class McpServer implements ListeningServer {
   constructor(
-    private readonly backend: McpBackend,
-    private readonly options: McpOptions,
+    readonly backend: McpBackend,
+    readonly options: McpOptions,
     /** The client's session (`mcpSessionOf`), which scopes its request ids for cancellation. */
     private readonly session: string,
   ) {
@@ -157,7 +110,7 @@ class McpServer {
     if ("error" in version) return { status: 400, body: { ...version.error, id } };
     const stateless = isStateless(version.version);
     try {
-      if (stateless && request.method === "subscriptions/listen") return await this.listen(headers, request, id);
+      if (stateless && request.method === "subscriptions/listen") return await listen(this, headers, request, id);
       const progressToken = progressTokenOf(request);
       if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status.
@@ -215,7 +168,7 @@ class McpServer {
    * A 2026-07-28 result: `resultType` (required on every result) and who answered in `_meta`
    * (the revision moved `serverInfo` there from the handshake).
    */
-  private complete(result: object): object {
+  complete(result: object): object {
     const meta = (result as { _meta?: Record<string, unknown> })._meta;
     const resultType = (result as { resultType?: string }).resultType ?? "complete"; // "task" for a CreateTaskResult
     return { ...result, resultType, _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
@@ -251,7 +204,7 @@ class McpServer {
     return this.options.instructions ? { instructions: this.options.instructions } : {};
   }
 
-  private async tools(): Promise<Tools> {
+  async tools(): Promise<Tools> {
     return toolsOf(await this.backend.catalog());
   }
 
@@ -300,7 +253,7 @@ class McpServer {
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
     // forbid it): that request flags the call and tells the skill itself (src/signal, src/forward).
     const cancellation = cancellable ? new Cancellation() : undefined;
-    if (cancellation) inFlight.set(key, (inFlight.get(key) ?? new Set()).add(cancellation));
+    const done = cancellation && trackCall(key, cancellation);
     try {
       return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, cancellation ? { ...streaming, cancellation } : streaming));
     } catch (thrown) {
@@ -308,8 +261,7 @@ class McpServer {
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
       return toolErrorOf(error);
     } finally {
-      const calls = inFlight.get(key);
-      if (cancellation && calls?.delete(cancellation) && !calls.size) inFlight.delete(key);
+      done?.();
     }
   }
 
@@ -341,61 +293,13 @@ class McpServer {
   private async noteCancellation(message: unknown): Promise<void> {
     const checked = CancelledNotificationSchema.safeParse(message);
     if (!checked.success) return;
-    const calls = inFlight.get(inFlightKey(this.backend.caller, this.session, checked.data.params.requestId));
+    const calls = callsUnder(inFlightKey(this.backend.caller, this.session, checked.data.params.requestId));
     if (calls?.size === 1) await [...calls][0]!.cancel();
     else if (calls) console.warn(`[gateway] notifications/cancelled for request ${JSON.stringify(checked.data.params.requestId)} names ${calls.size} calls of one caller without a session: none cancelled (clients send Mcp-Session-Id)`);
   }
 
-  /**
-   * `subscriptions/listen` (2026-07-28): an event stream that acknowledges what it will send
-   * (tool list changes only: the gateway has no prompts or resources), then sends
-   * `notifications/tools/list_changed` whenever the tools this caller sees change, until the
-   * client closes it or `listenMaxMs` passes (then a final result ends it gracefully).
-   */
-  private async listen(headers: Headers, request: JsonRpcRequest, id: string | number): Promise<McpAnswer> {
-    const { notifications } = parseParams(SubscriptionsListenParamsSchema, request.params ?? {});
-    if (!acceptsEventStream(headers)) {
-      return { status: 400, body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream") };
-    }
-    // A stream is a call: counted against the caller's limits, and a caller holds only a few at once.
-    await this.backend.admit();
-    const held = holdLongRequest(this.backend.caller);
-    const tools = notifications.toolsListChanged === true;
-    const meta = { [META.subscriptionId]: id };
-    const watchMs = this.options.watchMs ?? 1_000;
-    const until = Date.now() + (this.options.listenMaxMs ?? 15 * 60_000);
-    const stream = sseStream(async (sse) => {
-      try {
-        sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } });
-        let seen = tools ? (await this.tools()).list : undefined;
-        while (!sse.signal.aborted && Date.now() < until) {
-          held.renew();
-          await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
-          if (!seen || sse.signal.aborted) continue;
-          const now = await this.tools().then((t) => t.list, () => seen!); // a store outage is no change
-          if (!sameTools(seen, now)) sse.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: meta } });
-          seen = now;
-        }
-        if (!sse.signal.aborted) sse.send(success(id, this.complete({ _meta: meta })));
-      } finally {
-        held.release();
-      }
-    }, this.options.heartbeatMs);
-    return { status: 200, stream };
-  }
 }
 
-/**
- * The tool calls this isolate is running, by caller, session and request id, for
- * `notifications/cancelled` (2025 era: a separate POST names the request to stop). A cancellation
- * that reaches another isolate than its call finds nothing here: closing the stream is the way
- * that always works.
- */
-const inFlight = new Map<string, Set<Cancellation>>();
-
-function inFlightKey(caller: string, session: string, id: string | number): string {
-  return `${caller}\n${session}\n${typeof id}:${id}`;
-}
 
 /** `params._meta.progressToken` of a request: a string or an integer. */
 function progressTokenOf(request: JsonRpcRequest): string | number | undefined {
@@ -403,16 +307,7 @@ function progressTokenOf(request: JsonRpcRequest): string | number | undefined {
   return typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined;
 }
 
-/** Same tools in the same order: lists are rebuilt from cached tool objects, so identity says it. */
-function sameTools(a: Tool[], b: Tool[]): boolean {
-  return a === b || (a.length === b.length && a.every((tool, i) => tool === b[i]));
-}
 
-/** A skill and the tool it is listed as. */
-interface ListedTool {
-  skill: SkillSummary;
-  tool: Tool;
-}
 
 /** A `tools/call` checked and ready to run: its request id, tool and arguments. */
 interface PreparedToolCall {
@@ -424,92 +319,4 @@ interface PreparedToolCall {
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
 const TASKS_2025 = "2025-11-25";
 
-/**
- * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
- * when its skill changes, so a change of one skill converts one tool again.
- */
-const toolCache = new WeakMap<SkillSummary[], Tools>();
-const listedCache = new WeakMap<SkillSummary, ListedTool>();
-interface Tools {
-  byName: Map<string, ListedTool>;
-  /** In name order. */
-  list: Tool[];
-  /** The list as 2025-11-25 lists it: each tool with `execution.taskSupport: "optional"` (built once). */
-  withTaskSupport(): Tool[];
-}
-/** A skill's tool, converted once per summary (a summary is rebuilt only when its skill changes). */
-function listedOf(skill: SkillSummary): ListedTool {
-  let listed = listedCache.get(skill);
-  if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
-  return listed;
-}
 
-function toolsOf(catalog: SkillSummary[]): Tools {
-  let tools = toolCache.get(catalog);
-  if (!tools) {
-    // Sorted by code unit, the order cursors compare in; `skills.call` (policy routing) is a tool too.
-    const sorted = [...catalog, CAPABILITY_TOOL].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const list: Tool[] = [];
-    let withTasks: Tool[] | undefined;
-    tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };
-    for (const skill of sorted) {
-      const listed = listedOf(skill);
-      tools.byName.set(skill.name, listed);
-      tools.list.push(listed.tool);
-    }
-    toolCache.set(catalog, tools);
-  }
-  return tools;
-}
-
-/**
- * The protocol version a single request speaks, or the 400 error that refuses it: an unknown
- * version (-32022), or headers that disagree with the body (-32020).
- */
-function admit(headers: Headers, request: JsonRpcRequest): { version: string } | { error: JsonRpcFailure } {
-  const header = headers.get("mcp-protocol-version");
-  const meta = metaOf(request);
-  const fromMeta = typeof meta?.[META.protocolVersion] === "string" ? (meta[META.protocolVersion] as string) : undefined;
-  const version = fromMeta ?? header ?? DEFAULT_VERSION;
-  if (!SUPPORTED_VERSIONS.includes(version)) {
-    return refuse(McpErrorCode.UnsupportedVersion, `Unsupported protocol version ${version}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`, {
-      supported: SUPPORTED_VERSIONS,
-      requested: version,
-    });
-  }
-  if (fromMeta !== undefined && header !== fromMeta) {
-    return refuse(McpErrorCode.HeaderMismatch, `The MCP-Protocol-Version header (${header ?? "missing"}) must equal _meta["${META.protocolVersion}"] (${fromMeta})`);
-  }
-  if (!isStateless(version)) return { version };
-  if (fromMeta === undefined) {
-    return refuse(McpErrorCode.HeaderMismatch, `Protocol ${version} carries its version in params._meta["${META.protocolVersion}"] too`);
-  }
-  const method = headers.get("mcp-method");
-  if (method !== request.method) {
-    return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Method header (${method ?? "missing"}) must equal the request's method (${request.method})`);
-  }
-  // Mcp-Name mirrors the tool's name, or the task's id for tasks/* (SEP-2663).
-  const named = request.method === "tools/call" ? "name" : /^tasks\/(get|update|cancel)$/.test(request.method) ? "taskId" : undefined;
-  if (named) {
-    const header = headers.get("mcp-name");
-    const name = header === null ? undefined : headerValueOf(header); // Base64-encoded when not plain ASCII
-    const bodyName = (request.params as Record<string, unknown> | undefined)?.[named];
-    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.${named} (${String(bodyName)})`);
-  }
-  const checked = StatelessMetaSchema.safeParse(meta);
-  if (!checked.success) {
-    return refuse(ErrorCode.InvalidParams, `Invalid params._meta for protocol ${version}`, { issues: describeIssues(checked.error) });
-  }
-  return { version };
-}
-
-function refuse(code: number, message: string, data?: unknown): { error: JsonRpcFailure } {
-  return { error: failure(null, code, message, data) };
-}
-
-function metaOf(request: JsonRpcRequest): Record<string, unknown> | undefined {
-  const params = request.params;
-  if (!params || Array.isArray(params)) return undefined;
-  const meta = params._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
-}

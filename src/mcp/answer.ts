@@ -1,0 +1,25 @@
+/** What the MCP server is told (McpOptions) and what it answers a POST with (McpAnswer). */
+import type { JsonRpcResponse } from "../jsonrpc/index.js";
+import type { CacheScope } from "./protocol.js";
+
+export interface McpOptions {
+  serverInfo: { name: string; version: string };
+  /** Tools per `tools/list` page. */
+  pageSize: number;
+  instructions?: string;
+  /** How long a 2026-07-28 client may consider `tools/list` and `server/discover` fresh (`ttlMs`). */
+  listTtlMs: number;
+  /** Whether shared caches may reuse a `tools/list` page: "private" when what a caller sees depends on its key. */
+  listScope: CacheScope;
+  /** How often a `subscriptions/listen` stream looks for changed tools (default 1 s: the registry's own poll). */
+  watchMs?: number;
+  /** How long a `subscriptions/listen` stream stays open before it ends gracefully (default 15 min). */
+  listenMaxMs?: number;
+  /** How often a quiet event stream sends a comment line (default 15 s). */
+  heartbeatMs?: number;
+}
+
+/** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */
+export type McpAnswer =
+  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined; sessionId?: string }
+  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined; sessionId?: undefined };
