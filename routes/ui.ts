@@ -25,6 +25,9 @@ import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage } from "../src/operator-view/index.js";
+// The page's script and style, bundled as text (wrangler.toml [[rules]] type = "Text").
+import SCRIPT from "./ui-assets/app.client.js";
+import STYLES from "./ui-assets/style.css";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -61,7 +64,7 @@ const page = (title: string, body: Html) => html`<!doctype html>
     <link rel="stylesheet" href="/admin/ui/app.css" />
     <script src="/admin/ui/app.js" defer></script>
   </head>
-  <body>
+  <body data-ui-header="${UI_HEADER}">
     ${body}
   </body>
 </html>`;
@@ -341,56 +344,4 @@ function sparkline(minutes: Array<Observed & { start: number }>): Html {
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2563eb"/></svg>`;
 
-/** The page's only script: sends the control forms to the admin API and reloads. */
-const SCRIPT = `"use strict";
-const problem = document.getElementById("problem");
-for (const form of document.querySelectorAll("form[data-api]")) {
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const fields = Object.fromEntries(new FormData(form));
-    const body = form.dataset.shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } } : fields;
-    const method = form.dataset.method;
-    const response = await fetch(form.dataset.api, {
-      method,
-      credentials: "same-origin",
-      headers: { "content-type": "application/json", "${UI_HEADER}": "1" },
-      body: method === "DELETE" ? undefined : JSON.stringify(body),
-    });
-    if (response.ok) return location.reload();
-    const answer = await response.json().catch(() => ({}));
-    problem.textContent = (answer.error && answer.error.message) || "The gateway answered " + response.status;
-    problem.hidden = false;
-  });
-}
-// The weight box shows the selected canary's weight in the group typed, not a 0 to send by mistake.
-for (const form of document.querySelectorAll("form[data-weights]")) {
-  const weights = JSON.parse(form.dataset.weights);
-  const follow = () => {
-    const weight = (weights[form.elements.version.value] || {})[form.elements.group.value.trim()];
-    form.elements.weight.value = String(weight === undefined ? 0 : weight);
-  };
-  form.elements.version.addEventListener("change", follow);
-  form.elements.group.addEventListener("input", follow);
-}
-`;
 
-const STYLES = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#111;background:#f8fafc}
-header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#0f172a;color:#fff}
-header h1{font-size:1.1rem;margin:0}header .who{flex:1;opacity:.8}
-main{padding:1rem 1.2rem}main.narrow{max-width:420px;margin:4rem auto}
-#skills .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,620px),1fr));gap:0 .8rem}
-.lower{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,620px),1fr));gap:0 1.2rem}
-.badge{font-size:.75rem;font-weight:500;background:#ede9fe;color:#5b21b6;border-radius:3px;padding:0 .35rem;margin-left:.3rem}
-.steps{margin:0 0 .3rem;color:#475569;font-size:.85rem}.count{color:#475569;font-size:.85rem}
-form.filter{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center;margin:0 0 .4rem}.pager{margin:.4rem 0}
-h2{font-size:1rem;margin:1.4rem 0 .5rem}h3{font-size:.95rem;margin:.2rem 0 .4rem}
-.skill{background:#fff;border:1px solid #e2e8f0;border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #eef2f7;vertical-align:middle}
-th{font-weight:600;color:#475569}.controls{display:flex;gap:.6rem;flex-wrap:wrap;margin-top:.5rem}
-form.control,form.canary{display:inline-flex;gap:.4rem;align-items:center;margin:0}
-button{cursor:pointer;border:1px solid #cbd5e1;background:#fff;border-radius:4px;padding:.2rem .6rem}
-.rollout{margin-top:.5rem;padding:.4rem .6rem;border-left:3px solid #2563eb;background:#eff6ff}
-.rollout.rolled-back,.rollout.aborted{border-color:#dc2626;background:#fef2f2}.rollout.completed{border-color:#16a34a;background:#f0fdf4}
-.status{display:block;color:#475569}.error{color:#b91c1c}.empty{color:#64748b}
-.signin{display:flex;flex-direction:column;gap:.6rem}.signin input{width:100%;padding:.4rem}
-`;
