@@ -117,6 +117,17 @@ describe("a captured call cannot be turned into another", () => {
     expect(replayed.json.error.message).toMatch(/does not match/);
   });
 
+  it("a signed call with its body changed is refused, however small the change (other params, another id, one more space)", async () => {
+    const signature = await gatewaySigned();
+    expect((await post(whoami, body, { "x-skillmesh-context": forged, "x-skillmesh-signature": signature })).status).toBe(200);
+    const tampered = [body.replace('"params":{}', '"params":{"x":1}'), body.replace('"id":1', '"id":2'), body.replace("{", "{ ")];
+    for (const changed of tampered) {
+      const answer = await post(whoami, changed, { "x-skillmesh-context": forged, "x-skillmesh-signature": signature });
+      expect(answer.status, changed).toBe(401);
+      expect(answer.json.error.message, changed).toMatch(/does not match/);
+    }
+  });
+
   it("a delegation token or call key added to a signed call makes it refused: the signature covers them", async () => {
     const signature = await gatewaySigned();
     const additions: Array<Record<string, string>> = [{ "x-skillmesh-delegation": "smd.abc" }, { "x-skillmesh-call-key": "another-key" }];
