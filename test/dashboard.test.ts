@@ -4,7 +4,7 @@
  * set in the page is what `skillmesh status` then shows; a read-only admin key sees no
  * controls; no credential ends up in a URL or the page; the browser console stays clean (a
  * Content-Security-Policy violation would be an error there). Screenshots of the main views
- * are written to .skillmesh/screenshots/ (the README's come from there).
+ * are written to .skillmesh/screenshots/ (the guides' come from there).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -145,7 +145,7 @@ describe("cancellation", () => {
 
   it("an /rpc caller streaming progress that disconnects aborts the skill's call", async () => {
     // (A caller waiting for plain JSON that disconnects is not seen by workerd before the answer:
-    // its request.signal fires for streamed responses only. README "Cancellation" says so.)
+    // its request.signal fires for streamed responses only. docs/guides/calling.md "Progress and cancellation" says so.)
     const { before, after } = await closeAfterFirstProgress("/rpc", {}, { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } });
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);

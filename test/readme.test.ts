@@ -1,13 +1,14 @@
 /**
- * The README's tour, run top to bottom the way a reader runs it: every `sh` block from "A
- * 5-minute tour" up to "Write a new skill", in order, in bash, against `npm run dev` (with the
- * `long` fixture the async-jobs section asks for). What the text shows next to a block is
+ * The README's tour and the guides, run top to bottom the way a reader runs them: every `sh`
+ * block of the README's "A 5-minute tour", then of each guide in the order the README's "Where to
+ * go next" gives (writing-skills.md up to "Write a new skill"), in bash, against one `npm run dev`
+ * (with the `long` fixture the long-running guide asks for). What the text shows next to a block is
  * checked: the plain block that follows it (its output), and the `# {…}` and `# → …` comment
  * lines inside it (the answer of the command above). `…` stands for anything; times and runs of spaces are
  * compared loosely. A block marked `<!-- tour-test: skip (why) -->` is not run.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +19,19 @@ const README = readFileSync(join(ROOT, "README.md"), "utf8");
 /** What the README's `export SKILLMESH_ADMIN_TOKEN=…` says to set before `npm run dev`. */
 const TOUR_TOKEN = README.match(/export SKILLMESH_ADMIN_TOKEN=(\S+)/)![1]!;
 
+/** The documents whose examples run, in order, and the part of each that does. */
+const TOUR: Array<{ file: string; from?: string; to?: string }> = [
+  { file: "README.md", from: "## A 5-minute tour", to: "## Where to go next" },
+  { file: "docs/guides/calling.md" },
+  { file: "docs/guides/long-running.md" },
+  { file: "docs/guides/operating.md" },
+  { file: "docs/guides/traffic.md" },
+  // What follows "Write a new skill" creates files and deploys: the tests of those commands run it.
+  { file: "docs/guides/writing-skills.md", to: "## Write a new skill" },
+];
+
 interface TourBlock {
+  file: string;
   /** The heading the block is under. */
   section: string;
   line: number;
@@ -28,24 +41,26 @@ interface TourBlock {
   skip?: string;
 }
 
-/** The tour's `sh` blocks in order, each with the output block that follows it. */
-function tourBlocks(): TourBlock[] {
-  const start = README.indexOf("## A 5-minute tour");
-  const end = README.indexOf("### Write a new skill");
+/** A document's `sh` blocks between `from` and `to`, in order, each with the output block that follows it. */
+function blocksOf({ file, from, to }: (typeof TOUR)[number]): TourBlock[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const start = from ? text.indexOf(from) : 0;
+  const end = to ? text.indexOf(to) : text.length;
+  if (start < 0 || end < 0) throw new Error(`${file} has no ${start < 0 ? from : to}`);
   const blocks: TourBlock[] = [];
   const fence = /^```(\w*)\n([\s\S]*?)^```\n/gm;
-  for (let match = fence.exec(README); match; match = fence.exec(README)) {
+  for (let match = fence.exec(text); match; match = fence.exec(text)) {
     if (match.index < start || match.index > end) continue;
     const [, lang, body] = match as unknown as [string, string, string];
-    const before = README.slice(0, match.index);
+    const before = text.slice(0, match.index);
     if (lang === "" && blocks.length && before.endsWith(`${blocks.at(-1)!.script}\`\`\`\n`)) {
       blocks.at(-1)!.output = body;
       continue;
     }
     if (lang !== "sh") continue;
-    const section = before.match(/^#{2,4} .+$/gm)!.at(-1)!;
+    const section = before.match(/^#{1,4} .+$/gm)!.at(-1)!;
     const skip = before.trimEnd().split("\n").at(-1)!.match(/^<!-- tour-test: skip \((.+)\) -->$/)?.[1];
-    blocks.push({ section, line: before.split("\n").length, script: body, skip });
+    blocks.push({ file, section, line: before.split("\n").length, script: body, skip });
   }
   return blocks;
 }
@@ -115,16 +130,29 @@ afterAll(() => {
   } catch {}
 });
 
-describe("the README's tour, in order", () => {
-  const blocks = tourBlocks();
+describe("the README's front page", () => {
+  it("is a front page: under 400 lines, and it links every guide", () => {
+    expect(README.split("\n").length).toBeLessThan(400);
+    for (const guide of readdirSync(join(ROOT, "docs/guides"))) expect(README, guide).toContain(`](docs/guides/${guide})`);
+  });
+
+  it("names the guides the tour test runs, in the order it runs them", () => {
+    const linked = [...README.matchAll(/\]\((docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1]);
+    const run = TOUR.slice(1).map((doc) => doc.file);
+    expect(linked.filter((file) => run.includes(file!))).toEqual(run);
+  });
+});
+
+describe("the README's tour and the guides, in order", () => {
+  const blocks = TOUR.flatMap(blocksOf);
 
   it("has its blocks where the test looks for them", () => {
-    expect(blocks.length).toBeGreaterThan(10);
-    expect(blocks.filter((b) => !b.skip).length).toBeGreaterThan(10);
+    for (const { file } of TOUR) expect(blocks.filter((b) => b.file === file && !b.skip).length, file).toBeGreaterThan(0);
+    expect(blocks.filter((b) => !b.skip).length).toBeGreaterThan(20);
   });
 
   for (const block of blocks) {
-    const title = `${block.section.replace(/^#+ /, "")} (README.md:${block.line})`;
+    const title = `${block.section.replace(/^#+ /, "")} (${block.file}:${block.line})`;
     if (block.skip) continue; // listed in the tour-test comments; nothing to run
     it(title, async () => {
       // The reader's 127.0.0.1:8787 is this mesh's port; the CLI finds it by SKILLMESH_URL.

@@ -2,7 +2,7 @@
  * Traces across Workers, in workerd: the gateway and a skill each register the OpenTelemetry
  * SDK with an in-memory exporter (as an operator's provider would), a call goes through the
  * gateway, and the spans of both isolates form one trace: the caller's → `skillmesh.call` →
- * `skillmesh.forward` → the skill's handler span. Then the README's @microlabs/otel-cf-workers
+ * `skillmesh.forward` → the skill's handler span. Then the writing-skills guide's @microlabs/otel-cf-workers
  * gateway exports the same chain over OTLP to a collector the test runs.
  */
 import { createServer } from "node:http";
@@ -74,7 +74,7 @@ it("hangs a pipeline's steps under its call, and each step's gateway call under 
   }
 });
 
-describe("export with @microlabs/otel-cf-workers (the README's example)", () => {
+describe("export with @microlabs/otel-cf-workers (the writing-skills guide's example)", () => {
   interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string }
   const received: OtlpSpan[] = [];
   /** The span ids above `span` in its trace, nearest first. */

@@ -33,7 +33,7 @@ function windowOf(calls: number, ms: (i: number) => number): Tally {
 }
 
 describe("judge: the rule of a rollout step", () => {
-  it("promotes a healthy canary as fast as its stable under maxP95Ratio 1.5 (the README's example)", () => {
+  it("promotes a healthy canary as fast as its stable under maxP95Ratio 1.5 (the operating guide's example)", () => {
     // The stable takes 80–98 ms, the canary 10% more (88–108 ms): fixed 100/250 ms buckets read 2.5x.
     const stable = observedOf([windowOf(200, (i) => 80 + (i % 10) * 2)]);
     const canary = observedOf([windowOf(40, (i) => 1.1 * (80 + (i % 10) * 2))]);

@@ -4,15 +4,15 @@
  * HTTP hop carries — the JSON-RPC request as text, the same headers (caller context, signature,
  * trace, delegation) — and answers the JSON-RPC response as text, but without an HTTP request,
  * a router, body streams and a response on each side: on the trivial call that is the larger
- * part of what a hop costs (README "Benchmarks"). The skill SDK serves it (src/skill); a Worker
+ * part of what a hop costs (docs/benchmarks.md). The skill SDK serves it (src/skill); a Worker
  * that does not (written without the SDK) is called over HTTP (src/forward).
  *
  * What goes over HTTP still: a call with a `signal` (an event stream the caller may close, a
  * job's cancel) or that streams progress. A caller that closes its stream tears its gateway
  * request down: workerd then cancels an HTTP subrequest, so the skill's `request.signal` fires,
  * but an abort sent over RPC from that request never arrives; and a signal passed over RPC
- * (`enable_abortsignal_rpc`) made a trivial call cost as much as the HTTP hop (README
- * "Benchmarks"), so nothing is gained by it.
+ * (`enable_abortsignal_rpc`) made a trivial call cost as much as the HTTP hop (docs/benchmarks.md),
+ * so nothing is gained by it.
  *
  * Cancellation over RPC: a plain call's only abort is its timeout, which the skill keeps itself
  * (`timeoutMs`). A call another request may cancel while the gateway's request lives on (MCP

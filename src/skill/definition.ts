@@ -80,7 +80,7 @@ export class HandlerContext<Env> implements SkillContext<Env> {
   }
 }
 
-/** Everything a skill declares (README, "Write a new skill"). */
+/** Everything a skill declares (docs/guides/writing-skills.md, "Write a new skill"). */
 export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodType, Env> {
   name: string;
   version: string;
