@@ -12,6 +12,8 @@ import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { breakerStatesOf, deploymentsPage, skillView } from "../src/operator-view/index.js";
+// Generated from the admin API's zod schemas by `npm run reference` (scripts/admin-openapi.ts).
+import openApiDocument from "../src/admin-api/openapi.json";
 import { sha256Hex } from "../src/hash/index.js";
 import { contractHashOf } from "../src/registry/contract.js";
 import { own, safeJson } from "../src/json/index.js";
@@ -300,6 +302,9 @@ adminRoutes.delete("/sessions", async (c) => {
   return c.json({ ended: true });
 });
 
+/** The admin API as an OpenAPI 3.1 document (src/admin-api/openapi.json). */
+adminRoutes.get("/openapi.json", (c) => c.json(openApiDocument));
+
 /** The audit log, newest first, a page at a time: `?caller=&skill=&outcome=ok|error|<code>&type=call|admin&since=&limit=&cursor=`. */
 adminRoutes.get("/audit", async (c) => {
   const query = AuditQuerySchema.safeParse(c.req.query());
@@ -313,7 +318,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, the dashboard at /admin/ui",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
   ),
 );
 

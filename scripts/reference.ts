@@ -1,7 +1,9 @@
 /**
  * `npm run reference`: writes the generated parts of docs/reference.md — the gateway's settings
  * (from src/config's SettingsSchema) and the error codes (from src/failures) — between their
- * `<!-- generated: … -->` markers. test/reference.test.ts fails when the file is out of date.
+ * `<!-- generated: … -->` markers, and the admin API's OpenAPI document (scripts/admin-openapi.ts)
+ * to src/admin-api/openapi.json. test/reference.test.ts and test/admin-openapi.test.ts fail when
+ * either file is out of date.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,9 +11,16 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { SettingsSchema } from "../src/config/index.js";
 import { ERROR_CODE_DOCS, failureClassOf } from "../src/failures/index.js";
+import { adminOpenApi } from "./admin-openapi.js";
 import { ROOT } from "./mesh/bundle.js";
 
 export const REFERENCE_PATH = join(ROOT, "docs/reference.md");
+export const OPENAPI_PATH = join(ROOT, "src/admin-api/openapi.json");
+
+/** src/admin-api/openapi.json as it should be now. */
+export function generatedOpenApi(): string {
+  return `${JSON.stringify(adminOpenApi(), null, 2)}\n`;
+}
 
 type Meta = { description?: string; secret?: boolean; values?: string };
 
@@ -78,5 +87,6 @@ export function generatedReference(current = readFileSync(REFERENCE_PATH, "utf8"
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   writeFileSync(REFERENCE_PATH, generatedReference());
-  console.log("docs/reference.md: the settings and error tables are up to date");
+  writeFileSync(OPENAPI_PATH, generatedOpenApi());
+  console.log("docs/reference.md (settings, error codes) and src/admin-api/openapi.json are up to date");
 }

@@ -1,0 +1,174 @@
+/**
+ * The admin API as an OpenAPI 3.1 document, generated from its zod schemas (src/admin-api) with
+ * zod-openapi, and written to src/admin-api/openapi.json by `npm run reference`; the gateway
+ * serves that file at `GET /admin/openapi.json`. test/admin-openapi.test.ts validates it against
+ * the OpenAPI 3.1 schema, holds it to the routes the gateway really has, and fails when the
+ * file is out of date.
+ */
+import { z } from "zod";
+import { createDocument } from "zod-openapi";
+import {
+  AdminErrorSchema,
+  AuditListSchema,
+  AuditQuerySchema,
+  CanaryRequestSchema,
+  DeploymentPageSchema,
+  DeploymentsPageAnswerSchema,
+  KeyCreateRequestSchema,
+  KeyCreatedSchema,
+  KeyListSchema,
+  KeyUpdateRequestSchema,
+  KeyViewSchema,
+  PromoteRequestSchema,
+  RegistrationAnswerSchema,
+  RollbackRequestSchema,
+  RolloutAnswerSchema,
+  RolloutCommandSchema,
+  RolloutRequestSchema,
+  RoutesRequestSchema,
+  RoutingEditAnswerSchema,
+  SkillAnswerSchema,
+} from "../src/admin-api/index.js";
+import { BreakerStatusSchema } from "../src/breaker/state.js";
+import { RolloutSchema } from "../src/delivery/index.js";
+import { ObservedSchema } from "../src/metrics/index.js";
+import { DeploymentSchema, RegistrationSchema, RoutingEventSchema, RoutingTableSchema } from "../src/registry/model.js";
+import { AuditEntrySchema } from "../src/audit/schema.js";
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+const refusal = (description: string) => json(AdminErrorSchema, description);
+const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
+const skillPath = z.object({ name: z.string().meta({ description: "The skill's name, e.g. text.summarize" }) });
+const keyPath = z.object({ id: z.string().meta({ description: "The key's id (k_…) or its name" }) });
+/** What every route may answer besides its own answer. */
+const common = {
+  "401": refusal("No credential, or one the gateway does not accept"),
+  "403": refusal("A read-only admin key asking to write"),
+  "429": refusal("Too many failed admin credentials from this address this minute"),
+  "503": refusal("The store cannot be read or written; retry"),
+};
+const edit = (summary: string, schema: z.ZodType) => ({
+  summary,
+  requestParams: { path: skillPath },
+  requestBody: body(schema),
+  responses: { "200": json(RoutingEditAnswerSchema, "The skill's routing table and the event recorded"), "400": refusal("The edit would leave a group not adding up to 100, or names an unknown version"), "404": refusal("No such skill or version"), ...common },
+});
+
+/**
+ * The document.
+ * @example writeFileSync("src/admin-api/openapi.json", JSON.stringify(adminOpenApi(), null, 2))
+ */
+export function adminOpenApi() {
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Skillmesh admin API",
+      version: "1",
+      description:
+        "The registry, routing edits, progressive delivery, API keys, dashboard sessions, the audit log and metrics of a Skillmesh gateway. Every route needs the admin token or an API key with admin access (read: GET only).",
+    },
+    servers: [{ url: "http://127.0.0.1:8787/admin", description: "npm run dev" }],
+    security: [{ adminToken: [] }],
+    // Named once, referred to everywhere they appear.
+    components: {
+      schemas: {
+        Deployment: DeploymentSchema,
+        RoutingTable: RoutingTableSchema,
+        RoutingEvent: RoutingEventSchema,
+        BreakerStatus: BreakerStatusSchema,
+        Observed: ObservedSchema,
+        Rollout: RolloutSchema,
+        KeyView: KeyViewSchema,
+        AuditEntry: AuditEntrySchema,
+        AdminError: AdminErrorSchema,
+      },
+      securitySchemes: { adminToken: { type: "http", scheme: "bearer", description: "SKILLMESH_ADMIN_TOKEN, or an API key (sm_…) granted admin read or write" } } },
+    paths: {
+      "/deployments": {
+        get: {
+          summary: "A page of the registry: deployments, routing tables, breakers, observed numbers, rollouts, events",
+          requestParams: { query: DeploymentPageSchema },
+          responses: { "200": json(DeploymentsPageAnswerSchema, "A page of skills (nextCursor when more follow)"), "400": refusal("A bad limit or cursor"), ...common },
+        },
+        post: {
+          summary: "Register a deployment (by service binding or URL); re-registering is its heartbeat",
+          requestBody: body(RegistrationSchema),
+          responses: {
+            "200": json(RegistrationAnswerSchema, "Already registered as it is"),
+            "201": json(RegistrationAnswerSchema, "Registered"),
+            "400": refusal("An invalid registration or endpoint"),
+            "409": refusal("This name@version is registered with another definition"),
+            "502": refusal("The endpoint's manifest could not be read"),
+            ...common,
+          },
+        },
+      },
+      "/deployments/{id}": {
+        delete: {
+          summary: "Remove one deployment (its share of traffic returns to the stable version)",
+          requestParams: { path: z.object({ id: z.string().meta({ description: "name@version" }) }) },
+          responses: { "200": json(z.object({ removed: z.array(z.string()) }), "What was removed"), "404": refusal("No such deployment"), ...common },
+        },
+      },
+      "/skills/{name}": {
+        get: {
+          summary: "One skill: deployments, routing table, observed numbers, events, rollout",
+          requestParams: { path: skillPath },
+          responses: { "200": json(SkillAnswerSchema, "The skill"), "404": refusal("No such skill"), ...common },
+        },
+      },
+      "/skills/{name}/canary": { post: edit("Give a canary a share per group (stable takes the rest)", CanaryRequestSchema) },
+      "/skills/{name}/promote": { post: edit("Make a version stable at 100% everywhere", PromoteRequestSchema) },
+      "/skills/{name}/rollback": { post: edit("Send every group (or one canary's share) back to stable", RollbackRequestSchema) },
+      "/skills/{name}/routes": { put: edit("Replace the whole routing table", RoutesRequestSchema) },
+      "/skills/{name}/rollout": {
+        post: {
+          summary: "Start a progressive rollout: the canary raised step by step while it stays healthy",
+          requestParams: { path: skillPath },
+          requestBody: body(RolloutRequestSchema),
+          responses: { "200": json(RolloutAnswerSchema, "The rollout"), "400": refusal("An invalid plan"), "404": refusal("No such skill or version"), "409": refusal("A rollout is already running"), ...common },
+        },
+      },
+      "/skills/{name}/rollout/{command}": {
+        post: {
+          summary: "Pause, resume or abort (roll back) the skill's rollout",
+          requestParams: { path: skillPath.extend({ command: z.enum(["pause", "resume", "abort"]) }) },
+          requestBody: body(RolloutCommandSchema),
+          responses: { "200": json(RolloutAnswerSchema, "The rollout"), "404": refusal("No rollout"), "409": refusal("The rollout cannot do that now"), ...common },
+        },
+      },
+      "/keys": {
+        get: { summary: "Every API key: grants, limits, revoked or not (never a secret)", responses: { "200": json(KeyListSchema, "The keys"), ...common } },
+        post: {
+          summary: "Issue an API key (the key is in this answer only)",
+          requestBody: body(KeyCreateRequestSchema),
+          responses: { "201": json(KeyCreatedSchema, "The key, once"), "400": refusal("Invalid grants"), "409": refusal("A key of that name exists"), ...common },
+        },
+      },
+      "/keys/{id}": {
+        patch: {
+          summary: "Change a key's grants or limits (null clears one)",
+          requestParams: { path: keyPath },
+          requestBody: body(KeyUpdateRequestSchema),
+          responses: { "200": json(KeyViewSchema, "The key"), "400": refusal("Invalid changes"), "404": refusal("No such key"), "409": refusal("A key of that name exists"), ...common },
+        },
+        delete: { summary: "Revoke a key: it stops working everywhere within about a second", requestParams: { path: keyPath }, responses: { "200": json(KeyViewSchema, "The revoked key"), "404": refusal("No such key"), ...common } },
+      },
+      "/sessions": { delete: { summary: "Sign every dashboard session out", responses: { "200": json(z.object({ ended: z.literal(true) }), "Done"), ...common } } },
+      "/audit": {
+        get: {
+          summary: "The audit log, newest first, a page at a time",
+          requestParams: { query: AuditQuerySchema },
+          responses: { "200": json(AuditListSchema, "A page of entries (nextCursor when older ones follow)"), "400": refusal("An invalid filter"), ...common },
+        },
+      },
+      "/metrics": {
+        get: {
+          summary: "Prometheus metrics (text exposition format 0.0.4)",
+          responses: { "200": { description: "Counters, histograms and gauges", content: { "text/plain": { schema: z.string() } } }, ...common },
+        },
+      },
+      "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "The admin API as OpenAPI 3.1", content: { "application/json": { schema: z.object({}).loose() } } }, ...common } } },
+    },
+  });
+}
