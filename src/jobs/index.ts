@@ -1,6 +1,6 @@
 /**
  * Async jobs: a call accepted now and run later, on Cloudflare Workflows (src/job-runner/workflow.ts),
- * through the same pipeline as a direct call. The job's record lives in the store under
+ * through the same call chain as a direct call. The job's record lives in the store under
  * `sm:job:<id>` (its owner, the call, its status and outcome), expires `ttlMs` after it was last
  * written, and moves only along queued → running → completed | failed, or to cancelled from
  * queued or running — each move one atomic script, so a cancel and a finish cannot both win.
