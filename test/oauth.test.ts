@@ -50,14 +50,23 @@ beforeAll(async () => {
   issuer = await startIssuer();
   twin = await startIssuer();
   stranger = await startIssuer();
-  const port = await freePort();
-  resource = `http://127.0.0.1:${port}/mcp`;
-  mesh = await startMesh({
-    skills: [fixture("subtract"), fixture("sum"), fixture("whoami")],
-    adminToken: ADMIN_TOKEN,
-    port,
-    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: `${issuer.issuer.url!},${twin.issuer.url!}`, SKILLMESH_RESOURCE_URL: resource, SKILLMESH_OAUTH_QUOTA: "25/day" },
-  });
+  // The resource URL names the gateway's port, so the port is picked first; another test file's
+  // workerd may take it before this one binds it: then pick another.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    resource = `http://127.0.0.1:${port}/mcp`;
+    try {
+      mesh = await startMesh({
+        skills: [fixture("subtract"), fixture("sum"), fixture("whoami")],
+        adminToken: ADMIN_TOKEN,
+        port,
+        gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: `${issuer.issuer.url!},${twin.issuer.url!}`, SKILLMESH_RESOURCE_URL: resource, SKILLMESH_OAUTH_QUOTA: "25/day" },
+      });
+      break;
+    } catch (error) {
+      if (attempt >= 3 || !/ERR_ADDRESS_IN_USE|Address already in use/.test(String((error as { code?: string }).code ?? error))) throw error;
+    }
+  }
 });
 afterAll(async () => {
   await mesh?.dispose();
