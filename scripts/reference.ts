@@ -13,6 +13,7 @@ import { SettingsSchema } from "../src/config/index.js";
 import { ERROR_CODE_DOCS, failureClassOf } from "../src/failures/index.js";
 import { adminOpenApi } from "./admin-openapi.js";
 import { ROOT } from "./mesh/bundle.js";
+import { GATEWAY_SECRETS } from "./mesh/deploy-plan.js";
 
 export const REFERENCE_PATH = join(ROOT, "docs/reference.md");
 export const OPENAPI_PATH = join(ROOT, "src/admin-api/openapi.json");
@@ -22,7 +23,7 @@ export function generatedOpenApi(): string {
   return `${JSON.stringify(adminOpenApi(), null, 2)}\n`;
 }
 
-type Meta = { description?: string; secret?: boolean; values?: string };
+type Meta = { description?: string; values?: string };
 
 /** A schema's meta, looked for through its wrappers (optional, default, pipe). */
 function metaOf(schema: z.ZodType): Meta {
@@ -35,17 +36,18 @@ function metaOf(schema: z.ZodType): Meta {
   return found;
 }
 
-/** What a setting accepts, in a few words: its values, a pattern's meaning, or its kind. */
-function valuesOf(name: string, schema: z.ZodType, meta: Meta): string {
+/** What a setting accepts, in a few words: what its meta says, else what its JSON Schema does. */
+function valuesOf(schema: z.ZodType, meta: Meta): string {
   if (meta.values) return meta.values;
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { enum?: string[]; format?: string; minLength?: number; pattern?: string };
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { enum?: string[]; format?: string; minLength?: number };
   if (json.enum) return json.enum.map((v) => `\`${v}\``).join(", ");
   if (json.format === "uri") return "an http(s) URL";
-  if (json.pattern?.includes("month")) return "a rate: `<n>/<s|min|h|day|month>`";
-  if (/_(ORIGINS|HOSTS|ISSUERS)$/.test(name)) return "a comma-separated list";
   if (json.minLength && json.minLength > 1) return `${json.minLength}+ characters`;
   return "text";
 }
+
+/** The settings `npm run deploy` provisions as secrets (scripts/mesh/deploy-plan.ts): the rest are plain vars. */
+const SECRETS: ReadonlySet<string> = new Set(GATEWAY_SECRETS);
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
@@ -56,7 +58,7 @@ export function settingsTable(): string {
     const meta = metaOf(schema as z.ZodType);
     const fallback = defaults[name];
     const shown = fallback === undefined || fallback === "" ? "—" : `\`${String(fallback)}\``;
-    return `| \`${name}\`${meta.secret ? " (secret)" : ""} | ${cell(valuesOf(name, schema as z.ZodType, meta))} | ${shown} | ${cell(meta.description ?? "")} |`;
+    return `| \`${name}\`${SECRETS.has(name) ? " (secret)" : ""} | ${cell(valuesOf(schema as z.ZodType, meta))} | ${shown} | ${cell(meta.description ?? "")} |`;
   });
   return ["| setting | takes | default | what it does |", "|---|---|---|---|", ...rows].join("\n");
 }

@@ -44,10 +44,11 @@ describe("GET /admin/openapi.json on a running gateway", () => {
   });
   afterAll(() => mesh?.dispose());
 
+  /** The document, compiled once, for validators of its answers. */
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ ...document, $id: "admin-openapi" });
   /** A validator of the 200 answer the document gives for `method path`. */
   const answerOf = (method: string, path: string) => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    ajv.addSchema({ ...document, $id: "admin-openapi" });
     const pointer = `/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}/responses/200/content/application~1json/schema`;
     return ajv.compile({ $ref: `admin-openapi#${pointer}` });
   };

@@ -4,7 +4,7 @@ import { type CliIO, answerOf, api } from "../io.js";
 import type { CommandLine } from "../options.js";
 
 export async function run(io: CliIO, line: CommandLine): Promise<void> {
-  const { skill, version, values, need } = line;
+  const { skill, values, need } = line;
   const body = { ...(values.version ? { version: values.version } : {}), ...(values.reason ? { reason: values.reason } : {}) };
   const answer = answerOf(RoutingEditAnswerSchema, await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/rollback`, body));
   io.out(answer.event.reason);
