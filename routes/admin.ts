@@ -29,7 +29,11 @@ import {
   RolloutRequestSchema,
   type RoutingEditAnswer,
   RoutesRequestSchema,
+  ApproveRequestSchema,
+  UpstreamRegistrationSchema,
 } from "../src/admin-api/index.js";
+import { type SyncReport, UpstreamError, type Upstreams, recordSync, upstreamView } from "../src/upstream/index.js";
+import { NoUpstreamKey } from "../src/upstream/secrets.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
@@ -233,6 +237,67 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
 });
 
 // ---------------------------------------------------------------------------------------------
+// Upstreams: MCP servers and OpenAPI services whose tools are served as skills (src/upstream)
+// ---------------------------------------------------------------------------------------------
+
+/** Runs an upstream operation: a refusal is answered with its status and reason; the snapshot sees its deployments. */
+async function upstreamOperation(c: Context<AdminEnv>, operation: (upstreams: Upstreams) => Promise<Response>): Promise<Response> {
+  const runtime = gatewayRuntime(c.env);
+  try {
+    return await operation(runtime.upstreams);
+  } catch (error) {
+    if (error instanceof UpstreamError) return adminError(c, error.status, error.message, error.details);
+    if (error instanceof NoUpstreamKey) return adminError(c, 400, `Invalid upstream: ${error.message}`);
+    throw error;
+  } finally {
+    runtime.snapshot.invalidate();
+  }
+}
+
+/** Held and removed definitions found by a sync, each an audit entry of its own. */
+function auditSync(c: Context<AdminEnv>, reports: SyncReport[]) {
+  recordSync(gatewayRuntime(c.env).audit, reports, c.get("by"), (p) => c.executionCtx.waitUntil(p));
+}
+
+adminRoutes.get("/upstreams", async (c) => c.json({ upstreams: (await gatewayRuntime(c.env).upstreams.list()).map(upstreamView) }));
+
+adminRoutes.get("/upstreams/:name", async (c) => {
+  const record = await gatewayRuntime(c.env).upstreams.get(c.req.param("name"));
+  return record ? c.json(upstreamView(record)) : adminError(c, 404, `No upstream ${c.req.param("name")}; GET /admin/upstreams lists them`);
+});
+
+/** Registers an MCP server or OpenAPI service (or another version of one): its tools become skills. */
+adminRoutes.post("/upstreams", jsonBodyGuard(), async (c) => {
+  const body = await bodyOf(c, UpstreamRegistrationSchema, "Invalid upstream");
+  if (body instanceof Response) return body;
+  return upstreamOperation(c, async (upstreams) => c.json({ reports: [await upstreams.register(body.data)] }, 201));
+});
+
+/** Reads an upstream's definitions again: new and changed ones are held for approval, removed ones withdrawn. */
+adminRoutes.post("/upstreams/:name/refresh", async (c) =>
+  upstreamOperation(c, async (upstreams) => {
+    const reports = await upstreams.refresh(c.req.param("name"));
+    auditSync(c, reports);
+    return c.json({ reports });
+  }),
+);
+
+/** Serves held definitions: `{}` all of them, or `{version?, tools?}`. */
+adminRoutes.post("/upstreams/:name/approve", jsonBodyGuard(), async (c) => {
+  const body = await bodyOf(c, ApproveRequestSchema, "Invalid approval");
+  if (body instanceof Response) return body;
+  return upstreamOperation(c, async (upstreams) => c.json({ reports: await upstreams.approve(c.req.param("name"), body.data) }));
+});
+
+/** Removes an upstream (or `?version=` one of its versions) and its tools' deployments. */
+adminRoutes.delete("/upstreams/:name", async (c) =>
+  upstreamOperation(c, async (upstreams) => {
+    const removed = await upstreams.remove(c.req.param("name"), c.req.query("version"));
+    return removed ? c.json({ removed }) : adminError(c, 404, `No upstream ${c.req.param("name")}${c.req.query("version") ? ` version ${c.req.query("version")}` : ""}; GET /admin/upstreams lists them`);
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
 // Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
 // ---------------------------------------------------------------------------------------------
 
@@ -318,7 +383,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, GET|POST /admin/upstreams, GET|DELETE /admin/upstreams/:name, POST /admin/upstreams/:name/{refresh,approve}, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
   ),
 );
 

@@ -17,6 +17,8 @@ import { SESSION_HEADER } from "../src/mcp/index.js";
 import { recoverStrandedJobs } from "../src/job-runner/index.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
+import { upstreamCredentialRoutes } from "./upstream-credentials.js";
+import { recordSync } from "../src/upstream/index.js";
 import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
@@ -38,7 +40,7 @@ gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
 // A page that passed the guard may read what it called (CORS), on the routes meant for agents:
 // the answer, its call headers, and the OAuth challenge of a 401 (a browser MCP client follows it).
 const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate", SESSION_HEADER]);
-for (const path of ["/rpc", "/mcp", "/.well-known/*"]) gateway.use(path, pageCors);
+for (const path of ["/rpc", "/mcp", "/mcp/*", "/.well-known/*"]) gateway.use(path, pageCors);
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);
@@ -46,6 +48,7 @@ gateway.route("/mcp", mcpRoutes);
 gateway.route("/admin/ui", uiRoutes);
 gateway.route("/admin", adminRoutes);
 gateway.route("/healthz", healthRoutes);
+gateway.route("/upstreams", upstreamCredentialRoutes);
 gateway.route("/.well-known", wellKnownRoutes);
 gateway.get("/", (c) =>
   c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", mcp: "POST /mcp", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
@@ -69,8 +72,9 @@ function isCronTrigger(controller: unknown): boolean {
 
 /**
  * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
- * and moves it on, or back (src/delivery), and recovers the async jobs whose runner was lost
- * (src/job-runner/index.ts).
+ * and moves it on, or back (src/delivery), recovers the async jobs whose runner was lost
+ * (src/job-runner/index.ts), and reads again the definitions of upstreams not read for
+ * `SKILLMESH_UPSTREAM_REFRESH_MS` (src/upstream: changes are held for approval, and audited).
  */
 async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
   if (!isCronTrigger(controller)) return void console.error("[gateway] refused a scheduled event that no Cron Trigger sent (a bound Worker's RPC call)");
@@ -81,7 +85,15 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
   const recover = async () => {
     for (const [job, what] of Object.entries(await recoverStrandedJobs(env, Date.now()))) console.log(`[jobs] ${job}: ${what}`);
   };
+  const refresh = async () => {
+    const runtime = gatewayRuntime(env);
+    const reports = await runtime.upstreams.refreshDue(runtime.config.upstreamRefreshMs, Date.now());
+    recordSync(runtime.audit, reports, "refresh", (p) => ctx.waitUntil(p));
+    if (reports.some((r) => r.held.length || r.removed.length)) runtime.snapshot.invalidate();
+    await runtime.audit.flushNow();
+  };
   ctx.waitUntil(tick().catch((error) => console.error("[rollout] tick failed:", errorText(error))));
+  ctx.waitUntil(refresh().catch((error) => console.error("[upstream] refresh failed:", errorText(error))));
   ctx.waitUntil(recover().catch((error) => console.error("[jobs] recovery failed:", errorText(error))));
 }
 

@@ -28,6 +28,12 @@ import {
   RoutesRequestSchema,
   RoutingEditAnswerSchema,
   SkillAnswerSchema,
+  ApproveRequestSchema,
+  SyncAnswerSchema,
+  UpstreamListSchema,
+  UpstreamRegistrationSchema,
+  UpstreamRemovedSchema,
+  UpstreamViewSchema,
 } from "../src/admin-api/index.js";
 import { BreakerStatusSchema } from "../src/breaker/state.js";
 import { RolloutSchema } from "../src/delivery/index.js";
@@ -39,6 +45,7 @@ const json = (schema: z.ZodType, description: string) => ({ description, content
 const refusal = (description: string) => json(AdminErrorSchema, description);
 const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
 const skillPath = z.object({ name: z.string().meta({ description: "The skill's name, e.g. text.summarize" }) });
+const upstreamPath = z.object({ name: z.string().meta({ description: "The upstream's name, the prefix of its tools' names" }) });
 const keyPath = z.object({ id: z.string().meta({ description: "The key's id (k_…) or its name" }) });
 /** What every route may answer besides its own answer. */
 const common = {
@@ -153,6 +160,43 @@ export function adminOpenApi() {
           responses: { "200": json(KeyViewSchema, "The key"), "400": refusal("Invalid changes"), "404": refusal("No such key"), "409": refusal("A key of that name exists"), ...common },
         },
         delete: { summary: "Revoke a key: it stops working everywhere within about a second", requestParams: { path: keyPath }, responses: { "200": json(KeyViewSchema, "The revoked key"), "404": refusal("No such key"), ...common } },
+      },
+      "/upstreams": {
+        get: { summary: "Every upstream (MCP servers and OpenAPI services): versions, tools served, held changes, refresh status (never a secret)", responses: { "200": json(UpstreamListSchema, "The upstreams"), ...common } },
+        post: {
+          summary: "Register an MCP server or OpenAPI service (or another version of one): its tools become skills <name>.<tool>",
+          requestBody: body(UpstreamRegistrationSchema),
+          responses: {
+            "201": json(SyncAnswerSchema, "Registered: what is served and what was skipped"),
+            "400": refusal("An invalid registration, URL or document, or a secret without SKILLMESH_UPSTREAM_KEY"),
+            "409": refusal("A tool's name is another skill's, or the name is another kind of upstream"),
+            "502": refusal("The upstream's definitions could not be read"),
+            ...common,
+          },
+        },
+      },
+      "/upstreams/{name}": {
+        get: { summary: "One upstream", requestParams: { path: upstreamPath }, responses: { "200": json(UpstreamViewSchema, "The upstream"), "404": refusal("No such upstream"), ...common } },
+        delete: {
+          summary: "Remove an upstream (or ?version= one version) and its tools' deployments",
+          requestParams: { path: upstreamPath, query: z.object({ version: z.string().optional() }) },
+          responses: { "200": json(UpstreamRemovedSchema, "The deployments removed"), "404": refusal("No such upstream or version"), ...common },
+        },
+      },
+      "/upstreams/{name}/refresh": {
+        post: {
+          summary: "Read the upstream's definitions again: new and changed tools are held for approval (a breaking change withdraws the tool), removed ones withdrawn",
+          requestParams: { path: upstreamPath },
+          responses: { "200": json(SyncAnswerSchema, "What each version holds and removed"), "404": refusal("No such upstream"), ...common },
+        },
+      },
+      "/upstreams/{name}/approve": {
+        post: {
+          summary: "Serve held definitions: all, one version's, or the named tools'",
+          requestParams: { path: upstreamPath },
+          requestBody: body(ApproveRequestSchema),
+          responses: { "200": json(SyncAnswerSchema, "What is served now"), "404": refusal("No such upstream or version"), "409": refusal("A new tool's name is another skill's"), ...common },
+        },
       },
       "/sessions": { delete: { summary: "Sign every dashboard session out", responses: { "200": json(z.object({ ended: z.literal(true) }), "Done"), ...common } } },
       "/audit": {

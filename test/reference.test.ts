@@ -9,7 +9,7 @@ import { REFERENCE_PATH, generatedReference, withGenerated } from "../scripts/re
 import { SettingsSchema } from "../src/config/index.js";
 import { ERROR_CODE_DOCS } from "../src/failures/index.js";
 import { ErrorCode } from "../src/jsonrpc/index.js";
-import { McpErrorCode } from "../src/mcp/protocol.js";
+import { McpErrorCode } from "../src/mcp-protocol/index.js";
 
 describe("docs/reference.md", () => {
   const current = readFileSync(REFERENCE_PATH, "utf8");

@@ -3,7 +3,7 @@ import { type AuditEntry, type KeyView, utcTime } from "../../src/admin-api/inde
 import type { BreakerStatus } from "../../src/breaker/index.js";
 import type { Rollout } from "../../src/delivery/index.js";
 import type { Observed } from "../../src/metrics/index.js";
-import type { Deployment, RoutingEvent, RoutingTable } from "../../src/registry/model.js";
+import { type Deployment, type RoutingEvent, type RoutingTable, endpointLabel } from "../../src/registry/model.js";
 import { shownRoleOf } from "../../src/routing/edits.js";
 import { type CliIO, table } from "./io.js";
 
@@ -33,7 +33,7 @@ export function printSkill(io: CliIO, name: string, deployments: Deployment[], r
   const stableVersion = deployments.find((d) => d.role === "stable")?.version;
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, shownRoleOf(d, stableVersion), ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), ("binding" in d.endpoint ? d.endpoint.binding : d.endpoint.url), utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([`  ${d.version}`, shownRoleOf(d, stableVersion), ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), endpointLabel(d.endpoint), utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");

@@ -38,7 +38,7 @@ export function registrationEndpointOf(skill: DeployedSkill, bindingByService: R
  * there). Skills get no secret at all: a skill reached by URL gets the gateway's public hop key as
  * a plain var (`skillVarsOf`), a skill reached by binding nothing.
  */
-export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_KEY", "SKILLMESH_CALLBACK_SECRET", "UPSTASH_REDIS_REST_TOKEN"] as const;
+export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_KEY", "SKILLMESH_CALLBACK_SECRET", "SKILLMESH_UPSTREAM_KEY", "UPSTASH_REDIS_REST_TOKEN"] as const;
 
 /**
  * The vars the deploy adds to a skill Worker: for a skill the gateway reaches by URL (no service

@@ -3,6 +3,7 @@
  * instance, the gateway bound to each skill by a service binding, every skill also on its own
  * loopback port for direct calls. Used by `npm run dev`, the integration tests and the benchmark.
  */
+import { createHash } from "node:crypto";
 import { type AddressInfo, createServer } from "node:net";
 import { dirname } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
@@ -113,6 +114,8 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
     // host name) is refused.
     SKILLMESH_AUTH: "off",
     SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: "true",
+    // Upstreams' credentials are sealed with a key of this mesh, stable while its admin token is.
+    SKILLMESH_UPSTREAM_KEY: createHash("sha256").update(`skillmesh-upstream-key:${options.adminToken}`).digest("hex"),
     ...(isLoopback(host) ? { SKILLMESH_ALLOWED_HOSTS: "localhost,127.0.0.1,[::1]" } : {}),
     ...(options.upstash
       ? { SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: options.upstash.url, UPSTASH_REDIS_REST_TOKEN: options.upstash.token }

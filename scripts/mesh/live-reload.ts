@@ -84,7 +84,7 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
       await adminCall(mesh.gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(old.id)}`).catch(() => undefined); // gone already on the memory store
       report.changes.push(`${old.id} (removed)`);
     } else if ("url" in old.endpoint) {
-      await reregister(mesh.gatewayUrl, adminToken, old);
+      await reregister(mesh.gatewayUrl, adminToken, old, old.endpoint);
     }
   }
   const { deployments } = await readRegistry(mesh.gatewayUrl, adminToken);
@@ -104,9 +104,9 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
 }
 
 /** A deployment registered by URL, registered again as it was (its manifest, id and TTL). */
-async function reregister(gatewayUrl: string, adminToken: string, deployment: Deployment): Promise<void> {
+async function reregister(gatewayUrl: string, adminToken: string, deployment: Deployment, endpoint: { url: string }): Promise<void> {
   const extra = { manifest: deployment.manifest, registrationId: deployment.registrationId, ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}), ...(deployment.pipeline ? { pipeline: true } : {}) };
-  await registerSkill(gatewayUrl, adminToken, deployment.endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
+  await registerSkill(gatewayUrl, adminToken, endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
 }
 
 /** Files whose change does not change a bundle: tests, docs, editor droppings. */

@@ -8,6 +8,7 @@ import { BreakerStatusSchema } from "../breaker/state.js";
 import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
 import { ObservedSchema } from "../metrics/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
+import { UpstreamRecordSchema } from "../upstream/model.js";
 
 // ---------------------------------------------------------------------------------------------
 // Registration and errors
@@ -133,3 +134,34 @@ export { AdminAuditSchema, type AuditEntry, AuditEntrySchema, AuditListSchema, t
 export function utcTime(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Upstreams: MCP servers and OpenAPI services behind the gateway (src/upstream)
+// ---------------------------------------------------------------------------------------------
+
+export { UpstreamRegistrationSchema } from "../upstream/model.js";
+
+/** `POST /admin/upstreams/:name/approve`: serve held definitions — all, one version's, or the named tools'. */
+export const ApproveRequestSchema = z.strictObject({ version: z.string().min(1).optional(), tools: z.array(z.string().min(1)).min(1).max(1_000).optional() });
+
+/** What a registration, refresh or approval did to one upstream version. */
+export const SyncReportSchema = z.object({
+  upstream: z.string(),
+  version: z.string(),
+  served: z.array(z.string()),
+  held: z.array(z.object({ tool: z.string(), kind: z.enum(["new", "changed"]), breaking: z.boolean(), withdrawn: z.boolean(), changes: z.array(z.string()) })),
+  removed: z.array(z.string()),
+  skipped: z.array(z.object({ tool: z.string(), reason: z.string() })),
+});
+export const SyncAnswerSchema = z.object({ reports: z.array(SyncReportSchema) });
+
+/** An upstream's credentials as shown to an admin: the kind and its public parts, never a secret. */
+export const AuthViewSchema = z.object({ type: z.enum(["none", "bearer", "header", "client_credentials", "per-caller"]), name: z.string().optional(), tokenUrl: z.string().optional(), clientId: z.string().optional(), scope: z.string().optional(), header: z.string().optional(), listToken: z.boolean().optional() });
+
+/** One upstream as `GET /admin/upstreams` shows it. */
+export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true }).extend({ auth: AuthViewSchema });
+export type UpstreamView = z.infer<typeof UpstreamViewSchema>;
+export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamViewSchema) });
+
+/** `DELETE /admin/upstreams/:name`: the deployments removed with it. */
+export const UpstreamRemovedSchema = z.object({ removed: z.array(z.string()) });

@@ -71,6 +71,8 @@ export const SettingsSchema = z.object({
     .meta(about("The key forwarded calls are signed with; skills hold only its public key. `npx skillmesh hop-key` makes a pair.", "an Ed25519 private key (PKCS#8 PEM)")),
   SKILLMESH_HOP_SECRET: z.string().optional().meta(about("Retired (a secret shared with every skill let any skill sign as the gateway): set, it is a problem that names SKILLMESH_HOP_KEY.")),
   SKILLMESH_CALLBACK_SECRET: z.string().min(16, "the callback secret needs at least 16 characters").optional().meta(about("Signs the POSTs of jobs' results to their X-Callback-Url; without it, callback URLs are refused.")),
+  SKILLMESH_UPSTREAM_KEY: z.string().min(32, "the upstream key needs at least 32 characters").optional().meta(about("Seals upstreams' credentials in the store (AES-GCM, a key derived from it); without it, only upstreams without a secret can be registered.")),
+  SKILLMESH_UPSTREAM_REFRESH_MS: milliseconds(10_000, 86_400_000).default(300_000).meta(about("How often the scheduled handler reads each upstream's definitions again (new, changed and removed tools).")),
   SKILLMESH_LOG_CALLS: flag.default(false).meta(about("true: one log line per call (method, deployment, outcome, ms); npm run dev -- --verbose sets it.")),
 });
 
@@ -98,6 +100,10 @@ export interface GatewayConfig {
   callbackSecret?: string;
   /** One log line per call (method, deployment, outcome, ms): `npm run dev -- --verbose`. */
   logCalls: boolean;
+  /** Seals upstream credentials at rest (src/upstream/secrets.ts). */
+  upstreamKey?: string;
+  /** How often upstreams' definitions are read again (the scheduled handler). */
+  upstreamRefreshMs: number;
 }
 
 export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
@@ -156,6 +162,8 @@ function parse(env: object): ConfigResult {
       hopKey: s.SKILLMESH_HOP_KEY,
       callbackSecret: s.SKILLMESH_CALLBACK_SECRET,
       logCalls: s.SKILLMESH_LOG_CALLS,
+      upstreamKey: s.SKILLMESH_UPSTREAM_KEY,
+      upstreamRefreshMs: s.SKILLMESH_UPSTREAM_REFRESH_MS,
     },
   };
 }

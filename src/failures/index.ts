@@ -72,3 +72,13 @@ export const ERROR_CODE_DOCS: readonly ErrorCodeDoc[] = [
   { code: -32020, meaning: "`/mcp`: an MCP header disagrees with the body (HTTP 400)" },
   { code: -32022, meaning: "`/mcp`: unsupported protocol version (HTTP 400)", data: "`supported`, `requested`" },
 ];
+
+/**
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP date; 1 s when absent or unreadable.
+ * @example retryAfterMsOf("2") // 2000
+ */
+export function retryAfterMsOf(value: string | null, now = Date.now()): number {
+  if (value && /^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = value ? Date.parse(value) : NaN;
+  return Number.isNaN(date) ? 1000 : Math.max(0, date - now);
+}

@@ -7,15 +7,39 @@ import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } fr
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { BINDING_PATH, BINDING_URL, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopSigningKey, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
+import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
-import type { Deployment } from "../registry/model.js";
+import type { Deployment, UpstreamEndpoint } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import { type Cancellation, anySignal, withTimeout } from "../signal/index.js";
 
 /** The gateway's env, as far as forwarding cares: service bindings by name. */
 export type BindingEnv = Record<string, unknown>;
+
+/**
+ * Who calls an upstream's tool (src/upstream): the gateway itself, with the upstream's credential
+ * (never the caller's), reading the answer within `signal`. Passed in from above, so forwarding
+ * knows nothing of upstreams' records and secrets.
+ */
+export interface UpstreamCaller {
+  call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown>;
+}
+
+/** One call of an upstream's tool, as `forwardCall` hands it on. */
+export interface UpstreamRequest {
+  /** The skill called (`everything.echo`), for messages. */
+  skill: string;
+  params?: JsonRpcParams;
+  /** Whose call it is: picks a `per-caller` upstream credential. Never sent upstream. */
+  caller: string;
+  traceparent?: string;
+  /** The tool's input schema (2026-07-28 `Mcp-Param-*` headers). */
+  inputSchema: Record<string, unknown>;
+  onProgress?: (progress: Progress) => void;
+  signal: AbortSignal;
+}
 
 /** How long a caller is told to wait after a skill's transport failure. */
 export const RETRY_AFTER_UNAVAILABLE_MS = 1_000;
@@ -38,6 +62,8 @@ export interface ForwardRequest {
   delegation?: string;
   /** For a pipeline: the key its steps derive their `Idempotency-Key`s from. */
   callKey?: string;
+  /** Calls an upstream's tool (a deployment whose endpoint is `upstream`). */
+  upstreams?: UpstreamCaller;
 }
 
 /**
@@ -49,6 +75,7 @@ export interface ForwardRequest {
 export async function forwardCall(deployment: Deployment, call: ForwardRequest, env: BindingEnv): Promise<unknown> {
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
   const { endpoint } = deployment;
+  if ("upstream" in endpoint) return watched(deployment, call, timeoutMs, (signal) => upstreamCall(deployment, endpoint.upstream, call, signal));
   const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
   const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
   const url = "url" in endpoint ? endpoint.url : BINDING_URL;
@@ -60,22 +87,47 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
     if (text !== undefined) return resultOf(deployment, 200, text);
     httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
   }
-  // One native timer that aborts the hop: no controller, timer and race of our own per call.
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const watched = call.cancellation?.watch();
-  const cancels = [call.signal, watched?.signal].filter((s): s is AbortSignal => !!s);
-  const signal = cancels.length ? anySignal([timeout, ...cancels]) : timeout;
   const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
-  try {
+  return watched(deployment, call, timeoutMs, async (signal) => {
     const { status, text } = await overHttp(deployment, fetcher, url, hop, call, signal);
     return resultOf(deployment, status, text);
+  });
+}
+
+/**
+ * Runs one attempt with a signal that aborts it at `timeoutMs` or when the caller cancels: one
+ * native timer, no controller, timer and race of our own per call. An abort is -32004 (the
+ * timeout) or -32007 (the caller), whatever the attempt threw when it was cut.
+ */
+async function watched(deployment: Deployment, call: ForwardRequest, timeoutMs: number, attempt: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const watching = call.cancellation?.watch();
+  const cancels = [call.signal, watching?.signal].filter((s): s is AbortSignal => !!s);
+  const signal = cancels.length ? anySignal([timeout, ...cancels]) : timeout;
+  try {
+    return await attempt(signal);
   } catch (thrown) {
     if (cancels.some((s) => s.aborted)) throw cancelled(deployment);
     if (timeout.aborted && !(thrown instanceof RpcError)) throw timedOut(deployment, timeoutMs);
     throw thrown;
   } finally {
-    watched?.stop();
+    watching?.stop();
   }
+}
+
+/** An upstream's tool, called by whoever the gateway passed in; -32001 when none was. */
+function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: ForwardRequest, signal: AbortSignal): Promise<unknown> {
+  if (!call.upstreams) throw unavailable(deployment, "is an upstream's tool, which this caller cannot reach");
+  const { context } = call;
+  return call.upstreams.call(endpoint, {
+    skill: deployment.name,
+    params: call.params,
+    caller: context.caller,
+    ...(context.traceparent ? { traceparent: context.traceparent } : {}),
+    inputSchema: deployment.manifest.inputSchema,
+    ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+    signal,
+  });
 }
 
 /** What one attempt sends, on either transport: the JSON-RPC request and the headers that go with it. */
@@ -220,14 +272,4 @@ function unavailable(deployment: Deployment, what: string): RpcError {
   return new RpcError(ErrorCode.SkillUnavailable, `${deployment.name} ${what}; retry after ${RETRY_AFTER_UNAVAILABLE_MS / 1000} s`, {
     retryAfterMs: RETRY_AFTER_UNAVAILABLE_MS,
   });
-}
-
-/**
- * `Retry-After` in milliseconds: delta-seconds or an HTTP date; 1 s when absent or unreadable.
- * @example retryAfterMsOf("2") // 2000
- */
-export function retryAfterMsOf(value: string | null, now = Date.now()): number {
-  if (value && /^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = value ? Date.parse(value) : NaN;
-  return Number.isNaN(date) ? 1000 : Math.max(0, date - now);
 }

@@ -28,6 +28,11 @@ export interface SkillSummary {
   cost?: SkillManifest["cost"];
   /** What the skill promises (success rate, p95), as it declares it; `observed` says what it does. */
   reliability?: SkillManifest["reliability"];
+  /** A display name, and MCP annotations, as declared (a federated tool: as its upstream lists them). */
+  title?: string;
+  annotations?: SkillManifest["annotations"];
+  /** `tool-result`: it answers an MCP tool result, passed through as is (a federated MCP tool). */
+  answers?: SkillManifest["answers"];
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
@@ -54,6 +59,9 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     ...(main.contractHash ? { contractHash: main.contractHash } : {}),
     ...(main.manifest.cost ? { cost: main.manifest.cost } : {}),
     ...(main.manifest.reliability ? { reliability: main.manifest.reliability } : {}),
+    ...(main.manifest.title ? { title: main.manifest.title } : {}),
+    ...(main.manifest.annotations ? { annotations: main.manifest.annotations } : {}),
+    ...(main.manifest.answers ? { answers: main.manifest.answers } : {}),
   };
 }
 

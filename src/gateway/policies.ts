@@ -332,6 +332,7 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         context,
         timeoutMs: call.timeoutMs,
         hopKey: call.runtime.config.hopKey,
+        upstreams: call.runtime.upstreams,
         onProgress: call.onProgress,
         signal: call.signal,
         cancellation: call.cancellation,

@@ -19,6 +19,8 @@ import { skillOf } from "../registry/model.js";
 import { rollback } from "../routing/edits.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
 import type { Store } from "../store/index.js";
+import { Upstreams } from "../upstream/index.js";
+import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { storeFor } from "../store/from-env.js";
 
 /**
@@ -59,9 +61,11 @@ export interface GatewayRuntime {
   counters: Counters;
   /** The live delegation tokens of pipelines' calls (src/auth/delegation.ts). */
   delegations: Delegations;
+  /** MCP servers and OpenAPI services behind the gateway, and the calls of their tools (src/upstream). */
+  upstreams: Upstreams;
 }
 
-const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs">>();
+const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs" | "upstreams">>();
 /** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
 const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
@@ -105,7 +109,9 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store), delegations: new Delegations(store) };
     runtimes.set(store, shared);
   }
-  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs) };
+  const policy = { allowPrivate: config.allowPrivateEndpoints };
+  const upstreams = new Upstreams(shared.store, shared.registry, { upstreamKey: config.upstreamKey, urlRefusal: (url, what) => endpointRefusal(url, policy, what) });
+  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams };
   runtimesByEnv.set(env, runtime);
   return runtime;
 }

@@ -22,12 +22,12 @@ import {
   parseParams,
   success,
 } from "../jsonrpc/index.js";
-import { CallToolParamsSchema, CancelledNotificationSchema, DEFAULT_VERSION, HANDSHAKE_VERSIONS, InitializeParamsSchema, ListToolsParamsSchema, META, McpErrorCode, SUPPORTED_VERSIONS, allowsBatches, isStateless } from "./protocol.js";
+import { CallToolParamsSchema, CancelledNotificationSchema, DEFAULT_VERSION, HANDSHAKE_VERSIONS, InitializeParamsSchema, ListToolsParamsSchema, META, McpErrorCode, SUPPORTED_VERSIONS, allowsBatches, isStateless } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
-import { paramHeaderMismatch } from "./headers.js";
+import { paramHeaderMismatch } from "../mcp-protocol/headers.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
 import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";

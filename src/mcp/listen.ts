@@ -4,7 +4,7 @@ import { sleep } from "../signal/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
-import { META, SubscriptionsListenParamsSchema } from "./protocol.js";
+import { META, SubscriptionsListenParamsSchema } from "../mcp-protocol/index.js";
 import { type Tools, sameTools } from "./tool-list.js";
 import { holdLongRequest } from "./waits.js";
 

@@ -12,7 +12,7 @@ import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { McpBackend } from "./backend.js";
 import { holdLongRequest } from "./waits.js";
-import type { CallToolResult, Task2025, Task2026, TaskStatus } from "./protocol.js";
+import type { CallToolResult, Task2025, Task2026, TaskStatus } from "../mcp-protocol/index.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
 
 /** The extension's name, in client and server capabilities. */

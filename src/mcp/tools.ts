@@ -6,7 +6,7 @@
  */
 import type { SkillSummary } from "../gateway/catalog.js";
 import type { JsonRpcErrorObject, JsonRpcParams } from "../jsonrpc/index.js";
-import type { CallToolResult, Tool } from "./protocol.js";
+import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
 
 /** The argument that carries an array-input skill's positional params. */
 export const PARAMS_ARGUMENT = "params";
@@ -43,12 +43,16 @@ export function wrapInObject(schema: JsonSchema, key: string): JsonSchema {
  * @example toolOf(summary).annotations // { idempotentHint: true }
  */
 export function toolOf(skill: SkillSummary): Tool {
+  // A federated MCP tool's result passes through: its output schema is its structuredContent's, when it has one.
+  const passThrough = skill.answers === "tool-result";
+  const outputSchema = passThrough ? (isObjectSchema(skill.outputSchema) ? skill.outputSchema : undefined) : isObjectSchema(skill.outputSchema) ? skill.outputSchema : wrapInObject(skill.outputSchema, RESULT_FIELD);
   return {
     name: skill.name,
+    ...(skill.title ? { title: skill.title } : {}),
     description: skill.description,
     inputSchema: (isObjectSchema(skill.inputSchema) ? skill.inputSchema : wrapInObject(skill.inputSchema, PARAMS_ARGUMENT)) as Tool["inputSchema"],
-    outputSchema: (isObjectSchema(skill.outputSchema) ? skill.outputSchema : wrapInObject(skill.outputSchema, RESULT_FIELD)) as Tool["outputSchema"],
-    annotations: { idempotentHint: skill.idempotent },
+    ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
+    annotations: skill.annotations ? { ...skill.annotations, idempotentHint: skill.annotations.idempotentHint ?? skill.idempotent } : { idempotentHint: skill.idempotent },
     _meta: { "skillmesh/tags": skill.tags, ...(skill.contractHash ? { "skillmesh/contract": skill.contractHash } : {}) },
   };
 }
@@ -71,6 +75,8 @@ export function argumentsToParams(skill: SkillSummary, args: Record<string, unkn
  * @example toolResultOf(summary, "hello") // { content: [{ type: "text", text: "hello" }], structuredContent: { result: "hello" } }
  */
 export function toolResultOf(skill: SkillSummary, result: unknown): CallToolResult {
+  // Checked block by block when it came in (src/upstream/mcp-client.ts): passed on as the upstream answered it.
+  if (skill.answers === "tool-result" && isPlainObject(result) && Array.isArray(result.content)) return result as CallToolResult;
   const structured = isObjectSchema(skill.outputSchema) && isPlainObject(result) ? result : { [RESULT_FIELD]: result };
   const text = typeof result === "string" ? result : JSON.stringify(result);
   return { content: [{ type: "text", text }], structuredContent: structured };

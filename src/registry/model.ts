@@ -7,16 +7,42 @@ import { isPlainKey } from "../json/index.js";
 import { RegisteredManifestSchema, SemverSchema, SkillManifestSchema, SkillNameSchema } from "../skill/manifest.js";
 
 /**
- * Where a deployment answers: a service binding of the gateway (static, fast) or a URL. Which
- * URLs a gateway may call is its own setting (src/registry/endpoint-policy.ts), checked when a
- * deployment registers.
+ * Where an SDK skill's deployment answers: a service binding of the gateway (static, fast) or a
+ * URL. Which URLs a gateway may call is its own setting (src/forward/endpoint-policy.ts), checked
+ * when a deployment registers.
  */
-export const EndpointSchema = z.union([
+export const SkillEndpointSchema = z.union([
   z.object({
     binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name").refine(isPlainKey, "binding must not be an object property name"),
   }).strict(),
   z.object({ url: z.url({ protocol: /^https?$/ }) }).strict(),
 ]);
+
+/** An OpenAPI operation as the gateway calls it: its method and path, where each argument goes, and its body. */
+export const OperationSchema = z.object({
+  method: z.enum(["get", "put", "post", "delete", "patch", "head", "options"]),
+  path: z.string(),
+  parameters: z.array(z.object({ name: z.string(), in: z.enum(["path", "query", "header", "cookie"]), required: z.boolean() })),
+  /** The JSON request body, as the `body` argument. */
+  body: z.object({ required: z.boolean(), mediaType: z.string() }).optional(),
+});
+export type Operation = z.infer<typeof OperationSchema>;
+
+/**
+ * A tool of an upstream (src/upstream): an MCP server's tool (with the era the server speaks) or
+ * an OpenAPI operation at a base URL. Only the gateway makes these, from what it read of the
+ * upstream; an admin registers the upstream, not its deployments.
+ */
+export const UpstreamEndpointSchema = z.object({
+  upstream: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("mcp"), name: z.string(), url: z.string(), tool: z.string(), era: z.object({ protocolVersion: z.string(), stateless: z.boolean() }) }),
+    z.object({ kind: z.literal("openapi"), name: z.string(), url: z.string(), operation: OperationSchema }),
+  ]),
+}).strict();
+export type UpstreamEndpoint = z.infer<typeof UpstreamEndpointSchema>["upstream"];
+
+/** Where a deployment answers: an SDK skill's binding or URL, or an upstream's tool. */
+export const EndpointSchema = z.union([...SkillEndpointSchema.options, UpstreamEndpointSchema]);
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
 export const RoleSchema = z.enum(["stable", "canary", "degraded"]);
@@ -45,6 +71,17 @@ export const DeploymentSchema = z.object({
   pipeline: z.literal(true).optional(),
 });
 export type Deployment = z.infer<typeof DeploymentSchema>;
+
+/**
+ * A deployment's endpoint in a word, for listings.
+ * @example endpointLabel({ upstream: { kind: "mcp", name: "everything", url, tool: "echo", era } }) // "everything (MCP) echo"
+ */
+export function endpointLabel(endpoint: Endpoint): string {
+  if ("binding" in endpoint) return endpoint.binding;
+  if ("url" in endpoint) return endpoint.url;
+  const { upstream } = endpoint;
+  return upstream.kind === "mcp" ? `${upstream.name} (MCP) ${upstream.tool}` : `${upstream.name} (OpenAPI) ${upstream.operation.method.toUpperCase()} ${upstream.operation.path}`;
+}
 
 /** A routing group (`X-User-Group`): `*` (the default) or a name that is plain data. */
 export const GroupNameSchema = z
@@ -114,7 +151,7 @@ export function deploymentId(name: string, version: string): string {
 
 /** What an admin sends to register a deployment. */
 export const RegistrationSchema = z.strictObject({
-  endpoint: EndpointSchema,
+  endpoint: SkillEndpointSchema,
   /** Optional: fetched from the endpoint's `GET /manifest` when absent. */
   manifest: RegisteredManifestSchema.optional(),
   registrationId: z.string().min(1).max(128).optional(),

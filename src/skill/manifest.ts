@@ -1,6 +1,7 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
+import { ToolAnnotationsSchema } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
 
 /**
@@ -62,6 +63,15 @@ export const SkillManifestSchema = z.object({
     .optional(),
   /** How long the gateway keeps an answer for `Idempotency-Key` replays (default 1 h). */
   idempotencyTtlSeconds: z.number().int().min(1).max(7 * 86_400).optional(),
+  /** A display name for clients (MCP `title`). */
+  title: z.string().max(256).optional(),
+  /** MCP tool annotations (hints a client may show; `idempotentHint` is `idempotent`). */
+  annotations: ToolAnnotationsSchema.optional(),
+  /**
+   * `tool-result`: the skill answers an MCP tool result (a federated MCP tool, src/upstream), which
+   * MCP passes through as is; `outputSchema` is then the schema of its `structuredContent`.
+   */
+  answers: z.literal("tool-result").optional(),
   /** JSON Schema of the input (zod 4's `z.toJSONSchema`, io: input). */
   inputSchema: z.record(z.string(), z.unknown()),
   /** JSON Schema of the output (io: output). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { paramHeaderMismatch, paramHeadersOf } from "./headers.js";
-import { headerValueOf } from "./protocol.js";
+import { headerValueOf } from "./index.js";
 
 const schema = {
   type: "object",

@@ -5,7 +5,7 @@
  * that they say what the body says (spec: transports/streamable-http, "Request Metadata").
  */
 import { valueAt } from "../json/index.js";
-import { headerValueOf } from "./protocol.js";
+import { headerValueFor, headerValueOf } from "./index.js";
 
 /** A property a tool mirrors into a header: the header's name part and the property's path. */
 export interface ParamHeader {
@@ -69,4 +69,19 @@ function sameValue(header: string, value: unknown): boolean {
   if (typeof value === "number") return header.trim() !== "" && Number(header) === value;
   if (typeof value === "boolean") return header === String(value);
   return header === value;
+}
+
+/**
+ * The `Mcp-Param-*` headers a client sends with a `tools/call` of a tool whose input schema
+ * mirrors arguments into headers (`x-mcp-header`): one per argument present, encoded as needed.
+ * @example mirroredHeaders(tool.inputSchema, { region: "us-west1" }) // { "mcp-param-region": "us-west1" }
+ */
+export function mirroredHeaders(inputSchema: JsonSchema, args: Record<string, unknown> | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const { name, path } of paramHeadersOf(inputSchema)) {
+    const value = valueAt(args, path);
+    if (value === undefined || value === null || typeof value === "object") continue;
+    headers[`mcp-param-${name.toLowerCase()}`] = headerValueFor(String(value));
+  }
+  return headers;
 }

@@ -1,6 +1,6 @@
 /**
- * The MCP wire format the gateway serves, defined once as zod schemas (types inferred from
- * them): protocol versions of both eras, the params of the methods it answers, tools and their
+ * The MCP wire format the gateway serves and speaks to upstream servers, defined once as zod
+ * schemas (types inferred from them): protocol versions of both eras, the params of the methods it answers, tools and their
  * results. The rules are the MCP specification's (modelcontextprotocol.io, basic/transports and
  * server/tools of each revision); docs/architecture.md sums up what the gateway serves.
  */
@@ -64,6 +64,18 @@ export function headerValueOf(header: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A value as an `Mcp-Name` or `Mcp-Param-*` header carries it: as is when it is plain visible
+ * ASCII without leading or trailing space, else in the Base64 sentinel form (UTF-8).
+ * @example headerValueFor("Hello, 世界") // "=?base64?SGVsbG8sIOS4lueVjA==?="
+ */
+export function headerValueFor(value: string): string {
+  if (/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !BASE64_SENTINEL.test(value)) return value;
+  let binary = "";
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
 }
 
 const Implementation = z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).loose();
@@ -130,6 +142,49 @@ export const ToolSchema = z.object({
   _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type Tool = z.infer<typeof ToolSchema>;
+
+/**
+ * A tool as an upstream server lists it (`tools/list`): what the gateway reads of it, nothing
+ * more (unknown fields are dropped). Unlike the gateway's own tools, a description may be absent.
+ */
+export const ListedToolSchema = z.object({
+  name: z.string().min(1).max(128),
+  title: z.string().max(256).optional(),
+  description: z.string().max(4096).optional(),
+  inputSchema: ObjectSchema,
+  outputSchema: ObjectSchema.optional(),
+  annotations: ToolAnnotationsSchema.optional(),
+});
+export type ListedTool = z.infer<typeof ListedToolSchema>;
+
+/** A page of `tools/list`. */
+export const ListToolsResultSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().max(1_024).optional() });
+
+const BlockMeta = { annotations: z.record(z.string(), z.unknown()).optional(), _meta: z.record(z.string(), z.unknown()).optional() };
+
+/** A content block of a tool result, any of the kinds the specification defines (unknown fields dropped). */
+export const ContentBlockSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string(), ...BlockMeta }),
+  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string(), ...BlockMeta }),
+  z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string(), ...BlockMeta }),
+  z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional(), size: z.number().optional(), ...BlockMeta }),
+  z.object({
+    type: z.literal("resource"),
+    resource: z.union([
+      z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string(), _meta: BlockMeta._meta }),
+      z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string(), _meta: BlockMeta._meta }),
+    ]),
+    ...BlockMeta,
+  }),
+]);
+
+/** A tool result as an upstream server answers it: checked block by block before any caller sees it. */
+export const UpstreamToolResultSchema = z.object({
+  content: z.array(ContentBlockSchema).max(10_000).default([]),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  isError: z.boolean().optional(),
+});
+export type UpstreamToolResult = z.infer<typeof UpstreamToolResultSchema>;
 
 export const TextContentSchema = z.object({ type: z.literal("text"), text: z.string() });
 

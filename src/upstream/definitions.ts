@@ -1,0 +1,95 @@
+/**
+ * An upstream's tools as skills: the manifest each MCP tool (or OpenAPI operation, see
+ * src/upstream/openapi.ts) is registered with, under a stable name `<upstream>.<tool>`, and what
+ * of the upstream's definitions an operator selected. The manifest is the contract: its hash is
+ * what the gateway pins, and a later definition with another hash is held for approval.
+ */
+import { globMatcher } from "../glob/index.js";
+import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
+import type { ListedTool } from "../mcp-protocol/index.js";
+import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, SkillNameSchema, type SkillManifest, TagSchema } from "../skill/manifest.js";
+import { utf8Length } from "../utf8/index.js";
+
+/** What the operator said of every tool of one upstream version. */
+export interface ToolSource {
+  upstream: string;
+  version: string;
+  tags: string[];
+  timeoutMs?: number;
+  degraded?: boolean;
+  breaker?: SkillManifest["breaker"];
+  include?: string[];
+  exclude?: string[];
+}
+
+/** A tool the gateway will not serve, and why (shown to the operator). */
+export interface Skipped {
+  tool: string;
+  reason: string;
+}
+
+/** The tag every tool of an upstream carries: `upstream:<name>` (grants and virtual servers can select by it). */
+export function upstreamTag(upstream: string): string {
+  return `upstream:${upstream}`;
+}
+
+/**
+ * The skill name of an upstream's tool, or why it cannot have one.
+ * @example skillNameOf("everything", "get-sum") // { name: "everything.get-sum" }
+ */
+export function skillNameOf(upstream: string, tool: string): { name: string } | { refused: string } {
+  const name = `${upstream}.${tool}`;
+  const checked = SkillNameSchema.safeParse(name);
+  return checked.success ? { name } : { refused: `${name} is not a valid skill name (${checked.error.issues[0]?.message})` };
+}
+
+/**
+ * True when the operator's selection keeps a tool: it matches an `include` glob (or there are
+ * none) and no `exclude` glob.
+ * @example selects({ include: ["get-*"] }, "get-sum") // true
+ */
+export function selects(source: Pick<ToolSource, "include" | "exclude">, tool: string): boolean {
+  const included = !source.include?.length || source.include.some((glob) => globMatcher(glob)(tool));
+  return included && !(source.exclude ?? []).some((glob) => globMatcher(glob)(tool));
+}
+
+/**
+ * The manifest an MCP tool is served with: its description, schemas, title and annotations as
+ * the upstream lists them; `idempotent` when it says it is idempotent or read-only (so the
+ * gateway retries it and replays keyed calls); the operator's tags and `upstream:<name>`.
+ * @example const made = mcpManifestOf(source, { name: "echo", description: "Echoes", inputSchema: { type: "object" } })
+ */
+export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest: SkillManifest } | { refused: string } {
+  const named = skillNameOf(source.upstream, tool.name);
+  if ("refused" in named) return named;
+  const annotations = tool.annotations;
+  const manifest: SkillManifest = {
+    name: named.name,
+    version: source.version,
+    description: tool.description ?? tool.title ?? `${tool.name} (from the ${source.upstream} MCP server)`,
+    tags: tagsOf(source),
+    idempotent: annotations?.idempotentHint === true || annotations?.readOnlyHint === true,
+    degraded: source.degraded === true,
+    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(source.breaker ? { breaker: source.breaker } : {}),
+    ...(tool.title ? { title: tool.title } : {}),
+    ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
+    answers: "tool-result",
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? {},
+  };
+  const bound = boundsRefusal(manifest);
+  return bound ? { refused: bound } : { manifest };
+}
+
+/** The operator's tags and the upstream's own, deduplicated, within the manifest's bounds. */
+export function tagsOf(source: ToolSource): string[] {
+  return [...new Set([...source.tags, upstreamTag(source.upstream)])].filter((tag) => TagSchema.safeParse(tag).success).slice(0, 32);
+}
+
+/** Why a manifest is past what the gateway registers (schema depth, size), or undefined. */
+export function boundsRefusal(manifest: SkillManifest): string | undefined {
+  if (exceedsDepth(manifest.inputSchema, MAX_JSON_DEPTH) || exceedsDepth(manifest.outputSchema, MAX_JSON_DEPTH)) return `its schemas nest deeper than ${MAX_JSON_DEPTH} levels`;
+  const bytes = utf8Length(JSON.stringify(manifest));
+  return bytes > MAX_MANIFEST_BYTES ? `its definition is ${bytes} bytes; at most ${MAX_MANIFEST_BYTES} are registered` : undefined;
+}

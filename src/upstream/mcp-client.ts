@@ -1,0 +1,294 @@
+/**
+ * The gateway as an MCP client of an upstream server, over Streamable HTTP, in either era: the
+ * 2025 revisions (an `initialize` handshake and an `Mcp-Session-Id` the gateway keeps per
+ * isolate, opened again when the server forgets it) and 2026-07-28 (stateless: the version and
+ * the method in every request's headers and `_meta`). Written for a hostile peer: every answer is
+ * read within the call's signal and at most `MAX_ANSWER_BYTES` (an event stream too, all events
+ * together), parsed with the wire schemas of src/mcp-protocol, and every way it can fail is an
+ * `RpcError` a caller can act on — nothing the upstream sent reaches a caller unchecked.
+ *
+ * (The official SDK's client is a long-lived connection object that reads streams unbounded and
+ * answers server requests itself; a gateway forwarding one call at a time within a deadline needs
+ * these few requests with bounds, so they are written here on the same schemas.)
+ */
+import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
+import { retryAfterMsOf } from "../failures/index.js";
+import { safeJson } from "../json/index.js";
+import { ErrorCode, JsonRpcResponseSchema, RpcError, errorText } from "../jsonrpc/index.js";
+import { mirroredHeaders } from "../mcp-protocol/headers.js";
+import { HANDSHAKE_VERSIONS, ListToolsResultSchema, ListedToolSchema, META, STATELESS_VERSIONS, type ListedTool, type UpstreamToolResult, UpstreamToolResultSchema, headerValueFor } from "../mcp-protocol/index.js";
+import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
+import { acceptsEventStream, sseData } from "../sse/index.js";
+import type { McpEra } from "./model.js";
+
+/** Who the gateway says it is to upstream servers. */
+export const CLIENT_INFO = { name: "skillmesh-gateway", version: "1.0.0" } as const;
+/** How long a caller is told to wait after an upstream's transport failure. */
+const RETRY_AFTER_MS = 1_000;
+/** Pages of `tools/list` read at most, and tools kept at most, from one upstream. */
+export const MAX_LIST_PAGES = 100;
+export const MAX_UPSTREAM_TOOLS = 5_000;
+/** The longest message of an upstream's error passed on to a caller. */
+const MAX_MESSAGE_CHARS = 500;
+
+/** One upstream server as a call reaches it. */
+export interface McpTarget {
+  url: string;
+  /** What the call is for, in messages: the skill, or the upstream while it registers. */
+  label: string;
+  /** The upstream credential's headers for this call (src/upstream/credentials.ts). */
+  headers: Record<string, string>;
+  /** Distinguishes sessions opened with different credentials (a hash, never the credential). */
+  sessionKey: string;
+  signal: AbortSignal;
+}
+
+/** A 2025-era session as this isolate keeps it. */
+interface Session {
+  id?: string;
+  version: string;
+}
+
+const sessions = new Map<string, Promise<Session>>();
+let nextId = 1;
+
+/**
+ * Which era an upstream speaks: 2026-07-28 when it answers `server/discover` with it among its
+ * `supportedVersions`, else the 2025 handshake (whose session is then kept for the calls).
+ * @example const era = await discoverEra({ url, label: "everything", headers: {}, sessionKey: "", signal })
+ */
+export async function discoverEra(target: McpTarget): Promise<McpEra> {
+  const stateless = STATELESS_VERSIONS[0];
+  try {
+    const result = (await exchange(target, "server/discover", {}, { protocolVersion: stateless, stateless: true })) as { supportedVersions?: unknown };
+    if (Array.isArray(result?.supportedVersions) && result.supportedVersions.includes(stateless)) return { protocolVersion: stateless, stateless: true };
+  } catch (error) {
+    if (target.signal.aborted) throw error;
+    // A 2025 server refuses the request (400, "not initialized"): it is asked to initialize.
+  }
+  const session = await sessionOf(target, true);
+  return { protocolVersion: session.version, stateless: false };
+}
+
+/**
+ * Every tool the upstream lists (all pages, at most `MAX_UPSTREAM_TOOLS`), each checked; a tool
+ * that does not parse is reported in `invalid`, not served.
+ * @example const { tools } = await listTools(target, era)
+ */
+export async function listTools(target: McpTarget, era: McpEra): Promise<{ tools: ListedTool[]; invalid: Array<{ tool: string; reason: string }> }> {
+  const tools: ListedTool[] = [];
+  const invalid: Array<{ tool: string; reason: string }> = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = ListToolsResultSchema.safeParse(await exchange(target, "tools/list", cursor === undefined ? {} : { cursor }, era));
+    if (!result.success) throw unavailable(target, "answered tools/list with something that is not a tool list");
+    for (const raw of result.data.tools) {
+      const tool = ListedToolSchema.safeParse(raw);
+      const name = typeof (raw as { name?: unknown })?.name === "string" ? String((raw as { name: string }).name).slice(0, 128) : "(unnamed)";
+      if (!tool.success) invalid.push({ tool: name, reason: tool.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") });
+      else if (tools.length < MAX_UPSTREAM_TOOLS) tools.push(tool.data);
+    }
+    cursor = result.data.nextCursor;
+    if (!cursor) break;
+  }
+  return { tools, invalid };
+}
+
+export interface ToolCallOptions {
+  /** Set when the caller wants progress: the upstream is asked for it, its reports come here. */
+  onProgress?: (progress: Progress) => void;
+  /** The tool's input schema, for the 2026-07-28 `Mcp-Param-*` headers it mirrors arguments into. */
+  inputSchema?: Record<string, unknown>;
+}
+
+/**
+ * Calls one tool and returns its result, checked; throws the `RpcError` for a failure: -32602
+ * with the upstream's message when it refused the arguments, -32005 for its 429, -32001 for
+ * anything else (unreachable, 5xx, not JSON-RPC, an endless stream, an error of its own).
+ * @example const result = await callTool(target, era, "echo", { message: "hi" })
+ */
+export async function callTool(target: McpTarget, era: McpEra, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<UpstreamToolResult> {
+  const params: Record<string, unknown> = { name: tool, arguments: args };
+  if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
+  const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
+  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress })) as { resultType?: unknown } | undefined;
+  if (raw?.resultType === "input_required") throw unavailable(target, "asked for more input (input_required), which the gateway does not relay yet");
+  const result = UpstreamToolResultSchema.safeParse(raw);
+  if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
+  return result.data;
+}
+
+/** Forgets the isolate's sessions with an upstream (it was removed or its credential changed). */
+export function forgetSessions(url: string): void {
+  for (const key of sessions.keys()) if (key.startsWith(`${url}\n`)) sessions.delete(key);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface ExchangeOptions {
+  headers?: Record<string, string>;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** A session expired under a request: open a new one and send it again (once). */
+class SessionExpired extends Error {}
+
+/**
+ * Sends one request in the upstream's era and returns its result; a 2025 session the server
+ * forgot (404) is opened again and the request sent once more.
+ */
+async function exchange(target: McpTarget, method: string, params: Record<string, unknown>, era: McpEra, options: ExchangeOptions = {}): Promise<unknown> {
+  if (era.stateless) return send(target, method, statelessParams(params, era), { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method }, options.onProgress);
+  for (let attempt = 0; ; attempt++) {
+    const session = await sessionOf(target, attempt > 0);
+    try {
+      return await send(target, method, params, { ...options.headers, ...sessionHeaders(session) }, options.onProgress, session);
+    } catch (error) {
+      if (!(error instanceof SessionExpired) || attempt > 0) throw error instanceof SessionExpired ? unavailable(target, "forgot its session twice") : error;
+    }
+  }
+}
+
+function statelessParams(params: Record<string, unknown>, era: McpEra): Record<string, unknown> {
+  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), [META.protocolVersion]: era.protocolVersion, [META.clientCapabilities]: {}, [META.clientInfo]: CLIENT_INFO };
+  return { ...params, _meta: meta };
+}
+
+function sessionHeaders(session: Session): Record<string, string> {
+  return { "mcp-protocol-version": session.version, ...(session.id ? { "mcp-session-id": session.id } : {}) };
+}
+
+/** The isolate's session with the upstream (opened on first use, or anew when `fresh`). */
+function sessionOf(target: McpTarget, fresh: boolean): Promise<Session> {
+  const key = `${target.url}\n${target.sessionKey}`;
+  let session = fresh ? undefined : sessions.get(key);
+  if (!session) {
+    session = openSession(target);
+    sessions.set(key, session);
+    // A handshake that failed is not kept: the next call tries again.
+    session.catch(() => sessions.get(key) === session && sessions.delete(key));
+  }
+  return session;
+}
+
+async function openSession(target: McpTarget): Promise<Session> {
+  const params = { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: CLIENT_INFO };
+  const opened: { id?: string } = {};
+  const result = (await send(target, "initialize", params, {}, undefined, undefined, opened)) as { protocolVersion?: unknown } | undefined;
+  const version = typeof result?.protocolVersion === "string" ? result.protocolVersion : "";
+  if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(version)) throw unavailable(target, `speaks MCP ${version.slice(0, 40) || "(no version)"}, which the gateway does not`);
+  const session = { version, ...(opened.id ? { id: opened.id } : {}) };
+  await notify(target, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  return session;
+}
+
+/** POSTs a notification (or a response to a server's request) and reads nothing back. */
+async function notify(target: McpTarget, message: unknown, session?: Session): Promise<void> {
+  const response = await post(target, message, session ? sessionHeaders(session) : {});
+  await response.body?.cancel();
+}
+
+function post(target: McpTarget, message: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(target.url, {
+    method: "POST",
+    headers: { ...target.headers, ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify(message),
+    signal: target.signal,
+    // A redirect is not followed: it would send the credential and the arguments elsewhere.
+    redirect: "manual",
+  });
+}
+
+/**
+ * One request and its response, as JSON or on an event stream (progress relayed, requests of the
+ * server refused, everything within `MAX_ANSWER_BYTES`). `opened` receives a new session's id.
+ */
+async function send(target: McpTarget, method: string, params: Record<string, unknown>, headers: Record<string, string>, onProgress?: (progress: Progress) => void, session?: Session, opened?: { id?: string }): Promise<unknown> {
+  const id = nextId++;
+  let response: Response;
+  try {
+    response = await post(target, { jsonrpc: "2.0", id, method, params }, headers);
+  } catch (error) {
+    if (target.signal.aborted) throw error;
+    console.error(`[upstream] ${target.label} unreachable:`, errorText(error));
+    throw unavailable(target, "is unreachable");
+  }
+  // A server that forgot the session answers 404 (the transport spec); many answer 400 with an
+  // error that answers no request ("No valid session ID"): either way it is opened again, once.
+  if (session?.id && (response.status === 404 || response.status === 400)) {
+    const text = await boundedText(response, 64 * 1024).catch(() => "");
+    const error = safeJson(text) as { id?: unknown } | undefined;
+    if (response.status === 404 || error?.id === null || error?.id === undefined) throw new SessionExpired();
+    return resultOf(target, response.status, error);
+  }
+  if (opened) opened.id = response.headers.get("mcp-session-id")?.slice(0, 1_024) ?? undefined;
+  if (response.status === 429) {
+    await response.body?.cancel();
+    const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
+    throw new RpcError(ErrorCode.RateLimited, `${target.label} is rate limited upstream; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
+  }
+  if (response.status === 401 || response.status === 403) {
+    await response.body?.cancel();
+    throw new RpcError(ErrorCode.SkillUnavailable, `${target.label}: the upstream refused the gateway's credential (HTTP ${response.status})`, { retryAfterMs: RETRY_AFTER_MS });
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw unavailable(target, `answered with a redirect (HTTP ${response.status}), which the gateway does not follow`);
+  }
+  try {
+    const message = acceptsEventStream(response.headers, "content-type") && response.body
+      ? await responseOnStream(target, response.body, id, onProgress, session)
+      : safeJson(await boundedText(response, MAX_ANSWER_BYTES));
+    return resultOf(target, response.status, message);
+  } catch (error) {
+    if (error instanceof RpcError || target.signal.aborted) throw error;
+    if (error instanceof BodyTooLarge) throw unavailable(target, `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
+    console.error(`[upstream] ${target.label} broke off its answer:`, errorText(error));
+    throw unavailable(target, "broke off its answer");
+  }
+}
+
+/** The response to request `id` on an event stream: progress relayed, server requests refused. */
+async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Array>, id: number, onProgress?: (progress: Progress) => void, session?: Session): Promise<unknown> {
+  for await (const data of sseData(body.pipeThrough(byteLimit(MAX_ANSWER_BYTES)), MAX_ANSWER_BYTES)) {
+    const message = safeJson(data) as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown } | undefined;
+    if (typeof message !== "object" || message === null) continue;
+    if (message.id === id && ("result" in message || "error" in message)) {
+      await body.cancel().catch(() => {});
+      return message;
+    }
+    if (message.method === PROGRESS_METHOD) onProgress?.(message.params as Progress); // checked where it is relayed (src/progress)
+    else if (typeof message.method === "string" && message.id !== undefined && session) {
+      // A request of the server's own (sampling, elicitation, roots): the gateway has no user to ask.
+      void notify(target, { jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.MethodNotFound, message: "The Skillmesh gateway does not answer server requests" } }, session).catch(() => {});
+    }
+  }
+  throw unavailable(target, "ended its event stream without an answer");
+}
+
+/** The result of a JSON-RPC response, or the `RpcError` of its error (only -32602 keeps its code). */
+function resultOf(target: McpTarget, status: number, message: unknown): unknown {
+  const answer = JsonRpcResponseSchema.safeParse(message);
+  if (!answer.success || (status !== 200 && !answer.data.error)) throw unavailable(target, `answered HTTP ${status} without a JSON-RPC response`);
+  const { error } = answer.data;
+  if (!error) return answer.data.result;
+  const said = String(error.message).slice(0, MAX_MESSAGE_CHARS);
+  if (error.code === ErrorCode.InvalidParams) return Promise.reject(new RpcError(ErrorCode.InvalidParams, `Invalid params: ${said}`));
+  throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${said}`, { retryAfterMs: RETRY_AFTER_MS, upstreamCode: error.code });
+}
+
+/** A stream that errors with `BodyTooLarge` once more than `maxBytes` went through it. */
+function byteLimit(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > maxBytes) controller.error(new BodyTooLarge(maxBytes));
+      else controller.enqueue(chunk);
+    },
+  });
+}
+
+function unavailable(target: McpTarget, what: string): RpcError {
+  return new RpcError(ErrorCode.SkillUnavailable, `${target.label} ${what}; retry after ${RETRY_AFTER_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_MS });
+}

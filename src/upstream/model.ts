@@ -1,0 +1,176 @@
+/**
+ * Upstreams: MCP servers and OpenAPI services an operator put behind the gateway. Their wire
+ * formats are defined once here as zod schemas — what an admin sends to register one, how its
+ * credentials are described, and the record the gateway keeps (read back from the store, so
+ * parsed, not trusted). Each of an upstream's tools is also a deployment in the registry
+ * (src/registry), so every rule of the call chain applies to it as to an SDK skill.
+ */
+import { z } from "zod";
+import { GlobSchema } from "../glob/index.js";
+import { isPlainKey } from "../json/index.js";
+import { UpstreamEndpointSchema } from "../registry/model.js";
+import { SemverSchema, SkillManifestSchema, TagSchema } from "../skill/manifest.js";
+
+/**
+ * An upstream's name: the prefix of its tools' names (`everything` → `everything.echo`). Plain
+ * words, so a tool name stays a valid skill name, and not one of the gateway's own prefixes.
+ */
+export const UpstreamNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "an upstream's name is 1-32 lower-case letters, digits, _ or -")
+  .refine(isPlainKey, "an upstream's name must not be an object property name")
+  .refine((name) => !["rpc", "skills", "jobs"].includes(name), "rpc, skills and jobs are the gateway's own prefixes");
+export type UpstreamName = z.infer<typeof UpstreamNameSchema>;
+
+/** A secret as an admin sends it: the value itself. It is sealed before it is stored and never answered back. */
+const SecretSchema = z.string().min(1).max(8_192);
+/** An HTTP header name a credential travels in. */
+const HeaderNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{1,64}$/, "a header name is letters, digits and -")
+  .refine((name) => !/^(host|content-length|content-type|accept|mcp-session-id|mcp-protocol-version|mcp-method|mcp-name|traceparent|connection|transfer-encoding)$/i.test(name), "that header is the gateway's to set");
+
+/**
+ * How the gateway authenticates to an upstream. `none`; a static `bearer` token or `header`;
+ * OAuth 2 `client_credentials` (the gateway is the OAuth client, with a static client id); or
+ * `per-caller`: each caller brings its own token (`PUT /upstreams/<name>/credential`), which
+ * goes upstream as `Authorization: Bearer …` (or in `header`). The caller's own Skillmesh
+ * credential never goes upstream.
+ */
+export const UpstreamAuthSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("none") }),
+  z.strictObject({ type: z.literal("bearer"), token: SecretSchema }),
+  z.strictObject({ type: z.literal("header"), name: HeaderNameSchema, value: SecretSchema }),
+  z.strictObject({
+    type: z.literal("client_credentials"),
+    tokenUrl: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1).max(256),
+    clientSecret: SecretSchema,
+    scope: z.string().max(1_024).optional(),
+    audience: z.string().max(1_024).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("per-caller"),
+    header: HeaderNameSchema.optional(),
+    /** The operator's own token, used only to read the upstream's definitions (registration and refresh). */
+    listToken: SecretSchema.optional(),
+  }),
+]);
+export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
+
+/** Which of a source's tools become skills: name globs to include (default all) and to leave out. */
+const SelectionFields = {
+  include: z.array(GlobSchema).max(64).optional(),
+  exclude: z.array(GlobSchema).max(64).optional(),
+};
+
+/** What the operator says about every tool of an upstream: tags, timeout, whether they are a fallback. */
+const CommonFields = {
+  name: UpstreamNameSchema,
+  version: SemverSchema.default("1.0.0"),
+  tags: z.array(TagSchema).max(32).default([]),
+  /** Each call's timeout (as a skill's `timeoutMs`); default 10 s. */
+  timeoutMs: z.number().int().positive().max(300_000).optional(),
+  /** Register its tools as degraded deployments: the fallback of skills of the same names. */
+  degraded: z.boolean().optional(),
+  /** Overrides of the circuit breaker's defaults for its tools (as a skill manifest's `breaker`). */
+  breaker: SkillManifestSchema.shape.breaker,
+  auth: UpstreamAuthSchema.default({ type: "none" }),
+  ...SelectionFields,
+};
+
+/** `POST /admin/upstreams`: an MCP server (Streamable HTTP) or an OpenAPI document and its base URL. */
+export const UpstreamRegistrationSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("mcp"), url: z.url({ protocol: /^https?$/ }), ...CommonFields }),
+  z.strictObject({
+    kind: z.literal("openapi"),
+    /** Where the gateway reads the document (JSON or YAML), or the document itself. */
+    document: z.union([z.url({ protocol: /^https?$/ }), z.record(z.string(), z.unknown())]),
+    /** The base URL operations are called on; default the document's first `servers` URL. */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    /** Only operations with one of these OpenAPI tags (default all). */
+    operationTags: z.array(z.string().min(1).max(128)).max(64).optional(),
+    ...CommonFields,
+  }),
+]);
+export type UpstreamRegistration = z.infer<typeof UpstreamRegistrationSchema>;
+
+/** Which MCP era an upstream server speaks: the 2025 handshake (sessions) or 2026-07-28 (stateless). */
+export const McpEraSchema = z.object({ protocolVersion: z.string(), stateless: z.boolean() });
+export type McpEra = z.infer<typeof McpEraSchema>;
+
+/** A sealed secret as stored (src/upstream/secrets.ts): AES-GCM, bound to what it belongs to. */
+export const SealedSchema = z.object({ iv: z.string(), data: z.string() });
+export type Sealed = z.infer<typeof SealedSchema>;
+
+/** An upstream's credentials as stored: the kind and its public parts; every secret sealed. */
+export const StoredAuthSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("none") }),
+  z.object({ type: z.literal("bearer"), token: SealedSchema }),
+  z.object({ type: z.literal("header"), name: z.string(), value: SealedSchema }),
+  z.object({ type: z.literal("client_credentials"), tokenUrl: z.string(), clientId: z.string(), clientSecret: SealedSchema, scope: z.string().optional(), audience: z.string().optional() }),
+  z.object({ type: z.literal("per-caller"), header: z.string().optional(), listToken: SealedSchema.optional() }),
+]);
+export type StoredAuth = z.infer<typeof StoredAuthSchema>;
+
+/**
+ * A definition the upstream now serves that is not being served: a new tool, or a changed one
+ * (its description, schemas or annotations), held until an operator approves it. A breaking
+ * change withdraws the tool meanwhile (`withdrawn`): the old definition would be called wrongly.
+ */
+export const HeldChangeSchema = z.object({
+  tool: z.string(),
+  kind: z.enum(["new", "changed"]),
+  manifest: SkillManifestSchema,
+  contractHash: z.string(),
+  /** Where it will be called once approved. */
+  endpoint: UpstreamEndpointSchema,
+  /** The served definition's hash, for a changed tool. */
+  previousHash: z.string().optional(),
+  /** What differs, in words (src/registry/contract.ts). */
+  changes: z.array(z.string()),
+  breaking: z.boolean(),
+  withdrawn: z.boolean(),
+  seenAt: z.number(),
+});
+export type HeldChange = z.infer<typeof HeldChangeSchema>;
+
+/** The last time the gateway read an upstream's definitions, and how it went. */
+export const RefreshStatusSchema = z.object({ at: z.number(), ok: z.boolean(), error: z.string().optional() });
+
+/** One version of an upstream: where it answers and what of it is served or held. */
+export const UpstreamVersionSchema = z.object({
+  url: z.string(),
+  /** For an OpenAPI upstream: where its document is read (absent when it was sent inline). */
+  documentUrl: z.string().optional(),
+  /** For an MCP upstream: the era it speaks. */
+  era: McpEraSchema.optional(),
+  registeredAt: z.number(),
+  /** Tool name (the upstream's) → the skill it is served as. */
+  tools: z.record(z.string(), z.string()),
+  held: z.array(HeldChangeSchema).default([]),
+  /** Tools the upstream stopped serving, when the gateway noticed. */
+  removed: z.array(z.object({ tool: z.string(), at: z.number() })).default([]),
+  refresh: RefreshStatusSchema.optional(),
+});
+export type UpstreamVersion = z.infer<typeof UpstreamVersionSchema>;
+
+/** An upstream as stored: `sm:upstream:<name>`. */
+export const UpstreamRecordSchema = z.object({
+  name: UpstreamNameSchema,
+  kind: z.enum(["mcp", "openapi"]),
+  tags: z.array(z.string()),
+  timeoutMs: z.number().int().positive().optional(),
+  degraded: z.boolean().optional(),
+  breaker: SkillManifestSchema.shape.breaker,
+  auth: StoredAuthSchema,
+  include: z.array(z.string()).optional(),
+  exclude: z.array(z.string()).optional(),
+  operationTags: z.array(z.string()).optional(),
+  versions: z.record(SemverSchema, UpstreamVersionSchema),
+  createdAt: z.number(),
+});
+export type UpstreamRecord = z.infer<typeof UpstreamRecordSchema>;
+
+/** `PUT /upstreams/<name>/credential`: a caller's own token for a `per-caller` upstream. */
+export const CallerCredentialSchema = z.strictObject({ token: SecretSchema });

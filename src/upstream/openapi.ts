@@ -1,0 +1,255 @@
+/**
+ * OpenAPI services as skills: a document (3.0 or 3.1, JSON or YAML) read with Scalar's parser
+ * (`@scalar/openapi-parser`: upgraded to 3.1, references resolved), each selected operation made
+ * a manifest — its input schema built from its parameters and JSON body, its output schema its
+ * success response's — and one call of an operation made an HTTP request whose status becomes
+ * the gateway's codes: 429 → -32005, 5xx and unreachable → -32001, 401/403 → -32006, other 4xx →
+ * -32602 with the API's own message (a model can act on it).
+ */
+import { dereference, upgrade } from "@scalar/openapi-parser";
+import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
+import { retryAfterMsOf } from "../failures/index.js";
+import { MAX_JSON_DEPTH, exceedsDepth, safeJson } from "../json/index.js";
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
+import type { Operation } from "../registry/model.js";
+import { DEFAULT_TIMEOUT_MS, type SkillManifest } from "../skill/manifest.js";
+import { type Skipped, type ToolSource, boundsRefusal, selects, skillNameOf, tagsOf } from "./definitions.js";
+
+type Json = Record<string, unknown>;
+
+/** The largest document the gateway reads. */
+export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+/** Methods that change nothing (RFC 9110 §9.2.1) and those safe to repeat (§9.2.2). */
+const SAFE = new Set(["get", "head", "options"]);
+const IDEMPOTENT = new Set(["get", "head", "options", "put", "delete"]);
+/** Headers an operation's parameters may not set: the gateway's, or a credential's. */
+const RESERVED_HEADERS = /^(authorization|cookie|host|content-type|content-length|accept|connection|transfer-encoding|traceparent|proxy-authorization)$/i;
+const RETRY_AFTER_MS = 1_000;
+
+/** The document's text parsed, upgraded to 3.1 and dereferenced; throws with what is wrong. */
+export function parseDocument(source: string | Json): Json {
+  const upgraded = upgrade(source as never);
+  const specification = upgraded.specification as Json | undefined;
+  if (!specification || typeof specification.openapi !== "string" || !/^3\.[01]\./.test(specification.openapi)) throw new Error("not an OpenAPI 3.0 or 3.1 document");
+  const resolved = dereference(specification as never);
+  if (resolved.errors?.length) throw new Error(resolved.errors.slice(0, 3).map((e) => e.message).join("; "));
+  return resolved.schema as Json;
+}
+
+/** The document's first server URL, if it names an absolute one. */
+export function serverUrlOf(document: Json): string | undefined {
+  const url = (document.servers as Array<{ url?: unknown }> | undefined)?.[0]?.url;
+  return typeof url === "string" && /^https?:\/\//.test(url) ? url : undefined;
+}
+
+/** One operation of a document as a skill: its upstream tool name, manifest and how to call it. */
+export interface OperationSkill {
+  tool: string;
+  manifest: SkillManifest;
+  operation: Operation;
+}
+
+/**
+ * The document's operations that the selection keeps (by operationId or `method_path` globs and
+ * OpenAPI tags), each as a skill; the others are `skipped` with why.
+ * @example const { skills } = operationsOf(parseDocument(yaml), source)
+ */
+export function operationsOf(document: Json, source: ToolSource & { operationTags?: string[] }): { skills: OperationSkill[]; skipped: Skipped[] } {
+  const skills: OperationSkill[] = [];
+  const skipped: Skipped[] = [];
+  for (const [path, item] of Object.entries((document.paths as Record<string, Json> | undefined) ?? {})) {
+    if (typeof item !== "object" || item === null) continue;
+    for (const method of METHODS) {
+      const op = item[method] as Json | undefined;
+      if (!op) continue;
+      const tool = typeof op.operationId === "string" ? op.operationId : `${method}_${path.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
+      const opTags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === "string") : [];
+      if (!selects(source, tool) || (source.operationTags?.length && !opTags.some((t) => source.operationTags!.includes(t)))) continue;
+      const made = operationSkillOf(source, tool, method, path, op, [...((item.parameters as Json[] | undefined) ?? [])]);
+      if ("refused" in made) skipped.push({ tool, reason: made.refused });
+      else skills.push(made);
+    }
+  }
+  return { skills, skipped };
+}
+
+function operationSkillOf(source: ToolSource, tool: string, method: (typeof METHODS)[number], path: string, op: Json, shared: Json[]): OperationSkill | { refused: string } {
+  const named = skillNameOf(source.upstream, tool);
+  if ("refused" in named) return named;
+  const properties: Json = {};
+  const required: string[] = [];
+  const parameters: Operation["parameters"] = [];
+  // An operation's own parameter replaces a path item's of the same name and place.
+  const all = new Map<string, Json>();
+  for (const p of [...shared, ...((op.parameters as Json[] | undefined) ?? [])]) if (typeof p?.name === "string") all.set(`${String(p.in)}:${p.name}`, p);
+  for (const p of all.values()) {
+    const name = p.name as string;
+    const where = p.in as Operation["parameters"][number]["in"];
+    if (!["path", "query", "header", "cookie"].includes(where)) return { refused: `parameter ${name} is in ${String(where)}` };
+    if (where === "header" && RESERVED_HEADERS.test(name)) continue;
+    if (name in properties) return { refused: `two parameters are called ${name}` };
+    const schema = jsonSchemaOf(p.schema ?? {});
+    properties[name] = typeof p.description === "string" && !schema.description ? { ...schema, description: p.description } : schema;
+    const isRequired = where === "path" || p.required === true;
+    if (isRequired) required.push(name);
+    parameters.push({ name, in: where, required: isRequired });
+  }
+  let body: Operation["body"];
+  const requestBody = op.requestBody as Json | undefined;
+  if (requestBody) {
+    const content = (requestBody.content as Record<string, Json> | undefined) ?? {};
+    const mediaType = Object.keys(content).find((type) => /^application\/([\w.+-]+\+)?json\b/i.test(type));
+    if (!mediaType) return { refused: "its request body is not JSON" };
+    if ("body" in properties) return { refused: "a parameter is called body, which holds its request body" };
+    properties.body = jsonSchemaOf(content[mediaType]!.schema ?? {});
+    body = { required: requestBody.required === true, mediaType };
+    if (body.required) required.push("body");
+  }
+  const words = [op.summary, op.description].filter((w): w is string => typeof w === "string" && w.trim() !== "");
+  const manifest: SkillManifest = {
+    name: named.name,
+    version: source.version,
+    description: (words.join("\n\n") || `${method.toUpperCase()} ${path}`).slice(0, 4096),
+    tags: tagsOf(source),
+    idempotent: IDEMPOTENT.has(method),
+    degraded: source.degraded === true,
+    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(source.breaker ? { breaker: source.breaker } : {}),
+    ...(typeof op.summary === "string" ? { title: op.summary.slice(0, 256) } : {}),
+    annotations: { readOnlyHint: SAFE.has(method), destructiveHint: method === "delete", idempotentHint: IDEMPOTENT.has(method), openWorldHint: true },
+    inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
+    outputSchema: successSchemaOf(op),
+  };
+  const bound = boundsRefusal(manifest);
+  return bound ? { refused: bound } : { tool, manifest, operation: { method, path, parameters, ...(body ? { body } : {}) } };
+}
+
+/** The schema of the first 2xx response's JSON content; `null` for one without content. */
+function successSchemaOf(op: Json): Json {
+  const responses = (op.responses as Record<string, Json> | undefined) ?? {};
+  const code = Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0];
+  if (!code) return {};
+  const content = (responses[code]!.content as Record<string, Json> | undefined) ?? {};
+  const mediaType = Object.keys(content).find((type) => /json/i.test(type));
+  if (!mediaType) return Object.keys(content).length ? { type: "string" } : { type: "null" };
+  const schema = jsonSchemaOf(content[mediaType]!.schema ?? {});
+  // An object made of parts (allOf of objects) is an object: MCP then shows it as it is.
+  const parts = schema.allOf as Json[] | undefined;
+  if (schema.type === undefined && parts?.length && parts.every((part) => part.type === "object")) return { type: "object", ...schema };
+  return schema;
+}
+
+/** Keys of an OpenAPI schema object that are not JSON Schema (3.1 §4.8.24), dropped. */
+const OPENAPI_ONLY = new Set(["xml", "externalDocs", "discriminator", "example"]);
+
+/**
+ * A dereferenced schema as plain JSON Schema: a schema that contains itself (a recursive
+ * component) is cut to `{}` where it recurs, and nesting stops at `MAX_JSON_DEPTH / 2`.
+ */
+export function jsonSchemaOf(schema: unknown, ancestors: unknown[] = []): Json {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return {};
+  if (ancestors.includes(schema) || ancestors.length >= MAX_JSON_DEPTH / 2) return {};
+  const within = [...ancestors, schema];
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (OPENAPI_ONLY.has(key) || key.startsWith("x-")) continue;
+    if (["properties", "patternProperties", "$defs", "dependentSchemas"].includes(key) && typeof value === "object" && value !== null) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSchemaOf(v, within)]));
+    } else if (["allOf", "anyOf", "oneOf", "prefixItems"].includes(key) && Array.isArray(value)) {
+      out[key] = value.map((v) => jsonSchemaOf(v, within));
+    } else if (["items", "not", "additionalProperties", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].includes(key) && typeof value === "object" && value !== null) {
+      out[key] = jsonSchemaOf(value, within);
+    } else {
+      out[key] = value;
+    }
+  }
+  if ("example" in schema && !("examples" in out)) out.examples = [(schema as Json).example];
+  return out;
+}
+
+/** One operation call's request: where, with what. */
+export interface OperationCall {
+  /** The service's base URL (the document's server, or the operator's). */
+  url: string;
+  operation: Operation;
+  args: Record<string, unknown>;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  /** The skill, for messages. */
+  label: string;
+}
+
+/**
+ * Calls an operation and returns what it answered (JSON, text, or null when it sent nothing), or
+ * throws the `RpcError` its status means.
+ * @example await callOperation({ url: "https://api.example/v1", operation, args: { petId: 1 }, headers: {}, signal, label: "petstore.showPetById" })
+ */
+export async function callOperation(call: OperationCall): Promise<unknown> {
+  const { operation, args, label } = call;
+  const target = new URL(call.url.replace(/\/+$/, "") + operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? ""))));
+  const headers: Record<string, string> = { ...call.headers, accept: "application/json, text/plain;q=0.5" };
+  const cookies: string[] = [];
+  for (const p of operation.parameters) {
+    const value = args[p.name];
+    if (value === undefined || value === null || p.in === "path") continue;
+    const values = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v)));
+    if (p.in === "query") for (const v of values) target.searchParams.append(p.name, v);
+    else if (p.in === "header") headers[p.name.toLowerCase()] = values.join(",");
+    else cookies.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(values.join(","))}`);
+  }
+  if (cookies.length) headers.cookie = cookies.join("; ");
+  const init: RequestInit = { method: operation.method.toUpperCase(), headers, signal: call.signal, redirect: "manual" };
+  if (operation.body && args.body !== undefined) {
+    headers["content-type"] = operation.body.mediaType;
+    init.body = JSON.stringify(args.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(target, init);
+  } catch (error) {
+    if (call.signal.aborted) throw error;
+    console.error(`[upstream] ${label} unreachable:`, errorText(error));
+    throw unavailable(label, "is unreachable");
+  }
+  let text: string;
+  try {
+    text = await boundedText(response, MAX_ANSWER_BYTES);
+  } catch (error) {
+    if (call.signal.aborted) throw error;
+    throw unavailable(label, error instanceof BodyTooLarge ? `answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB` : "broke off its answer");
+  }
+  const status = response.status;
+  if (status >= 200 && status < 300) return answerOf(label, response.headers.get("content-type") ?? "", text);
+  const said = apiMessageOf(text);
+  if (status === 429) {
+    const retryAfterMs = retryAfterMsOf(response.headers.get("retry-after"));
+    throw new RpcError(ErrorCode.RateLimited, `${label} is rate limited upstream; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
+  }
+  if (status >= 500) throw unavailable(label, `failed upstream (HTTP ${status}${said ? `: ${said}` : ""})`);
+  if (status === 401 || status === 403) throw new RpcError(ErrorCode.Unauthorized, `${label}: the upstream refused the credential (HTTP ${status})${said ? `: ${said}` : ""}`, { status });
+  if (status >= 400) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${label} answered HTTP ${status}${said ? `: ${said}` : ""}`, { status });
+  throw unavailable(label, `answered HTTP ${status}, which the gateway does not follow`);
+}
+
+/** A success's body as the call's result: JSON (checked for depth), else its text; nothing is null. */
+function answerOf(label: string, contentType: string, text: string): unknown {
+  if (text === "") return null;
+  if (!/json/i.test(contentType)) return text;
+  const json = safeJson(text);
+  if (json === undefined) throw unavailable(label, "answered JSON that does not parse");
+  if (exceedsDepth(json, MAX_JSON_DEPTH)) throw unavailable(label, `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return json;
+}
+
+/** What an API said of an error, short: its `message`, `error`, `detail` or `title` field, else its text. */
+function apiMessageOf(text: string): string {
+  const json = safeJson(text) as Record<string, unknown> | undefined;
+  const fields = json && typeof json === "object" ? [json.message, json.error, json.detail, json.title, (json.error as Json | undefined)?.message] : [];
+  const said = fields.find((f): f is string => typeof f === "string") ?? (json === undefined ? text : "");
+  return said.replace(/\s+/g, " ").trim().slice(0, 500);
+}
+
+function unavailable(label: string, what: string): RpcError {
+  return new RpcError(ErrorCode.SkillUnavailable, `${label} ${what}; retry after ${RETRY_AFTER_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_MS });
+}

@@ -1,0 +1,67 @@
+/** Servers nobody here wrote (and fixture servers), started as child processes for a test and stopped after it. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { ROOT } from "../../scripts/mesh/bundle.js";
+import { freePort } from "../../scripts/mesh/index.js";
+
+export interface RunningProcess {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const NODE = process.execPath;
+const bin = (path: string) => join(ROOT, "node_modules", path);
+
+/** Polls `url` until it answers at all (any status), or fails after `timeoutMs`. */
+async function answering(url: string, child: ChildProcess, output: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited (${child.exitCode}): ${output()}`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms: ${output()}`);
+}
+
+async function run(args: (port: number) => string[], env: Record<string, string>, probe: (port: number) => string, port?: number): Promise<RunningProcess> {
+  const chosen = port ?? (await freePort("127.0.0.1"));
+  const child = spawn(NODE, args(chosen), { cwd: ROOT, env: { ...process.env, ...env, PORT: String(chosen) }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
+    });
+  try {
+    await answering(probe(chosen), child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `http://127.0.0.1:${chosen}`, port: chosen, stop };
+}
+
+/** `@modelcontextprotocol/server-everything` in Streamable HTTP mode (a 2025 server with sessions): `url` + `/mcp`; on `port` to restart one. */
+export function startServerEverything(port?: number): Promise<RunningProcess> {
+  return run(() => [bin("@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"], {}, (p) => `http://127.0.0.1:${p}/mcp`, port);
+}
+
+/** Prism mocking an OpenAPI document from its own examples and schemas. */
+export function startPrism(document: string): Promise<RunningProcess> {
+  return run((port) => [bin("@stoplight/prism-cli/dist/index.js"), "mock", "-h", "127.0.0.1", "-p", String(port), document], {}, (port) => `http://127.0.0.1:${port}/`);
+}
+
+/** The v2-SDK fixture server (test/fixtures/upstreams/v2-server.ts), as upstream version `version`. */
+export async function startV2Server(version: string): Promise<RunningProcess> {
+  const tsx = bin("tsx/dist/cli.mjs");
+  return run(() => [tsx, join(ROOT, "test/fixtures/upstreams/v2-server.ts")], { UPSTREAM_VERSION: version }, (port) => `http://127.0.0.1:${port}/seen`);
+}
