@@ -34,6 +34,7 @@ import {
 } from "../src/admin-api/index.js";
 import { type SyncReport, UpstreamError, type Upstreams, recordSync, upstreamView } from "../src/upstream/index.js";
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
+import { ServerDefinitionSchema, ServerNameSchema } from "../src/servers/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
@@ -298,6 +299,26 @@ adminRoutes.delete("/upstreams/:name", async (c) =>
 );
 
 // ---------------------------------------------------------------------------------------------
+// Virtual MCP servers: /mcp/<server>, curated sets of tools (src/servers)
+// ---------------------------------------------------------------------------------------------
+
+adminRoutes.get("/servers", async (c) => c.json({ servers: await gatewayRuntime(c.env).servers.all() }));
+
+/** Defines (or replaces) a virtual server: `{tools, tags, instructions?, aliases?}`. */
+adminRoutes.put("/servers/:name", jsonBodyGuard(), async (c) => {
+  const name = ServerNameSchema.safeParse(c.req.param("name"));
+  if (!name.success) return adminError(c, 400, "Invalid server name", describeIssues(name.error));
+  const body = await bodyOf(c, ServerDefinitionSchema, "Invalid server");
+  if (body instanceof Response) return body;
+  await gatewayRuntime(c.env).servers.put(name.data, body.data);
+  return c.json({ name: name.data, server: body.data, url: `/mcp/${name.data}` });
+});
+
+adminRoutes.delete("/servers/:name", async (c) =>
+  (await gatewayRuntime(c.env).servers.remove(c.req.param("name"))) ? c.json({ removed: c.req.param("name") }) : adminError(c, 404, `No server ${c.req.param("name")}; GET /admin/servers lists them`),
+);
+
+// ---------------------------------------------------------------------------------------------
 // Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
 // ---------------------------------------------------------------------------------------------
 
@@ -383,7 +404,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, GET|POST /admin/upstreams, GET|DELETE /admin/upstreams/:name, POST /admin/upstreams/:name/{refresh,approve}, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, GET|POST /admin/upstreams, GET|DELETE /admin/upstreams/:name, POST /admin/upstreams/:name/{refresh,approve}, GET /admin/servers, PUT|DELETE /admin/servers/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
   ),
 );
 

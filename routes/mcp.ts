@@ -5,9 +5,10 @@
  * request asks for one (`subscriptions/listen`); `GET` and `DELETE` are 405 (sessions need no ending). A browser page's `Origin` is
  * checked for every route of the gateway (src/browser).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { catalogFor, summaryOf } from "../src/gateway/catalog.js";
+import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog.js";
+import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
@@ -25,26 +26,45 @@ const INSTRUCTIONS =
   "Every tool is a skill served by the Skillmesh gateway. Tools with idempotentHint may be retried freely; " +
   "for any other tool, send an Idempotency-Key header (with an Authorization: Bearer key) so a retry returns the first answer instead of running twice.";
 
-export const mcpRoutes = new Hono<{ Bindings: McpEnv; Variables: { caller: Caller } }>();
+type McpRouteEnv = { Bindings: McpEnv; Variables: { caller: Caller } };
+export const mcpRoutes = new Hono<McpRouteEnv>();
 
 mcpRoutes.on(["GET", "DELETE"], "/", (c) =>
   c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
 );
 
-mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRuntime(env)), async (c) => {
+/**
+ * Answers one MCP POST as the default server (`/mcp`) or a virtual one (`/mcp/<server>`, src/servers):
+ * a virtual server narrows the caller's access to what it exposes, lists aliased tools under
+ * their aliases, and says its own instructions.
+ */
+async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<Response> {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
+  if (!scope.access.allowsServer(serverName)) {
+    const where = serverName ? `the virtual server ${serverName}` : "/mcp (only some virtual servers, /mcp/<server>)";
+    return c.json(failure(null, ErrorCode.Unauthorized, `Forbidden: this credential may not call through ${where}`), 403);
+  }
+  const server = serverName === undefined ? undefined : await runtime.servers.get(serverName);
+  if (serverName !== undefined && !server) return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
+  if (server) scope.access = withinServer(scope.access, server);
+  const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? { ...summary, name: server.listedName(summary.name) } : summary);
+  const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
   const backend: McpBackend = {
-    catalog: async () => catalogFor(await registryView(runtime, scope.trace), scope.access),
+    catalog: async () => {
+      const catalog = catalogFor(await registryView(runtime, scope.trace), scope.access);
+      return server ? catalog.map(listed) : catalog;
+    },
     skill: async (name) => {
-      const entry = await registryEntry(runtime, name, scope.trace, scope.waitUntil);
-      return entry && scope.access.allowsSkill(entry.name, entry.tags) ? summaryOf(entry) : undefined;
+      const skill = skillNamed(name);
+      const entry = skill === undefined ? undefined : await registryEntry(runtime, skill, scope.trace, scope.waitUntil);
+      return entry && scope.access.allowsSkill(entry.name, entry.tags) ? listed(summaryOf(entry)) : undefined;
     },
     // A streamed call is cancelled by its stream closing (`streaming.signal`); see routes/rpc.ts
     // for why a plain JSON call carries no signal of the request's own.
-    call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, scope, runtime, c.env, streaming),
+    call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: skillNamed(name) ?? name, params, id: 0 }, slot, scope, runtime, c.env, streaming),
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
-    submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
+    submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: skillNamed(name) ?? name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
     job: async (jobId) => {
       const job = await runtime.jobs.ownedBy(jobId, scope.context.caller);
       return job && viewOf(job);
@@ -55,8 +75,8 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   };
   const { config } = runtime;
   const { status, body, stream, sessionId } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
-    serverInfo: SERVER_INFO,
-    instructions: INSTRUCTIONS,
+    serverInfo: server ? { ...SERVER_INFO, name: `skillmesh-gateway/${server.name}` } : SERVER_INFO,
+    instructions: server?.definition.instructions ?? INSTRUCTIONS,
     pageSize: config.mcpPageSize,
     listTtlMs: config.mcpListTtlMs,
     // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
@@ -68,4 +88,11 @@ mcpRoutes.post("/", jsonBodyGuard(), requireCaller((env: McpEnv) => gatewayRunti
   if (stream) return new Response(stream, { status, headers: { ...headers, ...SSE_HEADERS } });
   if (body === undefined) return new Response(null, { status, headers });
   return new Response(answerJson(body), { status, headers: { ...headers, "content-type": "application/json" } });
-});
+}
+
+const caller = requireCaller((env: McpEnv) => gatewayRuntime(env));
+mcpRoutes.post("/", jsonBodyGuard(), caller, (c) => answerMcp(c));
+mcpRoutes.post("/:server", jsonBodyGuard(), caller, (c) => answerMcp(c, c.req.param("server")));
+mcpRoutes.on(["GET", "DELETE"], "/:server", (c) =>
+  c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
+);

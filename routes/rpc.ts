@@ -7,7 +7,7 @@ import { type Caller, requireCaller } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
 import { invoke } from "../src/gateway/invoke.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
-import { processJsonRpc } from "../src/jsonrpc/index.js";
+import { ErrorCode, failure, processJsonRpc } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
 import { progressRelay } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
@@ -18,6 +18,7 @@ export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: C
 rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env)), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
+  if (!scope.access.allowsServer(undefined)) return c.json(failure(null, ErrorCode.Unauthorized, "Forbidden: this credential may call only through some virtual MCP servers (/mcp/<server>)"), 403);
   const body = await bodyText(c);
   // No cancellation signal on a plain JSON call: workerd fires request.signal for streamed
   // responses only, and combining signals costs a fifth of a trivial call's throughput.

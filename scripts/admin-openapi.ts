@@ -34,6 +34,9 @@ import {
   UpstreamRegistrationSchema,
   UpstreamRemovedSchema,
   UpstreamViewSchema,
+  ServerDefinitionSchema,
+  ServerListSchema,
+  ServerSavedSchema,
 } from "../src/admin-api/index.js";
 import { BreakerStatusSchema } from "../src/breaker/state.js";
 import { RolloutSchema } from "../src/delivery/index.js";
@@ -46,6 +49,7 @@ const refusal = (description: string) => json(AdminErrorSchema, description);
 const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
 const skillPath = z.object({ name: z.string().meta({ description: "The skill's name, e.g. text.summarize" }) });
 const upstreamPath = z.object({ name: z.string().meta({ description: "The upstream's name, the prefix of its tools' names" }) });
+const serverPath = z.object({ name: z.string().meta({ description: "The virtual server's name: it answers at /mcp/<name>" }) });
 const keyPath = z.object({ id: z.string().meta({ description: "The key's id (k_…) or its name" }) });
 /** What every route may answer besides its own answer. */
 const common = {
@@ -197,6 +201,16 @@ export function adminOpenApi() {
           requestBody: body(ApproveRequestSchema),
           responses: { "200": json(SyncAnswerSchema, "What is served now"), "404": refusal("No such upstream or version"), "409": refusal("A new tool's name is another skill's"), ...common },
         },
+      },
+      "/servers": { get: { summary: "Every virtual MCP server (/mcp/<server>) and what it exposes", responses: { "200": json(ServerListSchema, "The servers by name"), ...common } } },
+      "/servers/{name}": {
+        put: {
+          summary: "Define (or replace) a virtual MCP server: the tools it exposes by name and tag globs, its instructions, aliases",
+          requestParams: { path: serverPath },
+          requestBody: body(ServerDefinitionSchema),
+          responses: { "200": json(ServerSavedSchema, "The server"), "400": refusal("An invalid name or definition"), ...common },
+        },
+        delete: { summary: "Remove a virtual MCP server", requestParams: { path: serverPath }, responses: { "200": json(z.object({ removed: z.string() }), "Removed"), "404": refusal("No such server"), ...common } },
       },
       "/sessions": { delete: { summary: "Sign every dashboard session out", responses: { "200": json(z.object({ ended: z.literal(true) }), "Done"), ...common } } },
       "/audit": {

@@ -327,3 +327,23 @@ describe("with auth off: limits per client address", () => {
     expect((await from("203.0.113.9", "x")).json.result).toBe(2);
   });
 });
+
+describe("virtual MCP servers and keys limited to them", () => {
+  it("lists only what a server exposes, under its aliases, and keeps a server-limited key out of every other door", async () => {
+    const saved = await admin(a.gatewayUrl, "PUT", "/servers/math", { tools: ["subtract", "sum"], instructions: "Arithmetic only.", aliases: { minus: "subtract" } });
+    expect(saved.status, JSON.stringify(saved.json)).toBe(200);
+    const key = await issue({ skills: ["*"], servers: ["math"] });
+    const viaServer = (body: unknown) => post(`${a.gatewayUrl}/mcp/math`, body, { "mcp-protocol-version": "2025-11-25", ...bearer(key) });
+    const init = await viaServer({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    expect(init.json.result.instructions).toBe("Arithmetic only.");
+    const listed = await viaServer({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    expect(listed.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["minus", "skills.call", "sum"]); // skills.call reaches only what the server exposes
+    const called = await viaServer({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "minus", arguments: { minuend: 5, subtrahend: 3 } } });
+    expect(called.json.result?.structuredContent, JSON.stringify(called.json)).toEqual({ result: 2 });
+    // By its own name the aliased tool is not there, nor is a tool the server does not expose.
+    for (const name of ["subtract", "whoami"]) expect((await viaServer({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name, arguments: {} } })).json.error.code).toBe(-32602);
+    expect((await rpc(a, "subtract", [5, 3], bearer(key))).status).toBe(403);
+    expect((await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/list" }, bearer(key))).status).toBe(403);
+    expect((await post(`${a.gatewayUrl}/mcp/other`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25", ...bearer(key) })).status).toBe(403);
+  });
+});

@@ -272,6 +272,18 @@ describe("an OpenAPI service (the Petstore document, mocked by Prism)", () => {
   });
 });
 
+describe("a virtual server of federated tools", () => {
+  it("lists only the tools its tag globs select, with its own instructions, to the v1 client", async () => {
+    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/pets", { tags: ["upstream:petstore"], instructions: "The pet shop." })).status).toBe(200);
+    const client = new Client({ name: "federation-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp/pets`)));
+    expect(client.getInstructions()).toBe("The pet shop.");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["petstore.createPet", "petstore.listPets", "petstore.showPetById", "skills.call"]);
+    await client.close();
+  });
+});
+
 describe("hostile upstreams", () => {
   beforeAll(async () => {
     expect((await addUpstream({ kind: "mcp", name: "hostile", url: hostileUrl, timeoutMs: 1_000 })).status).toBe(201);

@@ -9,6 +9,7 @@ import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
 import { ObservedSchema } from "../metrics/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
 import { UpstreamRecordSchema } from "../upstream/model.js";
+import { ServerDefinitionSchema } from "../servers/index.js";
 
 // ---------------------------------------------------------------------------------------------
 // Registration and errors
@@ -165,3 +166,11 @@ export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamViewSche
 
 /** `DELETE /admin/upstreams/:name`: the deployments removed with it. */
 export const UpstreamRemovedSchema = z.object({ removed: z.array(z.string()) });
+
+// ---------------------------------------------------------------------------------------------
+// Virtual MCP servers (src/servers)
+// ---------------------------------------------------------------------------------------------
+
+export { ServerDefinitionSchema } from "../servers/index.js";
+export const ServerListSchema = z.object({ servers: z.record(z.string(), ServerDefinitionSchema) });
+export const ServerSavedSchema = z.object({ name: z.string(), server: ServerDefinitionSchema, url: z.string() });

@@ -15,6 +15,11 @@ export interface Access {
   allowsSkill(name: string, tags: readonly string[]): boolean;
   /** May route with this `X-User-Group`. */
   allowsGroup(group: string): boolean;
+  /**
+   * May call through this front door: a virtual MCP server's name, or undefined for `/rpc` and
+   * `/mcp`. A key limited to some virtual servers (`servers`) is refused everywhere else.
+   */
+  allowsServer(server: string | undefined): boolean;
   admin: AdminLevel;
   /** True when nothing is restricted (auth off, or the admin token): callers skip the filters. */
   unrestricted: boolean;
@@ -26,6 +31,7 @@ export interface Access {
 export const FULL_ACCESS: Access = {
   allowsSkill: () => true,
   allowsGroup: () => true,
+  allowsServer: () => true,
   admin: "none",
   unrestricted: true,
   signature: "*",
@@ -36,6 +42,8 @@ export interface Grants {
   tags: readonly string[];
   groups: readonly string[];
   admin?: "read" | "write";
+  /** The virtual MCP servers it may call through (`/mcp/<server>`); unset or empty: any door. */
+  servers?: readonly string[];
 }
 
 /**
@@ -46,12 +54,14 @@ export function accessOf(grants: Grants): Access {
   const names = grants.skills.map(globMatcher);
   const tags = grants.tags.map(globMatcher);
   const groups = new Set(grants.groups);
+  const servers = grants.servers?.length ? new Set(grants.servers) : undefined;
   return {
     allowsSkill: (name, skillTags) => names.some((matches) => matches(name)) || tags.some((matches) => skillTags.some(matches)),
     allowsGroup: (group) => groups.has(group) || groups.has("*"),
+    allowsServer: (server) => !servers || (server !== undefined && servers.has(server)),
     admin: grants.admin ?? "none",
     unrestricted: false,
-    signature: JSON.stringify([grants.skills, grants.tags, grants.groups, grants.admin ?? null]),
+    signature: JSON.stringify([grants.skills, grants.tags, grants.groups, grants.admin ?? null, ...(servers ? [[...servers]] : [])]),
   };
 }
 
@@ -80,6 +90,7 @@ export function bothOf(a: Access, b: Access): Access {
   return {
     allowsSkill: (name, tags) => a.allowsSkill(name, tags) && b.allowsSkill(name, tags),
     allowsGroup: (group) => a.allowsGroup(group) && b.allowsGroup(group),
+    allowsServer: (server) => a.allowsServer(server) && b.allowsServer(server),
     admin: "none",
     unrestricted: false,
     signature: JSON.stringify(["both", a.signature, b.signature]),
@@ -96,6 +107,7 @@ export function delegatedAccess(base: Access, steps: ReadonlyArray<readonly stri
   return {
     allowsSkill: (name, tags) => lists.every((names) => names.has(name)) && base.allowsSkill(name, tags),
     allowsGroup: base.allowsGroup,
+    allowsServer: base.allowsServer,
     admin: "none",
     unrestricted: false,
     signature: JSON.stringify(["steps", base.signature, steps]),

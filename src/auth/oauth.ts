@@ -3,7 +3,7 @@
  * JWT access tokens from the issuers it is configured with, checks their signature (the issuer's
  * JWKS, discovered from its metadata and cached per isolate), `exp`/`nbf`, `iss`, and that `aud`
  * is the gateway's canonical resource URL, and maps the token's scopes onto the same grants an
- * API key has: `skill:<glob>`, `tag:<glob>`, `group:<name>`, `admin:read`, `admin:write`. It
+ * API key has: `skill:<glob>`, `tag:<glob>`, `group:<name>`, `server:<virtual server>`, `admin:read`, `admin:write`. It
  * publishes Protected Resource Metadata (RFC 9728) so clients find the authorization server
  * from a 401. A token never leaves the gateway: skills see the caller id only.
  */
@@ -81,13 +81,14 @@ export class TokenRefused extends Error {
  * @example grantsOfScopes("skill:text.* group:beta openid") // { skills: ["text.*"], tags: [], groups: ["beta"] }
  */
 export function grantsOfScopes(scopes: readonly string[]): Grants {
-  const grants: { skills: string[]; tags: string[]; groups: string[]; admin?: "read" | "write" } = { skills: [], tags: [], groups: [] };
+  const grants: { skills: string[]; tags: string[]; groups: string[]; admin?: "read" | "write"; servers?: string[] } = { skills: [], tags: [], groups: [] };
   for (const scope of scopes) {
     const [kind, value] = [scope.slice(0, scope.indexOf(":")), scope.slice(scope.indexOf(":") + 1)];
     if (!value) continue;
     if (kind === "skill") grants.skills.push(value);
     else if (kind === "tag") grants.tags.push(value);
     else if (kind === "group") grants.groups.push(value);
+    else if (kind === "server") (grants.servers ??= []).push(value);
     else if (kind === "admin" && (value === "read" || value === "write")) grants.admin = grants.admin === "write" ? "write" : value;
   }
   return grants;

@@ -20,6 +20,7 @@ import { rollback } from "../routing/edits.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
 import type { Store } from "../store/index.js";
 import { Upstreams } from "../upstream/index.js";
+import { VirtualServers } from "../servers/index.js";
 import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { storeFor } from "../store/from-env.js";
 
@@ -63,6 +64,8 @@ export interface GatewayRuntime {
   delegations: Delegations;
   /** MCP servers and OpenAPI services behind the gateway, and the calls of their tools (src/upstream). */
   upstreams: Upstreams;
+  /** Virtual MCP servers (`/mcp/<server>`): curated sets of tools (src/servers). */
+  servers: VirtualServers;
 }
 
 const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs" | "upstreams">>();
@@ -106,7 +109,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
     const metrics = new MetricsBoard(store);
-    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store), delegations: new Delegations(store) };
+    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store), delegations: new Delegations(store), servers: new VirtualServers(store) };
     runtimes.set(store, shared);
   }
   const policy = { allowPrivate: config.allowPrivateEndpoints };

@@ -142,7 +142,7 @@ export async function recoverStrandedJobs(env: GatewayEnv, now: number): Promise
  * was submitted for (the grants were checked then), no rate limit (counted at submit).
  */
 function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
-  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
+  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, allowsServer: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
   const { userId, group, session, traceparent } = job.context;
   const headers = new Headers();
   if (userId) headers.set("x-user-id", userId);

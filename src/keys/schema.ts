@@ -6,6 +6,9 @@ import { GroupNameSchema } from "../registry/model.js";
 
 export const AdminLevelSchema = z.enum(["read", "write"]);
 
+/** A virtual MCP server's name (`/mcp/<server>`). */
+export const ServerNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "a server name is 1-32 lower-case letters, digits, _ or -");
+
 /** What a key may do. Unset lists allow nothing: a key names what it may call. */
 export const KeyGrantsSchema = z.object({
   /** Skill names it may see and call (globs). */
@@ -14,6 +17,8 @@ export const KeyGrantsSchema = z.object({
   tags: z.array(GlobSchema).max(64).default([]),
   /** `X-User-Group` values it may use; any other routes as `*`. */
   groups: z.array(GroupNameSchema).max(64).default([]),
+  /** Virtual MCP servers (`/mcp/<server>`) it may call through; unset: every door, `/rpc` and `/mcp` included. */
+  servers: z.array(ServerNameSchema).max(64).optional(),
   /** Access to the admin API: none, `read` (GET) or `write` (everything). */
   admin: AdminLevelSchema.optional(),
   /** Calls per time window across every gateway isolate, e.g. `100/min`. */
@@ -34,6 +39,7 @@ export const KeyUpdateRequestSchema = z.strictObject({
   skills: z.array(GlobSchema).max(64).optional(),
   tags: z.array(GlobSchema).max(64).optional(),
   groups: z.array(GroupNameSchema).max(64).optional(),
+  servers: z.array(ServerNameSchema).max(64).nullable().optional(),
   admin: AdminLevelSchema.nullable().optional(),
   rate: RateSchema.nullable().optional(),
   quota: RateSchema.nullable().optional(),
