@@ -15,6 +15,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
+import { runCli } from "../scripts/cli/index.js";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { type RunningProcess, startPrism, startServerEverything, startV2Server } from "./support/processes.js";
@@ -281,6 +282,23 @@ describe("a virtual server of federated tools", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["petstore.createPet", "petstore.listPets", "petstore.showPetById", "skills.call"]);
     await client.close();
+  });
+});
+
+describe("the CLI", () => {
+  it("adds an OpenAPI service from a file with a bearer from the environment, lists, refreshes and removes it", async () => {
+    const lines: string[] = [];
+    const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SHOP_TOKEN: "shop-s3cret" }, out: (line: string) => lines.push(line), fetch });
+    await cli("upstream", "add", "shop", "--openapi", PETSTORE, "--url", prism.url, "--include", "listPets", "--bearer-env", "SHOP_TOKEN");
+    expect(lines.join("\n")).toContain("shop.listPets@1.0.0");
+    await cli("upstream", "list");
+    expect(lines.join("\n")).toMatch(/shop\s+openapi\s+1\.0\.0/);
+    expect(lines.join("\n")).not.toContain("shop-s3cret");
+    await cli("upstream", "refresh", "shop");
+    expect(lines.at(-1)).toContain("1 served, 0 held, 0 removed");
+    await cli("upstream", "remove", "shop");
+    expect(lines.at(-1)).toContain("1 deployment(s)");
+    expect((await rpc("shop.listPets", {})).json.error.code).toBe(-32601);
   });
 });
 

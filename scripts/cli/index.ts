@@ -26,6 +26,7 @@ import { run as keysCommand } from "./commands/keys.js";
 import { run as sessionsCommand } from "./commands/sessions.js";
 import { run as hopKeyCommand } from "./commands/hop-key.js";
 import { run as auditCommand } from "./commands/audit.js";
+import { run as upstreamCommand } from "./commands/upstream.js";
 
 export { CliError, type CliIO } from "./io.js";
 export { optionOf } from "./options.js";
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, (io: CliIO, line: CommandLine) => Promise<void>> 
   new: newCommand,
   keys: keysCommand,
   sessions: sessionsCommand,
+  upstream: upstreamCommand,
   "hop-key": hopKeyCommand,
   audit: auditCommand,
 };

@@ -27,6 +27,15 @@ export const USAGE = `usage: skillmesh <command>
   audit [--caller <id>] [--skill <name>] [--outcome ok|error|<code>] [--type call|admin]
         [--since <ISO date|ms>] [--limit <n>] [--cursor <c>]
                                                    the audit log, newest first, a page at a time
+  upstream add <name> --url <MCP server URL> | --openapi <document URL or file> [--url <base URL>]
+          [--version <v>] [--tags <tag> …] [--include <glob> …] [--exclude <glob> …]
+          [--operation-tags <tag> …] [--timeout-ms <n>] [--bearer-env <VAR> | --per-caller]
+                                                   serve an MCP server's tools or an API's operations as skills <name>.<tool>
+  upstream list                                    upstreams: versions, tools, held changes, last refresh
+  upstream refresh <name>                          read its definitions again (changes are held for approval)
+  upstream approve <name> [--version <v>] [--tools <tool> …]
+                                                   serve held definitions
+  upstream remove <name> [--version <v>]           remove it (or one version) and its tools
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
 export const OPTIONS = {
@@ -54,6 +63,15 @@ export const OPTIONS = {
   "max-error-rate": { type: "string" },
   "max-p95-ratio": { type: "string" },
   "min-calls": { type: "string" },
+  url: { type: "string" },
+  openapi: { type: "string" },
+  include: { type: "string", multiple: true },
+  exclude: { type: "string", multiple: true },
+  tools: { type: "string", multiple: true },
+  "operation-tags": { type: "string", multiple: true },
+  "timeout-ms": { type: "string" },
+  "bearer-env": { type: "string" },
+  "per-caller": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 

@@ -210,6 +210,12 @@ export class Upstreams implements UpstreamCaller {
     const reports: SyncReport[] = [];
     for (const [version, current] of Object.entries(record.versions)) {
       let read: DefinitionsRead;
+      if (record.kind === "openapi" && !current.documentUrl) {
+        // A document sent inline has nowhere to be read again: it changes when it is registered again.
+        reports.push({ upstream: name, version, served: Object.values(current.tools).map((skill) => deploymentId(skill, version)), held: [], removed: [], skipped: [] });
+        current.refresh = { at: now, ok: true };
+        continue;
+      }
       try {
         read = await this.#definitions(record, version, { url: current.url, documentUrl: current.documentUrl });
       } catch (error) {
