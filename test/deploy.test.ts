@@ -63,6 +63,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   let cf: CloudflareApiStandIn;
   let mesh: Mesh;
   const CALLBACK_SECRET = "callback-secret-for-the-deploy-test";
+  const UPSTREAM_KEY = "upstream-key-for-the-deploy-test-0123456789";
 
   // The contracts of the skills as they are (a skill just made with `skillmesh new` has none
   // committed yet, and the deploy would rightly refuse it): the drift gate has its own test below.
@@ -93,6 +94,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
     SKILLMESH_HOP_KEY: HOP_KEY,
     SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+    SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY,
     UPSTASH_REDIS_REST_TOKEN: "",
     SKILLMESH_CONTRACTS_DIR: contracts,
     ...env,
@@ -216,10 +218,10 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
 
     // Secrets: the gateway's, from the deploy's environment; never printed. A skill gets none:
     // these are all reached by binding, so not even the gateway's public hop key.
-    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_KEY: HOP_KEY, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET });
+    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_KEY: HOP_KEY, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET, SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY });
     for (const worker of SKILL_WORKERS) expect(cf.secretsOf(worker), worker).toEqual({});
     expect(result.stdout).toContain("kept as on Cloudflare: UPSTASH_REDIS_REST_TOKEN");
-    for (const secret of [ADMIN_TOKEN, HOP_KEY.replace(/-----[A-Z ]+-----|\s/g, ""), CALLBACK_SECRET]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    for (const secret of [ADMIN_TOKEN, HOP_KEY.replace(/-----[A-Z ]+-----|\s/g, ""), CALLBACK_SECRET, UPSTREAM_KEY]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
 
     // The gateway's bindings as wrangler.toml declares them, and its Workflow.
     const gateway = uploads.at(-1)!;
