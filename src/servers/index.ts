@@ -93,8 +93,8 @@ export class VirtualServers {
   }
 
   async get(name: string): Promise<VirtualServer | undefined> {
-    const definition = (await this.all())[name];
-    return definition && Object.hasOwn(await this.all(), name) ? virtualServerOf(name, definition) : undefined;
+    const servers = await this.all();
+    return Object.hasOwn(servers, name) ? virtualServerOf(name, servers[name]!) : undefined;
   }
 
   async put(name: string, definition: ServerDefinition): Promise<void> {

@@ -76,7 +76,33 @@ const TOKEN_MARGIN_MS = 30_000;
  * missing (a per-caller upstream the caller has not connected: -32006 with how to).
  * @example const { headers } = await credentialFor(store, secret, "github", auth, "k_123")
  */
-export async function credentialFor(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
+export function credentialFor(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
+  // Each call would otherwise unseal a static secret, or read a caller's token from the store:
+  // kept per isolate, by the stored auth (a record is re-read every few seconds) or briefly per caller.
+  if (auth.type === "bearer" || auth.type === "header") {
+    let known = staticCredentials.get(auth);
+    if (!known) {
+      staticCredentials.set(auth, (known = readCredential(store, secret, upstream, auth, caller, signal)));
+      known.catch(() => staticCredentials.delete(auth));
+    }
+    return known;
+  }
+  if (auth.type !== "per-caller" || caller === OPERATOR) return readCredential(store, secret, upstream, auth, caller, signal);
+  const key = `${upstream}\n${caller}`;
+  const known = callerCredentials.get(key);
+  if (known && known.until > Date.now()) return known.credential;
+  const credential = readCredential(store, secret, upstream, auth, caller, signal);
+  callerCredentials.set(key, { credential, until: Date.now() + CALLER_CREDENTIAL_MS });
+  credential.catch(() => callerCredentials.delete(key));
+  return credential;
+}
+
+/** How long an isolate uses a caller's token before reading it again (a change elsewhere shows within it). */
+const CALLER_CREDENTIAL_MS = 5_000;
+const staticCredentials = new WeakMap<StoredAuth, Promise<CallCredential>>();
+const callerCredentials = new Map<string, { credential: Promise<CallCredential>; until: number }>();
+
+async function readCredential(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
   const context = sealContext.upstream(upstream);
   switch (auth.type) {
     case "none":
@@ -101,12 +127,14 @@ export async function credentialFor(store: Store, secret: string | undefined, up
 
 /** A caller's own token for a per-caller upstream, stored sealed for that caller only. */
 export async function storeCallerToken(store: Store, secret: string | undefined, upstream: string, caller: string, token: string): Promise<void> {
+  callerCredentials.delete(`${upstream}\n${caller}`);
   const sealed = await seal(secret, sealContext.caller(upstream, caller), token);
   await store.set(callerCredentialKey(upstream, await sha256Hex(caller)), JSON.stringify({ ...sealed, at: Date.now() }));
 }
 
 /** Forgets a caller's token; true when there was one. */
 export async function removeCallerToken(store: Store, upstream: string, caller: string): Promise<boolean> {
+  callerCredentials.delete(`${upstream}\n${caller}`);
   return (await store.del(callerCredentialKey(upstream, await sha256Hex(caller)))) > 0;
 }
 

@@ -8,21 +8,21 @@
  * `Upstreams.call`, through every policy of the call chain.
  */
 import type { AuditLog } from "../audit/index.js";
+import { boundedText } from "../body/index.js";
 import { changesBetween } from "../contracts/index.js";
 import type { UpstreamCaller, UpstreamRequest } from "../forward/index.js";
+import { safeJson } from "../json/index.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import type { RegistryRepository } from "../registry/repository.js";
 import { type Deployment, type UpstreamEndpoint, deploymentId } from "../registry/model.js";
 import { contractHashOf, manifestChanges } from "../registry/contract.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import type { Store } from "../store/index.js";
-import { boundedText } from "../body/index.js";
 import { OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
 import { type Skipped, type ToolSource, mcpManifestOf, selects } from "./definitions.js";
 import { callTool, discoverEra, forgetSessions, listTools } from "./mcp-client.js";
 import { type HeldChange, type McpEra, type StoredAuth, type UpstreamRecord, UpstreamRecordSchema, type UpstreamRegistration, type UpstreamVersion } from "./model.js";
 import { MAX_DOCUMENT_BYTES, callOperation, operationsOf, parseDocument, serverUrlOf } from "./openapi.js";
-import { safeJson } from "../json/index.js";
 
 export const UPSTREAM_KEYS = {
   /** Every upstream's name, scored by when it was first registered. */
@@ -316,8 +316,14 @@ export class Upstreams implements UpstreamCaller {
     if (record.kind === "mcp") {
       const url = where.url!;
       const target = { url, label: `Upstream ${record.name}`, headers: credential.headers, sessionKey: credential.sessionKey, signal };
-      const era = await discoverEra(target).catch((error) => Promise.reject(new UpstreamError(502, `Could not read ${record.name}'s tools: ${error instanceof Error ? error.message : "failed"}`)));
-      const listed = await listTools(target, era).catch((error) => Promise.reject(new UpstreamError(502, `Could not read ${record.name}'s tools: ${error instanceof Error ? error.message : "failed"}`)));
+      let era: McpEra;
+      let listed: Awaited<ReturnType<typeof listTools>>;
+      try {
+        era = await discoverEra(target);
+        listed = await listTools(target, era);
+      } catch (error) {
+        throw new UpstreamError(502, `Could not read ${record.name}'s tools: ${error instanceof Error ? error.message : "failed"}`);
+      }
       skipped.push(...listed.invalid);
       for (const tool of listed.tools) {
         if (!selects(source, tool.name)) continue;

@@ -273,7 +273,7 @@ function resultOf(target: McpTarget, status: number, message: unknown): unknown 
   const { error } = answer.data;
   if (!error) return answer.data.result;
   const said = String(error.message).slice(0, MAX_MESSAGE_CHARS);
-  if (error.code === ErrorCode.InvalidParams) return Promise.reject(new RpcError(ErrorCode.InvalidParams, `Invalid params: ${said}`));
+  if (error.code === ErrorCode.InvalidParams) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${said}`);
   throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${said}`, { retryAfterMs: RETRY_AFTER_MS, upstreamCode: error.code });
 }
 
@@ -290,5 +290,13 @@ function byteLimit(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
 }
 
 function unavailable(target: McpTarget, what: string): RpcError {
-  return new RpcError(ErrorCode.SkillUnavailable, `${target.label} ${what}; retry after ${RETRY_AFTER_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_MS });
+  return upstreamUnavailable(target.label, what);
+}
+
+/**
+ * -32001 for an upstream's transport failure, and when to retry: what both kinds of upstream answer.
+ * @example throw upstreamUnavailable("petstore.listPets", "is unreachable")
+ */
+export function upstreamUnavailable(label: string, what: string): RpcError {
+  return new RpcError(ErrorCode.SkillUnavailable, `${label} ${what}; retry after ${RETRY_AFTER_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_MS });
 }

@@ -14,6 +14,7 @@ import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Operation } from "../registry/model.js";
 import { DEFAULT_TIMEOUT_MS, type SkillManifest } from "../skill/manifest.js";
 import { type Skipped, type ToolSource, boundsRefusal, selects, skillNameOf, tagsOf } from "./definitions.js";
+import { upstreamUnavailable as unavailable } from "./mcp-client.js";
 
 type Json = Record<string, unknown>;
 
@@ -25,7 +26,6 @@ const SAFE = new Set(["get", "head", "options"]);
 const IDEMPOTENT = new Set(["get", "head", "options", "put", "delete"]);
 /** Headers an operation's parameters may not set: the gateway's, or a credential's. */
 const RESERVED_HEADERS = /^(authorization|cookie|host|content-type|content-length|accept|connection|transfer-encoding|traceparent|proxy-authorization)$/i;
-const RETRY_AFTER_MS = 1_000;
 
 /** The document's text parsed, upgraded to 3.1 and dereferenced; throws with what is wrong. */
 export function parseDocument(source: string | Json): Json {
@@ -250,6 +250,3 @@ function apiMessageOf(text: string): string {
   return said.replace(/\s+/g, " ").trim().slice(0, 500);
 }
 
-function unavailable(label: string, what: string): RpcError {
-  return new RpcError(ErrorCode.SkillUnavailable, `${label} ${what}; retry after ${RETRY_AFTER_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_MS });
-}
