@@ -222,6 +222,8 @@ async function deploy(): Promise<void> {
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   // First in line: wrangler, imported above, has handlers of its own that end the process.
+  // (`npm run deploy` is `node --import tsx`, one process: tsx's own CLI runs a script in a child
+  // it SIGKILLs when the child is slow to report a signal, and a SIGKILL would leave the file.)
   process.prependOnceListener("SIGINT", onSignal);
   process.prependOnceListener("SIGTERM", onSignal);
   try {

@@ -246,8 +246,10 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   it("Ctrl-C during an upload removes the temporary secrets file before it exits", async () => {
     const tmp = mkdtempSync(join(tmpdir(), "skillmesh-deploy-tmp-"));
     const release = cf.hold(GATEWAY_WORKER);
+    const gatewayRequests = () => cf.requests.filter((r) => r.includes(`/workers/scripts/${GATEWAY_WORKER}`)).length;
+    const before = gatewayRequests(); // the earlier runs' uploads of the gateway
     try {
-      // As a terminal's Ctrl-C does: SIGINT to the whole process group (npm, tsx, node).
+      // As a terminal's Ctrl-C does: SIGINT to the whole process group (npm, node, wrangler).
       const child = spawn("npm", ["run", "deploy"], { cwd: ROOT, env: { ...deployEnvOf({}), TMPDIR: tmp }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       let stderr = "";
       child.stdout.resume();
@@ -257,7 +259,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       const secretsFile = () => readdirSync(tmp).flatMap((dir) => (existsSync(join(tmp, dir, `${GATEWAY_WORKER}.json`)) ? [join(tmp, dir, `${GATEWAY_WORKER}.json`)] : []));
       await eventually(async () => secretsFile().length, (n) => n === 1, 90_000, 100);
       expect(readFileSync(secretsFile()[0]!, "utf8")).toContain(ADMIN_TOKEN); // the file is there while the upload runs
-      await eventually(async () => cf.requests.filter((r) => r.includes(`/workers/scripts/${GATEWAY_WORKER}`)).length, (n) => n > 0, 30_000, 50);
+      await eventually(async () => gatewayRequests(), (n) => n > before, 30_000, 50);
       process.kill(-child.pid!, "SIGINT");
       await exited;
       expect(stderr).toContain("Deploy interrupted (SIGINT) while uploading; the temporary secrets file is removed");
