@@ -11,7 +11,7 @@ import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
 import type { Rollout, Rollouts } from "../src/delivery/index.js";
 import { renderMetrics } from "../src/metrics/prometheus.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
-import { breakerStatesOf, deploymentsPage, skillView } from "../src/operator-view/index.js";
+import { breakerStatesOf, deploymentsPage, skillView, upstreamHealthOf } from "../src/operator-view/index.js";
 // Generated from the admin API's zod schemas by `npm run reference` (scripts/admin-openapi.ts).
 import openApiDocument from "../src/admin-api/openapi.json";
 import { sha256Hex } from "../src/hash/index.js";
@@ -323,9 +323,14 @@ adminRoutes.delete("/servers/:name", async (c) =>
 // ---------------------------------------------------------------------------------------------
 
 adminRoutes.get("/metrics", async (c) => {
-  const { store, snapshot, counters, rollouts } = gatewayRuntime(c.env);
+  const { store, snapshot, counters, rollouts, upstreams } = gatewayRuntime(c.env);
   const deployments = (await snapshot.current()).deployments();
-  const [states, stored, allRollouts] = await Promise.all([breakerStatesOf(store, deployments), counters.read(), rollouts.list()]);
+  const [states, stored, allRollouts, upstreamHealth] = await Promise.all([
+    breakerStatesOf(store, deployments),
+    counters.read(),
+    rollouts.list(),
+    upstreams.list().then((records) => upstreamHealthOf(store, records)),
+  ]);
   const breakerSamples = deployments.flatMap((d, i) => {
     const { state } = states[i]!;
     return (["closed", "open", "half-open"] as const).map((s) => ({ labels: { skill: d.name, version: d.version, state: s }, value: s === state ? 1 : 0 }));
@@ -342,6 +347,21 @@ adminRoutes.get("/metrics", async (c) => {
       name: "skillmesh_rollout_weight_percent",
       help: "Running or paused rollouts: the canary's weight at its current step.",
       samples: running.map((r) => ({ labels: { skill: r.skill, version: r.version }, value: r.steps[r.step]! })),
+    },
+    {
+      name: "skillmesh_upstream_up",
+      help: "Each federated upstream version: 1 when its last refresh succeeded and none of its tools' breakers is open, else 0.",
+      samples: upstreamHealth.map((u) => ({ labels: { upstream: u.upstream, version: u.version, kind: u.kind }, value: u.status === "ok" ? 1 : 0 })),
+    },
+    {
+      name: "skillmesh_upstream_tools",
+      help: "Each federated upstream version's tools: served, held for approval, or withdrawn until approved.",
+      samples: upstreamHealth.flatMap((u) => (["served", "held", "withdrawn"] as const).map((state) => ({ labels: { upstream: u.upstream, version: u.version, state }, value: state === "served" ? u.tools : u[state] }))),
+    },
+    {
+      name: "skillmesh_upstream_last_refresh_timestamp_seconds",
+      help: "When each federated upstream version was last refreshed, successfully or not (none before its first refresh).",
+      samples: upstreamHealth.flatMap((u) => (u.lastRefresh ? [{ labels: { upstream: u.upstream, version: u.version }, value: u.lastRefresh.at / 1000 }] : [])),
     },
   ]);
   return c.text(text, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });

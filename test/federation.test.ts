@@ -6,6 +6,7 @@
  * fallback to an SDK skill, a held definition change, per-caller and static upstream
  * credentials, and hostile upstreams are each checked.
  */
+import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +33,12 @@ let hostileUrl: string;
 const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
 const control = (server: RunningProcess, body: unknown) => post(`${server.url}/control`, body);
 const addUpstream = (body: unknown) => admin(mesh.gatewayUrl, "POST", "/upstreams", body);
+/** An upstream's health as /healthz tells an admin. */
+async function healthOf(upstream: string) {
+  const health = (await (await fetch(`${mesh.gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { upstreams: Array<{ upstream: string; status: string; breakersOpen: number }> };
+  return health.upstreams.find((u) => u.upstream === upstream)!;
+}
+const metricsText = async () => (await fetch(`${mesh.gatewayUrl}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
 
 async function v1Client() {
   const client = new Client({ name: "federation-test", version: "1.0.0" });
@@ -236,9 +243,22 @@ describe("breaker fallback from a failing upstream to an SDK skill, and back", (
       if (degraded) expect(answer.json.result).toEqual({ value: "b", version: "0.9.0-lead" });
     }
     expect(degraded).toBe(true);
+    // The operator sees it: /healthz (with the admin token) and the metrics say the upstream is failing.
+    const health = await healthOf("test");
+    expect(health).toMatchObject({ status: "failing", kind: "mcp", tools: 1, held: 0, withdrawn: 0 });
+    expect(health.breakersOpen).toBe(1);
+    expect((await fetch(`${mesh.gatewayUrl}/healthz`).then((r) => r.json())) as object).toEqual({ status: "ok" }); // an anonymous check: the gateway is fine
+    const scrape = await metricsText();
+    expect(scrape).toMatch(/^skillmesh_upstream_up\{upstream="test",version="[^"]+",kind="mcp"\} 0$/m);
+    expect(scrape).toMatch(/^skillmesh_upstream_tools\{upstream="test",version="[^"]+",state="served"\} 1$/m);
+    const lint = spawnSync("promtool", ["check", "metrics"], { input: scrape, encoding: "utf8" });
+    expect(`${lint.stdout}${lint.stderr}`).toBe("");
+
     await control(v2, { failing: false });
     const back = await eventually(() => rpc("test.flaky", { value: "c" }), (a) => a.json.result?.structuredContent?.from === "upstream", 15_000, 250);
     expect(back.json.result?.structuredContent, JSON.stringify(back.json)).toEqual({ value: "c", from: "upstream" });
+    expect((await eventually(() => healthOf("test"), (h) => h.status === "ok", 10_000, 250)).breakersOpen).toBe(0);
+    expect(await metricsText()).toMatch(/^skillmesh_upstream_up\{upstream="test",version="[^"]+",kind="mcp"\} 1$/m);
   });
 });
 

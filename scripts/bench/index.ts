@@ -29,6 +29,13 @@
  *   mcp-sdk-v2  the same on the v2 SDK's createMcpHandler on Node (mcp-sdk-v2-server.ts)
  *   mcp-cf-handler  the same on Cloudflare's createMcpHandler (`agents`) in a Worker of the mesh
  *               (cf-mcp-handler/: workerd, the gateway's runtime; the tool runs in-process)
+ *   fed-direct / fed-mcp / fed-rpc
+ *               a federated tool: `subtract` on the trivial MCP upstream (trivial-upstream/: a
+ *               2026-07-28 server with no SDK, the floor of an upstream) called on the upstream
+ *               itself, and as the skill trivial.subtract through the gateway on /mcp and on /rpc
+ *   fed-list    after the other sides, alone: every page of tools/list on a virtual server of
+ *               1,000 federated tools (the same upstream's /many), with the upstream's request
+ *               count before and after (served from the registry: no upstream request per listing)
  * requests/s, p50 and p99 per side, the ratios, and with --redis the Redis commands per call
  * (INFO commandstats before and after each side). Sides run in alternating segments so drift on
  * the machine hits them alike. With `wrk` installed the trivial sides run once more under wrk
@@ -57,7 +64,7 @@ import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
-import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, type TrivialRoute } from "./trivial.js";
+import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -157,9 +164,10 @@ try {
   const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
   const inspectRpcDir = join(ROOT, "scripts/bench/inspect-rpc");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
+  const upstreamDir = join(ROOT, "scripts/bench/trivial-upstream");
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
-  const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir];
+  const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir, upstreamDir];
   const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   stops.push(() => mesh.dispose());
   for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
@@ -168,6 +176,8 @@ try {
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
   const key = await newKey({ name: "bench", skills: ["*"], groups: ["bench"] });
   const limitedKey = await newKey({ name: "bench-limited", skills: ["*"], rate: "999999999/min" });
+  // The trivial upstream, federated: its one tool is the skill trivial.subtract.
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${urlOf(upstreamDir)}/` });
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
@@ -187,7 +197,7 @@ try {
       url: rpc,
       body: EXTRACT,
       headers: () => ({ authorization: key }),
-      follow: (extracted) => ({ url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: (extracted as { text: string }).text, sentences: 3 }, id: 2 }) }),
+      follow: (extracted, step) => (step ? undefined : { url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: (extracted as { text: string }).text, sentences: 3 }, id: 2 }) }),
     },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
@@ -198,6 +208,9 @@ try {
     { name: "mcp-2026", url: `${mesh.gatewayUrl}/mcp`, body: MCP_2026_CALL, headers: () => ({ ...MCP_2026_HEADERS, authorization: key }) },
     { name: "mcp-sdk-v2", url: await startSdkServer(stops, "./mcp-sdk-v2-server.ts"), body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "mcp-cf-handler", url: `${urlOf(cfMcpDir)}/`, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
+    { name: "fed-direct", url: `${urlOf(upstreamDir)}/`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
+    { name: "fed-mcp", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026.replace('"subtract"', '"trivial.subtract"'), headers: () => ({ ...TRIVIAL_MCP_2026_HEADERS, "mcp-name": "trivial.subtract", authorization: key }) },
+    { name: "fed-rpc", url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization: key }) },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
@@ -225,6 +238,34 @@ try {
   sides.push(jobSide);
   samples.set(jobSide.name, jobSample);
 
+  // Also last and alone: 1,000 more tools in the registry would change what the other sides measure.
+  console.log("  fed-list: registering 1,000 federated tools, then every page of their listing, alone …");
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "many", url: `${urlOf(upstreamDir)}/many` });
+  await adminCall(mesh.gatewayUrl, adminToken, "PUT", "/servers/many", { tags: ["upstream:many"] });
+  const listing = (cursor?: string) => JSON.stringify({ jsonrpc: "2.0", method: "tools/list", params: cursor ? { cursor } : {}, id: 1 });
+  const pages = { count: 0, tools: 0 };
+  const listSide: Side = {
+    name: "fed-list",
+    url: `${mesh.gatewayUrl}/mcp/many`,
+    body: listing(),
+    headers: () => ({ ...MCP_HEADERS, authorization: key }),
+    follow: (result) => {
+      const page = result as { tools: unknown[]; nextCursor?: string };
+      pages.count++;
+      pages.tools += page.tools.length;
+      return page.nextCursor ? { url: `${mesh.gatewayUrl}/mcp/many`, body: listing(page.nextCursor) } : undefined;
+    },
+  };
+  const upstreamServed = async () => ((await (await fetch(`${urlOf(upstreamDir)}/count`)).json()) as { served: number }).served;
+  await load(listSide, 500, empty(), CONCURRENCY); // warm
+  const servedBefore = await upstreamServed();
+  const listSample = empty();
+  Object.assign(pages, { count: 0, tools: 0 });
+  await load(listSide, (SECONDS * 1000) / SEGMENTS, listSample, CONCURRENCY);
+  const listingUpstreamRequests = (await upstreamServed()) - servedBefore;
+  sides.push(listSide);
+  samples.set(listSide.name, listSample);
+
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
   const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
   console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(20))).join("")}`);
@@ -248,7 +289,10 @@ canary/plain throughput:       ${ratio("canary", "plain").toFixed(2)}x
 mcp/mcp-sdk throughput:        ${ratio("mcp", "mcp-sdk").toFixed(2)}x   (target >= 2x)   MCP gateway vs the SDK's stateless Node server
 mcp/gateway throughput:        ${ratio("mcp", "gateway").toFixed(2)}x   (MCP tools/call vs the same call on /rpc)
 mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  (target >= 2x)   2026-07-28 tools/call: the gateway vs the v2 SDK's createMcpHandler on Node
-mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}x  Cloudflare's createMcpHandler (agents) on workerd, tool in-process`);
+mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}x  Cloudflare's createMcpHandler (agents) on workerd, tool in-process
+fed-mcp/fed-direct throughput: ${ratio("fed-mcp", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-mcp"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   a federated tool on /mcp vs its upstream called directly
+fed-rpc/fed-direct throughput: ${ratio("fed-rpc", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-rpc"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   the same on /rpc
+fed-list:                      ${(pages.count / Math.max(1, listSample.requests)).toFixed(0)} pages, ${(pages.tools / Math.max(1, listSample.requests)).toFixed(0)} tools per listing; p50 ${results["fed-list"]!.p50.toFixed(2)} ms; upstream requests while listing: ${listingUpstreamRequests} (target 0)`);
   if (await hasWrk()) {
     const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
     const runs = { seconds: Math.max(1, Math.round(SECONDS / SEGMENTS)), segments: SEGMENTS, connections: CONCURRENCY };
@@ -258,12 +302,13 @@ mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}
     const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
     console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
     console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   over RPC: ${over("trivial-inspect-rpc", "trivial-bare")}x   gateway/inspecting RPC hop: ${over("trivial-gateway", "trivial-inspect-rpc")}x   (what reading the call and the answer costs, on each transport; what the gateway adds to it)`);
-    const mcp = sides.filter((side) => side.name.startsWith("mcp"));
+    const mcp = sides.filter((side) => side.name.startsWith("mcp") || (side.name.startsWith("fed-") && !side.follow));
     console.log(`\nThe MCP sides with wrk (the Node load generator no longer competes with the Node SDK servers):`);
     const mcpRps = await wrkSides(mcp, runs);
     for (const [name, value] of mcpRps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const mcpOver = (a: string, b: string) => (mcpRps.get(a)! / mcpRps.get(b)!).toFixed(2);
     console.log(`mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`);
+    console.log(`fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)`);
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;

@@ -5,8 +5,11 @@ export interface Side {
   url: string;
   body: string;
   headers: () => Record<string, string>;
-  /** A second call the client makes with the first one's result (one unit: both, one after the other). */
-  follow?: (result: unknown) => { url: string; body: string };
+  /**
+   * The next call the client makes with the previous one's result (`step` counts from 0), until it
+   * answers undefined: one unit is every call, one after the other (a second call, or every page).
+   */
+  follow?: (result: unknown, step: number) => { url: string; body: string } | undefined;
 }
 
 export interface Sample {
@@ -29,8 +32,9 @@ export async function load(side: Side, ms: number, sample: Sample, concurrency: 
       const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body });
       let response = await post(side.url, side.body);
       let text = await response.text();
-      if (side.follow && response.status === 200 && text.includes('"result"')) {
-        const next = side.follow((JSON.parse(text) as { result: unknown }).result);
+      for (let step = 0; side.follow && response.status === 200 && text.includes('"result"'); step++) {
+        const next = side.follow((JSON.parse(text) as { result: unknown }).result, step);
+        if (!next) break;
         response = await post(next.url, next.body);
         text = await response.text();
       }

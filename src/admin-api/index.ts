@@ -8,7 +8,7 @@ import { BreakerStatusSchema } from "../breaker/state.js";
 import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
 import { ObservedSchema } from "../metrics/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
-import { UpstreamRecordSchema } from "../upstream/model.js";
+import { RefreshStatusSchema, UpstreamRecordSchema } from "../upstream/model.js";
 import { ServerDefinitionSchema } from "../servers/index.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -163,6 +163,25 @@ export const AuthViewSchema = z.object({ type: z.enum(["none", "bearer", "header
 export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true }).extend({ auth: AuthViewSchema });
 export type UpstreamView = z.infer<typeof UpstreamViewSchema>;
 export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamViewSchema) });
+
+/**
+ * One version of an upstream as `/healthz` (with an admin credential) and the metrics tell it:
+ * `failing` when its last refresh failed or a breaker of one of its tools is open.
+ */
+export const UpstreamHealthSchema = z.object({
+  upstream: z.string(),
+  version: z.string(),
+  kind: z.enum(["mcp", "openapi"]),
+  status: z.enum(["ok", "failing"]),
+  /** Tools served, held for approval, and withdrawn (a breaking change, or removed upstream). */
+  tools: z.number().int(),
+  held: z.number().int(),
+  withdrawn: z.number().int(),
+  /** Its tools whose breaker is open (half-open counts: it has not recovered yet). */
+  breakersOpen: z.number().int(),
+  lastRefresh: RefreshStatusSchema.optional(),
+});
+export type UpstreamHealth = z.infer<typeof UpstreamHealthSchema>;
 
 /** `DELETE /admin/upstreams/:name`: the deployments removed with it. */
 export const UpstreamRemovedSchema = z.object({ removed: z.array(z.string()) });

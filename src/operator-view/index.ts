@@ -4,13 +4,14 @@
  * them (routes/admin.ts) and the dashboard renders them (routes/ui.ts); their wire formats are
  * `DeploymentsPageAnswerSchema` and `SkillAnswerSchema` (src/admin-api).
  */
-import type { DeploymentsPageAnswer, SkillAnswer } from "../admin-api/index.js";
+import type { DeploymentsPageAnswer, SkillAnswer, UpstreamHealth } from "../admin-api/index.js";
 import { type BreakerStatus, breakerKey, statusOf } from "../breaker/index.js";
 import type { GatewayRuntime } from "../gateway/runtime.js";
 import { own } from "../json/index.js";
 import type { MetricsBoard } from "../metrics/index.js";
-import type { Deployment } from "../registry/model.js";
+import { type Deployment, deploymentId } from "../registry/model.js";
 import { type Store, mgetInBatches } from "../store/index.js";
+import type { UpstreamRecord } from "../upstream/model.js";
 
 /**
  * Every deployment's breaker status, in the deployments' order (read in batches: a registry may hold thousands).
@@ -59,4 +60,33 @@ export async function skillView(runtime: GatewayRuntime, skill: string): Promise
   const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
   const rollout = own(rollouts, skill);
   return { skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) };
+}
+
+/**
+ * Each version of each upstream: what it serves, holds and withdrew, its last refresh, and how
+ * many of its tools' breakers are open — `failing` when either went wrong. What `/healthz` tells
+ * an admin and the metrics export.
+ * @example const [everything] = await upstreamHealthOf(runtime.store, await runtime.upstreams.list())
+ */
+export async function upstreamHealthOf(store: Store, records: UpstreamRecord[]): Promise<UpstreamHealth[]> {
+  const versions = records.flatMap((record) => Object.entries(record.versions).map(([version, v]) => ({ record, version, v })));
+  const ids = versions.map(({ version, v }) => Object.values(v.tools).map((skill) => deploymentId(skill, version)));
+  const stored = await mgetInBatches(store, ids.flat().map(breakerKey));
+  let next = 0;
+  return versions.map(({ record, version, v }, i) => {
+    const breakersOpen = ids[i]!.filter(() => statusOf(stored[next++] ?? null).state !== "closed").length;
+    const withdrawn = v.held.filter((h) => h.withdrawn).length;
+    const failing = breakersOpen > 0 || v.refresh?.ok === false;
+    return {
+      upstream: record.name,
+      version,
+      kind: record.kind,
+      status: failing ? "failing" : "ok",
+      tools: Object.keys(v.tools).length - v.held.filter((h) => h.withdrawn && h.kind === "changed").length,
+      held: v.held.length - withdrawn,
+      withdrawn,
+      breakersOpen,
+      ...(v.refresh ? { lastRefresh: v.refresh } : {}),
+    };
+  });
 }
