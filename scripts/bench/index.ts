@@ -45,7 +45,7 @@
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
  * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
- * `--route mcp` the trivial call as an MCP tools/call; `--trivial [--pairs N]` the trivial call
+ * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc); `--trivial [--pairs N]` the trivial call
  * through the gateway against the bare hop alone, as a paired median (compare.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
@@ -64,7 +64,7 @@ import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runSoak } from "./soak.js";
-import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, type TrivialRoute } from "./trivial.js";
+import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, TRIVIAL_UPSTREAM_DIR, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -91,7 +91,7 @@ if (values.scale) {
 }
 /** `--route`: which route the trivial call of --profile and --compare takes. */
 function routeOf(route: string | undefined): TrivialRoute {
-  if (route !== "rpc" && route !== "mcp" && route !== "mcp-2026") throw new Error(`--route: rpc, mcp or mcp-2026, not ${route}`);
+  if (route !== "rpc" && route !== "mcp" && route !== "mcp-2026" && route !== "fed") throw new Error(`--route: rpc, mcp, mcp-2026 or fed, not ${route}`);
   return route;
 }
 if (values.profile) {
@@ -164,7 +164,7 @@ try {
   const inspectDir = join(ROOT, "scripts/bench/inspect-hop");
   const inspectRpcDir = join(ROOT, "scripts/bench/inspect-rpc");
   const cfMcpDir = join(ROOT, "scripts/bench/cf-mcp-handler");
-  const upstreamDir = join(ROOT, "scripts/bench/trivial-upstream");
+  const upstreamDir = TRIVIAL_UPSTREAM_DIR;
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
   const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir, upstreamDir];

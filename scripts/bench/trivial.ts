@@ -29,8 +29,15 @@ export const TRIVIAL_MCP_2026 = JSON.stringify({
 });
 export const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract" };
 
-/** Which route a trivial side calls: `/rpc` with the JSON-RPC call, or `/mcp` with the tool call (2025-11-25, or 2026-07-28). */
-export type TrivialRoute = "rpc" | "mcp" | "mcp-2026";
+/** The trivial MCP upstream (no SDK: the floor of an upstream), federated as `trivial`. */
+export const TRIVIAL_UPSTREAM_DIR = join(ROOT, "scripts/bench/trivial-upstream");
+
+/**
+ * Which route a trivial side calls: `/rpc` with the JSON-RPC call, `/mcp` with the tool call
+ * (2025-11-25, or 2026-07-28), or `fed`: `/rpc` with the same call of the federated tool
+ * trivial.subtract (the trivial upstream's).
+ */
+export type TrivialRoute = "rpc" | "mcp" | "mcp-2026" | "fed";
 
 /** What a trivial mesh is started with: the mesh's own options, the route, and whether the bare hop runs beside it. */
 type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean };
@@ -49,15 +56,18 @@ export async function startTrivialMesh(name: string, options?: TrivialMeshOption
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const { route, bareHop, ...meshOptions } = options;
-  const skills = bareHop ? [SUBTRACT_DIR, BARE_HOP_DIR] : [SUBTRACT_DIR];
+  const skills = [SUBTRACT_DIR, ...(bareHop ? [BARE_HOP_DIR] : []), ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : [])];
   const mesh = await startMesh({ ...meshOptions, skills, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
     const workerOf = (dir: string) => mesh.skills.find((skill) => skill.dir === dir)!;
     await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(SUBTRACT_DIR).binding });
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
     const authorization = `Bearer ${key}`;
+    if (route === "fed") await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
     const side: Side =
-      route === "mcp"
+      route === "fed"
+        ? { name, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization }) }
+        : route === "mcp"
         ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
         : route === "mcp-2026"
           ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026, headers: () => ({ ...MCP_2026_HEADERS, authorization }) }

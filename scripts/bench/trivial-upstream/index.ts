@@ -14,7 +14,7 @@ const subtract = (name: string) => ({
   name,
   description: "Subtracts subtrahend from minuend",
   inputSchema: { type: "object", properties: { minuend: { type: "number" }, subtrahend: { type: "number" } }, required: ["minuend", "subtrahend"] },
-  outputSchema: { type: "object", properties: { difference: { type: "number" } }, required: ["difference"] },
+  outputSchema: { type: "object", properties: { result: { type: "number" } }, required: ["result"] },
   annotations: { readOnlyHint: true, idempotentHint: true },
 });
 const ONE = [subtract("subtract")];
@@ -37,8 +37,8 @@ function answer(call: Call, tools: typeof ONE): unknown {
     case "tools/call": {
       const { minuend, subtrahend } = call.params?.arguments ?? {};
       if (typeof minuend !== "number" || typeof subtrahend !== "number") return undefined;
-      const difference = minuend - subtrahend;
-      return { content: [{ type: "text", text: String(difference) }], structuredContent: { difference } };
+      const result = minuend - subtrahend;
+      return { content: [{ type: "text", text: String(result) }], structuredContent: { result } };
     }
     default:
       return undefined;
