@@ -1,8 +1,10 @@
 /**
  * The rollout dashboard at `/admin/ui`: a server-rendered page of every skill and version (role,
  * weight per group, breaker, observed numbers and a chart of the last hour), the rollouts, recent
- * events and audit entries, and — for a write-level admin — controls that call the admin API
- * (canary weight, promote, rollback, rollout pause/resume/abort, key revocation). Sign-in trades
+ * events and audit entries, the federated upstreams (their versions, health, tools and held
+ * definition changes), and — for a write-level admin — controls that call the admin API
+ * (canary weight, promote, rollback, rollout pause/resume/abort, upstream refresh and approval,
+ * key revocation). Sign-in trades
  * an admin credential for a session cookie (src/ui/session.ts). One small script (`app.js`), no
  * inline code, a strict Content-Security-Policy.
  */
@@ -12,7 +14,7 @@ import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { type AuditEntry, type AuditQuery, AuditQuerySchema, type DeploymentsPageAnswer, utcTime } from "../src/admin-api/index.js";
+import { type AuditEntry, type AuditQuery, AuditQuerySchema, type DeploymentsPageAnswer, type UpstreamHealth, utcTime } from "../src/admin-api/index.js";
 import type { AuditPage } from "../src/audit/index.js";
 import { shownRoleOf } from "../src/routing/edits.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
@@ -24,7 +26,8 @@ import type { Observed } from "../src/metrics/index.js";
 import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
-import { deploymentsPage } from "../src/operator-view/index.js";
+import { deploymentsPage, upstreamHealthOf } from "../src/operator-view/index.js";
+import type { UpstreamRecord } from "../src/upstream/model.js";
 // The page's script and style, bundled as text (wrangler.toml [[rules]] type = "Text").
 import SCRIPT from "./ui-assets/app.client.js";
 import STYLES from "./ui-assets/style.css";
@@ -138,7 +141,8 @@ uiRoutes.get("/", async (c) => {
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
   const auditQuery = auditQueryOf(c.req.query());
-  const [history, auditPage, keys] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list()]);
+  const [history, auditPage, keys, upstreams] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.list()]);
+  const upstreamHealth = await upstreamHealthOf(runtime.store, upstreams);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
       <h1>Skillmesh</h1>
@@ -155,6 +159,10 @@ uiRoutes.get("/", async (c) => {
           )}
         </div>
         ${registry.nextCursor ? html`<p>The first 100 skills are shown; the admin API pages the rest.</p>` : ""}
+      </section>
+      <section id="upstreams">
+        <h2>Upstreams</h2>
+        ${upstreamsPanel(upstreams, upstreamHealth, canWrite)}
       </section>
       <section id="events">
         <h2>Recent rollout events</h2>
@@ -254,6 +262,7 @@ function skillCard(name: string, deployments: Deployment[], routes: Record<strin
   const actionOf = (d: Deployment) =>
     roleOf(d) === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : roleOf(d) === "previous" ? control(`${skillPath}/promote`, "POST", "Make stable again", { version: d.version }) : "";
   const pipeline = sorted.find((d) => d.pipeline);
+  const federated = sorted.flatMap((d) => ("upstream" in d.endpoint ? [d.endpoint.upstream] : []))[0];
   const rows = sorted.map((d) => {
     const observed = registry.observed[d.id];
     return [
@@ -272,8 +281,9 @@ function skillCard(name: string, deployments: Deployment[], routes: Record<strin
   const weights = Object.fromEntries(canaries.map((d) => [d.version, Object.fromEntries(groups.map((g) => [g, routes[g]?.[d.version] ?? 0]))]));
   const firstWeight = canaries[0] ? (routes["*"]?.[canaries[0].version] ?? 0) : 0;
   return html`<article class="skill" data-skill="${name}">
-    <h3>${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}</h3>
+    <h3>${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}${federated ? html` <span class="badge" title="a tool of upstream ${federated.name}">${federated.kind === "mcp" ? "MCP upstream" : "OpenAPI upstream"}</span>` : ""}</h3>
     ${pipeline?.manifest.pipeline ? html`<p class="steps">Steps call ${pipeline.manifest.pipeline.steps.join(", ")}</p>` : ""}
+    ${federated ? html`<p class="steps">Federated: ${federated.kind === "mcp" ? `tool ${federated.tool}` : `operation ${federated.operation.method.toUpperCase()} ${federated.operation.path}`} of upstream ${federated.name} (see Upstreams)</p>` : ""}
     ${table(["Version", "Role", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "Breaker", "Calls (15 min)", "Errors", "p95", "Last hour", ...(canWrite ? [""] : [])], rows)}
     ${rollout ? rolloutPanel(rollout, skillPath, canWrite) : ""}
     ${canWrite && canaries.length
@@ -303,6 +313,52 @@ function rolloutPanel(r: Rollout, skillPath: string, canWrite: boolean): Html {
         </div>`
       : ""}
   </div>`;
+}
+
+/**
+ * The federated upstreams: one row per version (kind, where it answers, health, the tools it
+ * serves), then every definition change held for approval, with what changed; a write-level admin
+ * gets Refresh per upstream and Approve per held change.
+ */
+function upstreamsPanel(upstreams: UpstreamRecord[], health: UpstreamHealth[], canWrite: boolean): Html {
+  const healthOf = (name: string, version: string) => health.find((h) => h.upstream === name && h.version === version);
+  const versions = upstreams.flatMap((u) => Object.entries(u.versions).map(([version, v]) => ({ u, version, v, h: healthOf(u.name, version) })));
+  const path = (name: string) => `/admin/upstreams/${encodeURIComponent(name)}`;
+  const held = versions.flatMap(({ u, version, v }) => v.held.map((change) => ({ u, version, change })));
+  return html`${table(
+      ["Upstream", "Kind", "Version", "URL", "Health", "Tools", "Last refresh (UTC)", ...(canWrite ? [""] : [])],
+      versions.map(({ u, version, v, h }) => [
+        u.name,
+        u.kind,
+        version,
+        v.url,
+        h ? html`<span class="health ${h.status}">${h.status}</span>${h.breakersOpen ? ` (${h.breakersOpen} breaker${h.breakersOpen > 1 ? "s" : ""} open)` : ""}` : "-",
+        html`<span class="count">${Object.keys(v.tools).length}</span> ${Object.values(v.tools).sort().join(", ")}`,
+        v.refresh ? html`${utcTime(v.refresh.at)}${v.refresh.ok ? "" : html` <span class="error">${v.refresh.error ?? "failed"}</span>`}` : "-",
+        ...(canWrite ? [control(`${path(u.name)}/refresh`, "POST", `Refresh ${u.name}`)] : []),
+      ]),
+    )}
+    <h3>Held definition changes</h3>
+    ${table(
+      ["Upstream", "Version", "Tool", "Change", "Serving meanwhile", "What changed", "Seen (UTC)", ...(canWrite ? [""] : [])],
+      held.map(({ u, version, change }) => [
+        u.name,
+        version,
+        change.tool,
+        `${change.kind}${change.breaking ? " (breaking)" : ""}`,
+        change.withdrawn ? html`<span class="error">withdrawn until approved</span>` : change.kind === "new" ? "not served yet" : "the pinned definition",
+        change.changes.join("; ") || "-",
+        utcTime(change.seenAt),
+        ...(canWrite ? [approveControl(`${path(u.name)}/approve`, version, change.tool)] : []),
+      ]),
+    )}`;
+}
+
+/** Approve one held change: app.js sends `{version, tools: [tool]}`. */
+function approveControl(api: string, version: string, tool: string): Html {
+  return html`<form data-api="${api}" data-method="POST" data-shape="approve" class="control">
+    <input type="hidden" name="version" value="${version}" /><input type="hidden" name="tool" value="${tool}" /><button type="submit">Approve ${tool}</button>
+  </form>`;
 }
 
 /** One button that calls the admin API (app.js sends it as JSON with the dashboard's header). */

@@ -14,6 +14,7 @@ import { runCli } from "../scripts/cli/index.js";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { startV2Server } from "./support/processes.js";
 
 const SCREENSHOTS = join(ROOT, ".skillmesh", "screenshots");
 let mesh: Mesh;
@@ -184,6 +185,48 @@ describe("the dashboard", () => {
     await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
     expect(out.join("\n")).toMatch(/1\.0\.0\s+previous\s+0%/);
     await context.close();
+  });
+
+  it("shows the federated upstreams with their health and tools, and a held definition change an admin approves from the page", async () => {
+    const upstream = await startV2Server("1");
+    try {
+      const added = await admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "mcp", name: "fixture", url: upstream.url, include: ["echo"] });
+      expect(added.status, JSON.stringify(added.json)).toBe(201);
+      await post(`${upstream.url}/control`, { description: "Echoes a message back, politely" });
+      expect((await admin(mesh.gatewayUrl, "POST", "/upstreams/fixture/refresh")).json.reports[0].held).toHaveLength(1);
+
+      const { context, page } = await signedIn(ADMIN_TOKEN);
+      // Its tool is a skill like any other, marked as federated.
+      const card = page.locator('article[data-skill="fixture.echo"]');
+      expect(await card.locator("h3 .badge").innerText()).toBe("MCP upstream");
+      expect(await card.locator(".steps").innerText()).toBe("Federated: tool echo of upstream fixture (see Upstreams)");
+      const row = page.locator("#upstreams table").first().locator("tbody tr", { hasText: "fixture" });
+      expect(await row.locator("td").allInnerTexts()).toEqual(expect.arrayContaining(["fixture", "mcp", "1.0.0", upstream.url, "ok", "1 fixture.echo"]));
+      const held = page.locator("#upstreams table").nth(1).locator("tbody tr");
+      expect(await held.count()).toBe(1);
+      expect(await held.innerText()).toMatch(/echo\s+changed\s+the pinned definition\s+description: "Echoes a message back" → "Echoes a message back, politely"/);
+      await page.locator("#upstreams").screenshot({ path: join(SCREENSHOTS, "upstreams.png") });
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1440); // nothing spills past the screen's edge
+
+      await Promise.all([page.waitForEvent("load"), held.locator("button", { hasText: "Approve echo" }).click()]);
+      expect(await page.locator("#upstreams .empty").innerText()).toBe("None."); // nothing held any more
+      const view = (await admin(mesh.gatewayUrl, "GET", "/upstreams/fixture")).json;
+      expect(view.versions["1.0.0"].held).toEqual([]);
+      expect((await admin(mesh.gatewayUrl, "GET", "/skills/fixture.echo")).json.deployments[0].manifest.description).toBe("Echoes a message back, politely");
+      await context.close();
+
+      // A read-only admin sees the upstream and the changes, without Refresh or Approve.
+      await post(`${upstream.url}/control`, { description: "Echoes, once more changed" });
+      await admin(mesh.gatewayUrl, "POST", "/upstreams/fixture/refresh");
+      const { key } = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "upstream-viewer", skills: [], admin: "read" })).json;
+      const viewer = await signedIn(key);
+      expect(await viewer.page.locator("#upstreams table").nth(1).locator("tbody tr").count()).toBe(1);
+      expect(await viewer.page.locator("#upstreams form[data-api]").count()).toBe(0);
+      await viewer.context.close();
+    } finally {
+      await admin(mesh.gatewayUrl, "DELETE", "/upstreams/fixture");
+      await upstream.stop();
+    }
   });
 
   it("left the browser console clean", () => {

@@ -7,7 +7,9 @@ for (const form of document.querySelectorAll("form[data-api]")) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const fields = Object.fromEntries(new FormData(form));
-    const body = form.dataset.shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } } : fields;
+    const shape = form.dataset.shape;
+    const body =
+      shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } } : shape === "approve" ? { version: fields.version, tools: [fields.tool] } : fields;
     const method = form.dataset.method;
     const response = await fetch(form.dataset.api, {
       method,
