@@ -360,7 +360,7 @@ adminRoutes.get("/metrics", async (c) => {
     },
     {
       name: "skillmesh_upstream_last_refresh_timestamp_seconds",
-      help: "When each federated upstream version was last refreshed, successfully or not (none before its first refresh).",
+      help: "When each federated upstream version's tools were last read (its registration or a refresh), successfully or not.",
       samples: upstreamHealth.flatMap((u) => (u.lastRefresh ? [{ labels: { upstream: u.upstream, version: u.version }, value: u.lastRefresh.at / 1000 }] : [])),
     },
   ]);

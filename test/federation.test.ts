@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { createRemoteJWKSet, jwtVerify } from "jose";
+import { OAuth2Server } from "oauth2-mock-server";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
@@ -185,6 +187,40 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     expect(seen.authorizations.join(" ")).not.toContain("skillmesh-key");
   });
 
+  it("is the OAuth client of an upstream (client credentials, a real OAuth server): one token, kept until it expires, the client secret never shown", async () => {
+    const issuer = new OAuth2Server();
+    await issuer.issuer.keys.generate("RS256");
+    await issuer.start(0, "127.0.0.1");
+    issuer.issuer.url = `http://127.0.0.1:${issuer.address().port}`;
+    const grants: Array<{ basic?: string; body: Record<string, string> }> = [];
+    issuer.service.on("beforeTokenSigning", (token, req) => {
+      const basic = req.headers.authorization?.match(/^Basic (.+)$/)?.[1];
+      grants.push({ basic: basic ? Buffer.from(basic, "base64").toString() : undefined, body: (req as unknown as { body: Record<string, string> }).body });
+      token.payload.client_id = "skillmesh-gateway";
+    });
+    try {
+      const auth = { type: "client_credentials", tokenUrl: `${issuer.issuer.url}/token`, clientId: "skillmesh-gateway", clientSecret: "cc-s3cret-value", scope: "tools:call" };
+      expect((await addUpstream({ kind: "mcp", name: "machine", url: v1.url, include: ["whoami"], auth })).status).toBe(201);
+      const first = (await rpc("machine.whoami", {})).json.result.content[0].text as string;
+      const second = (await rpc("machine.whoami", {})).json.result.content[0].text as string;
+      // The upstream got the issuer's token, signed by its key, for the scope asked.
+      expect(first).toMatch(/^Bearer ey/);
+      const { payload } = await jwtVerify(first.slice("Bearer ".length), createRemoteJWKSet(new URL(`${issuer.issuer.url}/jwks`)), { issuer: issuer.issuer.url });
+      expect(payload).toMatchObject({ scope: "tools:call", client_id: "skillmesh-gateway" });
+      // Asked once (the registration's tool listing and both calls share it), with client_secret_basic.
+      expect(second).toBe(first);
+      expect(grants).toHaveLength(1);
+      expect(grants[0]).toEqual({ basic: "skillmesh-gateway:cc-s3cret-value", body: { grant_type: "client_credentials", scope: "tools:call" } });
+      const view = await admin(mesh.gatewayUrl, "GET", "/upstreams/machine");
+      expect(view.json.auth).toEqual({ type: "client_credentials", tokenUrl: auth.tokenUrl, clientId: "skillmesh-gateway", scope: "tools:call" });
+      const all = JSON.stringify([(await admin(mesh.gatewayUrl, "GET", "/upstreams")).json, (await admin(mesh.gatewayUrl, "GET", "/audit?limit=1000")).json]);
+      expect(all).not.toContain("cc-s3cret-value");
+      expect(all).not.toContain(first.slice(7, 40));
+    } finally {
+      await issuer.stop();
+    }
+  });
+
   it("keeps a static bearer sealed: it reaches the upstream, never an admin answer or the audit log", async () => {
     expect((await addUpstream({ kind: "mcp", name: "static", url: v1.url, include: ["whoami"], auth: { type: "bearer", token: "static-s3cret-token" } })).status).toBe(201);
     expect((await rpc("static.whoami", {})).json.result.content[0].text).toBe("Bearer static-s3cret-token");
@@ -192,6 +228,9 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     expect(view.json.auth).toEqual({ type: "bearer" });
     const all = JSON.stringify([(await admin(mesh.gatewayUrl, "GET", "/upstreams")).json, (await admin(mesh.gatewayUrl, "GET", "/audit?limit=1000")).json, (await admin(mesh.gatewayUrl, "GET", "/deployments")).json]);
     expect(all).not.toContain("static-s3cret-token");
+    // Registered again with another token (rotated): the next call carries it, not a cached one.
+    expect((await addUpstream({ kind: "mcp", name: "static", url: v1.url, include: ["whoami"], auth: { type: "bearer", token: "rotated-s3cret-token" } })).status).toBe(201);
+    expect((await rpc("static.whoami", {})).json.result.content[0].text).toBe("Bearer rotated-s3cret-token");
   });
 });
 

@@ -67,7 +67,12 @@ export interface CallCredential {
 /** The caller of a definitions read (registration, refresh): the operator, not a caller of /rpc or /mcp. */
 export const OPERATOR = "(operator)";
 
+/**
+ * Access tokens by upstream and by its sealed client secret (new with every registration): an
+ * isolate never uses a token got with credentials the upstream no longer has.
+ */
 const tokens = new Map<string, { token: string; until: number }>();
+const tokenKey = (upstream: string, auth: Extract<StoredAuth, { type: "client_credentials" }>) => `${upstream}\n${auth.clientSecret.iv}`;
 /** How long before its expiry an access token is replaced. */
 const TOKEN_MARGIN_MS = 30_000;
 
@@ -108,11 +113,11 @@ async function readCredential(store: Store, secret: string | undefined, upstream
     case "none":
       return { headers: {}, sessionKey: "" };
     case "bearer":
-      return { headers: { authorization: `Bearer ${await unseal(secret, context, auth.token)}` }, sessionKey: "static" };
+      return { headers: { authorization: `Bearer ${await unseal(secret, context, auth.token)}` }, sessionKey: `bearer:${auth.token.iv}` };
     case "header":
-      return { headers: { [auth.name.toLowerCase()]: await unseal(secret, context, auth.value) }, sessionKey: "static" };
+      return { headers: { [auth.name.toLowerCase()]: await unseal(secret, context, auth.value) }, sessionKey: `header:${auth.value.iv}` };
     case "client_credentials":
-      return { headers: { authorization: `Bearer ${await accessToken(secret, upstream, auth, signal)}` }, sessionKey: "client" };
+      return { headers: { authorization: `Bearer ${await accessToken(secret, upstream, auth, signal)}` }, sessionKey: `client:${auth.clientSecret.iv}` };
     case "per-caller": {
       // Reading definitions (no caller) goes with the operator's listing token, if there is one.
       const token = caller === OPERATOR ? auth.listToken && (await unseal(secret, context, auth.listToken)) : await callerToken(store, secret, upstream, caller);
@@ -154,7 +159,8 @@ async function callerToken(store: Store, secret: string | undefined, upstream: s
 
 /** An OAuth 2 access token by the client credentials grant (RFC 6749 §4.4, client_secret_basic), kept per isolate. */
 async function accessToken(secret: string | undefined, upstream: string, auth: Extract<StoredAuth, { type: "client_credentials" }>, signal?: AbortSignal): Promise<string> {
-  const known = tokens.get(upstream);
+  const key = tokenKey(upstream, auth);
+  const known = tokens.get(key);
   if (known && known.until > Date.now()) return known.token;
   const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
   const form = new URLSearchParams({ grant_type: "client_credentials", ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.audience ? { audience: auth.audience } : {}) });
@@ -170,7 +176,7 @@ async function accessToken(secret: string | undefined, upstream: string, auth: E
     const answer = safeJson(await boundedText(response, 64 * 1024)) as { access_token?: unknown; expires_in?: unknown } | undefined;
     if (response.status !== 200 || typeof answer?.access_token !== "string") throw new Error(`HTTP ${response.status}`);
     const lifetimeMs = typeof answer.expires_in === "number" && answer.expires_in > 0 ? answer.expires_in * 1000 : 300_000;
-    tokens.set(upstream, { token: answer.access_token, until: Date.now() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS) });
+    tokens.set(key, { token: answer.access_token, until: Date.now() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS) });
     return answer.access_token;
   } catch (error) {
     if (signal?.aborted) throw error;
@@ -181,5 +187,5 @@ async function accessToken(secret: string | undefined, upstream: string, auth: E
 
 /** Forgets an upstream's access token (its credentials changed or it was removed). */
 export function forgetAccessToken(upstream: string): void {
-  tokens.delete(upstream);
+  for (const key of tokens.keys()) if (key.startsWith(`${upstream}\n`)) tokens.delete(key);
 }

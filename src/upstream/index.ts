@@ -193,8 +193,6 @@ export class Upstreams implements UpstreamCaller {
       refresh: { at: now, ok: true },
     };
     await this.#put(record);
-    forgetSessions(read.url);
-    forgetAccessToken(name);
     return { upstream: name, version, served, held: [], removed: stale.map(([tool]) => tool), skipped: read.skipped };
   }
 
