@@ -3,8 +3,10 @@
  * `server-everything` (MCP 2025, sessions), a v2-SDK server (2026-07-28, stateless) as two
  * versions of one upstream, and the Petstore document mocked by Prism. The official v1 and v2
  * clients list and call the federated tools through the gateway; canary routing, breaker
- * fallback to an SDK skill, a held definition change, per-caller and static upstream
- * credentials, and hostile upstreams are each checked.
+ * fallback to an SDK skill (and the upstream's health in /healthz and the metrics), a held
+ * definition change, per-caller, static and OAuth client-credentials upstream credentials (a real
+ * OAuth server), a federated tool as an async job, an MCP task, a capability's pick and a
+ * pipeline's step, and hostile upstreams are each checked.
  */
 import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
@@ -91,11 +93,13 @@ beforeAll(async () => {
     startV2Server("1"),
     startV2Server("2"),
     startPrism(PETSTORE),
-    startMesh({ skills: [fixture("flaky-degraded")], adminToken: ADMIN_TOKEN, register: false }),
+    startMesh({ skills: [fixture("flaky-degraded"), fixture("pipeline-federated")], adminToken: ADMIN_TOKEN, register: false }),
     startHostile(),
   ]);
   const degraded = mesh.skills.find((s) => s.manifest.name === "test.flaky")!;
   await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { url: degraded.url });
+  const pipeline = mesh.skills.find((s) => s.manifest.name === "test.federated-pipeline")!;
+  await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: pipeline.binding }, { pipeline: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -169,6 +173,29 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     expect(canary.status).toBe(200);
     expect((await rpc("fixture.echo", { message: "m" }, { "x-user-group": "beta" })).json.result.content[0].text).toBe("v2: m");
     expect((await rpc("fixture.echo", { message: "m" })).json.result.content[0].text).toBe("v1: m");
+  });
+
+  it("runs a federated tool as an async job, an MCP task, a capability's pick and a pipeline's step", async () => {
+    // An async job (Prefer: respond-async) on the job engine.
+    const accepted = await rpc("fixture.echo", { message: "queued" }, { prefer: "respond-async" });
+    expect(accepted.json.result).toEqual({ status: "queued", jobId: expect.stringMatching(/^j_/) });
+    const job = await eventually(() => rpc("jobs.get", { jobId: accepted.json.result.jobId }), (a) => ["completed", "failed"].includes(a.json.result?.status), 15_000, 100);
+    expect(job.json.result).toMatchObject({ status: "completed", deployment: "fixture.echo@1.0.0", result: { content: [{ type: "text", text: "v1: queued" }] } });
+
+    // An MCP task (2025-11-25): created at once, its result the upstream's tool result.
+    const mcp = (method: string, params: unknown) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { "mcp-protocol-version": "2025-11-25" });
+    const { task } = (await mcp("tools/call", { name: "fixture.echo", arguments: { message: "tasked" }, task: {} })).json.result;
+    expect(task).toMatchObject({ taskId: expect.stringMatching(/^j_/), status: "working" });
+    expect((await mcp("tasks/result", { taskId: task.taskId })).json.result).toMatchObject({ content: [{ type: "text", text: "v1: tasked" }] });
+
+    // skills.call by capability: the tag given at registration finds the federated tool.
+    expect((await addUpstream({ kind: "mcp", name: "tagged", url: v1.url, include: ["echo"], tags: ["words.echo"] })).status).toBe(201);
+    const picked = await rpc("skills.call", { capability: "words.*", arguments: { message: "picked" } });
+    expect(picked.json.result).toMatchObject({ result: { content: [{ type: "text", text: "v1: picked" }] }, servedBy: { skill: "tagged.echo", version: "1.0.0" } });
+
+    // A pipeline whose step is the federated tool.
+    const piped = await rpc("test.federated-pipeline", { message: "piped" });
+    expect(piped.json.result).toEqual({ echoed: "v1: piped" });
   });
 
   it("sends a per-caller upstream each caller's own token, never the caller's Skillmesh credential", async () => {
