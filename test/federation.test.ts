@@ -33,6 +33,8 @@ let v2: RunningProcess;
 let prism: RunningProcess;
 let hostile: Server;
 let hostileUrl: string;
+/** Every message the hostile server received. */
+const hostileSeen: Array<{ id?: number; method?: string; params?: { name?: string; requestId?: number } }> = [];
 
 const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
 const control = (server: RunningProcess, body: unknown) => post(`${server.url}/control`, body);
@@ -52,12 +54,13 @@ async function v1Client() {
 
 /** A 2025 MCP server that lists one tool per way of misbehaving, and misbehaves when it is called. */
 function startHostile(): Promise<void> {
-  const tools = ["hang", "reset", "malformed", "endless", "huge-tool-list"].map((name) => ({ name, description: `misbehaves: ${name}`, inputSchema: { type: "object" } }));
+  const tools = ["hang", "reset", "malformed", "endless", "huge-tool-list", "asks"].map((name) => ({ name, description: `misbehaves: ${name}`, inputSchema: { type: "object" } }));
   hostile = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
       const message = JSON.parse(body || "{}");
+      hostileSeen.push(message);
       const answer = (result: unknown) => response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
       if (message.method === "initialize") return answer({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } });
       if (message.method === "notifications/initialized") return response.writeHead(202).end();
@@ -66,6 +69,8 @@ function startHostile(): Promise<void> {
       switch (message.params.name) {
         case "hang":
           return; // never answers
+        case "asks": // input_required though its caller declared nothing (and the 2025 revisions have no such answer)
+          return answer({ resultType: "input_required", inputRequests: { x: { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object" } } } } });
         case "reset":
           return request.socket.destroy();
         case "malformed":
@@ -166,6 +171,42 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     const result = await client.callTool({ name: "fixture.echo", arguments: { message: "hello" } });
     expect(result.content).toEqual([{ type: "text", text: "v1: hello" }]);
     await client.close();
+  });
+
+  it("relays an upstream's elicitation (input_required) to a 2026-07-28 caller and its answer back; a caller that cannot answer gets -32001", async () => {
+    expect((await addUpstream({ kind: "mcp", name: "asking", url: v1.url, include: ["confirm"] })).status).toBe(201);
+    // The v2 client declares elicitation and answers it: the rounds happen inside callTool.
+    const client = new ClientV2({ name: "federation-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(new TransportV2(new URL(`${mesh.gatewayUrl}/mcp`)));
+    const result = await client.callTool({ name: "asking.confirm", arguments: { thing: "the deploy" } });
+    expect(asked).toEqual(["Confirm the deploy?"]);
+    expect(result.content).toEqual([{ type: "text", text: "confirmed the deploy (state asked:the deploy)" }]);
+    await client.close();
+
+    // The first round on the wire: the upstream's input request and state, as it sent them.
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
+    const wire = (capabilities: object, extra: object = {}) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "asking.confirm", arguments: { thing: "x" }, ...extra, _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": capabilities } } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "asking.confirm" });
+    const first = (await wire({ elicitation: {} })).json.result;
+    expect(first).toMatchObject({ resultType: "input_required", requestState: "asked:x", inputRequests: { confirm: { method: "elicitation/create", params: { message: "Confirm x?" } } } });
+    const second = (await wire({ elicitation: {} }, { inputResponses: { confirm: { action: "accept", content: { confirm: false } } }, requestState: "asked:x" })).json.result;
+    expect(second).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "declined x (state asked:x)" }] });
+    // A caller that did not declare elicitation is not declared upstream either: the server does not ask it.
+    const undeclared = (await wire({})).json.result;
+    expect(undeclared.isError).toBe(true);
+    expect(undeclared.content[0].text).toContain("do not declare the required capability");
+    // An upstream that asks anyway (a 2025 server has no such answer) is stopped at the gateway.
+    expect((await addUpstream({ kind: "mcp", name: "pushy", url: hostileUrl, include: ["asks"] })).status).toBe(201);
+    const viaRpc = await rpc("pushy.asks", {});
+    expect(viaRpc.json.error).toMatchObject({ code: -32001, message: expect.stringContaining("asked for input the caller cannot give (elicitation/create)") });
+    // Retry fields that do not parse are refused as invalid params.
+    const bad = (await wire({ elicitation: {} }, { requestState: 42 })).json;
+    expect(bad.error?.code ?? bad.result?._meta?.["skillmesh/error"]?.code).toBe(-32602);
   });
 
   it("splits a group to the canary version (v2 of the server) and keeps the others on v1", async () => {
@@ -401,6 +442,14 @@ describe("hostile upstreams", () => {
     const malformed = await rpc("hostile.malformed", {});
     expect(malformed.json.error.code).toBe(-32001);
     expect(malformed.json.error.message).not.toMatch(/at .*\.(ts|js):\d+/); // no stack
+  });
+
+  it("tells a 2025 upstream that a call it never answered is cancelled (notifications/cancelled in its session)", async () => {
+    const before = hostileSeen.length;
+    expect((await rpc("hostile.hang", {})).json.error.code).toBe(-32004);
+    const call = hostileSeen.slice(before).find((m) => m.method === "tools/call" && m.params?.name === "hang")!;
+    const cancelled = await eventually(async () => hostileSeen.slice(before).find((m) => m.method === "notifications/cancelled"), (m) => !!m, 5_000, 50);
+    expect(cancelled!.params?.requestId).toBe(call.id);
   });
 
   it("cuts an endless event stream at the call's deadline", async () => {

@@ -10,6 +10,7 @@ import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMetho
 import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
+import type { InputRound } from "../mcp-protocol/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { Deployment, UpstreamEndpoint } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
@@ -38,6 +39,8 @@ export interface UpstreamRequest {
   /** The tool's input schema (2026-07-28 `Mcp-Param-*` headers). */
   inputSchema: Record<string, unknown>;
   onProgress?: (progress: Progress) => void;
+  /** An MCP 2026-07-28 caller's part of a multi round-trip (what it can answer, its answers). */
+  inputRound?: InputRound;
   signal: AbortSignal;
 }
 
@@ -64,6 +67,8 @@ export interface ForwardRequest {
   callKey?: string;
   /** Calls an upstream's tool (a deployment whose endpoint is `upstream`). */
   upstreams?: UpstreamCaller;
+  /** An MCP 2026-07-28 caller's part of a multi round-trip: only an upstream's tool uses it. */
+  inputRound?: InputRound;
 }
 
 /**
@@ -126,6 +131,7 @@ function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: 
     ...(context.traceparent ? { traceparent: context.traceparent } : {}),
     inputSchema: deployment.manifest.inputSchema,
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+    ...(call.inputRound ? { inputRound: call.inputRound } : {}),
     signal,
   });
 }

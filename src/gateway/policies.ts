@@ -26,6 +26,7 @@ import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../t
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 import { queuedLeaseMs } from "../jobs/index.js";
+import type { InputRound } from "../mcp-protocol/index.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -37,6 +38,8 @@ export interface CallStreaming {
   readonly signal?: AbortSignal;
   /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told, it sees `ctx.signal`. */
   readonly cancellation?: Cancellation;
+  /** An MCP 2026-07-28 caller's part of a multi round-trip: relayed to a federated MCP tool only. */
+  readonly inputRound?: InputRound;
 }
 
 /** One call on its way through the policies: what was asked, by whom, and until when. */
@@ -336,6 +339,7 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         onProgress: call.onProgress,
         signal: call.signal,
         cancellation: call.cancellation,
+        inputRound: call.inputRound,
         // A pipeline's steps come back to the gateway as this caller, each with a key derived from
         // the call's own (a job's id stands for one): a retried pipeline replays the steps that
         // succeeded instead of running them again.

@@ -5,7 +5,7 @@
  * server/tools of each revision); docs/architecture.md sums up what the gateway serves.
  */
 import { z } from "zod";
-import { JsonObjectSchema } from "../jsonrpc/index.js";
+import { ErrorCode, JsonObjectSchema, RpcError } from "../jsonrpc/index.js";
 
 /** Versions served with the `initialize` handshake (the session era), newest first. */
 export const HANDSHAKE_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
@@ -185,6 +185,84 @@ export const UpstreamToolResultSchema = z.object({
   isError: z.boolean().optional(),
 });
 export type UpstreamToolResult = z.infer<typeof UpstreamToolResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Multi round-trip requests (2026-07-28, basic/patterns/mrtr): a server asks its caller for input
+// (elicitation, sampling, roots) by answering `input_required`; the caller retries the request
+// with `inputResponses` and the server's `requestState`, echoed. The gateway relays both ways
+// between an MCP caller of its own and a federated upstream.
+// ---------------------------------------------------------------------------------------------
+
+/** Each kind of input request, and the client capability that says a client can answer it. */
+export const INPUT_REQUEST_CAPABILITY = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" } as const;
+/** The most input requests one answer may carry, and the longest `requestState` relayed. */
+const MAX_INPUT_REQUESTS = 32;
+const MAX_REQUEST_STATE_CHARS = 64 * 1024;
+
+export const InputRequestSchema = z
+  .object({ method: z.enum(["elicitation/create", "sampling/createMessage", "roots/list"]), params: z.record(z.string(), z.unknown()).optional() })
+  .loose();
+export const InputRequiredResultSchema = z
+  .object({
+    resultType: z.literal("input_required"),
+    inputRequests: z
+      .record(z.string().min(1).max(256), InputRequestSchema)
+      .refine((requests) => Object.keys(requests).length <= MAX_INPUT_REQUESTS, `at most ${MAX_INPUT_REQUESTS} input requests`)
+      .optional(),
+    requestState: z.string().max(MAX_REQUEST_STATE_CHARS).optional(),
+  })
+  .loose()
+  .refine((result) => result.inputRequests !== undefined || result.requestState !== undefined, "an input_required result has inputRequests or requestState");
+export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
+
+/** A retried request's answers (`inputResponses`) and the server's state it echoes. */
+export const InputRetrySchema = z.object({
+  inputResponses: z
+    .record(z.string().min(1).max(256), z.record(z.string(), z.unknown()))
+    .refine((responses) => Object.keys(responses).length <= MAX_INPUT_REQUESTS, `at most ${MAX_INPUT_REQUESTS} input responses`)
+    .optional(),
+  requestState: z.string().max(MAX_REQUEST_STATE_CHARS).optional(),
+});
+
+/**
+ * What an MCP caller brings to a multi round-trip: the client capabilities it declared for input
+ * requests (only these may reach it), and on a retry its answers and the echoed state.
+ */
+export interface InputRound {
+  capabilities: Partial<Record<(typeof INPUT_REQUEST_CAPABILITY)[keyof typeof INPUT_REQUEST_CAPABILITY], Record<string, unknown>>>;
+  inputResponses?: Record<string, Record<string, unknown>>;
+  requestState?: string;
+}
+
+/**
+ * The input round of a 2026-07-28 request: its declared capabilities for input requests (from
+ * `_meta`) and its retry fields; throws -32602 for retry fields that do not parse.
+ * @example inputRoundOf({ name: "x", inputResponses: { confirm: { action: "accept" } }, _meta: {…} })
+ */
+export function inputRoundOf(params: Record<string, unknown> | undefined): InputRound {
+  const declared = (params?._meta as Record<string, unknown> | undefined)?.[META.clientCapabilities];
+  const capabilities: InputRound["capabilities"] = {};
+  if (typeof declared === "object" && declared !== null) {
+    for (const name of Object.values(INPUT_REQUEST_CAPABILITY)) {
+      const value = (declared as Record<string, unknown>)[name];
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) capabilities[name] = value as Record<string, unknown>;
+    }
+  }
+  const retry = InputRetrySchema.safeParse({ inputResponses: params?.inputResponses, requestState: params?.requestState });
+  if (!retry.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${retry.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return { capabilities, ...(retry.data.inputResponses ? { inputResponses: retry.data.inputResponses } : {}), ...(retry.data.requestState !== undefined ? { requestState: retry.data.requestState } : {}) };
+}
+
+/**
+ * The input requests of an `input_required` answer the caller did not declare it can answer
+ * (a server must not send them; the gateway does not pass them on).
+ * @example undeclaredInputRequests(result, { elicitation: {} }) // ["sampling/createMessage"]
+ */
+export function undeclaredInputRequests(result: InputRequiredResult, capabilities: InputRound["capabilities"]): string[] {
+  return Object.values(result.inputRequests ?? {})
+    .map((request) => request.method)
+    .filter((method) => !capabilities[INPUT_REQUEST_CAPABILITY[method]]);
+}
 
 export const TextContentSchema = z.object({ type: z.literal("text"), text: z.string() });
 

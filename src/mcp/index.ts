@@ -22,7 +22,21 @@ import {
   parseParams,
   success,
 } from "../jsonrpc/index.js";
-import { CallToolParamsSchema, CancelledNotificationSchema, DEFAULT_VERSION, HANDSHAKE_VERSIONS, InitializeParamsSchema, ListToolsParamsSchema, META, McpErrorCode, SUPPORTED_VERSIONS, allowsBatches, isStateless } from "../mcp-protocol/index.js";
+import {
+  CallToolParamsSchema,
+  CancelledNotificationSchema,
+  DEFAULT_VERSION,
+  HANDSHAKE_VERSIONS,
+  type InputRound,
+  InitializeParamsSchema,
+  ListToolsParamsSchema,
+  META,
+  McpErrorCode,
+  SUPPORTED_VERSIONS,
+  allowsBatches,
+  inputRoundOf,
+  isStateless,
+} from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
 import { acceptsEventStream, sseStream } from "../sse/index.js";
@@ -240,7 +254,8 @@ class McpServer implements ListeningServer {
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
-    return { id: request.id!, known, args: params.arguments };
+    // 2026-07-28: what the caller can answer of an upstream's input requests, and its answers on a retry.
+    return { id: request.id!, known, args: params.arguments, ...(stateless ? { inputRound: inputRoundOf(request.params as Record<string, unknown>) } : {}) };
   }
 
   /**
@@ -255,7 +270,11 @@ class McpServer implements ListeningServer {
     const cancellation = cancellable ? new Cancellation() : undefined;
     const done = cancellation && trackCall(key, cancellation);
     try {
-      return toolResultOf(known.skill, await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, cancellation ? { ...streaming, cancellation } : streaming));
+      const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(prepared.inputRound ? { inputRound: prepared.inputRound } : {}) };
+      const answer = await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, passed);
+      // An upstream asking the caller for input (2026-07-28), as checked on its way in (src/upstream/mcp-client.ts).
+      if (prepared.inputRound && known.skill.answers === "tool-result" && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") return answer;
+      return toolResultOf(known.skill, answer);
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
@@ -314,6 +333,7 @@ interface PreparedToolCall {
   id: string | number;
   known: ListedTool;
   args?: Record<string, unknown>;
+  inputRound?: InputRound;
 }
 
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */

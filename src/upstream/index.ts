@@ -105,7 +105,11 @@ export class Upstreams implements UpstreamCaller {
     const args = (params ?? {}) as Record<string, unknown>;
     if (endpoint.kind === "openapi") return callOperation({ url: endpoint.url, operation: endpoint.operation, args, headers, signal: request.signal, label: request.skill });
     const target = { url: endpoint.url, label: request.skill, headers, sessionKey: credential.sessionKey, signal: request.signal };
-    return callTool(target, endpoint.era, endpoint.tool, args, { inputSchema: request.inputSchema, ...(request.onProgress ? { onProgress: request.onProgress } : {}) });
+    return callTool(target, endpoint.era, endpoint.tool, args, {
+      inputSchema: request.inputSchema,
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+      ...(request.inputRound ? { inputRound: request.inputRound } : {}),
+    });
   }
 
   /** An upstream's record, read at most every few seconds per isolate. */

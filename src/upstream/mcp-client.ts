@@ -16,7 +16,21 @@ import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, RpcError, errorText } from "../jsonrpc/index.js";
 import { mirroredHeaders } from "../mcp-protocol/headers.js";
-import { HANDSHAKE_VERSIONS, ListToolsResultSchema, ListedToolSchema, META, STATELESS_VERSIONS, type ListedTool, type UpstreamToolResult, UpstreamToolResultSchema, headerValueFor } from "../mcp-protocol/index.js";
+import {
+  HANDSHAKE_VERSIONS,
+  type InputRequiredResult,
+  InputRequiredResultSchema,
+  type InputRound,
+  ListToolsResultSchema,
+  ListedToolSchema,
+  META,
+  STATELESS_VERSIONS,
+  type ListedTool,
+  type UpstreamToolResult,
+  UpstreamToolResultSchema,
+  headerValueFor,
+  undeclaredInputRequests,
+} from "../mcp-protocol/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import type { McpEra } from "./model.js";
@@ -99,6 +113,11 @@ export interface ToolCallOptions {
   onProgress?: (progress: Progress) => void;
   /** The tool's input schema, for the 2026-07-28 `Mcp-Param-*` headers it mirrors arguments into. */
   inputSchema?: Record<string, unknown>;
+  /**
+   * A 2026-07-28 caller's part of a multi round-trip: its capabilities for input requests go
+   * upstream (a server asks only for what they allow), with its answers and the echoed state.
+   */
+  inputRound?: InputRound;
 }
 
 /**
@@ -107,14 +126,32 @@ export interface ToolCallOptions {
  * anything else (unreachable, 5xx, not JSON-RPC, an endless stream, an error of its own).
  * @example const result = await callTool(target, era, "echo", { message: "hi" })
  */
-export async function callTool(target: McpTarget, era: McpEra, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<UpstreamToolResult> {
+export async function callTool(target: McpTarget, era: McpEra, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<UpstreamToolResult | InputRequiredResult> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
+  const round = era.stateless ? options.inputRound : undefined;
+  if (round?.inputResponses) params.inputResponses = round.inputResponses;
+  if (round?.requestState !== undefined) params.requestState = round.requestState;
   if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
-  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress })) as { resultType?: unknown } | undefined;
-  if (raw?.resultType === "input_required") throw unavailable(target, "asked for more input (input_required), which the gateway does not relay yet");
+  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
+  if (raw?.resultType === "input_required") return inputRequiredOf(target, raw, round);
   const result = UpstreamToolResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
+  return result.data;
+}
+
+/**
+ * An upstream's `input_required` answer, checked, for the caller to answer and retry: only when
+ * the caller declared it can answer every request in it (else -32001: a 2025 caller, a /rpc
+ * caller, a job or a pipeline step cannot, and the server should not have asked).
+ */
+function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | undefined): InputRequiredResult {
+  const result = InputRequiredResultSchema.safeParse(raw);
+  if (!result.success) throw unavailable(target, "answered input_required with something that is not an input request");
+  const undeclared = round ? undeclaredInputRequests(result.data, round.capabilities) : Object.values(result.data.inputRequests ?? {}).map((r) => r.method);
+  if (!round || undeclared.length) {
+    throw unavailable(target, `asked for input the caller cannot give (${[...new Set(undeclared)].join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
+  }
   return result.data;
 }
 
@@ -128,6 +165,8 @@ export function forgetSessions(url: string): void {
 interface ExchangeOptions {
   headers?: Record<string, string>;
   onProgress?: (progress: Progress) => void;
+  /** 2026-07-28: the client capabilities sent in `_meta` (the caller's, for input requests); none by default. */
+  capabilities?: Record<string, unknown>;
 }
 
 /** A session expired under a request: open a new one and send it again (once). */
@@ -138,7 +177,7 @@ class SessionExpired extends Error {}
  * forgot (404) is opened again and the request sent once more.
  */
 async function exchange(target: McpTarget, method: string, params: Record<string, unknown>, era: McpEra, options: ExchangeOptions = {}): Promise<unknown> {
-  if (era.stateless) return send(target, method, statelessParams(params, era), { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method }, options.onProgress);
+  if (era.stateless) return send(target, method, statelessParams(params, era, options.capabilities), { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method }, options.onProgress);
   for (let attempt = 0; ; attempt++) {
     const session = await sessionOf(target, attempt > 0);
     try {
@@ -149,8 +188,8 @@ async function exchange(target: McpTarget, method: string, params: Record<string
   }
 }
 
-function statelessParams(params: Record<string, unknown>, era: McpEra): Record<string, unknown> {
-  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), [META.protocolVersion]: era.protocolVersion, [META.clientCapabilities]: {}, [META.clientInfo]: CLIENT_INFO };
+function statelessParams(params: Record<string, unknown>, era: McpEra, capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), [META.protocolVersion]: era.protocolVersion, [META.clientCapabilities]: capabilities, [META.clientInfo]: CLIENT_INFO };
   return { ...params, _meta: meta };
 }
 
@@ -205,6 +244,26 @@ function post(target: McpTarget, message: unknown, headers: Record<string, strin
  */
 async function send(target: McpTarget, method: string, params: Record<string, unknown>, headers: Record<string, string>, onProgress?: (progress: Progress) => void, session?: Session, opened?: { id?: string }): Promise<unknown> {
   const id = nextId++;
+  try {
+    return await sendAs(id, target, method, params, headers, onProgress, session, opened);
+  } catch (error) {
+    // The 2025 revisions: a dropped connection is no cancellation, the client sends one
+    // (basic/utilities/cancellation). 2026-07-28: closing the stream is the cancellation.
+    if (session && target.signal.aborted) await cancelUpstream(target, id, session);
+    throw error;
+  }
+}
+
+/** How long the gateway spends telling a 2025 upstream that a request was cancelled. */
+const CANCEL_NOTICE_MS = 500;
+
+/** `notifications/cancelled` for request `id` in the session, best effort within `CANCEL_NOTICE_MS`. */
+async function cancelUpstream(target: McpTarget, id: number, session: Session): Promise<void> {
+  const message = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "The gateway's caller cancelled, or the call timed out" } };
+  await notify({ ...target, signal: AbortSignal.timeout(CANCEL_NOTICE_MS) }, message, session).catch(() => {});
+}
+
+async function sendAs(id: number, target: McpTarget, method: string, params: Record<string, unknown>, headers: Record<string, string>, onProgress?: (progress: Progress) => void, session?: Session, opened?: { id?: string }): Promise<unknown> {
   let response: Response;
   try {
     response = await post(target, { jsonrpc: "2.0", id, method, params }, headers);
