@@ -2,7 +2,8 @@
  * The README's tour and the guides, run top to bottom the way a reader runs them: every `sh`
  * block of the README's "A 5-minute tour", then of each guide in the order the README's "Where to
  * go next" gives (writing-skills.md up to "Write a new skill"), in bash, against one `npm run dev`
- * (with the `long` fixture the long-running guide asks for). What the text shows next to a block is
+ * (with the `long` fixture the long-running guide asks for; the servers the federation guide
+ * federates — server-everything twice, Prism — started here on its ports). What the text shows next to a block is
  * checked: the plain block that follows it (its output), and the `# {…}` and `# → …` comment
  * lines inside it (the answer of the command above). `…` stands for anything; times and runs of spaces are
  * compared loosely. A block marked `<!-- tour-test: skip (why) -->` is not run.
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
+import { type RunningProcess, startPrism, startServerEverything } from "./support/processes.js";
 
 const run = promisify(execFile);
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -28,7 +30,12 @@ const TOUR: Array<{ file: string; from?: string; to?: string }> = [
   { file: "docs/guides/traffic.md" },
   // What follows "Write a new skill" creates files and deploys: the tests of those commands run it.
   { file: "docs/guides/writing-skills.md", to: "## Write a new skill" },
+  // Its servers to federate are started by this test, where the guide starts them (those blocks are skipped).
+  { file: "docs/guides/federating.md" },
 ];
+/** The servers the federation guide starts, on the ports it names. */
+const GUIDE_SERVERS = () => [startServerEverything(3901), startServerEverything(3902), startPrism(join(ROOT, "test/fixtures/openapi/petstore.yaml"), 4010)];
+let guideServers: RunningProcess[] = [];
 
 interface TourBlock {
   file: string;
@@ -102,6 +109,7 @@ let dev: ChildProcess | undefined;
 let gatewayUrl = "";
 
 beforeAll(async () => {
+  guideServers = await Promise.all(GUIDE_SERVERS());
   let output = "";
   // As the README says: the admin token exported before npm run dev, the `long` fixture for the jobs section.
   dev = spawn("npm", ["run", "dev", "--", "--port", "0", "--no-watch", "--skill", "test/fixtures/skills/long"], {
@@ -124,10 +132,11 @@ beforeAll(async () => {
     }, 50);
   });
 }, 120_000);
-afterAll(() => {
+afterAll(async () => {
   try {
     if (dev && dev.exitCode === null) process.kill(-dev.pid!, "SIGINT");
   } catch {}
+  await Promise.all(guideServers.map((server) => server.stop()));
 });
 
 describe("the README's front page", () => {

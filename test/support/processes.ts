@@ -56,8 +56,8 @@ export function startServerEverything(port?: number): Promise<RunningProcess> {
 }
 
 /** Prism mocking an OpenAPI document from its own examples and schemas. */
-export function startPrism(document: string): Promise<RunningProcess> {
-  return run((port) => [bin("@stoplight/prism-cli/dist/index.js"), "mock", "-h", "127.0.0.1", "-p", String(port), document], {}, (port) => `http://127.0.0.1:${port}/`);
+export function startPrism(document: string, port?: number): Promise<RunningProcess> {
+  return run((p) => [bin("@stoplight/prism-cli/dist/index.js"), "mock", "-h", "127.0.0.1", "-p", String(p), document], {}, (p) => `http://127.0.0.1:${p}/`, port);
 }
 
 /** The v2-SDK fixture server (test/fixtures/upstreams/v2-server.ts), as upstream version `version`. */
