@@ -5,7 +5,7 @@
  * clients list and call the federated tools through the gateway; canary routing, breaker
  * fallback to an SDK skill (and the upstream's health in /healthz and the metrics), a held
  * definition change, per-caller, static and OAuth client-credentials upstream credentials (a real
- * OAuth server), a federated tool as an async job, an MCP task, a capability's pick and a
+ * OAuth server), a progressive rollout of v2, a federated tool as an async job, an MCP task, a capability's pick and a
  * pipeline's step, and hostile upstreams are each checked.
  */
 import { spawnSync } from "node:child_process";
@@ -214,6 +214,31 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     expect(canary.status).toBe(200);
     expect((await rpc("fixture.echo", { message: "m" }, { "x-user-group": "beta" })).json.result.content[0].text).toBe("v2: m");
     expect((await rpc("fixture.echo", { message: "m" })).json.result.content[0].text).toBe("v1: m");
+  });
+
+  it("rolls v2 of the upstream out step by step on the observed numbers, and promotes it", async () => {
+    const started = await admin(mesh.gatewayUrl, "POST", "/skills/fixture.whoami/rollout", { version: "2.0.0", steps: [50, 100], every: "1s", maxErrorRate: "10%", minCalls: 5 });
+    expect(started.status, JSON.stringify(started.json)).toBe(200);
+    expect(started.json.rollout).toMatchObject({ state: "running", step: 0, stable: "1.0.0" });
+    const gateway = await mesh.miniflare.getWorker("gateway");
+    let user = 0;
+    const view = await eventually(
+      async () => {
+        // Several callers: a rollout is judged only on more than one caller's calls.
+        for (let i = 0; i < 20; i++) await rpc("fixture.whoami", {}, { "x-user-id": `u${user++}`, authorization: `Bearer caller-${["alice", "bob", "carol", "dave"][i % 4]}` });
+        await gateway.scheduled({ cron: "* * * * *" });
+        return (await admin(mesh.gatewayUrl, "GET", "/skills/fixture.whoami")).json;
+      },
+      (v) => v.rollout?.state === "completed",
+      30_000,
+      200,
+    );
+    expect(view.routes["*"]).toEqual({ "1.0.0": 0, "2.0.0": 100 }); // 1.0.0 stays routable at 0%: the previous version
+    // The judge read the federated versions' own observed numbers.
+    expect(view.observed["fixture.whoami@1.0.0"].calls).toBeGreaterThan(0);
+    expect(view.observed["fixture.whoami@2.0.0"].calls).toBeGreaterThan(0);
+    const answer = await rpc("fixture.whoami", {});
+    expect(answer.headers.get("x-skill-version")).toBe("fixture.whoami@2.0.0");
   });
 
   it("runs a federated tool as an async job, an MCP task, a capability's pick and a pipeline's step", async () => {
