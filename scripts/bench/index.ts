@@ -33,6 +33,8 @@
  *               a federated tool: `subtract` on the trivial MCP upstream (trivial-upstream/: a
  *               2026-07-28 server with no SDK, the floor of an upstream) called on the upstream
  *               itself, and as the skill trivial.subtract through the gateway on /mcp and on /rpc
+ *   fed-sdk     modbus.decode on the v2 SDK's server on Node (mcp-sdk-v2's), federated as "sdk": the
+ *               gateway in front of an upstream with an SDK's own cost, vs mcp-sdk-v2 called directly
  *   fed-fetch-hop the same call through a Worker that only forwards it with fetch (fetch-hop/:
  *               the floor of a hop over the network, as bare-hop/ is of one by service binding)
  *   fed-list    after the other sides, alone: every page of tools/list on a virtual server of
@@ -184,6 +186,9 @@ try {
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
+  // The v2 SDK's server on Node, called directly (mcp-sdk-v2) and federated as "sdk" (fed-sdk).
+  const sdkV2Url = await startSdkServer(stops, "./mcp-sdk-v2-server.ts");
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "sdk", url: sdkV2Url });
   const sides: Side[] = [
     { name: "trivial-direct", url: urlOf(SUBTRACT_DIR), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-bare", url: urlOf(BARE_HOP_DIR), body: TRIVIAL, headers: () => ({}) },
@@ -209,11 +214,17 @@ try {
     { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => ({ ...MCP_HEADERS, authorization: key }) },
     { name: "mcp-sdk", url: await startSdkServer(stops, "./mcp-sdk-server.ts"), body: MCP_CALL, headers: () => MCP_HEADERS },
     { name: "mcp-2026", url: `${mesh.gatewayUrl}/mcp`, body: MCP_2026_CALL, headers: () => ({ ...MCP_2026_HEADERS, authorization: key }) },
-    { name: "mcp-sdk-v2", url: await startSdkServer(stops, "./mcp-sdk-v2-server.ts"), body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
+    { name: "mcp-sdk-v2", url: sdkV2Url, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "mcp-cf-handler", url: `${urlOf(cfMcpDir)}/`, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "fed-direct", url: `${urlOf(upstreamDir)}/`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
     { name: "fed-fetch-hop", url: `${urlOf(fetchHopDir)}/?to=${encodeURIComponent(`${urlOf(upstreamDir)}/`)}`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
     { name: "fed-mcp", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026.replace('"subtract"', '"trivial.subtract"'), headers: () => ({ ...TRIVIAL_MCP_2026_HEADERS, "mcp-name": "trivial.subtract", authorization: key }) },
+    {
+      name: "fed-sdk",
+      url: `${mesh.gatewayUrl}/mcp`,
+      body: MCP_2026_CALL.replace('"modbus.decode"', '"sdk.modbus.decode"'),
+      headers: () => ({ ...MCP_2026_HEADERS, "mcp-name": "sdk.modbus.decode", authorization: key }),
+    },
     { name: "fed-rpc", url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization: key }) },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
@@ -296,6 +307,7 @@ mcp-2026/mcp-sdk-v2 throughput: ${ratio("mcp-2026", "mcp-sdk-v2").toFixed(2)}x  
 mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}x  Cloudflare's createMcpHandler (agents) on workerd, tool in-process
 fed-mcp/fed-direct throughput: ${ratio("fed-mcp", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-mcp"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   a federated tool on /mcp vs its upstream called directly
 fed-rpc/fed-direct throughput: ${ratio("fed-rpc", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-rpc"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   the same on /rpc
+fed-sdk/mcp-sdk-v2 throughput: ${ratio("fed-sdk", "mcp-sdk-v2").toFixed(2)}x   p50 added: ${(results["fed-sdk"]!.p50 - results["mcp-sdk-v2"]!.p50).toFixed(2)} ms   the v2 SDK's server on Node federated, vs called directly
 fed-fetch-hop/fed-direct:      ${ratio("fed-fetch-hop", "fed-direct").toFixed(2)}x   fed-rpc/fed-fetch-hop: ${ratio("fed-rpc", "fed-fetch-hop").toFixed(2)}x   (the floor of a hop over fetch; what the gateway adds to it)
 fed-list:                      ${(pages.count / Math.max(1, listSample.requests)).toFixed(0)} pages, ${(pages.tools / Math.max(1, listSample.requests)).toFixed(0)} tools per listing; p50 ${results["fed-list"]!.p50.toFixed(2)} ms; upstream requests while listing: ${listingUpstreamRequests} (target 0)`);
   if (await hasWrk()) {
@@ -313,7 +325,7 @@ fed-list:                      ${(pages.count / Math.max(1, listSample.requests)
     for (const [name, value] of mcpRps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const mcpOver = (a: string, b: string) => (mcpRps.get(a)! / mcpRps.get(b)!).toFixed(2);
     console.log(`mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`);
-    console.log(`fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)   fetch hop/direct: ${mcpOver("fed-fetch-hop", "fed-direct")}x   fed-rpc/fetch hop: ${mcpOver("fed-rpc", "fed-fetch-hop")}x`);
+    console.log(`fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)   fetch hop/direct: ${mcpOver("fed-fetch-hop", "fed-direct")}x   fed-rpc/fetch hop: ${mcpOver("fed-rpc", "fed-fetch-hop")}x   fed-sdk/mcp-sdk-v2: ${mcpOver("fed-sdk", "mcp-sdk-v2")}x`);
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;
