@@ -33,9 +33,10 @@ export function randomHex(bytes: number): string {
 }
 
 /**
- * The SHA-256 of a string (UTF-8), in hex.
+ * The SHA-256 of a string (UTF-8) or of bytes, in hex.
  * @example await sha256Hex("abc") // "ba7816bf…"
  */
-export async function sha256Hex(text: string): Promise<string> {
-  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-256", UTF8_ENCODER.encode(text))));
+export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+  const bytes = typeof input === "string" ? UTF8_ENCODER.encode(input) : input;
+  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
 }
