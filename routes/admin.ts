@@ -29,11 +29,16 @@ import {
   RolloutRequestSchema,
   type RoutingEditAnswer,
   RoutesRequestSchema,
+  AgentSkillUploadSchema,
   ApproveRequestSchema,
   UpstreamRegistrationSchema,
 } from "../src/admin-api/index.js";
 import { type SyncReport, UpstreamError, type Upstreams, recordSync, upstreamView } from "../src/upstream/index.js";
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
+import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
+import { AgentSkillRefused } from "../src/agent-skills/registry.js";
+import { UTF8_ENCODER } from "../src/utf8/index.js";
+import { decodeBase64 } from "hono/utils/encode";
 import { ServerDefinitionSchema, ServerNameSchema } from "../src/servers/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
@@ -317,6 +322,54 @@ adminRoutes.put("/servers/:name", jsonBodyGuard(), async (c) => {
 adminRoutes.delete("/servers/:name", async (c) =>
   (await gatewayRuntime(c.env).servers.remove(c.req.param("name"))) ? c.json({ removed: c.req.param("name") }) : adminError(c, 404, `No server ${c.req.param("name")}; GET /admin/servers lists them`),
 );
+
+// ---------------------------------------------------------------------------------------------
+// Agent Skills packages (src/agent-skills): the index in the store, the files in an R2 bucket
+// ---------------------------------------------------------------------------------------------
+
+/** The largest upload of a package: its files at their bound, base64-encoded, and the JSON around them. */
+const MAX_PACKAGE_UPLOAD_BYTES = Math.ceil((MAX_PACKAGE_BYTES * 4) / 3) + 1024 * 1024;
+
+adminRoutes.get("/agent-skills", async (c) => c.json({ agentSkills: await gatewayRuntime(c.env).agentSkills.list() }));
+
+adminRoutes.get("/agent-skills/:name", async (c) => {
+  const record = await gatewayRuntime(c.env).agentSkills.get(c.req.param("name"));
+  return record ? c.json(record) : adminError(c, 404, `No Agent Skill ${c.req.param("name")}; GET /admin/agent-skills lists them`);
+});
+
+/** Registers a version of an Agent Skills package: checked, its files stored by digest, its index written. */
+adminRoutes.post("/agent-skills", jsonBodyGuard(MAX_PACKAGE_UPLOAD_BYTES), async (c) => {
+  const body = await bodyOf(c, AgentSkillUploadSchema, "Invalid Agent Skill upload");
+  if (body instanceof Response) return body;
+  const files: PackageFile[] = [];
+  for (const file of body.data.files) {
+    try {
+      files.push({ path: file.path, bytes: file.encoding === "base64" ? decodeBase64(file.content) : UTF8_ENCODER.encode(file.content) });
+    } catch {
+      return adminError(c, 400, `Invalid Agent Skill upload: ${file.path} is not base64`);
+    }
+  }
+  try {
+    const { pkg, changed } = await gatewayRuntime(c.env).agentSkills.register(body.data.name, files);
+    return c.json({ name: pkg.name, version: pkg.version, digest: pkg.digest, tools: pkg.tools, files: pkg.files, changed }, changed ? 201 : 200);
+  } catch (error) {
+    if (error instanceof AgentSkillRefused) return adminError(c, error.status, error.message, error.problems.length ? error.problems : undefined);
+    throw error;
+  }
+});
+
+/** Removes a package, or `?version=` one of its versions. */
+adminRoutes.delete("/agent-skills/:name", async (c) => {
+  const { name } = c.req.param();
+  const version = c.req.query("version");
+  try {
+    const removed = await gatewayRuntime(c.env).agentSkills.remove(name, version);
+    return removed ? c.json({ removed }) : adminError(c, 404, `No Agent Skill ${name}${version ? ` version ${version}` : ""}; GET /admin/agent-skills lists them`);
+  } catch (error) {
+    if (error instanceof AgentSkillRefused) return adminError(c, error.status, error.message);
+    throw error;
+  }
+});
 
 // ---------------------------------------------------------------------------------------------
 // Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now

@@ -33,6 +33,11 @@ import {
   UpstreamListSchema,
   UpstreamRegistrationSchema,
   UpstreamRemovedSchema,
+  AgentSkillListSchema,
+  AgentSkillRegisteredSchema,
+  AgentSkillRemovedSchema,
+  AgentSkillUploadSchema,
+  AgentSkillViewSchema,
   UpstreamViewSchema,
   ServerDefinitionSchema,
   ServerListSchema,
@@ -48,6 +53,7 @@ const json = (schema: z.ZodType, description: string) => ({ description, content
 const refusal = (description: string) => json(AdminErrorSchema, description);
 const body = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema } } });
 const skillPath = z.object({ name: z.string().meta({ description: "The skill's name, e.g. text.summarize" }) });
+const agentSkillPath = z.object({ name: z.string().meta({ description: "The package's name (its SKILL.md name)" }) });
 const upstreamPath = z.object({ name: z.string().meta({ description: "The upstream's name, the prefix of its tools' names" }) });
 const serverPath = z.object({ name: z.string().meta({ description: "The virtual server's name: it answers at /mcp/<name>" }) });
 const keyPath = z.object({ id: z.string().meta({ description: "The key's id (k_…) or its name" }) });
@@ -164,6 +170,28 @@ export function adminOpenApi() {
           responses: { "200": json(KeyViewSchema, "The key"), "400": refusal("Invalid changes"), "404": refusal("No such key"), "409": refusal("A key of that name exists"), ...common },
         },
         delete: { summary: "Revoke a key: it stops working everywhere within about a second", requestParams: { path: keyPath }, responses: { "200": json(KeyViewSchema, "The revoked key"), "404": refusal("No such key"), ...common } },
+      },
+      "/agent-skills": {
+        get: { summary: "Every Agent Skills package: its versions, each with its frontmatter, files and digests", responses: { "200": json(AgentSkillListSchema, "The packages"), ...common } },
+        post: {
+          summary: "Register a version of an Agent Skills package (a SKILL.md and its files; metadata.version is its version)",
+          requestBody: body(AgentSkillUploadSchema),
+          responses: {
+            "201": json(AgentSkillRegisteredSchema, "Registered: its version, digest and files"),
+            "200": json(AgentSkillRegisteredSchema, "That version, with these files, was registered before: nothing changed"),
+            "400": refusal("A package that does not pass the format, names a tool the gateway does not serve, or no bucket is bound"),
+            "409": refusal("That version is registered with other files"),
+            ...common,
+          },
+        },
+      },
+      "/agent-skills/{name}": {
+        get: { summary: "One Agent Skills package", requestParams: { path: agentSkillPath }, responses: { "200": json(AgentSkillViewSchema, "The package"), "404": refusal("No such package"), ...common } },
+        delete: {
+          summary: "Remove a package (or ?version= one version, not its stable one while others remain)",
+          requestParams: { path: agentSkillPath, query: z.object({ version: z.string().optional() }) },
+          responses: { "200": json(AgentSkillRemovedSchema, "The versions removed"), "404": refusal("No such package or version"), "409": refusal("The stable version, while others remain"), ...common },
+        },
       },
       "/upstreams": {
         get: { summary: "Every upstream (MCP servers and OpenAPI services): versions, tools served, held changes, refresh status (never a secret)", responses: { "200": json(UpstreamListSchema, "The upstreams"), ...common } },

@@ -228,6 +228,9 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const services = Object.fromEntries(gateway.bindings.filter((b) => b.type === "service").map((b) => [b.name, b.service!]));
     expect(services).toEqual(Object.fromEntries((unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service])));
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "JOBS", type: "workflow", class_name: "JobWorkflow" }));
+    // The Agent Skills files' bucket: bound, and created by wrangler on the first deploy.
+    expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "AGENT_SKILL_FILES", type: "r2_bucket", bucket_name: "skillmesh-agent-skills" }));
+    expect([...cf.r2Buckets]).toEqual(["skillmesh-agent-skills"]);
     expect(cf.workflows.get("skillmesh-jobs")).toEqual({ script_name: GATEWAY_WORKER, class_name: "JobWorkflow" });
     expect(cf.crons.get(GATEWAY_WORKER)).toEqual(["* * * * *"]); // the rollouts' tick
     expect(cf.unknown).toEqual([]);

@@ -32,6 +32,7 @@ const TOUR: Array<{ file: string; from?: string; to?: string }> = [
   { file: "docs/guides/writing-skills.md", to: "## Write a new skill" },
   // Its servers to federate are started by this test, where the guide starts them (those blocks are skipped).
   { file: "docs/guides/federating.md" },
+  { file: "docs/guides/agent-skills.md" },
 ];
 /** The servers the federation guide starts, on the ports it names. */
 const GUIDE_SERVERS = () => [startServerEverything(3901), startServerEverything(3902), startPrism(join(ROOT, "test/fixtures/openapi/petstore.yaml"), 4010)];

@@ -10,6 +10,8 @@ import { ObservedSchema } from "../metrics/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
 import { RefreshStatusSchema, UpstreamRecordSchema } from "../upstream/model.js";
 import { ServerDefinitionSchema } from "../servers/index.js";
+import { MAX_PACKAGE_FILES } from "../agent-skills/index.js";
+import { AgentSkillRecordSchema } from "../agent-skills/registry.js";
 
 // ---------------------------------------------------------------------------------------------
 // Registration and errors
@@ -185,6 +187,27 @@ export type UpstreamHealth = z.infer<typeof UpstreamHealthSchema>;
 
 /** `DELETE /admin/upstreams/:name`: the deployments removed with it. */
 export const UpstreamRemovedSchema = z.object({ removed: z.array(z.string()) });
+
+// ---------------------------------------------------------------------------------------------
+// Agent Skills packages (src/agent-skills)
+// ---------------------------------------------------------------------------------------------
+
+/** `POST /admin/agent-skills`: a package's folder name and its files (text, or base64 bytes). */
+export const AgentSkillUploadSchema = z.strictObject({
+  /** The package's folder name, which its `name` must equal. */
+  name: z.string().min(1).max(64),
+  files: z
+    .array(z.strictObject({ path: z.string().min(1).max(512), content: z.string(), encoding: z.enum(["utf8", "base64"]).default("utf8") }))
+    .min(1)
+    .max(MAX_PACKAGE_FILES),
+});
+export type AgentSkillUpload = z.infer<typeof AgentSkillUploadSchema>;
+export const AgentSkillFileSchema = z.object({ path: z.string(), digest: z.string(), bytes: z.number() });
+/** What a registration did: the version, its digest and files, and whether anything changed. */
+export const AgentSkillRegisteredSchema = z.object({ name: z.string(), version: z.string(), digest: z.string(), tools: z.array(z.string()), files: z.array(AgentSkillFileSchema), changed: z.boolean() });
+export const AgentSkillViewSchema = AgentSkillRecordSchema;
+export const AgentSkillListSchema = z.object({ agentSkills: z.array(AgentSkillRecordSchema) });
+export const AgentSkillRemovedSchema = z.object({ removed: z.array(z.string()) });
 
 // ---------------------------------------------------------------------------------------------
 // Virtual MCP servers (src/servers)

@@ -50,6 +50,8 @@ export interface CloudflareApiStandIn {
   workflows: Map<string, { script_name: string; class_name: string }>;
   /** Cron Triggers by Worker name. */
   crons: Map<string, string[]>;
+  /** R2 buckets of the account, by name (wrangler creates a bound one that does not exist). */
+  r2Buckets: Set<string>;
   /** Worker name → its live version's secrets (name → value), kept across uploads like Cloudflare does. */
   secretsOf(worker: string): Record<string, string>;
   /** Refuse the next uploads of this Worker (400, as the API refuses a bad script) until `refuse(undefined)`. */
@@ -83,6 +85,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   const unknown: string[] = [];
   const workflows = new Map<string, { script_name: string; class_name: string }>();
   const crons = new Map<string, string[]>();
+  const r2Buckets = new Set<string>();
   let refused: string | undefined;
   let holding: { worker: string; released: Promise<void> } | undefined;
 
@@ -192,6 +195,16 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     return ok(c, { id: randomUUID(), name: c.req.param("name"), ...body });
   });
 
+  app.get("/r2/buckets", (c) => ok(c, { buckets: [...r2Buckets].map((name) => ({ name, creation_date: new Date(0).toISOString() })) }));
+  app.get("/r2/buckets/:name", (c) =>
+    r2Buckets.has(c.req.param("name")) ? ok(c, { name: c.req.param("name"), creation_date: new Date(0).toISOString() }) : c.json({ success: false, errors: [{ code: 10006, message: "The specified bucket does not exist." }], messages: [], result: null }, 404),
+  );
+  app.post("/r2/buckets", async (c) => {
+    const { name } = (await c.req.json()) as { name: string };
+    r2Buckets.add(name);
+    return ok(c, { name, creation_date: new Date().toISOString() });
+  });
+
   const root = new Hono();
   root.route("/", app);
   root.notFound((c) => {
@@ -212,6 +225,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     unknown,
     workflows,
     crons,
+    r2Buckets,
     secretsOf: (name) =>
       Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
     refuse: (name) => {

@@ -1,0 +1,177 @@
+/**
+ * The gateway's Agent Skills packages: each version's index (frontmatter, files with digests,
+ * the Skillmesh tools it uses) in the store, the files' bytes in a bucket (R2 in production and
+ * in Miniflare), content-addressed by their SHA-256 so that versions share what they share.
+ *
+ * A package's first version is its stable one; a later version is registered beside it, as a
+ * tool's is. A version is immutable: registering the same version with other files is refused
+ * (409), as the contracts' drift gate refuses it in git.
+ */
+import { z } from "zod";
+import { safeJson } from "../json/index.js";
+import type { Store } from "../store/index.js";
+import { type AgentSkillPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
+
+/** Where the files' bytes live: the part of an R2 bucket the registry uses. */
+export interface FileBucket {
+  get(key: string): Promise<{ arrayBuffer(): Promise<ArrayBuffer> } | null>;
+  put(key: string, value: Uint8Array, options?: { httpMetadata?: { contentType?: string } }): Promise<unknown>;
+}
+
+export const AGENT_SKILL_KEYS = {
+  /** Every package's name, scored by when it was first registered. */
+  index: "sm:agent-skills",
+  record: (name: string) => `sm:agent-skill:${name}`,
+} as const;
+
+/** A file's key in the bucket: its digest. */
+export const fileKey = (digest: string) => digest.replace(/^sha256:/, "sha256/");
+
+const PackageVersionSchema = z.object({
+  frontmatter: z.record(z.string(), z.unknown()),
+  description: z.string(),
+  tools: z.array(z.string()),
+  files: z.array(z.object({ path: z.string(), digest: z.string(), bytes: z.number() })),
+  digest: z.string(),
+  registeredAt: z.number(),
+});
+export const AgentSkillRecordSchema = z.object({
+  name: z.string(),
+  /** The version served when no routing says otherwise (the first registered, until promoted). */
+  stable: z.string(),
+  versions: z.record(z.string(), PackageVersionSchema),
+  createdAt: z.number(),
+});
+export type AgentSkillRecord = z.infer<typeof AgentSkillRecordSchema>;
+
+/** A registration refused for a reason the operator can fix: the status to answer, and why. */
+export class AgentSkillRefused extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409,
+    message: string,
+    readonly problems: string[] = [],
+  ) {
+    super(message);
+    this.name = "AgentSkillRefused";
+  }
+}
+
+export interface AgentSkillsSettings {
+  /** The bucket of files; without one, nothing can be registered (503 from the route). */
+  bucket?: FileBucket;
+  /** Of the Skillmesh tools a package names, those the gateway does not serve. */
+  unknownTools(names: string[]): Promise<string[]>;
+}
+
+export class AgentSkills {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: AgentSkillsSettings,
+  ) {}
+
+  /** Whether packages can be stored here (a bucket is bound). */
+  get available(): boolean {
+    return !!this.settings.bucket;
+  }
+
+  /**
+   * Checks a package (its folder name and files) and registers its version: the files go to the
+   * bucket, the index to the store. Throws `AgentSkillRefused` for a package that does not pass
+   * (400, naming every problem), a tool it names that the gateway does not serve (400), or a
+   * version registered before with other files (409). Answers whether anything changed.
+   * @example const { pkg, changed } = await agentSkills.register("modbus-triage", files)
+   */
+  async register(folder: string, files: PackageFile[], now = Date.now()): Promise<{ pkg: AgentSkillPackage; changed: boolean }> {
+    const bucket = this.settings.bucket;
+    if (!bucket) throw new AgentSkillRefused(400, "This gateway has no bucket for Agent Skills files (bind AGENT_SKILL_FILES, an R2 bucket)");
+    let pkg: AgentSkillPackage;
+    try {
+      pkg = await packageOf(folder, files);
+    } catch (error) {
+      if (error instanceof InvalidPackage) throw new AgentSkillRefused(400, `Invalid Agent Skill ${folder}`, error.problems);
+      throw error;
+    }
+    const unknown = await this.settings.unknownTools(pkg.tools);
+    if (unknown.length) throw new AgentSkillRefused(400, `Invalid Agent Skill: ${pkg.name} names tools the gateway does not serve`, unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`));
+    const existing = await this.get(pkg.name);
+    const known = existing?.versions[pkg.version];
+    if (known && known.digest !== pkg.digest) {
+      throw new AgentSkillRefused(409, `${pkg.name}@${pkg.version} is registered with other files (${known.digest}); a changed package needs a new metadata.version`);
+    }
+    if (known) return { pkg, changed: false };
+    const byPath = new Map(files.map((file) => [file.path, file]));
+    for (const file of pkg.files) await bucket.put(fileKey(file.digest), byPath.get(file.path)!.bytes, { httpMetadata: { contentType: contentTypeOf(file.path) } });
+    const record: AgentSkillRecord = existing ?? { name: pkg.name, stable: pkg.version, versions: {}, createdAt: now };
+    record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, registeredAt: now };
+    await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
+    await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
+    return { pkg, changed: true };
+  }
+
+  async get(name: string): Promise<AgentSkillRecord | undefined> {
+    const parsed = AgentSkillRecordSchema.safeParse(safeJson((await this.store.get(AGENT_SKILL_KEYS.record(name))) ?? ""));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  async list(): Promise<AgentSkillRecord[]> {
+    const names = await this.store.zrangeByScore(AGENT_SKILL_KEYS.index, -Infinity, Infinity);
+    const records = await Promise.all(names.map((name) => this.get(name)));
+    return records.filter((r): r is AgentSkillRecord => !!r);
+  }
+
+  /**
+   * One file of one version, its bytes as stored; undefined when the package, the version or the
+   * path is not there.
+   * @example const bytes = await agentSkills.file("modbus-triage", "1.0.0", "SKILL.md")
+   */
+  async file(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
+    const entry = (await this.get(name))?.versions[version]?.files.find((f) => f.path === path);
+    const object = entry && (await this.settings.bucket?.get(fileKey(entry.digest)));
+    if (!entry || !object) return undefined;
+    return { bytes: new Uint8Array(await object.arrayBuffer()), digest: entry.digest, contentType: contentTypeOf(path) };
+  }
+
+  /**
+   * Removes a package, or one version of it (not its stable one while others remain); the
+   * versions removed, or undefined when there was nothing to remove. Files stay in the bucket
+   * (other versions may share them).
+   */
+  async remove(name: string, version?: string): Promise<string[] | undefined> {
+    const record = await this.get(name);
+    if (!record || (version && !record.versions[version])) return undefined;
+    const versions = version ? [version] : Object.keys(record.versions);
+    for (const v of versions) delete record.versions[v];
+    if (!Object.keys(record.versions).length) {
+      await this.store.del(AGENT_SKILL_KEYS.record(name));
+      await this.store.zrem(AGENT_SKILL_KEYS.index, name);
+      return versions;
+    }
+    if (!record.versions[record.stable]) throw new AgentSkillRefused(409, `${name}@${version} is the stable version; remove the others first, or the whole package`);
+    await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(record));
+    return versions;
+  }
+}
+
+/** The media type a file is served with, by its extension. */
+export function contentTypeOf(path: string): string {
+  const extension = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
+  const types: Record<string, string> = {
+    md: "text/markdown; charset=utf-8",
+    txt: "text/plain; charset=utf-8",
+    json: "application/json",
+    yaml: "application/yaml",
+    yml: "application/yaml",
+    py: "text/x-python; charset=utf-8",
+    sh: "text/x-shellscript; charset=utf-8",
+    js: "text/javascript; charset=utf-8",
+    ts: "text/plain; charset=utf-8",
+    csv: "text/csv; charset=utf-8",
+    html: "text/plain; charset=utf-8", // served as text: a package's page must not run in the gateway's origin
+    svg: "text/plain; charset=utf-8",
+    png: "image/png",
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    pdf: "application/pdf",
+  };
+  return types[extension] ?? "application/octet-stream";
+}
