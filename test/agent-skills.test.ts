@@ -2,16 +2,22 @@
  * Agent Skills packages through the admin API of a gateway in workerd, the files in the R2 bucket
  * Miniflare simulates: a package is registered, listed and read back byte for byte with its
  * digests; a package that breaks the format, names a tool the gateway does not serve, or changes
- * under a registered version is refused, naming why, and changes nothing.
+ * under a registered version is refused, naming why, and changes nothing. Over MCP (both eras) the
+ * official clients list and read them as `skill://` resources, and the Skills extension's
+ * `skills/list` and `skills/get` give every file's digest; a key sees only the packages whose
+ * tools it may call.
  */
 import { createHash } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, fixture } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [fixture("subtract"), fixture("flaky-v1")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
 }, 120_000);
 afterAll(() => mesh?.dispose());
 
@@ -98,5 +104,65 @@ describe("Agent Skills packages", () => {
     expect((await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/arithmetic-check?version=1.1.0")).json).toEqual({ removed: ["1.1.0"] });
     expect((await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/arithmetic-check")).json).toEqual({ removed: ["1.0.0"] });
     expect((await admin(mesh.gatewayUrl, "GET", "/agent-skills/arithmetic-check")).status).toBe(404);
+  });
+});
+
+describe("Agent Skills over MCP", () => {
+  let everything: string;
+  let onlySubtract: string;
+  beforeAll(async () => {
+    expect((await upload("1.0.0")).status).toBe(201);
+    const notes = '---\nname: flaky-notes\ndescription: How to read test.flaky answers.\nallowed-tools: test.flaky\nmetadata:\n  version: "1.0.0"\n---\nCall test.flaky.\n';
+    expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "flaky-notes", files: [{ path: "SKILL.md", content: notes }] })).status).toBe(201);
+    everything = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "all", skills: ["*"] })).json.key;
+    onlySubtract = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "subtract-only", skills: ["subtract"] })).json.key;
+  });
+  const headers = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it("lists and reads the packages' files as skill:// resources with the official v1 client, byte for byte", async () => {
+    const client = new Client({ name: "agent-skills-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`), { requestInit: { headers: headers(everything) } }));
+    expect(client.getServerCapabilities()?.resources).toEqual({});
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md", "skill://flaky-notes/SKILL.md"]);
+    expect(resources[0]).toMatchObject({ name: "arithmetic-check", mimeType: "text/markdown" });
+    const skillMd = await client.readResource({ uri: "skill://arithmetic-check/SKILL.md" });
+    expect(skillMd.contents).toEqual([{ uri: "skill://arithmetic-check/SKILL.md", mimeType: "text/markdown", text: SKILL_MD("1.0.0") }]);
+    const pixel = await client.readResource({ uri: "skill://arithmetic-check/assets/pixel.png" });
+    expect(Buffer.from((pixel.contents[0] as { blob: string }).blob, "base64")).toEqual(PIXEL);
+    await expect(client.readResource({ uri: "skill://arithmetic-check/references/NOPE.md" })).rejects.toThrow(/Resource not found/);
+    await client.close();
+  });
+
+  it("answers the Skills extension (skills/list, skills/get) in 2026-07-28 with every digest, as the v2 client reads it", async () => {
+    const client = new ClientV2({ name: "agent-skills-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new TransportV2(new URL(`${mesh.gatewayUrl}/mcp`), { requestInit: { headers: headers(everything) } }));
+    expect(client.getServerCapabilities()?.extensions).toMatchObject({ "io.modelcontextprotocol/skills": {} });
+    const read = await client.readResource({ uri: "skill://arithmetic-check/references/RULES.md" });
+    expect(read.contents[0]).toMatchObject({ text: RULES });
+    await client.close();
+
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }, { ...headers(everything), "mcp-protocol-version": "2026-07-28", "mcp-method": method });
+    const listed = (await call("skills/list", {})).json.result;
+    expect(listed).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private" });
+    const entry = listed.skills.find((s: { uri: string }) => s.uri === "skill://arithmetic-check/SKILL.md");
+    expect(entry.frontmatter).toEqual({ name: "arithmetic-check", description: expect.any(String), "allowed-tools": "subtract Read", metadata: { version: "1.0.0" } });
+    // Every file, each digest the SHA-256 of the bytes a resources/read gives.
+    expect(entry.resources).toEqual([
+      { uri: "skill://arithmetic-check/SKILL.md", digest: sha(SKILL_MD("1.0.0")) },
+      { uri: "skill://arithmetic-check/assets/pixel.png", digest: sha(PIXEL) },
+      { uri: "skill://arithmetic-check/references/RULES.md", digest: sha(RULES) },
+    ]);
+    expect((await call("skills/get", { uri: "skill://arithmetic-check/SKILL.md" })).json.result.skill).toEqual({ uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources });
+    expect((await call("skills/get", { uri: "skill://nothing/SKILL.md" })).json.error.code).toBe(-32602);
+  });
+
+  it("shows a key only the packages whose tools it may call, in listings and reads", async () => {
+    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(onlySubtract), "mcp-protocol-version": "2025-11-25" });
+    expect((await call("skills/list", {})).json.result.skills.map((s: { uri: string }) => s.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
+    expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
+    expect((await call("resources/read", { uri: "skill://flaky-notes/SKILL.md" })).json.error).toMatchObject({ code: -32602, message: "Resource not found" });
+    expect((await call("skills/get", { uri: "skill://flaky-notes/SKILL.md" })).json.error.code).toBe(-32602);
   });
 });

@@ -225,7 +225,36 @@ export function pathRefusal(path: string): string | undefined {
  * frontmatter verbatim, and every file's URI and digest.
  * @example skillEntryOf(pkg) // { uri: "skill://modbus-triage/SKILL.md", frontmatter: {…}, resources: [{ uri, digest }, …] }
  */
-export function skillEntryOf(pkg: AgentSkillPackage): { uri: string; frontmatter: Record<string, unknown>; resources: Array<{ uri: string; digest: string }> } {
-  const uriOf = (path: string) => `${SKILL_URI_SCHEME}${pkg.name}/${path.split("/").map(encodeURIComponent).join("/")}`;
-  return { uri: uriOf(SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: uriOf(file.path), digest: file.digest })) };
+export function skillEntryOf(pkg: Pick<AgentSkillPackage, "name" | "frontmatter" | "files">): SkillEntry {
+  return { uri: skillUriOf(pkg.name, SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest })) };
+}
+
+/** A package as SEP-2640's `skills/list` and `skills/get` answer it. */
+export interface SkillEntry {
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: Array<{ uri: string; digest: string }>;
+}
+
+/**
+ * The `skill://` URI of a package's file.
+ * @example skillUriOf("modbus-triage", "references/A B.md") // "skill://modbus-triage/references/A%20B.md"
+ */
+export function skillUriOf(name: string, path: string): string {
+  return `${SKILL_URI_SCHEME}${encodeURIComponent(name)}/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/**
+ * The package and file a `skill://` URI names; undefined for another scheme or a malformed URI.
+ * @example parseSkillUri("skill://modbus-triage/SKILL.md") // { name: "modbus-triage", path: "SKILL.md" }
+ */
+export function parseSkillUri(uri: string): { name: string; path: string } | undefined {
+  if (!uri.startsWith(SKILL_URI_SCHEME)) return undefined;
+  const [name, ...segments] = uri.slice(SKILL_URI_SCHEME.length).split("/");
+  try {
+    const path = segments.map(decodeURIComponent).join("/");
+    return name && path && !pathRefusal(path) ? { name: decodeURIComponent(name), path } : undefined;
+  } catch {
+    return undefined;
+  }
 }

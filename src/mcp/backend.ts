@@ -3,6 +3,7 @@
  * and jobs, and who calls. routes/mcp.ts builds one per request; the tests build their own.
  */
 import type { SkillSummary } from "../gateway/catalog.js";
+import type { SkillEntry } from "../agent-skills/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import type { JobView } from "../jobs/index.js";
 import type { JsonRpcParams, RequestSlot } from "../jsonrpc/index.js";
@@ -28,4 +29,8 @@ export interface McpBackend {
   admit(): Promise<void>;
   /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
   budgetMs?: number;
+  /** The Agent Skills packages this caller may see, as SEP-2640 lists them (none when absent). */
+  agentSkills?(): Promise<Array<{ entry: SkillEntry; description: string }>>;
+  /** One file of a package this caller may see, with its media type. */
+  agentSkillFile?(name: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 }

@@ -50,6 +50,7 @@ import { mcpSessionOf } from "./session.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
+import { SKILLS_EXTENSION, answerAgentSkills } from "./agent-skills.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation } from "../signal/index.js";
@@ -157,6 +158,15 @@ class McpServer implements ListeningServer {
         return this.discover();
       case "tools/list":
         return this.listTools(request, version);
+      case "skills/list":
+      case "skills/get":
+      case "resources/list":
+      case "resources/templates/list":
+      case "resources/read":
+        return answerAgentSkills(request.method, request.params, this.backend, {
+          pageSize: this.options.pageSize,
+          ...(stateless ? { caching: { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } } : {}),
+        });
       case "tools/call": {
         const prepared = await this.prepareToolCall(headers, request, stateless);
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
@@ -196,7 +206,13 @@ class McpServer implements ListeningServer {
     return {
       protocolVersion,
       // No list-change notifications in this era: there is no GET stream on a stateless server.
-      capabilities: { tools: { listChanged: false }, ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+      capabilities: {
+        tools: { listChanged: false },
+        // Agent Skills packages' files (skill://), and the Skills extension (SEP-2640) over them.
+        resources: {},
+        extensions: { [SKILLS_EXTENSION]: {} },
+        ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      },
       serverInfo: this.options.serverInfo,
       ...this.instructions(),
     };
@@ -207,7 +223,7 @@ class McpServer implements ListeningServer {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
       // subscriptions/listen serves toolsListChanged; long skills answer with tasks (SEP-2663).
-      capabilities: { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: { tools: { listChanged: true }, resources: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",

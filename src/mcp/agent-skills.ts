@@ -1,0 +1,78 @@
+/**
+ * Agent Skills over MCP: the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) —
+ * `skills/list` and `skills/get` with each file's `sha256:` digest — and the resources it rides on:
+ * every file of a package is a `skill://<name>/<path>` resource, read with `resources/read`;
+ * `resources/list` lists each package's `SKILL.md`. Both eras; in 2026-07-28 every list and read
+ * carries the caching fields (`CacheableResult`). What a caller sees is what `McpBackend.agentSkills` gives it (its grants applied there).
+ */
+import { encodeBase64 } from "hono/utils/encode";
+import { z } from "zod";
+import { SKILL_FILE, type SkillEntry, parseSkillUri } from "../agent-skills/index.js";
+import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
+import { pageOf } from "../paging/index.js";
+import type { McpBackend } from "./backend.js";
+
+/** The Skills extension's name in capabilities' `extensions`. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+/** The methods answered here. */
+export const AGENT_SKILL_METHODS = ["skills/list", "skills/get", "resources/list", "resources/templates/list", "resources/read"] as const;
+
+const CursorParamsSchema = z.object({ cursor: z.string().optional() }).loose();
+const UriParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
+
+/** How the list answers are cached (2026-07-28) and paged. */
+export interface ListOptions {
+  pageSize: number;
+  /** Set for 2026-07-28: `ttlMs` and `cacheScope` on every list. */
+  caching?: { ttlMs: number; cacheScope: "public" | "private" };
+}
+
+/** A file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
+function contentsOf(uri: string, bytes: Uint8Array, contentType: string) {
+  const mimeType = contentType.split(";")[0]!.trim();
+  const text = /^text\/|^application\/(json|yaml)/.test(mimeType) ? new TextDecoder("utf-8", { fatal: false, ignoreBOM: false }).decode(bytes) : undefined;
+  return text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: encodeBase64(bytes.slice().buffer) };
+}
+
+/** Each package listed by name, for paging. */
+async function entriesOf(backend: McpBackend): Promise<Array<SkillEntry & { name: string; description: string }>> {
+  const views = (await backend.agentSkills?.()) ?? [];
+  return views.map(({ entry, description }) => ({ ...entry, name: String(entry.frontmatter.name), description })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Answers one of `AGENT_SKILL_METHODS` for `backend`'s caller; -32602 for an unknown skill or
+ * resource (as the 2026-07-28 resources page says, `-32002` before it).
+ * @example await answerAgentSkills("skills/list", {}, backend, { pageSize: 100 })
+ */
+export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[number], params: unknown, backend: McpBackend, options: ListOptions): Promise<unknown> {
+  const caching = options.caching ?? {};
+  switch (method) {
+    case "skills/list": {
+      const { cursor } = parseParams(CursorParamsSchema, params ?? {});
+      const { items, nextCursor } = pageOf(await entriesOf(backend), options.pageSize, cursor);
+      return { skills: items.map(({ uri, frontmatter, resources }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+    }
+    case "skills/get": {
+      const { uri } = parseParams(UriParamsSchema, params);
+      const entry = (await entriesOf(backend)).find((e) => e.uri === uri);
+      if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown skill: ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
+      return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } };
+    }
+    case "resources/list": {
+      const { cursor } = parseParams(CursorParamsSchema, params ?? {});
+      const { items, nextCursor } = pageOf(await entriesOf(backend), options.pageSize, cursor);
+      return { resources: items.map((e) => ({ uri: e.uri, name: e.name, description: e.description, mimeType: "text/markdown" })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+    }
+    case "resources/templates/list":
+      return { resourceTemplates: [], ...caching };
+    case "resources/read": {
+      const { uri } = parseParams(UriParamsSchema, params);
+      const named = parseSkillUri(uri);
+      const entry = named && (await entriesOf(backend)).find((e) => e.name === named.name);
+      const file = entry && entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(named!.name, named!.path) : undefined;
+      if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
+      return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
+    }
+  }
+}
