@@ -5,12 +5,12 @@
  * request asks for one (`subscriptions/listen`); `GET` and `DELETE` are 405 (sessions need no ending). A browser page's `Origin` is
  * checked for every route of the gateway (src/browser).
  */
-import { skillEntryOf } from "../src/agent-skills/index.js";
 import { type Context, Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog.js";
 import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
+import { visiblePackages } from "../src/gateway/packages.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
@@ -71,14 +71,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
       return job && viewOf(job);
     },
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
-    agentSkills: async () => {
-      const callable = new Set(catalogFor(await registryView(runtime, scope.trace), scope.access).map((skill) => skill.name));
-      return (await runtime.agentSkills.list()).flatMap((record) => {
-        const version = record.versions[record.stable];
-        if (!version || !version.tools.every((tool) => callable.has(tool))) return [];
-        return [{ entry: skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files }), description: version.description }];
-      });
-    },
+    agentSkills: () => visiblePackages(runtime, scope.access, scope.trace),
     agentSkillFile: async (name, path) => {
       const record = await runtime.agentSkills.get(name);
       return record ? runtime.agentSkills.file(name, record.stable, path) : undefined;

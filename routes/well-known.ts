@@ -2,13 +2,23 @@
  * `/.well-known/oauth-protected-resource` (and `…/mcp`, the path-suffixed form of RFC 9728 §3.1):
  * the gateway's Protected Resource Metadata, so an MCP client that gets a 401 finds the
  * authorization server to ask for a token. 404 when OAuth is not configured.
+ *
+ * `/.well-known/agent-skills/index.json` and the files it points to: the Agent Skills packages the
+ * caller sees (src/gateway/packages.ts), as Cloudflare's discovery draft (v0.2.0) lists them —
+ * `skill-md` entries with the digest of each `SKILL.md` — behind the same credentials as /rpc
+ * and /mcp, with ETags (a file's is its digest).
  */
 import { Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
+import { SKILL_FILE } from "../src/agent-skills/index.js";
+import { type Caller, requireCaller } from "../src/auth/index.js";
+import { visiblePackages } from "../src/gateway/packages.js";
+import { callScopeOf } from "../src/gateway/scope.js";
+import { sha256Hex } from "../src/hash/index.js";
 
-export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv }>();
+export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
 wellKnownRoutes.get("/oauth-protected-resource/*", (c) => metadata(c.env));
 wellKnownRoutes.get("/oauth-protected-resource", (c) => metadata(c.env));
@@ -18,3 +28,42 @@ function metadata(env: GatewayEnv): Response {
   if (!config) return Response.json(failure(null, ErrorCode.MethodNotFound, "OAuth is not configured on this gateway"), { status: 404 });
   return Response.json(protectedResourceMetadata(config), { headers: { "cache-control": "public, max-age=300" } });
 }
+
+/** The discovery draft's index schema this gateway writes. */
+export const AGENT_SKILLS_INDEX_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+const AGENT_SKILLS_PATH = "/.well-known/agent-skills";
+const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
+
+/** What an answer may be cached as: per credential when credentials are required. */
+const cacheControlOf = (env: GatewayEnv) => (gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60");
+
+wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
+  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
+  const packages = await visiblePackages(gatewayRuntime(c.env), scope.access, scope.trace);
+  const skills = packages.map(({ record, description, entry }) => ({
+    name: record.name,
+    type: "skill-md",
+    description,
+    url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(record.name)}/${SKILL_FILE}`,
+    digest: entry.resources.find((r) => r.uri === entry.uri)!.digest,
+  }));
+  const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
+  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
+  const headers = { "content-type": "application/json", "cache-control": cacheControlOf(c.env), etag };
+  if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
+  return new Response(body, { headers });
+});
+
+/** A file of a package the caller sees, at its path in the package (SKILL.md's relative links resolve here). */
+wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
+  const runtime = gatewayRuntime(c.env);
+  const name = c.req.param("name");
+  const path = decodeURIComponent(c.req.path.slice(`${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/`.length));
+  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
+  const seen = (await visiblePackages(runtime, scope.access, scope.trace)).find((p) => p.record.name === name);
+  const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
+  if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
+  const headers = { "content-type": file.contentType, "cache-control": cacheControlOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
+  if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
+  return new Response(file.bytes, { headers });
+});

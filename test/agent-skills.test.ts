@@ -158,7 +158,36 @@ describe("Agent Skills over MCP", () => {
     expect((await call("skills/get", { uri: "skill://nothing/SKILL.md" })).json.error.code).toBe(-32602);
   });
 
+  it("serves the well-known index (discovery v0.2.0) and its files, every digest the SHA-256 of what is served", async () => {
+    const index = await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(everything) });
+    expect(index.headers.get("content-type")).toBe("application/json");
+    const body = (await index.json()) as { $schema: string; skills: Array<{ name: string; type: string; url: string; digest: string; description: string }> };
+    expect(body.$schema).toBe("https://schemas.agentskills.io/discovery/0.2.0/schema.json");
+    expect(body.skills.map((s) => [s.name, s.type, s.url])).toEqual([
+      ["arithmetic-check", "skill-md", "/.well-known/agent-skills/arithmetic-check/SKILL.md"],
+      ["flaky-notes", "skill-md", "/.well-known/agent-skills/flaky-notes/SKILL.md"],
+    ]);
+    for (const skill of body.skills) {
+      const file = await fetch(new URL(skill.url, index.url), { headers: headers(everything) });
+      expect(file.headers.get("content-type")).toMatch(/^text\/markdown/);
+      expect(sha(Buffer.from(await file.arrayBuffer()))).toBe(skill.digest);
+    }
+    // SKILL.md's relative link resolves against its URL, and HEAD answers too.
+    const rules = await fetch(new URL("references/RULES.md", `${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`), { headers: headers(everything) });
+    expect(await rules.text()).toBe(RULES);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { method: "HEAD", headers: headers(everything) })).status).toBe(200);
+    // Cacheable: an unchanged index or file is a 304.
+    const etag = index.headers.get("etag")!;
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: { ...headers(everything), "if-none-match": etag } })).status).toBe(304);
+    // Behind the same credentials as /mcp; what does not exist is a 404.
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`)).status).toBe(401);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/NOPE.md`, { headers: headers(everything) })).status).toBe(404);
+  });
+
   it("shows a key only the packages whose tools it may call, in listings and reads", async () => {
+    const index = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(onlySubtract) })).json()) as { skills: Array<{ name: string }> };
+    expect(index.skills.map((s) => s.name)).toEqual(["arithmetic-check"]);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: headers(onlySubtract) })).status).toBe(404);
     const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(onlySubtract), "mcp-protocol-version": "2025-11-25" });
     expect((await call("skills/list", {})).json.result.skills.map((s: { uri: string }) => s.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);

@@ -1,0 +1,33 @@
+/**
+ * Which Agent Skills packages a caller sees (src/agent-skills): the stable version of each package
+ * whose Skillmesh tools the caller may all call — its grants, narrowed by a virtual server. One
+ * rule for every way packages are served (MCP, the well-known index).
+ */
+import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
+import type { AgentSkillRecord } from "../agent-skills/registry.js";
+import type { Access } from "../auth/access.js";
+import type { Context } from "../tracing/index.js";
+import { catalogFor } from "./catalog.js";
+import { registryView } from "./invoke.js";
+import type { GatewayRuntime } from "./runtime.js";
+
+/** A package as a caller sees it: its record, the version served, and its SEP-2640 entry. */
+export interface VisiblePackage {
+  record: AgentSkillRecord;
+  version: string;
+  description: string;
+  entry: SkillEntry;
+}
+
+/**
+ * The packages `access` sees, each at its stable version.
+ * @example const packages = await visiblePackages(runtime, scope.access, scope.trace)
+ */
+export async function visiblePackages(runtime: GatewayRuntime, access: Access, trace: Context): Promise<VisiblePackage[]> {
+  const callable = new Set(catalogFor(await registryView(runtime, trace), access).map((skill) => skill.name));
+  return (await runtime.agentSkills.list()).flatMap((record) => {
+    const version = record.versions[record.stable];
+    if (!version || !version.tools.every((tool) => callable.has(tool))) return [];
+    return [{ record, version: record.stable, description: version.description, entry: skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files }) }];
+  });
+}
