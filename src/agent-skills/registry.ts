@@ -63,10 +63,20 @@ export interface AgentSkillsSettings {
   unknownTools(names: string[]): Promise<string[]>;
 }
 
+/** How long an isolate serves its copy of the index before reading it again (a change shows everywhere within it). */
+export const INDEX_TTL_MS = 1_000;
+/** The most file bytes an isolate keeps (files are immutable: a digest names one content forever). */
+const MAX_CACHED_FILE_BYTES = 32 * 1024 * 1024;
+
 export class AgentSkills {
+  #listed: { until: number; records: Promise<AgentSkillRecord[]> } | undefined;
+  readonly #bytes = new Map<string, Uint8Array>();
+  #cachedBytes = 0;
+
   constructor(
     private readonly store: Store,
     private readonly settings: AgentSkillsSettings,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Whether packages can be stored here (a bucket is bound). */
@@ -105,6 +115,7 @@ export class AgentSkills {
     record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, registeredAt: now };
     await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
     await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
+    this.#listed = undefined;
     return { pkg, changed: true };
   }
 
@@ -113,10 +124,23 @@ export class AgentSkills {
     return parsed.success ? parsed.data : undefined;
   }
 
-  async list(): Promise<AgentSkillRecord[]> {
+  /** Every package, as this isolate read it at most `INDEX_TTL_MS` ago (a warm isolate reads no store). */
+  list(): Promise<AgentSkillRecord[]> {
+    const now = this.now();
+    if (this.#listed && this.#listed.until > now) return this.#listed.records;
+    const records = this.#read();
+    this.#listed = { until: now + INDEX_TTL_MS, records };
+    records.catch(() => (this.#listed = undefined)); // a store that failed is asked again next time
+    return records;
+  }
+
+  async #read(): Promise<AgentSkillRecord[]> {
     const names = await this.store.zrangeByScore(AGENT_SKILL_KEYS.index, -Infinity, Infinity);
-    const records = await Promise.all(names.map((name) => this.get(name)));
-    return records.filter((r): r is AgentSkillRecord => !!r);
+    const raws = names.length ? await this.store.mget(...names.map(AGENT_SKILL_KEYS.record)) : [];
+    return raws.flatMap((raw) => {
+      const parsed = AgentSkillRecordSchema.safeParse(safeJson(raw ?? ""));
+      return parsed.success ? [parsed.data] : [];
+    });
   }
 
   /**
@@ -125,10 +149,25 @@ export class AgentSkills {
    * @example const bytes = await agentSkills.file("modbus-triage", "1.0.0", "SKILL.md")
    */
   async file(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
-    const entry = (await this.get(name))?.versions[version]?.files.find((f) => f.path === path);
-    const object = entry && (await this.settings.bucket?.get(fileKey(entry.digest)));
-    if (!entry || !object) return undefined;
-    return { bytes: new Uint8Array(await object.arrayBuffer()), digest: entry.digest, contentType: contentTypeOf(path) };
+    const entry = (await this.list()).find((r) => r.name === name)?.versions[version]?.files.find((f) => f.path === path);
+    if (!entry) return undefined;
+    const bytes = this.#bytes.get(entry.digest) ?? (await this.#fetch(entry.digest));
+    return bytes && { bytes, digest: entry.digest, contentType: contentTypeOf(path) };
+  }
+
+  /** A file's bytes from the bucket, kept in this isolate (the oldest dropped beyond the bound). */
+  async #fetch(digest: string): Promise<Uint8Array | undefined> {
+    const object = await this.settings.bucket?.get(fileKey(digest));
+    if (!object) return undefined;
+    const bytes = new Uint8Array(await object.arrayBuffer());
+    this.#bytes.set(digest, bytes);
+    this.#cachedBytes += bytes.byteLength;
+    for (const [key, kept] of this.#bytes) {
+      if (this.#cachedBytes <= MAX_CACHED_FILE_BYTES) break;
+      this.#bytes.delete(key);
+      this.#cachedBytes -= kept.byteLength;
+    }
+    return bytes;
   }
 
   /**
@@ -141,6 +180,7 @@ export class AgentSkills {
     if (!record || (version && !record.versions[version])) return undefined;
     const versions = version ? [version] : Object.keys(record.versions);
     for (const v of versions) delete record.versions[v];
+    this.#listed = undefined;
     if (!Object.keys(record.versions).length) {
       await this.store.del(AGENT_SKILL_KEYS.record(name));
       await this.store.zrem(AGENT_SKILL_KEYS.index, name);
