@@ -72,10 +72,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     },
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
     agentSkills: () => visiblePackages(runtime, scope.access, scope.trace),
-    agentSkillFile: async (name, path) => {
-      const record = await runtime.agentSkills.get(name);
-      return record ? runtime.agentSkills.file(name, record.stable, path) : undefined;
-    },
+    agentSkillFile: (name, version, path) => runtime.agentSkills.file(name, version, path),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),

@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
-import { SKILL_FILE } from "../src/agent-skills/index.js";
+import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { visiblePackages } from "../src/gateway/packages.js";
 import { callScopeOf } from "../src/gateway/scope.js";
@@ -58,9 +58,10 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
 wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
   const runtime = gatewayRuntime(c.env);
   const name = c.req.param("name");
-  const path = decodeURIComponent(c.req.path.slice(`${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/`.length));
+  // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
+  const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const seen = (await visiblePackages(runtime, scope.access, scope.trace)).find((p) => p.record.name === name);
+  const seen = path ? (await visiblePackages(runtime, scope.access, scope.trace)).find((p) => p.record.name === name) : undefined;
   const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
   if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
   const headers = { "content-type": file.contentType, "cache-control": cacheControlOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };

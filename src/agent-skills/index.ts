@@ -251,9 +251,20 @@ export function skillUriOf(name: string, path: string): string {
 export function parseSkillUri(uri: string): { name: string; path: string } | undefined {
   if (!uri.startsWith(SKILL_URI_SCHEME)) return undefined;
   const [name, ...segments] = uri.slice(SKILL_URI_SCHEME.length).split("/");
+  const path = pathOfSegments(segments);
+  const decodedName = name ? pathOfSegments([name]) : undefined;
+  return decodedName && path ? { name: decodedName, path } : undefined;
+}
+
+/**
+ * A package file's path from its URL-encoded segments (a `skill://` URI's, a well-known URL's);
+ * undefined when one does not decode, or the path could not be a package file.
+ * @example pathOfSegments(["references", "A%20B.md"]) // "references/A B.md"
+ */
+export function pathOfSegments(segments: string[]): string | undefined {
   try {
     const path = segments.map(decodeURIComponent).join("/");
-    return name && path && !pathRefusal(path) ? { name: decodeURIComponent(name), path } : undefined;
+    return pathRefusal(path) ? undefined : path;
   } catch {
     return undefined;
   }

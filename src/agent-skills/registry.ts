@@ -57,7 +57,7 @@ export class AgentSkillRefused extends Error {
 }
 
 export interface AgentSkillsSettings {
-  /** The bucket of files; without one, nothing can be registered (503 from the route). */
+  /** The bucket of files; without one, nothing can be registered (400, saying what to bind). */
   bucket?: FileBucket;
   /** Of the Skillmesh tools a package names, those the gateway does not serve. */
   unknownTools(names: string[]): Promise<string[]>;
@@ -79,11 +79,6 @@ export class AgentSkills {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether packages can be stored here (a bucket is bound). */
-  get available(): boolean {
-    return !!this.settings.bucket;
-  }
-
   /**
    * Checks a package (its folder name and files) and registers its version: the files go to the
    * bucket, the index to the store. Throws `AgentSkillRefused` for a package that does not pass
@@ -91,7 +86,7 @@ export class AgentSkills {
    * version registered before with other files (409). Answers whether anything changed.
    * @example const { pkg, changed } = await agentSkills.register("modbus-triage", files)
    */
-  async register(folder: string, files: PackageFile[], now = Date.now()): Promise<{ pkg: AgentSkillPackage; changed: boolean }> {
+  async register(folder: string, files: PackageFile[], now = this.now()): Promise<{ pkg: AgentSkillPackage; changed: boolean }> {
     const bucket = this.settings.bucket;
     if (!bucket) throw new AgentSkillRefused(400, "This gateway has no bucket for Agent Skills files (bind AGENT_SKILL_FILES, an R2 bucket)");
     let pkg: AgentSkillPackage;

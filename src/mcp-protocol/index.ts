@@ -248,7 +248,8 @@ export function inputRoundOf(params: Record<string, unknown> | undefined): Input
       if (typeof value === "object" && value !== null && !Array.isArray(value)) capabilities[name] = value as Record<string, unknown>;
     }
   }
-  const retry = InputRetrySchema.safeParse({ inputResponses: params?.inputResponses, requestState: params?.requestState });
+  if (params?.inputResponses === undefined && params?.requestState === undefined) return { capabilities }; // a first round
+  const retry = InputRetrySchema.safeParse({ inputResponses: params.inputResponses, requestState: params.requestState });
   if (!retry.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${retry.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   return { capabilities, ...(retry.data.inputResponses ? { inputResponses: retry.data.inputResponses } : {}), ...(retry.data.requestState !== undefined ? { requestState: retry.data.requestState } : {}) };
 }

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { SKILL_FILE, type SkillEntry, parseSkillUri } from "../agent-skills/index.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import { pageOf } from "../paging/index.js";
+import { UTF8_DECODER } from "../utf8/index.js";
 import type { McpBackend } from "./backend.js";
 
 /** The Skills extension's name in capabilities' `extensions`. */
@@ -30,14 +31,14 @@ export interface ListOptions {
 /** A file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
 function contentsOf(uri: string, bytes: Uint8Array, contentType: string) {
   const mimeType = contentType.split(";")[0]!.trim();
-  const text = /^text\/|^application\/(json|yaml)/.test(mimeType) ? new TextDecoder("utf-8", { fatal: false, ignoreBOM: false }).decode(bytes) : undefined;
+  const text = /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(bytes) : undefined;
   return text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: encodeBase64(bytes.slice().buffer) };
 }
 
 /** Each package listed by name, for paging. */
-async function entriesOf(backend: McpBackend): Promise<Array<SkillEntry & { name: string; description: string }>> {
+async function entriesOf(backend: McpBackend): Promise<Array<SkillEntry & { name: string; description: string; version: string }>> {
   const views = (await backend.agentSkills?.()) ?? [];
-  return views.map(({ entry, description }) => ({ ...entry, name: String(entry.frontmatter.name), description })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return views.map(({ entry, description, version }) => ({ ...entry, name: String(entry.frontmatter.name), description, version })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
@@ -70,7 +71,7 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
       const { uri } = parseParams(UriParamsSchema, params);
       const named = parseSkillUri(uri);
       const entry = named && (await entriesOf(backend)).find((e) => e.name === named.name);
-      const file = entry && entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(named!.name, named!.path) : undefined;
+      const file = entry && entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(entry.name, entry.version, named!.path) : undefined;
       if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
       return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
     }

@@ -29,8 +29,8 @@ export interface McpBackend {
   admit(): Promise<void>;
   /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
   budgetMs?: number;
-  /** The Agent Skills packages this caller may see, as SEP-2640 lists them (none when absent). */
-  agentSkills?(): Promise<Array<{ entry: SkillEntry; description: string }>>;
-  /** One file of a package this caller may see, with its media type. */
-  agentSkillFile?(name: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
+  /** The Agent Skills packages this caller may see, each at the version it is served, as SEP-2640 lists them (none when absent). */
+  agentSkills?(): Promise<Array<{ entry: SkillEntry; description: string; version: string }>>;
+  /** One file of a package version `agentSkills` gave, with its media type. */
+  agentSkillFile?(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 }

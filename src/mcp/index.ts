@@ -270,8 +270,9 @@ class McpServer implements ListeningServer {
     if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
-    // 2026-07-28: what the caller can answer of an upstream's input requests, and its answers on a retry.
-    return { id: request.id!, known, args: params.arguments, ...(stateless ? { inputRound: inputRoundOf(request.params as Record<string, unknown>) } : {}) };
+    // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its answers on a retry.
+    const relaysInput = stateless && known.skill.answers === "tool-result";
+    return { id: request.id!, known, args: params.arguments, ...(relaysInput ? { inputRound: inputRoundOf(request.params as Record<string, unknown>) } : {}) };
   }
 
   /**
@@ -289,7 +290,7 @@ class McpServer implements ListeningServer {
       const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(prepared.inputRound ? { inputRound: prepared.inputRound } : {}) };
       const answer = await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, passed);
       // An upstream asking the caller for input (2026-07-28), as checked on its way in (src/upstream/mcp-client.ts).
-      if (prepared.inputRound && known.skill.answers === "tool-result" && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") return answer;
+      if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") return answer;
       return toolResultOf(known.skill, answer);
     } catch (thrown) {
       // The tool's own failure (bad argument values included) is a result the model can read.

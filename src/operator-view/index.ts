@@ -72,9 +72,10 @@ export async function upstreamHealthOf(store: Store, records: UpstreamRecord[]):
   const versions = records.flatMap((record) => Object.entries(record.versions).map(([version, v]) => ({ record, version, v })));
   const ids = versions.map(({ version, v }) => Object.values(v.tools).map((skill) => deploymentId(skill, version)));
   const stored = await mgetInBatches(store, ids.flat().map(breakerKey));
-  let next = 0;
+  let offset = 0;
   return versions.map(({ record, version, v }, i) => {
-    const breakersOpen = ids[i]!.filter(() => statusOf(stored[next++] ?? null).state !== "closed").length;
+    const mine = stored.slice(offset, (offset += ids[i]!.length));
+    const breakersOpen = mine.filter((raw) => statusOf(raw ?? null).state !== "closed").length;
     const withdrawn = v.held.filter((h) => h.withdrawn).length;
     const failing = breakersOpen > 0 || v.refresh?.ok === false;
     return {

@@ -148,7 +148,8 @@ export async function callTool(target: McpTarget, era: McpEra, tool: string, arg
 function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | undefined): InputRequiredResult {
   const result = InputRequiredResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered input_required with something that is not an input request");
-  const undeclared = round ? undeclaredInputRequests(result.data, round.capabilities) : Object.values(result.data.inputRequests ?? {}).map((r) => r.method);
+  // A caller without an input round (no 2026-07-28 MCP client) declared nothing, and can answer nothing.
+  const undeclared = undeclaredInputRequests(result.data, round?.capabilities ?? {});
   if (!round || undeclared.length) {
     throw unavailable(target, `asked for input the caller cannot give (${[...new Set(undeclared)].join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
   }
