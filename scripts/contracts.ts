@@ -6,6 +6,11 @@
  * git, so a rewritten file cannot silence the gate) and fail with what breaks whom (src/contracts
  * holds the rules), and check every pipeline against the skills it calls
  * (src/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
+ *
+ * Agent Skills packages (agent-skills/) go the same way: each version's contract (digests, the
+ * tools it names) is written to `contracts/agent-skills/<name>/<version>.json`, and the check
+ * refuses a package that does not pass the format, names a tool no skill serves, or changed
+ * under a released version (src/agent-skills/contract.ts).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -19,6 +24,9 @@ import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
+import { InvalidPackage, type AgentSkillPackage } from "../src/agent-skills/index.js";
+import { PACKAGE_CONTRACTS_FOLDER, type PackageContract, PackageContractSchema, changedFiles, contractOf, packageContractPath, packageProblems } from "../src/agent-skills/contract.js";
+import { agentSkillDirs, currentPackages } from "./mesh/agent-skills.js";
 import { ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
 
@@ -66,10 +74,25 @@ function manifestFrom(text: string, file: string): SkillManifest {
   return parsed.data;
 }
 
+/** A package contract file's contents (a file that does not parse is an error naming it). */
+function packageContractFrom(text: string, file: string): PackageContract {
+  const parsed = PackageContractSchema.safeParse(safeJsonOf(text));
+  if (!parsed.success) throw new Error(`${file} is not an Agent Skill contract: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+const safeJsonOf = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
 /** Every contract in the working tree's folder, parsed. */
 export function committedContracts(dir = CONTRACTS_DIR): SkillManifest[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) =>
+  return readdirSync(dir).filter((name) => name !== PACKAGE_CONTRACTS_FOLDER).flatMap((name) =>
     readdirSync(join(dir, name))
       .filter((file) => file.endsWith(".json"))
       .map((file) => manifestFrom(readFileSync(join(dir, name, file), "utf8"), `contracts/${name}/${file}`)),
@@ -110,17 +133,56 @@ export function baseRefOf(cwd: string, env = process.env): string | undefined {
  * in a repository or `ref` has none.
  */
 export function contractsAt(dir: string, ref: string): Map<string, SkillManifest> {
-  const contracts = new Map<string, SkillManifest>();
+  return filesAt(dir, ref, (path) => !path.startsWith(`${PACKAGE_CONTRACTS_FOLDER}/`), manifestFrom);
+}
+
+/** The package contracts `ref` holds in `dir` (path → contract), read with git. */
+export function packageContractsAt(dir: string, ref: string): Map<string, PackageContract> {
+  return filesAt(dir, ref, (path) => path.startsWith(`${PACKAGE_CONTRACTS_FOLDER}/`), packageContractFrom);
+}
+
+/** The `.json` files under `dir` at `ref` that `wanted` takes (by their path in `dir`), parsed. */
+function filesAt<T>(dir: string, ref: string, wanted: (path: string) => boolean, parse: (text: string, file: string) => T): Map<string, T> {
+  const contracts = new Map<string, T>();
   if (!existsSync(dir)) return contracts;
   const prefix = git(dir, ["rev-parse", "--show-prefix"])?.trim();
   if (prefix === undefined) return contracts;
   const listed = git(dir, ["ls-tree", "-r", "--name-only", "--full-name", ref, "--", "."]);
   for (const path of (listed ?? "").split("\n").filter((line) => line.endsWith(".json"))) {
     const relativePath = path.slice(prefix.length); // ls-tree names paths from the repository's root
+    if (!wanted(relativePath)) continue;
     const text = git(dir, ["show", `${ref}:${path}`]);
-    if (text !== undefined) contracts.set(relativePath, manifestFrom(text, `${ref}:${path}`));
+    if (text !== undefined) contracts.set(relativePath, parse(text, `${ref}:${path}`));
   }
   return contracts;
+}
+
+/** Every package contract in the working tree's folder (path in it → contract). */
+export function committedPackageContracts(dir = CONTRACTS_DIR): Map<string, PackageContract> {
+  const root = join(dir, PACKAGE_CONTRACTS_FOLDER);
+  if (!existsSync(root)) return new Map();
+  return new Map(
+    readdirSync(root).flatMap((name) =>
+      readdirSync(join(root, name))
+        .filter((file) => file.endsWith(".json"))
+        .map((file) => {
+          const path = `${PACKAGE_CONTRACTS_FOLDER}/${name}/${file}`;
+          return [path, packageContractFrom(readFileSync(join(dir, path), "utf8"), `contracts/${path}`)] as const;
+        }),
+    ),
+  );
+}
+
+/**
+ * The released package contracts, as `releasedContracts` reads the tools': the base ref's and
+ * the working tree's (the base ref's winning), and the files the working tree rewrote.
+ */
+export function releasedPackageContracts(source: ContractSource): { released: PackageContract[]; rewritten: string[]; against?: string } {
+  const working = committedPackageContracts(source.dir);
+  const against = source.against ?? baseRefOf(source.dir);
+  const base = against ? packageContractsAt(source.dir, against) : new Map<string, PackageContract>();
+  const rewritten = [...base].filter(([path, contract]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(contract)).map(([path]) => path);
+  return { released: [...new Map([...working, ...base]).values()], rewritten, ...(against ? { against } : {}) };
 }
 
 /**
@@ -141,16 +203,29 @@ export function releasedContracts(source: ContractSource): { released: SkillMani
  * What keeps the skills from being released against the released contracts (empty: none).
  * @example if ((await contractProblems()).length) process.exit(1)
  */
-export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<string[]> {
-  return (await contractReport(dirs, dir)).problems;
+export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR, packageDirs = agentSkillDirs()): Promise<string[]> {
+  return (await contractReport(dirs, dir, packageDirs)).problems;
 }
 
-/** The problems, and the manifests the skill folders serve now (what a deploy would upload). */
-export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR): Promise<{ problems: string[]; current: SkillManifest[] }> {
+/**
+ * The problems, the manifests the skill folders serve now (what a deploy would upload), and the
+ * packages of `agent-skills/` (what a deploy would register).
+ */
+export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR, packageDirs = agentSkillDirs()): Promise<{ problems: string[]; current: SkillManifest[]; packages: AgentSkillPackage[] }> {
   const current = await currentManifests(dirs);
   const { released, rewritten, against } = releasedContracts({ dir });
-  const rewrites = rewritten.map((path) => `contracts/${path} was rewritten since ${shortRef(against!)}: a released contract is never rewritten (give the changed skill a new version; git checkout the file back)`);
-  return { problems: [...rewrites, ...checkContracts(current, released), ...pipelineProblems(dirs, [...current, ...released])], current };
+  const releasedPackages = releasedPackageContracts({ dir });
+  const rewrites = [...rewritten, ...releasedPackages.rewritten].map(
+    (path) => `contracts/${path} was rewritten since ${shortRef(against!)}: a released contract is never rewritten (give the changed ${path.startsWith(`${PACKAGE_CONTRACTS_FOLDER}/`) ? "package a new metadata.version" : "skill a new version"}; git checkout the file back)`,
+  );
+  const packages = await currentPackages(packageDirs);
+  // The tools a package may name: the skills of this repository, and those released elsewhere.
+  const tools = new Set([...current, ...released].map((m) => m.name));
+  return {
+    problems: [...rewrites, ...checkContracts(current, released), ...pipelineProblems(dirs, [...current, ...released]), ...packageProblems(packages, releasedPackages.released, tools)],
+    current,
+    packages: packages.filter((pkg): pkg is AgentSkillPackage => !(pkg instanceof InvalidPackage)),
+  };
 }
 
 const shortRef = (ref: string) => (/^[0-9a-f]{40}$/.test(ref) ? ref.slice(0, 10) : ref);
@@ -184,7 +259,7 @@ export class ReleasedContractError extends Error {}
  * version to bump to.
  * @example await writeContracts() // ["/…/contracts/math.subtract/1.0.0.json"]
  */
-export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, against?: string): Promise<string[]> {
+export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, against?: string, packageDirs = agentSkillDirs()): Promise<string[]> {
   const current = await currentManifests(dirs);
   const { released } = releasedContracts({ dir, ...(against ? { against } : {}) });
   const releasedOf = (manifest: SkillManifest) => released.find((r) => r.name === manifest.name && r.version === manifest.version);
@@ -192,8 +267,27 @@ export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, ag
     const same = releasedOf(manifest);
     return same && canonicalJson(same) !== canonicalJson(manifest) ? [`${manifest.name} ${manifest.version} is released (contracts/${manifest.name}/${manifest.version}.json) and its definition changed: ${nextVersionAdvice(same, manifest)}`] : [];
   });
+  const packages = await currentPackages(packageDirs);
+  const invalid = packages.filter((pkg): pkg is InvalidPackage => pkg instanceof InvalidPackage);
+  const releasedPackages = releasedPackageContracts({ dir, ...(against ? { against } : {}) }).released;
+  const releasedPackageOf = (pkg: AgentSkillPackage) => releasedPackages.find((c) => c.name === pkg.name && c.version === pkg.version);
+  const valid = packages.filter((pkg): pkg is AgentSkillPackage => !(pkg instanceof InvalidPackage));
+  refusals.push(
+    ...invalid.flatMap((pkg) => pkg.problems.map((problem) => `${pkg.where}: ${problem}`)),
+    ...valid.flatMap((pkg) => {
+      const same = releasedPackageOf(pkg);
+      return same && same.digest !== pkg.digest ? [`Agent Skill ${pkg.name} ${pkg.version} is released (contracts/${packageContractPath(pkg.name, pkg.version)}) and changed (${changedFiles(same, pkg).join(", ")}): give it a new metadata.version`] : [];
+    }),
+  );
   if (refusals.length) throw new ReleasedContractError(`Nothing written: a released contract is never rewritten.\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`);
   const written: string[] = [];
+  for (const pkg of valid) {
+    const file = join(dir, packageContractPath(pkg.name, pkg.version));
+    if (releasedPackageOf(pkg) && existsSync(file)) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(contractOf(pkg), null, 2)}\n`);
+    written.push(file);
+  }
   for (const manifest of current) {
     const file = join(dir, manifest.name, `${manifest.version}.json`);
     if (releasedOf(manifest) && existsSync(file)) continue; // the same definition, already there
@@ -223,7 +317,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const problems = await contractProblems();
       for (const problem of problems) console.error(`✗ ${problem}`);
       if (problems.length) process.exit(1);
-      console.log("Contracts: every skill matches its committed contract.");
+      console.log("Contracts: every skill and Agent Skill matches its committed contract.");
     } else {
       const written = await writeContracts();
       for (const file of written) console.log(`wrote ${file.slice(ROOT.length + 1)}`);

@@ -16,6 +16,8 @@
  *      only, else the workers.dev URL wrangler printed for the gateway; redirects are not
  *      followed, so the admin token goes nowhere else), a pipeline folder as a pipeline, waiting up to --register-timeout seconds for a
  *      gateway that does not answer yet, with wrangler's version id as the registration id.
+ *   4. registers every Agent Skills package of agent-skills/ (its files go to the gateway's R2
+ *      bucket), after the skills it names.
  * It stops at the first failure with a report of what was done and what was not. Nothing is
  * registered unless every upload succeeded, and a re-run is always safe: an upload of the same
  * code is a new version of the same Worker, and a registration of a deployment the gateway has
@@ -38,6 +40,7 @@ import { contractReport } from "./contracts.js";
 import { DeploymentSchema } from "../src/registry/model.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 import { RegistrationError, registerSkill } from "./mesh/index.js";
+import { agentSkillDirs, registerAgentSkill } from "./mesh/agent-skills.js";
 
 const run = promisify(execFile);
 const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
@@ -66,7 +69,7 @@ async function dryRun(): Promise<void> {
     console.error(`A deploy would stop here: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
     process.exit(1);
   }
-  console.log("  ✓ every skill matches its committed contract");
+  console.log("  ✓ every skill and Agent Skill matches its committed contract");
 }
 
 /** The answer of `GET /admin/skills/:name`, as far as the deploy reads it. */
@@ -185,7 +188,7 @@ async function deploy(): Promise<void> {
   console.log("Checking the contracts (contracts/) …");
   const { problems, current } = await contractReport();
   if (problems.length) throw new Error(`Not deploying: the contract check failed\n${problems.map((p) => `  ✗ ${p}`).join("\n")}`);
-  console.log(`  ✓ every skill matches its committed contract (${seconds(since)})`);
+  console.log(`  ✓ every skill and Agent Skill matches its committed contract (${seconds(since)})`);
   // The target gateway's registry: a definition changed under a version it serves never reaches an upload.
   if (env.SKILLMESH_URL) {
     const gatewayUrl = env.SKILLMESH_URL.replace(/\/$/, "");
@@ -279,7 +282,25 @@ async function deploy(): Promise<void> {
       );
     }
   }
-  console.log(`Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills registered with ${gatewayUrl}.`);
+  const packageDirs = agentSkillDirs();
+  const packages: string[] = [];
+  if (packageDirs.length) console.log(`Registering ${packageDirs.length} Agent Skills with ${gatewayUrl} …`);
+  for (const [i, dir] of packageDirs.entries()) {
+    try {
+      const pkg = await registerAgentSkill(gatewayUrl, adminToken, dir);
+      console.log(`  ✓ ${pkg.name}@${pkg.version}: ${pkg.files.length} files${pkg.changed ? "" : " (unchanged)"}`);
+      packages.push(`${pkg.name}@${pkg.version} registered`);
+    } catch (error) {
+      throw new DeployStopped(
+        `registering the Agent Skill ${relative(ROOT, dir)}`,
+        (error as Error).message,
+        [...uploadedNames, ...registered, ...packages],
+        packageDirs.slice(i).map((d) => `${relative(ROOT, d)} registration`),
+        "Every Worker is uploaded and every skill registered; the gateway keeps serving the packages it had. Fix the cause and run `npm run deploy` again: registering a package version the gateway has changes nothing.",
+      );
+    }
+  }
+  console.log(`Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills${packages.length ? ` and ${packages.length} Agent Skills` : ""} registered with ${gatewayUrl}.`);
 }
 
 try {

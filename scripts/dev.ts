@@ -8,7 +8,12 @@
  * for every skill.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
  * folder, e.g. a test fixture; repeatable), --skills-dir DIR (the folder of skill folders instead
- * of skills/), --no-watch (no live reload).
+ * of skills/), --agent-skills-dir DIR (the folder of Agent Skills packages instead of the
+ * agent-skills/ beside the skills folder), --no-watch (no live reload).
+ *
+ * Every package of agent-skills/ (a folder with a SKILL.md) is registered after the skills it
+ * uses, and again after every reload; an edit under agent-skills/ registers what changed (a
+ * package changed under a version the gateway has is refused, as a deploy would refuse it).
  *
  * Live reload (scripts/mesh/live-reload.ts): an edit under skills/ (or --skills-dir), src/ or
  * routes/ (or a --skill folder) rebundles what changed, restarts the mesh on the same ports and restores the registry;
@@ -23,6 +28,7 @@ import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { type Mesh, adminCall, startMesh } from "./mesh/index.js";
 import { KeyCreatedSchema } from "../src/admin-api/index.js";
+import { agentSkillDirs, registerAgentSkill } from "./mesh/agent-skills.js";
 import { writeDevState } from "./mesh/dev-state.js";
 import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
@@ -35,6 +41,7 @@ const { values } = parseArgs({
     verbose: { type: "boolean", default: false },
     skill: { type: "string", multiple: true, default: [] },
     "skills-dir": { type: "string", default: join(ROOT, "skills") },
+    "agent-skills-dir": { type: "string" },
     "no-watch": { type: "boolean", default: false },
   },
 });
@@ -104,6 +111,9 @@ try {
     const role = `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
     console.log(`  ${`${name}@${version}`.padEnd(28)} ${role.padEnd(12)} direct: ${skill.url}`);
   }
+  const packagesRoot = resolve(values["agent-skills-dir"] ?? join(dirname(skillsRoot), "agent-skills"));
+  const packageLines = await registerPackages(url, adminToken, agentSkillDirs(packagesRoot));
+  if (packageLines.length) console.log(`\nAgent Skills (${relative(ROOT, packagesRoot) || "."}/, served at ${url}/.well-known/agent-skills/index.json and over MCP):\n${packageLines.map((line) => `  ${line}`).join("\n")}`);
   if (values.auth) console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${await createDevKey(url, adminToken)}`);
   const authHeader = values.auth ? ` -H "Authorization: Bearer $SKILLMESH_KEY"` : "";
   console.log(`
@@ -116,11 +126,11 @@ Admin API token (for /admin/*):
   export SKILLMESH_ADMIN_TOKEN=${adminToken}
   curl -s ${url}/admin/deployments -H "Authorization: Bearer $SKILLMESH_ADMIN_TOKEN"
 
-${values["no-watch"] ? "" : `Watching ${relative(ROOT, skillsRoot) || "."}/, src/ and routes/: an edit reloads what changed. `}Ctrl-C stops the mesh.`);
+${values["no-watch"] ? "" : `Watching ${relative(ROOT, skillsRoot) || "."}/, ${relative(ROOT, packagesRoot) || "."}/, src/ and routes/: an edit reloads what changed. `}Ctrl-C stops the mesh.`);
   if (!values["no-watch"]) {
-    const watched = [skillsRoot, join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
-    const reloader = liveReload(mesh, adminToken, meshSkillDirs, Boolean(upstash));
-    const stopWatching = watchSources(watched, (paths) => reloader.schedule(paths));
+    const watched = [skillsRoot, packagesRoot, join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
+    const reloader = liveReload(mesh, adminToken, meshSkillDirs, Boolean(upstash), packagesRoot);
+    const stopWatching = watchSources(watched, (paths) => reloader.schedule(paths), undefined, [packagesRoot]);
     stops.push(async () => stopWatching());
   }
 } catch (error) {
@@ -142,8 +152,25 @@ async function createDevKey(url: string, adminToken: string): Promise<string> {
   return KeyCreatedSchema.parse(await adminCall(url, adminToken, "POST", "/keys", { name: "dev", skills: ["*"], groups: ["*"] })).key;
 }
 
+/**
+ * Registers each package folder with the gateway; a line for each: its version and whether it
+ * changed, or why the gateway refused it (a refusal does not stop the others).
+ */
+async function registerPackages(url: string, adminToken: string, dirs: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const dir of dirs) {
+    try {
+      const pkg = await registerAgentSkill(url, adminToken, dir);
+      lines.push(`${`${pkg.name}@${pkg.version}`.padEnd(28)} ${pkg.files.length} file${pkg.files.length === 1 ? "" : "s"}, tools: ${pkg.tools.join(", ") || "none"}${pkg.changed ? "" : " (unchanged)"}`);
+    } catch (error) {
+      lines.push(`✗ ${relative(ROOT, dir)}: ${(error as Error).message}`);
+    }
+  }
+  return lines;
+}
+
 /** Runs reloads one at a time; edits made during a reload are taken by the next one. */
-function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[], persistentStore: boolean) {
+function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[], persistentStore: boolean, packagesRoot: string) {
   const queued = new Set<string>();
   let chain = Promise.resolve();
   const reload = async () => {
@@ -151,6 +178,13 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
     const paths = [...queued];
     queued.clear();
     const started = Date.now();
+    const packageDirs = agentSkillDirs(packagesRoot);
+    if (paths.every((path) => resolve(ROOT, path).startsWith(`${packagesRoot}/`))) {
+      // Only packages changed: register them again, the Workers keep running.
+      console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: registering the Agent Skills again …`);
+      for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs)) console.log(`  ${line.startsWith("✗") ? line : `✓ ${line}`}`);
+      return;
+    }
     console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: reloading …`);
     const before = await readRegistry(mesh.gatewayUrl, adminToken);
     let failure: Error | undefined;
@@ -167,6 +201,8 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
       return;
     }
     const changes = report.changes.length ? `: ${report.changes.join(", ")}` : "";
+    // The packages again: a memory store restarted empty, and a package may name a skill that changed.
+    for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs)) if (line.startsWith("✗")) report.warnings.push(line.slice(2));
     console.log(`  ✓ reloaded in ${((Date.now() - started) / 1000).toFixed(1)} s${changes}`);
     for (const warning of report.warnings) console.log(`  ⚠ ${warning}`);
     // The memory store restarted empty: the printed key is gone with it (--redis keeps keys).

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
@@ -18,6 +18,7 @@ import { parse as parseYaml } from "yaml";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { currentManifests, writeContracts } from "../scripts/contracts.js";
 import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
+import { agentSkillDirs } from "../scripts/mesh/agent-skills.js";
 import { generateHopKeys } from "../src/hop/index.js";
 import { type Mesh, adminCall, freePort, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
@@ -30,6 +31,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!;
 const SKILL_WORKERS = skillDirs().map(workerNameOf);
+const PACKAGES = agentSkillDirs();
 const GATEWAY_WORKER = workerNameOf(ROOT);
 const { privateKey: HOP_KEY } = await generateHopKeys();
 
@@ -210,7 +212,8 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(steps).toEqual([
       ...[...SKILL_WORKERS, GATEWAY_WORKER].map((w, i, all) => `[${i + 1}/${all.length}] uploading ${w} …`),
       `Registering ${SKILL_WORKERS.length} skills with ${mesh.gatewayUrl} …`,
-      `Deployed: ${SKILL_WORKERS.length + 1} Workers uploaded, ${SKILL_WORKERS.length} skills registered with ${mesh.gatewayUrl}.`,
+      `Registering ${PACKAGES.length} Agent Skills with ${mesh.gatewayUrl} …`,
+      `Deployed: ${SKILL_WORKERS.length + 1} Workers uploaded, ${SKILL_WORKERS.length} skills and ${PACKAGES.length} Agent Skills registered with ${mesh.gatewayUrl}.`,
     ]);
     // Workers that existed are updated with a new version, not created again.
     const uploads = cf.uploads.slice(before);
@@ -244,6 +247,12 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     // …and callable through the gateway.
     const call = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: "<title>Deployed</title><p>ok</p>" }, id: 1 });
     expect(call.json.result).toMatchObject({ title: "Deployed" });
+    // Every package of agent-skills/ registered after the skills it names, its files in the bucket.
+    const packages = (await admin(mesh.gatewayUrl, "GET", "/agent-skills")).json as { agentSkills: Array<{ name: string; stable: string }> };
+    expect(packages.agentSkills.map((p) => p.name).sort()).toEqual(PACKAGES.map((dir) => basename(dir)));
+    const index = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ name: string; url: string }> };
+    const skillMd = await fetch(new URL(index.skills.find((s) => s.name === "modbus-triage")!.url, `${mesh.gatewayUrl}/.well-known/agent-skills/index.json`));
+    expect(await skillMd.text()).toBe(readFileSync(join(ROOT, "agent-skills", "modbus-triage", "SKILL.md"), "utf8"));
   }, 120_000);
 
   it("Ctrl-C during an upload removes the temporary secrets file before it exits", async () => {

@@ -140,8 +140,23 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
 
     // npm run dev serves it (the scratch project's skills/, and the shipped text.summarize); an
     // edit is served without a restart, and the registry survives it.
+    // The project's Agent Skills package (agent-skills/ beside its skills/) uses the new skill.
+    const pkg = join(project, "agent-skills", "greeting-style");
+    mkdirSync(pkg, { recursive: true });
+    const skillMd = (version: string, body: string) => `---\nname: greeting-style\ndescription: Greet people warmly. Use when asked to greet someone.\nallowed-tools: scratch.greet\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
+    writeFileSync(join(pkg, "SKILL.md"), skillMd("1.0.0", "Greet with scratch.greet."));
     const { url, output } = await startDev(["--skills-dir", join(project, "skills"), "--skill", join(ROOT, "skills/text-summarize-v1"), "--skill", join(ROOT, "skills/text-summarize-v2")]);
-    expect(output()).toContain(`Watching ${project.slice(ROOT.length + 1)}/skills/, src/ and routes/`);
+    expect(output()).toContain(`Watching ${project.slice(ROOT.length + 1)}/skills/, ${project.slice(ROOT.length + 1)}/agent-skills/, src/ and routes/`);
+    expect(output()).toMatch(/^ {2}greeting-style@1\.0\.0\s+1 file, tools: scratch\.greet$/m);
+    const readSkillMd = async () => (await fetch(`${url}/.well-known/agent-skills/greeting-style/SKILL.md`)).text();
+    expect(await readSkillMd()).toBe(skillMd("1.0.0", "Greet with scratch.greet."));
+    // An edit under the same version is refused, as a deploy would refuse it; a new version is registered beside it.
+    writeFileSync(join(pkg, "SKILL.md"), skillMd("1.0.0", "Greet with scratch.greet, by name."));
+    await eventually(async () => output(), (text) => text.includes("greeting-style: POST /admin/agent-skills: HTTP 409 greeting-style@1.0.0 is registered with other files"), 30_000, 100);
+    writeFileSync(join(pkg, "SKILL.md"), skillMd("1.1.0", "Greet with scratch.greet, by name."));
+    await eventually(async () => output(), (text) => /✓ greeting-style@1\.1\.0\s+1 file, tools: scratch\.greet\n/.test(text), 30_000, 100);
+    const versions = await admin(url, "GET", "/agent-skills/greeting-style", undefined, DEV_TOKEN);
+    expect(Object.keys(versions.json.versions).sort()).toEqual(["1.0.0", "1.1.0"]);
     const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.greet", params: { name: "Ada" }, id: 1 })).json;
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
     const tools = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "skills.discover", params: { tags: ["greeting", "demo"] }, id: 2 });

@@ -147,7 +147,8 @@ describe("the README's front page", () => {
   });
 
   it("names the guides the tour test runs, in the order it runs them", () => {
-    const linked = [...README.matchAll(/\]\((docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1]);
+    const next = README.slice(README.indexOf("## Where to go next"));
+    const linked = [...next.matchAll(/\]\((docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1]);
     const run = TOUR.slice(1).map((doc) => doc.file);
     expect(linked.filter((file) => run.includes(file!))).toEqual(run);
   });

@@ -253,7 +253,12 @@ export async function adminCall(gatewayUrl: string, adminToken: string, method: 
   });
   if (isRedirect(response.status)) throw new Error(`${method} /admin${path}: ${redirectRefusal(response)}`);
   const answer: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${AdminErrorSchema.safeParse(answer).data?.error.message ?? ""}`);
+  if (!response.ok) {
+    const refusal = AdminErrorSchema.safeParse(answer).data?.error;
+    // A refusal that names its problems (a package's) lists them, one a line.
+    const problems = Array.isArray(refusal?.issues) && refusal.issues.every((issue) => typeof issue === "string") ? refusal.issues.map((issue) => `\n  - ${issue}`).join("") : "";
+    throw new Error(`${method} /admin${path}: HTTP ${response.status} ${refusal?.message ?? ""}${problems}`);
+  }
   return answer;
 }
 

@@ -109,16 +109,20 @@ async function reregister(gatewayUrl: string, adminToken: string, deployment: De
   await registerSkill(gatewayUrl, adminToken, endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
 }
 
-/** Files whose change does not change a bundle: tests, docs, editor droppings. */
-const IGNORED = /(\.test\.ts|\.md|~|\.swp|\.tmp)$|(^|[/\\])(\.|node_modules[/\\])/;
+/** Files whose change changes nothing served: editor droppings, hidden files, node_modules. */
+const IGNORED = /(~|\.swp|\.tmp)$|(^|[/\\])(\.|node_modules[/\\])/;
+/** Files whose change does not change a bundle: tests and docs (a package's Markdown is its content). */
+const NOT_BUNDLED = /(\.test\.ts|\.md)$/;
 
 /**
  * Calls `onChange` with the changed paths (relative to the repository) once edits settle.
  * Watches each directory itself (not `recursive`: Node's recursive watcher on Linux loses a file
- * that an editor or `sed -i` replaces), adding directories as they appear.
+ * that an editor or `sed -i` replaces), adding directories as they appear. Tests and Markdown
+ * are not watched but under `everyFile` (a folder of Agent Skills packages: SKILL.md is what is served).
  * @example const stop = watchSources([join(ROOT, "skills"), join(ROOT, "src")], (paths) => reload(paths))
  */
-export function watchSources(dirs: string[], onChange: (paths: string[]) => void, settleMs = 200): () => void {
+export function watchSources(dirs: string[], onChange: (paths: string[]) => void, settleMs = 200, everyFile: string[] = []): () => void {
+  const ignored = (path: string) => IGNORED.test(basename(path)) || (NOT_BUNDLED.test(path) && !everyFile.some((root) => path.startsWith(`${root}/`)));
   const pending = new Set<string>();
   const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
@@ -133,12 +137,12 @@ export function watchSources(dirs: string[], onChange: (paths: string[]) => void
     }, settleMs);
   };
   const watchTree = (dir: string) => {
-    if (watchers.has(dir) || IGNORED.test(basename(dir))) return;
+    if (watchers.has(dir) || ignored(dir)) return;
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, (_event, file) => {
-        if (!file || IGNORED.test(file.toString())) return;
-        const path = join(dir, file.toString());
+        const path = file && join(dir, file.toString());
+        if (!path || ignored(path)) return;
         if (isDirectory(path)) watchTree(path);
         changed(path);
       });
