@@ -30,6 +30,7 @@ import {
   type RoutingEditAnswer,
   RoutesRequestSchema,
   AgentSkillUploadSchema,
+  type AgentSkillRoutingAnswer,
   ApproveRequestSchema,
   UpstreamRegistrationSchema,
 } from "../src/admin-api/index.js";
@@ -37,6 +38,7 @@ import { type SyncReport, UpstreamError, type Upstreams, recordSync, upstreamVie
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
 import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
 import { AgentSkillRefused } from "../src/agent-skills/registry.js";
+import { type PackageEdit, routesOf } from "../src/agent-skills/routing.js";
 import { UTF8_ENCODER } from "../src/utf8/index.js";
 import { decodeBase64 } from "hono/utils/encode";
 import { ServerDefinitionSchema, ServerNameSchema } from "../src/servers/index.js";
@@ -358,6 +360,25 @@ adminRoutes.post("/agent-skills", jsonBodyGuard(MAX_PACKAGE_UPLOAD_BYTES), async
   }
 });
 
+/** Splits a package's callers between its versions, as a tool's: canary, promote, rollback (src/agent-skills/routing.ts). */
+function packageRouteEdit<T extends z.ZodType>(schema: T, edit: (body: z.output<T>) => PackageEdit) {
+  return async (c: Context<AdminEnv>) => {
+    const body = await bodyOf(c, schema, "Invalid request body");
+    if (body instanceof Response) return body;
+    const name = c.req.param("name")!;
+    try {
+      const { record, event } = await gatewayRuntime(c.env).agentSkills.route(name, edit(body.data), c.get("by"));
+      return c.json({ name, stable: record.stable, routes: routesOf(record), event: event! } satisfies AgentSkillRoutingAnswer);
+    } catch (error) {
+      if (error instanceof AgentSkillRefused || error instanceof RoutingEditError) return adminError(c, error.status, error.message);
+      throw error;
+    }
+  };
+}
+adminRoutes.post("/agent-skills/:name/canary", jsonBodyGuard(), packageRouteEdit(CanaryRequestSchema, (body) => (doc, name, ctx) => setCanary(doc, name, body.version, body.groups, ctx)));
+adminRoutes.post("/agent-skills/:name/promote", jsonBodyGuard(), packageRouteEdit(PromoteRequestSchema, (body) => (doc, name, ctx) => promote(doc, name, body.version, ctx)));
+adminRoutes.post("/agent-skills/:name/rollback", jsonBodyGuard(), packageRouteEdit(RollbackRequestSchema, (body) => (doc, name, ctx) => rollback(doc, name, { ...ctx, version: body.version, reason: body.reason })));
+
 /** Removes a package, or `?version=` one of its versions. */
 adminRoutes.delete("/agent-skills/:name", async (c) => {
   const { name } = c.req.param();
@@ -477,7 +498,7 @@ adminRoutes.notFound((c) =>
   adminError(
     c,
     404,
-    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, GET|POST /admin/upstreams, GET|DELETE /admin/upstreams/:name, POST /admin/upstreams/:name/{refresh,approve}, GET /admin/servers, PUT|DELETE /admin/servers/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
+    "Unknown admin route: GET|POST /admin/deployments, DELETE /admin/deployments/:name@:version, GET /admin/skills/:name, GET|POST /admin/upstreams, GET|DELETE /admin/upstreams/:name, POST /admin/upstreams/:name/{refresh,approve}, GET /admin/servers, PUT|DELETE /admin/servers/:name, POST /admin/skills/:name/{canary,promote,rollback,rollout}, POST /admin/skills/:name/rollout/{pause,resume,abort}, PUT /admin/skills/:name/routes, GET|POST /admin/keys, PATCH|DELETE /admin/keys/:id, DELETE /admin/sessions, GET|POST /admin/agent-skills, GET|DELETE /admin/agent-skills/:name, POST /admin/agent-skills/:name/{canary,promote,rollback}, GET /admin/audit, GET /admin/metrics, GET /admin/openapi.json (all of them), the dashboard at /admin/ui",
   ),
 );
 

@@ -11,6 +11,7 @@ import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog
 import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
 import { visiblePackages } from "../src/gateway/packages.js";
+import { routeKeyOf } from "../src/routing/index.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
@@ -71,7 +72,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
       return job && viewOf(job);
     },
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
-    agentSkills: () => visiblePackages(runtime, scope.access, scope.trace),
+    agentSkills: () => visiblePackages(runtime, scope.access, scope.trace, routeKeyOf(scope.context)),
     agentSkillFile: (name, version, path) => runtime.agentSkills.file(name, version, path),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),

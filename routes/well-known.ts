@@ -15,6 +15,7 @@ import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { visiblePackages } from "../src/gateway/packages.js";
+import { routeKeyOf } from "../src/routing/index.js";
 import { callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
@@ -34,12 +35,15 @@ export const AGENT_SKILLS_INDEX_SCHEMA = "https://schemas.agentskills.io/discove
 const AGENT_SKILLS_PATH = "/.well-known/agent-skills";
 const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
 
-/** What an answer may be cached as: per credential when credentials are required. */
-const cacheControlOf = (env: GatewayEnv) => (gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60");
+/**
+ * How an answer may be cached: per credential when credentials are required, and by the headers
+ * that route a caller to a package's version (a canary of a SKILL.md splits callers by them).
+ */
+const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60", vary: "X-User-Group, X-User-Id" });
 
 wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const packages = await visiblePackages(gatewayRuntime(c.env), scope.access, scope.trace);
+  const packages = await visiblePackages(gatewayRuntime(c.env), scope.access, scope.trace, routeKeyOf(scope.context));
   const skills = packages.map(({ record, description, entry }) => ({
     name: record.name,
     type: "skill-md",
@@ -49,7 +53,7 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   }));
   const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
   const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
-  const headers = { "content-type": "application/json", "cache-control": cacheControlOf(c.env), etag };
+  const headers = { "content-type": "application/json", ...cachingOf(c.env), etag };
   if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
   return new Response(body, { headers });
 });
@@ -61,10 +65,10 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
   // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const seen = path ? (await visiblePackages(runtime, scope.access, scope.trace)).find((p) => p.record.name === name) : undefined;
+  const seen = path ? (await visiblePackages(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find((p) => p.record.name === name) : undefined;
   const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
   if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
-  const headers = { "content-type": file.contentType, "cache-control": cacheControlOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
+  const headers = { "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });
 });

@@ -36,6 +36,7 @@ import {
   AgentSkillListSchema,
   AgentSkillRegisteredSchema,
   AgentSkillRemovedSchema,
+  AgentSkillRoutingAnswerSchema,
   AgentSkillUploadSchema,
   AgentSkillViewSchema,
   UpstreamViewSchema,
@@ -69,6 +70,14 @@ const edit = (summary: string, schema: z.ZodType) => ({
   requestParams: { path: skillPath },
   requestBody: body(schema),
   responses: { "200": json(RoutingEditAnswerSchema, "The skill's routing table and the event recorded"), "400": refusal("The edit would leave a group not adding up to 100, or names an unknown version"), "404": refusal("No such skill or version"), ...common },
+});
+
+/** A routing edit of an Agent Skills package (its versions split as a tool's are). */
+const packageEdit = (summary: string, schema: z.ZodType) => ({
+  summary,
+  requestParams: { path: agentSkillPath },
+  requestBody: body(schema),
+  responses: { "200": json(AgentSkillRoutingAnswerSchema, "The package's stable version, routing table and the event"), "400": refusal("The edit would leave a group not adding up to 100, or names the stable version"), "404": refusal("No such package or version"), ...common },
 });
 
 /**
@@ -188,11 +197,14 @@ export function adminOpenApi() {
       "/agent-skills/{name}": {
         get: { summary: "One Agent Skills package", requestParams: { path: agentSkillPath }, responses: { "200": json(AgentSkillViewSchema, "The package"), "404": refusal("No such package"), ...common } },
         delete: {
-          summary: "Remove a package (or ?version= one version, not its stable one while others remain)",
+          summary: "Remove a package (or ?version= one version, not its stable one: its callers go back to the stable version)",
           requestParams: { path: agentSkillPath, query: z.object({ version: z.string().optional() }) },
           responses: { "200": json(AgentSkillRemovedSchema, "The versions removed"), "404": refusal("No such package or version"), "409": refusal("The stable version, while others remain"), ...common },
         },
       },
+      "/agent-skills/{name}/canary": { post: packageEdit("Give a package version a share of callers per group (X-User-Group; sticky by X-User-Id); the stable version takes the rest", CanaryRequestSchema) },
+      "/agent-skills/{name}/promote": { post: packageEdit("Make a package version the stable one, at 100% everywhere", PromoteRequestSchema) },
+      "/agent-skills/{name}/rollback": { post: packageEdit("Send every group (or one version's share) back to the package's stable version", RollbackRequestSchema) },
       "/upstreams": {
         get: { summary: "Every upstream (MCP servers and OpenAPI services): versions, tools served, held changes, refresh status (never a secret)", responses: { "200": json(UpstreamListSchema, "The upstreams"), ...common } },
         post: {

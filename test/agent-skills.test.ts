@@ -99,7 +99,7 @@ describe("Agent Skills packages", () => {
     expect((await admin(mesh.gatewayUrl, "GET", "/agent-skills", undefined, "")).status).toBe(401);
   });
 
-  it("removes one version, not the stable one while others remain, then the package", async () => {
+  it("removes one version, not the stable one, then the package", async () => {
     expect((await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/arithmetic-check?version=1.0.0")).status).toBe(409);
     expect((await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/arithmetic-check?version=1.1.0")).json).toEqual({ removed: ["1.1.0"] });
     expect((await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/arithmetic-check")).json).toEqual({ removed: ["1.0.0"] });
@@ -193,5 +193,65 @@ describe("Agent Skills over MCP", () => {
     expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     expect((await call("resources/read", { uri: "skill://flaky-notes/SKILL.md" })).json.error).toMatchObject({ code: -32602, message: "Resource not found" });
     expect((await call("skills/get", { uri: "skill://flaky-notes/SKILL.md" })).json.error.code).toBe(-32602);
+  });
+});
+
+describe("A canary of a SKILL.md version", () => {
+  const NAME = "sign-check";
+  const skillMd = (version: string, body: string) => `---\nname: ${NAME}\ndescription: Checks the sign of a difference.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
+  const V1 = skillMd("1.0.0", "Call subtract; the sign is the answer's.");
+  const V2 = skillMd("2.0.0", "Call subtract twice, once each way, and compare the signs.");
+  let key: string;
+  beforeAll(async () => {
+    for (const text of [V1, V2]) expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: NAME, files: [{ path: "SKILL.md", content: text }] })).status).toBe(201);
+    key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "canary-reader", skills: ["*"], groups: ["*"] })).json.key;
+  });
+  /** SKILL.md as one user of one group reads it over MCP (resources/read), with the digest skills/list gives it. */
+  async function readOverMcp(user: string, group?: string) {
+    const headers = { authorization: `Bearer ${key}`, "x-user-id": user, ...(group ? { "x-user-group": group } : {}), "mcp-protocol-version": "2025-11-25" };
+    const listed = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "skills/list", params: {} }, headers)).json.result.skills.find((s: { uri: string }) => s.uri === `skill://${NAME}/SKILL.md`);
+    const read = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: `skill://${NAME}/SKILL.md` } }, headers)).json.result.contents[0].text as string;
+    expect(listed.resources[0].digest).toBe(sha(read)); // the listing and the read agree on the version
+    return read;
+  }
+  /** The same over HTTP (the well-known file). */
+  const readOverHttp = async (user: string, group?: string) =>
+    (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/${NAME}/SKILL.md`, { headers: { authorization: `Bearer ${key}`, "x-user-id": user, ...(group ? { "x-user-group": group } : {}) } })).text();
+  const users = Array.from({ length: 40 }, (_, i) => `user-${i}`);
+
+  it("serves the stable version until a canary is set; a new version starts at 0%", async () => {
+    expect(await readOverMcp("user-1", "beta")).toBe(V1);
+    expect(await readOverHttp("user-1")).toBe(V1);
+  });
+
+  it("splits callers by X-User-Group, sticky by user, over MCP and HTTP alike", async () => {
+    const canary = await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/canary`, { version: "2.0.0", groups: { beta: 100, "*": 50 } });
+    expect(canary.status, JSON.stringify(canary.json)).toBe(200);
+    expect(canary.json).toMatchObject({ name: NAME, stable: "1.0.0", routes: { beta: { "1.0.0": 0, "2.0.0": 100 }, "*": { "1.0.0": 50, "2.0.0": 50 } }, event: { type: "canary", version: "2.0.0" } });
+    // All of beta on 2.0.0.
+    for (const user of users.slice(0, 5)) expect(await readOverMcp(user, "beta")).toBe(V2);
+    // Everyone else split about half and half, each user on the same version every time, on both ways in.
+    const seen = await Promise.all(users.map(async (user) => [await readOverMcp(user), await readOverMcp(user), await readOverHttp(user)] as const));
+    for (const [first, again, http] of seen) expect([again, http]).toEqual([first, first]);
+    const onCanary = seen.filter(([first]) => first === V2).length;
+    expect(onCanary).toBeGreaterThan(8);
+    expect(onCanary).toBeLessThan(32);
+    // The canary is audited as an admin change.
+    const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?type=admin")).json.entries as Array<{ action: string }>;
+    expect(audit.map((e) => e.action)).toContain(`POST /admin/agent-skills/${NAME}/canary`);
+  });
+
+  it("rolls back to the stable version, and promotes the canary to it", async () => {
+    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/rollback`, {})).json.routes).toEqual({ beta: { "1.0.0": 100, "2.0.0": 0 }, "*": { "1.0.0": 100, "2.0.0": 0 } });
+    for (const user of users.slice(0, 10)) expect(await readOverMcp(user, user === "user-0" ? "beta" : undefined)).toBe(V1);
+    const promoted = await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/promote`, { version: "2.0.0" });
+    expect(promoted.json).toMatchObject({ stable: "2.0.0", event: { type: "promote" } });
+    for (const user of users.slice(0, 10)) expect(await readOverHttp(user)).toBe(V2);
+    // An unknown version or package is refused, naming it; nothing changes.
+    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/canary`, { version: "9.9.9", groups: { beta: 10 } })).json.error.message).toContain("has no version 9.9.9");
+    expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/nobody/promote", { version: "1.0.0" })).status).toBe(404);
+    // The old stable version can be removed now; its callers were on 2.0.0 already.
+    expect((await admin(mesh.gatewayUrl, "DELETE", `/agent-skills/${NAME}?version=1.0.0`)).json).toEqual({ removed: ["1.0.0"] });
+    expect((await admin(mesh.gatewayUrl, "GET", `/agent-skills/${NAME}`)).json.routes).toEqual({ beta: { "2.0.0": 100 }, "*": { "2.0.0": 100 } });
   });
 });

@@ -208,6 +208,9 @@ export const AgentSkillRegisteredSchema = z.object({ name: z.string(), version: 
 export const AgentSkillViewSchema = AgentSkillRecordSchema;
 export const AgentSkillListSchema = z.object({ agentSkills: z.array(AgentSkillRecordSchema) });
 export const AgentSkillRemovedSchema = z.object({ removed: z.array(z.string()) });
+/** What a package's canary, promote or rollback did: its stable version, its table, the event. */
+export const AgentSkillRoutingAnswerSchema = z.object({ name: z.string(), stable: z.string(), routes: RoutingTableSchema, event: RoutingEventSchema });
+export type AgentSkillRoutingAnswer = z.infer<typeof AgentSkillRoutingAnswerSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Virtual MCP servers (src/servers)

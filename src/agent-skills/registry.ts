@@ -3,14 +3,17 @@
  * the Skillmesh tools it uses) in the store, the files' bytes in a bucket (R2 in production and
  * in Miniflare), content-addressed by their SHA-256 so that versions share what they share.
  *
- * A package's first version is its stable one; a later version is registered beside it, as a
- * tool's is. A version is immutable: registering the same version with other files is refused
+ * A package's first version is its stable one; a later version is registered beside it at 0%,
+ * as a tool's is, for a canary to split callers between them (src/agent-skills/routing.ts). A version is immutable: registering the same version with other files is refused
  * (409), as the contracts' drift gate refuses it in git.
  */
 import { z } from "zod";
 import { safeJson } from "../json/index.js";
 import type { Store } from "../store/index.js";
+import { RoutingTableSchema } from "../registry/model.js";
+import { rollback } from "../routing/edits.js";
 import { type AgentSkillPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
+import { type PackageEdit, routed } from "./routing.js";
 
 /** Where the files' bytes live: the part of an R2 bucket the registry uses. */
 export interface FileBucket {
@@ -40,6 +43,8 @@ export const AgentSkillRecordSchema = z.object({
   /** The version served when no routing says otherwise (the first registered, until promoted). */
   stable: z.string(),
   versions: z.record(z.string(), PackageVersionSchema),
+  /** How callers are split between versions (src/agent-skills/routing.ts); absent: all on the stable one. */
+  routes: RoutingTableSchema.optional(),
   createdAt: z.number(),
 });
 export type AgentSkillRecord = z.infer<typeof AgentSkillRecordSchema>;
@@ -166,6 +171,21 @@ export class AgentSkills {
   }
 
   /**
+   * Applies a routing edit (canary, promote, rollback) to a package and stores it; the record and
+   * the edit's event. Throws `AgentSkillRefused` (404) for an unknown package, and the edit's
+   * `RoutingEditError` for an edit that does not apply.
+   * @example await agentSkills.route("modbus-triage", (doc, name, ctx) => setCanary(doc, name, "1.1.0", { beta: 100 }, ctx), "admin")
+   */
+  async route(name: string, edit: PackageEdit, by: string) {
+    const record = await this.get(name);
+    if (!record) throw new AgentSkillRefused(404, `No Agent Skill ${name}; GET /admin/agent-skills lists them`);
+    const result = routed(record, edit, { now: this.now(), by });
+    await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(result.record));
+    this.#listed = undefined;
+    return result;
+  }
+
+  /**
    * Removes a package, or one version of it (not its stable one while others remain); the
    * versions removed, or undefined when there was nothing to remove. Files stay in the bucket
    * (other versions may share them).
@@ -174,15 +194,18 @@ export class AgentSkills {
     const record = await this.get(name);
     if (!record || (version && !record.versions[version])) return undefined;
     const versions = version ? [version] : Object.keys(record.versions);
-    for (const v of versions) delete record.versions[v];
     this.#listed = undefined;
-    if (!Object.keys(record.versions).length) {
+    if (versions.length === Object.keys(record.versions).length) {
       await this.store.del(AGENT_SKILL_KEYS.record(name));
       await this.store.zrem(AGENT_SKILL_KEYS.index, name);
       return versions;
     }
-    if (!record.versions[record.stable]) throw new AgentSkillRefused(409, `${name}@${version} is the stable version; remove the others first, or the whole package`);
-    await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(record));
+    if (version === record.stable) throw new AgentSkillRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
+    // Its callers go back to the stable version, as a rollback of it sends them.
+    const { record: next } = routed(record, (doc, n, ctx) => rollback(doc, n, { ...ctx, version: version! }), { now: this.now(), by: "admin" });
+    delete next.versions[version!];
+    for (const weights of Object.values(next.routes ?? {})) delete weights[version!];
+    await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(next));
     return versions;
   }
 }

@@ -18,7 +18,7 @@ import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
-import { selectDeployment } from "../routing/index.js";
+import { routeKeyOf, selectDeployment } from "../routing/index.js";
 import type { Cancellation } from "../signal/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
@@ -229,8 +229,7 @@ function breakerPolicyOf(deployment: Deployment): BreakerPolicy {
 export const fallback: Policy = async (call, next) => {
   const { scope, runtime, entry, request } = call;
   const { context } = scope;
-  const stickyKey = context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined);
-  const routed = selectDeployment(entry, { group: context.group, stickyKey }) ?? entry.degraded;
+  const routed = selectDeployment(entry, routeKeyOf(context)) ?? entry.degraded;
   const stable = entry.versions.find((d) => d.role === "stable");
   const chain = [...new Set([routed, routed?.role === "canary" ? stable : undefined, entry.degraded].filter((d): d is Deployment => !!d))];
   let retryAt = Infinity;

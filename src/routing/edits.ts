@@ -4,9 +4,21 @@
  * the table whole. Each checks its input against the registry and refuses, with the reason,
  * anything that would leave a group not adding up to 100. Each records an event.
  */
-import { DEFAULT_GROUP, type Deployment, MAX_EVENTS, type RegistryDoc, type RoutingEvent, type RoutingTable } from "../registry/model.js";
+import { DEFAULT_GROUP, type Deployment, MAX_EVENTS, type RoutingEvent, type RoutingTable } from "../registry/model.js";
 import { compareSemver } from "../registry/semver.js";
-import { versionsOf } from "../registry/mutations.js";
+
+/**
+ * What a routing edit reads and writes: versions with their roles, a routing table per name, and
+ * the events. The registry document is one; an Agent Skills package's versions are another
+ * (src/agent-skills/routing.ts), so that both follow the same rules.
+ */
+export interface RoutableDoc {
+  deployments: Record<string, { name: string; version: string; role: Deployment["role"] }>;
+  routes: Record<string, RoutingTable>;
+  events: RoutingEvent[];
+}
+
+const versionsOf = <D extends RoutableDoc>(doc: D, name: string) => Object.values(doc.deployments as Record<string, D["deployments"][string]>).filter((d) => d.name === name);
 
 /** A routing edit that cannot be applied; `status` is the HTTP status the admin API answers. */
 export class RoutingEditError extends Error {
@@ -19,14 +31,14 @@ export class RoutingEditError extends Error {
   }
 }
 
-interface EditContext {
+export interface EditContext {
   now: number;
   /** "admin", or "breaker" for an automatic rollback. */
   by: string;
   reason?: string;
 }
 
-function routableVersions(doc: RegistryDoc, skill: string): { stable: string; all: string[] } {
+function routableVersions(doc: RoutableDoc, skill: string): { stable: string; all: string[] } {
   const deployments = versionsOf(doc, skill);
   if (deployments.length === 0) throw new RoutingEditError(`No skill ${skill} is registered`, 404);
   const routable = deployments.filter((d) => d.role !== "degraded");
@@ -35,7 +47,7 @@ function routableVersions(doc: RegistryDoc, skill: string): { stable: string; al
   return { stable: stable.version, all: routable.map((d) => d.version) };
 }
 
-function requireVersion(doc: RegistryDoc, skill: string, version: string): void {
+function requireVersion(doc: RoutableDoc, skill: string, version: string): void {
   const known = versionsOf(doc, skill);
   if (known.length === 0) throw new RoutingEditError(`No skill ${skill} is registered`, 404);
   const found = known.find((d) => d.version === version);
@@ -45,13 +57,13 @@ function requireVersion(doc: RegistryDoc, skill: string, version: string): void 
   if (found.role === "degraded") throw new RoutingEditError(`${skill}@${version} is the degraded fallback; it takes no weight`);
 }
 
-function withEvent(doc: RegistryDoc, event: RoutingEvent): RegistryDoc {
+function withEvent<D extends RoutableDoc>(doc: D, event: RoutingEvent): D {
   doc.events = [event, ...doc.events].slice(0, MAX_EVENTS);
   return doc;
 }
 
 /** Checks that every group names only routable versions and adds up to exactly 100. */
-export function checkTable(doc: RegistryDoc, skill: string, table: RoutingTable): void {
+export function checkTable(doc: RoutableDoc, skill: string, table: RoutingTable): void {
   const { all } = routableVersions(doc, skill);
   if (!table[DEFAULT_GROUP]) throw new RoutingEditError(`the routing table needs a default group "${DEFAULT_GROUP}"`);
   for (const [group, weights] of Object.entries(table)) {
@@ -72,7 +84,7 @@ export function checkTable(doc: RegistryDoc, skill: string, table: RoutingTable)
  * not named keep their weights; a new group starts from the default group's table.
  * @example setCanary(doc, "text.summarize", "2.0.0", { beta: 100, "*": 5 }, { now, by: "admin" })
  */
-export function setCanary(current: RegistryDoc, skill: string, version: string, groups: Record<string, number>, ctx: EditContext): RegistryDoc {
+export function setCanary<D extends RoutableDoc>(current: D, skill: string, version: string, groups: Record<string, number>, ctx: EditContext): D {
   requireVersion(current, skill, version);
   const { stable } = routableVersions(current, skill);
   if (version === stable) throw new RoutingEditError(`${skill}@${version} is already the stable version; give weight to a canary, or promote another version`);
@@ -111,7 +123,7 @@ export function shownRoleOf<Role extends string = Deployment["role"]>(deployment
  * Makes `version` the stable one at 100% of every group; the old stable stays registered as a
  * canary at 0% (roll forward again by promoting it).
  */
-export function promote(current: RegistryDoc, skill: string, version: string, ctx: EditContext): RegistryDoc {
+export function promote<D extends RoutableDoc>(current: D, skill: string, version: string, ctx: EditContext): D {
   requireVersion(current, skill, version);
   const doc = structuredClone(current);
   for (const deployment of versionsOf(doc, skill)) {
@@ -128,7 +140,7 @@ export function promote(current: RegistryDoc, skill: string, version: string, ct
  * Sends every group back to the stable version: each canary's weight becomes 0. With `version`,
  * only that canary is rolled back (what the breaker does to a failing canary).
  */
-export function rollback(current: RegistryDoc, skill: string, ctx: EditContext & { version?: string }): RegistryDoc {
+export function rollback<D extends RoutableDoc>(current: D, skill: string, ctx: EditContext & { version?: string }): D {
   if (ctx.version) requireVersion(current, skill, ctx.version);
   const { stable } = routableVersions(current, skill);
   const doc = structuredClone(current);
@@ -144,7 +156,7 @@ export function rollback(current: RegistryDoc, skill: string, ctx: EditContext &
 }
 
 /** Replaces the whole routing table after checking it. */
-export function replaceRoutes(current: RegistryDoc, skill: string, table: RoutingTable, ctx: EditContext): RegistryDoc {
+export function replaceRoutes<D extends RoutableDoc>(current: D, skill: string, table: RoutingTable, ctx: EditContext): D {
   checkTable(current, skill, table);
   const doc = structuredClone(current);
   doc.routes[skill] = structuredClone(table);

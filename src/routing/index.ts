@@ -5,7 +5,7 @@
  * from 10% to 20% only adds users to it: nobody already on the canary moves off.
  */
 import { own } from "../json/index.js";
-import { DEFAULT_GROUP, type Deployment } from "../registry/model.js";
+import { DEFAULT_GROUP, type Deployment, type RoutingTable } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 
 export const BUCKETS = 10_000;
@@ -42,19 +42,37 @@ export interface RouteKey {
 }
 
 /**
+ * The route key of a caller: its group, and its user id (`X-User-Id`), else its key id, as the
+ * sticky key (an anonymous caller without a user id lands in a random bucket each time).
+ * @example routeKeyOf({ userId: "u1", group: "beta", caller: "k_1" }) // { group: "beta", stickyKey: "u1" }
+ */
+export function routeKeyOf(context: { userId?: string; group?: string; caller: string }): RouteKey {
+  return { group: context.group, stickyKey: context.userId ?? (context.caller !== "anonymous" ? context.caller : undefined) };
+}
+
+/**
  * The deployment that should answer: by the group's weights and the user's bucket. When the
  * weights cover no bucket (a table being edited, all zeros) the stable version answers.
  * Returns undefined when the skill has no routable version.
  * @example selectDeployment(view.skills.get("text.summarize")!, { group: "beta", stickyKey: "u1" })
  */
 export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment | undefined {
+  return selectVersion(entry.name, entry.versions, entry.routes, key);
+}
+
+/**
+ * The rule of `selectDeployment` for anything versioned by a routing table (a skill's
+ * deployments, an Agent Skills package's versions): `versions` newest first, one of them stable.
+ * @example selectVersion("modbus-triage", [{ version: "1.1.0", role: "canary" }, { version: "1.0.0", role: "stable" }], routes, { group: "beta", stickyKey: "u1" })
+ */
+export function selectVersion<V extends { version: string; role: string }>(name: string, versions: readonly V[], routes: RoutingTable, key: RouteKey): V | undefined {
   // The group comes from a request header: only a group of the table (an own key) counts.
-  const weights = (key.group !== undefined ? own(entry.routes, key.group) : undefined) ?? own(entry.routes, DEFAULT_GROUP) ?? {};
-  const bucket = bucketOf(entry.name, key.stickyKey);
+  const weights = (key.group !== undefined ? own(routes, key.group) : undefined) ?? own(routes, DEFAULT_GROUP) ?? {};
+  const bucket = bucketOf(name, key.stickyKey);
   let upper = 0;
-  for (const deployment of entry.versions) {
-    upper += Math.round((own(weights, deployment.version) ?? 0) * (BUCKETS / 100));
-    if (bucket < upper) return deployment;
+  for (const candidate of versions) {
+    upper += Math.round((own(weights, candidate.version) ?? 0) * (BUCKETS / 100));
+    if (bucket < upper) return candidate;
   }
-  return entry.versions.find((d) => d.role === "stable") ?? entry.versions[0];
+  return versions.find((v) => v.role === "stable") ?? versions[0];
 }
