@@ -11,6 +11,7 @@ import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog
 import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
 import { visiblePackages } from "../src/gateway/packages.js";
+import { searchCatalog } from "../src/gateway/search.js";
 import { routeKeyOf } from "../src/routing/index.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
@@ -50,6 +51,11 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   const server = serverName === undefined ? undefined : await runtime.servers.get(serverName);
   if (serverName !== undefined && !server) return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
   if (server) scope.access = withinServer(scope.access, server);
+  // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
+  const catalogMode = c.req.query("catalog");
+  if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {
+    return c.json(failure(null, ErrorCode.InvalidRequest, `?catalog= is "search" (a search tool instead of every tool) or "full" (the default), not ${catalogMode.slice(0, 40)}`), 400);
+  }
   const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? { ...summary, name: server.listedName(summary.name) } : summary);
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
   const backend: McpBackend = {
@@ -74,6 +80,10 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
     agentSkills: () => visiblePackages(runtime, scope.access, scope.trace, routeKeyOf(scope.context)),
     agentSkillFile: (name, version, path) => runtime.agentSkills.file(name, version, path),
+    search: async (query) => {
+      const hits = await searchCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context), query);
+      return server ? hits.map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : hits;
+    },
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
@@ -87,6 +97,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
     listScope: config.auth.required ? "private" : "public",
     heartbeatMs: config.sseHeartbeatMs,
+    compact: catalogMode === "search",
   });
   const headers = answerHeadersOf(scope);
   if (sessionId) headers[SESSION_HEADER] = sessionId;

@@ -46,7 +46,8 @@
  * (wrk.ts): Node's fetch saturates before the bare hop does; so do the MCP sides, since the Node
  * load generator shares the cores with the Node SDK servers.
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
- * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--profile` a CPU profile
+ * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--catalog N` the compact
+ * catalog and Agent Skills at N (catalog.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
  * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
  * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc); `--trivial [--pairs N]` the trivial call
@@ -67,6 +68,7 @@ import { type Side, empty, load, summary } from "./load.js";
 import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
+import { runCatalog } from "./catalog.js";
 import { runSoak } from "./soak.js";
 import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, TRIVIAL_UPSTREAM_DIR, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
@@ -78,6 +80,7 @@ const { values } = parseArgs({
     redis: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     scale: { type: "string" },
+    catalog: { type: "string" },
     profile: { type: "boolean", default: false },
     compare: { type: "string" },
     pairs: { type: "string", default: "16" },
@@ -91,6 +94,10 @@ const { values } = parseArgs({
 const secondsOr = (fallback: number) => (values.seconds ? Number(values.seconds) : fallback);
 if (values.scale) {
   await runScale(Number(values.scale), values.redis);
+  process.exit();
+}
+if (values.catalog) {
+  await runCatalog(Number(values.catalog));
   process.exit();
 }
 /** `--route`: which route the trivial call of --profile and --compare takes. */

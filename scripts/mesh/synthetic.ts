@@ -31,14 +31,15 @@ export function syntheticManifest(i: number): SkillManifest {
 }
 
 /**
- * Registers synthetic skills `from` … `to - 1` behind `binding`, `inFlight` registrations at a time.
+ * Registers synthetic skills `from` … `to - 1` behind `binding`, `inFlight` registrations at a
+ * time; `manifestOf` says what skill `i` is (another corpus than `syntheticManifest`'s).
  * @example await registerSynthetic(mesh.gatewayUrl, ADMIN_TOKEN, mesh.skills[0].binding, 0, 1_050)
  */
-export async function registerSynthetic(gatewayUrl: string, adminToken: string, binding: string, from: number, to: number, inFlight = 8): Promise<void> {
+export async function registerSynthetic(gatewayUrl: string, adminToken: string, binding: string, from: number, to: number, inFlight = 8, manifestOf: (i: number) => SkillManifest = syntheticManifest): Promise<void> {
   let next = from;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
-      while (next < to) await registerSkill(gatewayUrl, adminToken, { binding }, { manifest: syntheticManifest(next++) });
+      while (next < to) await registerSkill(gatewayUrl, adminToken, { binding }, { manifest: manifestOf(next++) });
     }),
   );
 }

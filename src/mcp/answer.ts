@@ -17,6 +17,8 @@ export interface McpOptions {
   listenMaxMs?: number;
   /** How often a quiet event stream sends a comment line (default 15 s). */
   heartbeatMs?: number;
+  /** The compact catalog (src/mcp/compact.ts): `tools/list` lists a search, a describe and a call tool instead of every tool. */
+  compact?: boolean;
 }
 
 /** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */

@@ -5,6 +5,8 @@
 import type { SkillSummary } from "../gateway/catalog.js";
 import type { SkillEntry } from "../agent-skills/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
+import type { CatalogQuery } from "../gateway/search.js";
+import type { CatalogHit } from "../catalog-search/index.js";
 import type { JobView } from "../jobs/index.js";
 import type { JsonRpcParams, RequestSlot } from "../jsonrpc/index.js";
 
@@ -31,6 +33,8 @@ export interface McpBackend {
   budgetMs?: number;
   /** The Agent Skills packages this caller may see, each at the version it is served, as SEP-2640 lists them (none when absent). */
   agentSkills?(): Promise<Array<{ entry: SkillEntry; description: string; version: string }>>;
+  /** The tools and Agent Skills this caller may use that best match a query (the compact catalog's search). */
+  search?(query: CatalogQuery): Promise<CatalogHit[]>;
   /** One file of a package version `agentSkills` gave, with its media type. */
   agentSkillFile?(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 }

@@ -51,6 +51,7 @@ import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerAgentSkills } from "./agent-skills.js";
+import { COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation } from "../signal/index.js";
@@ -120,12 +121,17 @@ class McpServer implements ListeningServer {
     if (!checked.success || id === undefined || id === null || (typeof id === "number" && !Number.isInteger(id))) {
       return { status: 400, body: failure(detectableId(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
     }
-    const request = checked.data;
+    let request = checked.data;
     const version = slot.batch ? { version: DEFAULT_VERSION } : admit(headers, request);
     if ("error" in version) return { status: 400, body: { ...version.error, id } };
     const stateless = isStateless(version.version);
     try {
       if (stateless && request.method === "subscriptions/listen") return await listen(this, headers, request, id);
+      if (this.options.compact && request.method === "tools/call") {
+        const compact = await this.compactCall(request);
+        if ("result" in compact) return { status: 200, body: success(id, stateless ? this.complete(compact.result) : compact.result) };
+        request = compact.request;
+      }
       const progressToken = progressTokenOf(request);
       if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status.
@@ -245,9 +251,28 @@ class McpServer implements ListeningServer {
     return skill && listedOf(skill);
   }
 
+  /**
+   * A `tools/call` in compact mode: `catalog.search` and `catalog.describe` answered here (a
+   * wrong argument is a tool error, as a skill's own is), `catalog.call` as the call it stands for.
+   */
+  private async compactCall(request: JsonRpcRequest): Promise<{ result: object } | { request: JsonRpcRequest }> {
+    const params = parseParams(CallToolParamsSchema, request.params);
+    if (!answersHere(params.name) && params.name !== COMPACT.call) return { request };
+    try {
+      if (answersHere(params.name)) return { result: await answerCompact(params.name, params.arguments, this.backend) };
+      const inner = innerCall(params.arguments);
+      if (!(await this.tool(inner.name))) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${inner.name.slice(0, 200)}; ${COMPACT.search} finds the tools you may call`);
+      return { request: { ...request, params: { ...(request.params as object), ...inner } } };
+    } catch (thrown) {
+      if (!(thrown instanceof RpcError)) throw thrown;
+      return { result: toolErrorOf(thrown.toJSON()) };
+    }
+  }
+
   private async listTools(request: JsonRpcRequest, version: string) {
     const stateless = isStateless(version);
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
+    if (this.options.compact) return { tools: COMPACT_TOOLS, ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: "public" } : {}) };
     const tools = await this.tools();
     // 2025-11-25 tools say whether they may run as tasks (every skill may: jobs run any of them).
     const { items, nextCursor } = pageOf(version === TASKS_2025 ? tools.withTaskSupport() : tools.list, this.options.pageSize, cursor);

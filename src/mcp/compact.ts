@@ -1,0 +1,96 @@
+/**
+ * The compact catalog (`/mcp?catalog=search`): instead of every tool, `tools/list` lists three —
+ * search the catalog, describe one entry, call a tool — so that an agent reaches any of 10,000
+ * tools with a few hundred tokens of definitions in its context (docs/benchmarks.md measures
+ * them). Calls through `catalog.call` go through the same call chain as a direct `tools/call`,
+ * which also still works by name.
+ */
+import { z } from "zod";
+import { SKILL_FILE, skillUriOf } from "../agent-skills/index.js";
+import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
+import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
+import { UTF8_DECODER } from "../utf8/index.js";
+import type { McpBackend } from "./backend.js";
+import { toolOf } from "./tools.js";
+
+/** The compact mode's tools, by name. */
+export const COMPACT = { search: "catalog.search", describe: "catalog.describe", call: "catalog.call" } as const;
+/** The most hits one search answers. */
+export const MAX_SEARCH_LIMIT = 20;
+
+export const SearchArgumentsSchema = z.strictObject({
+  query: z.string().min(1).max(500),
+  kind: z.enum(["tool", "skill"]).optional(),
+  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(8),
+});
+export const DescribeArgumentsSchema = z.strictObject({ name: z.string().min(1).max(256) });
+export const CallArgumentsSchema = z.strictObject({ name: z.string().min(1).max(256), arguments: z.record(z.string(), z.unknown()).optional() });
+
+/** The three tools `tools/list` lists in compact mode. */
+export const COMPACT_TOOLS: Tool[] = [
+  {
+    name: COMPACT.search,
+    description:
+      "Search every tool and Agent Skill (instructions for a task) of this gateway by what it does. Answers short summaries, best first: name, first sentence, tags, and a tool's arguments (`name: type`, `?` optional). Then call a tool with catalog.call, or get its full schema or a skill's instructions with catalog.describe.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What you need, in a few words (e.g. 'decode a modbus frame')" },
+        kind: { type: "string", enum: ["tool", "skill"], description: "Only tools, or only Agent Skills" },
+        limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_LIMIT, default: 8 },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  },
+  {
+    name: COMPACT.describe,
+    description: "The full definition of one tool (description, input and output JSON Schemas), or one Agent Skill's SKILL.md and files, by the name catalog.search gave.",
+    inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  },
+  {
+    name: COMPACT.call,
+    description: "Call a tool by the name catalog.search gave, with its arguments (an object, as its signature or schema says).",
+    inputSchema: { type: "object", properties: { name: { type: "string" }, arguments: { type: "object" } }, required: ["name"], additionalProperties: false },
+  },
+];
+
+const isCompactName = (name: string): boolean => (Object.values(COMPACT) as string[]).includes(name);
+
+/** Whether a `tools/call` names one of the compact tools that are answered here (search, describe). */
+export const answersHere = (name: string): boolean => isCompactName(name) && name !== COMPACT.call;
+
+/** A JSON answer as a tool result. */
+const resultOf = (structured: Record<string, unknown>): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured });
+
+/**
+ * Answers `catalog.search` or `catalog.describe`; a wrong argument or an unknown name is a tool
+ * error the model can read (as a skill's own failures are).
+ * @example await answerCompact("catalog.search", { query: "decode modbus" }, backend)
+ */
+export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
+  if (name === COMPACT.search) {
+    const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
+    const results = (await backend.search?.({ query, limit, ...(kind ? { kind } : {}) })) ?? [];
+    return resultOf({ results });
+  }
+  const { name: wanted } = parseParams(DescribeArgumentsSchema, args ?? {});
+  const skill = await backend.skill(wanted);
+  if (skill) {
+    const { name: toolName, description, inputSchema, outputSchema, annotations } = toolOf(skill);
+    return resultOf({ kind: "tool", name: toolName, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), ...(annotations ? { annotations } : {}) });
+  }
+  const seen = (await backend.agentSkills?.())?.find((p) => p.entry.uri === skillUriOf(wanted, SKILL_FILE));
+  const file = seen && (await backend.agentSkillFile?.(wanted, seen.version, SKILL_FILE));
+  if (!seen || !file) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them`);
+  return resultOf({ kind: "skill", name: wanted, uri: seen.entry.uri, skillMd: UTF8_DECODER.decode(file.bytes), resources: seen.entry.resources });
+}
+
+/** The tool call `catalog.call` stands for: its tool's name and arguments. */
+export function innerCall(args: Record<string, unknown> | undefined): { name: string; arguments: Record<string, unknown> } {
+  const { name, arguments: inner } = parseParams(CallArgumentsSchema, args ?? {});
+  if (isCompactName(name)) throw new RpcError(ErrorCode.InvalidParams, `${COMPACT.call} calls a tool of the catalog, not ${name}`);
+  return { name, arguments: inner ?? {} };
+}
