@@ -14,7 +14,7 @@ import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { visiblePackages } from "../src/gateway/packages.js";
+import { packageCatalog } from "../src/gateway/packages.js";
 import { routeKeyOf } from "../src/routing/index.js";
 import { callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
@@ -43,12 +43,12 @@ const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).c
 
 wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const packages = await visiblePackages(gatewayRuntime(c.env), scope.access, scope.trace, routeKeyOf(scope.context));
-  const skills = packages.map(({ record, description, entry }) => ({
-    name: record.name,
+  const packages = (await packageCatalog(gatewayRuntime(c.env), scope.access, scope.trace, routeKeyOf(scope.context))).all();
+  const skills = packages.map(({ name, description, entry }) => ({
+    name,
     type: "skill-md",
     description,
-    url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(record.name)}/${SKILL_FILE}`,
+    url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`,
     digest: entry.resources.find((r) => r.uri === entry.uri)!.digest,
   }));
   const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
@@ -65,7 +65,7 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
   // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const seen = path ? (await visiblePackages(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find((p) => p.record.name === name) : undefined;
+  const seen = path ? (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name) : undefined;
   const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
   if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
   const headers = { "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };

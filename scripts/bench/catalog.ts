@@ -8,7 +8,7 @@
  * before and after the index is built.
  *
  * Agent Skills at scale: two meshes side by side, one with 10 packages and one with N, each
- * package with a SKILL.md of ~5,000 tokens; `skills/list` (first page) and `resources/read` of
+ * package with a SKILL.md of ~5,000 tokens; `skills/list` (a page of 10 on both) and `resources/read` of
  * one SKILL.md, measured in alternating segments, and their cost ratio at N against 10 (the aim:
  * within 1.2×).
  */
@@ -24,6 +24,8 @@ import { tokensOf } from "./tokens.js";
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
 const INSPECTOR_PORT = 9241;
+/** The `skills/list` page of the packages measure: the size of the small side. */
+const PAGE = 10;
 
 async function mcp(url: string, method: string, params: unknown): Promise<any> {
   const response = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
@@ -91,21 +93,22 @@ compact catalog at ${fullTools} tools (${size} corpus + the shipped skills + ski
 /** A SKILL.md of about `tokens` tokens of instructions. */
 function largeSkillMd(name: string, tokens: number): string {
   const paragraph = "When a frame fails its CRC, check the wiring, the baud rate and the parity before anything else; several in a row mean the line settings differ between the master and the slaves. ";
-  const header = `---\nname: ${name}\ndescription: Package ${name} of the scale benchmark: long instructions for subtract.\nallowed-tools: subtract\nmetadata:\n  version: "1.0.0"\n---\n# ${name}\n\n`;
+  const header = `---\nname: ${name}\ndescription: "Package ${name} of the scale benchmark, long instructions for subtract."\nallowed-tools: subtract\nmetadata:\n  version: "1.0.0"\n---\n# ${name}\n\n`;
   let body = "";
   while (tokensOf(header + body) < tokens) body += paragraph.repeat(20);
   return header + body;
 }
 
 /** skills/list and resources/read at 10 packages and at `size`. */
-async function packagesAtScale(size: number): Promise<void> {
+export async function packagesAtScale(size: number): Promise<void> {
   const adminToken = randomBytes(16).toString("hex");
   const text = largeSkillMd("pkg-0", 5_000);
   console.log(`\nAgent Skills at scale: two meshes, 10 and ${size} packages (SKILL.md of ${tokensOf(text)} tokens) …`);
   const meshes: Mesh[] = [];
   try {
     for (const count of [10, size]) {
-      const mesh = await startMesh({ skills: [SUBTRACT_DIR], adminToken });
+      // Pages of 10 on both: each answer lists as many packages, so only how many there are differs.
+      const mesh = await startMesh({ skills: [SUBTRACT_DIR], adminToken, gatewayVars: { SKILLMESH_MCP_PAGE_SIZE: String(PAGE) } });
       meshes.push(mesh);
       let next = 0;
       await Promise.all(
@@ -120,7 +123,7 @@ async function packagesAtScale(size: number): Promise<void> {
     const list = (mesh: Mesh) => mcp(`${mesh.gatewayUrl}/mcp`, "skills/list", {});
     const read = (mesh: Mesh) => mcp(`${mesh.gatewayUrl}/mcp`, "resources/read", { uri: "skill://pkg-7/SKILL.md" });
     const rows: Array<[string, (mesh: Mesh) => Promise<unknown>]> = [
-      ["skills/list (first page)", list],
+      [`skills/list (a page of ${PAGE})`, list],
       ["resources/read of one SKILL.md", read],
     ];
     console.log(`                                      10 packages  ${size} packages`);

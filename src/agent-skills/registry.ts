@@ -24,6 +24,8 @@ export interface FileBucket {
 export const AGENT_SKILL_KEYS = {
   /** Every package's name, scored by when it was first registered. */
   index: "sm:agent-skills",
+  /** Counts every change of any package: an isolate re-reads the index only when it moved. */
+  revision: "sm:agent-skills:rev",
   record: (name: string) => `sm:agent-skill:${name}`,
 } as const;
 
@@ -73,8 +75,15 @@ export const INDEX_TTL_MS = 1_000;
 /** The most file bytes an isolate keeps (files are immutable: a digest names one content forever). */
 const MAX_CACHED_FILE_BYTES = 32 * 1024 * 1024;
 
+/** The packages as an isolate read them: in name order, by name, and the revision they are at. */
+export interface PackageIndex {
+  records: AgentSkillRecord[];
+  byName: ReadonlyMap<string, AgentSkillRecord>;
+  revision: number;
+}
+
 export class AgentSkills {
-  #listed: { until: number; records: Promise<AgentSkillRecord[]> } | undefined;
+  #listed: { until: number; index: Promise<PackageIndex> } | undefined;
   readonly #bytes = new Map<string, Uint8Array>();
   #cachedBytes = 0;
 
@@ -115,7 +124,7 @@ export class AgentSkills {
     record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, registeredAt: now };
     await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
     await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
-    this.#listed = undefined;
+    await this.#changed();
     return { pkg, changed: true };
   }
 
@@ -124,23 +133,46 @@ export class AgentSkills {
     return parsed.success ? parsed.data : undefined;
   }
 
-  /** Every package, as this isolate read it at most `INDEX_TTL_MS` ago (a warm isolate reads no store). */
-  list(): Promise<AgentSkillRecord[]> {
-    const now = this.now();
-    if (this.#listed && this.#listed.until > now) return this.#listed.records;
-    const records = this.#read();
-    this.#listed = { until: now + INDEX_TTL_MS, records };
-    records.catch(() => (this.#listed = undefined)); // a store that failed is asked again next time
-    return records;
+  /** Every package, in the order they were first registered (as this isolate last read them). */
+  async list(): Promise<AgentSkillRecord[]> {
+    const { records } = await this.index();
+    return [...records].sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  async #read(): Promise<AgentSkillRecord[]> {
+  /**
+   * Every package in name order, as this isolate read them: the index is served as it is for
+   * `INDEX_TTL_MS`, then the revision is read (one GET) and the records only when it moved — a
+   * warm isolate reads no store per request, and 10,000 packages are not re-read every second.
+   */
+  index(): Promise<PackageIndex> {
+    const now = this.now();
+    if (this.#listed && this.#listed.until > now) return this.#listed.index;
+    const previous = this.#listed?.index;
+    const index = this.#read(previous);
+    this.#listed = { until: now + INDEX_TTL_MS, index };
+    index.catch(() => (this.#listed = undefined)); // a store that failed is asked again next time
+    return index;
+  }
+
+  async #read(previous: Promise<PackageIndex> | undefined): Promise<PackageIndex> {
+    const revision = Number((await this.store.get(AGENT_SKILL_KEYS.revision)) ?? 0);
+    const kept = await previous?.catch(() => undefined);
+    if (kept && kept.revision === revision) return kept;
     const names = await this.store.zrangeByScore(AGENT_SKILL_KEYS.index, -Infinity, Infinity);
     const raws = names.length ? await this.store.mget(...names.map(AGENT_SKILL_KEYS.record)) : [];
-    return raws.flatMap((raw) => {
-      const parsed = AgentSkillRecordSchema.safeParse(safeJson(raw ?? ""));
-      return parsed.success ? [parsed.data] : [];
-    });
+    const records = raws
+      .flatMap((raw) => {
+        const parsed = AgentSkillRecordSchema.safeParse(safeJson(raw ?? ""));
+        return parsed.success ? [parsed.data] : [];
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { records, byName: new Map(records.map((r) => [r.name, r])), revision };
+  }
+
+  /** After a write: every isolate reads the index again when its copy's time is up, this one at once. */
+  async #changed(): Promise<void> {
+    this.#listed = undefined;
+    await this.store.incr(AGENT_SKILL_KEYS.revision);
   }
 
   /**
@@ -149,7 +181,7 @@ export class AgentSkills {
    * @example const bytes = await agentSkills.file("modbus-triage", "1.0.0", "SKILL.md")
    */
   async file(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
-    const entry = (await this.list()).find((r) => r.name === name)?.versions[version]?.files.find((f) => f.path === path);
+    const entry = (await this.index()).byName.get(name)?.versions[version]?.files.find((f) => f.path === path);
     if (!entry) return undefined;
     const bytes = this.#bytes.get(entry.digest) ?? (await this.#fetch(entry.digest));
     return bytes && { bytes, digest: entry.digest, contentType: contentTypeOf(path) };
@@ -181,7 +213,7 @@ export class AgentSkills {
     if (!record) throw new AgentSkillRefused(404, `No Agent Skill ${name}; GET /admin/agent-skills lists them`);
     const result = routed(record, edit, { now: this.now(), by });
     await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(result.record));
-    this.#listed = undefined;
+    await this.#changed();
     return result;
   }
 
@@ -194,10 +226,10 @@ export class AgentSkills {
     const record = await this.get(name);
     if (!record || (version && !record.versions[version])) return undefined;
     const versions = version ? [version] : Object.keys(record.versions);
-    this.#listed = undefined;
     if (versions.length === Object.keys(record.versions).length) {
       await this.store.del(AGENT_SKILL_KEYS.record(name));
       await this.store.zrem(AGENT_SKILL_KEYS.index, name);
+      await this.#changed();
       return versions;
     }
     if (version === record.stable) throw new AgentSkillRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
@@ -206,6 +238,7 @@ export class AgentSkills {
     delete next.versions[version!];
     for (const weights of Object.values(next.routes ?? {})) delete weights[version!];
     await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(next));
+    await this.#changed();
     return versions;
   }
 }

@@ -2,36 +2,76 @@
  * Which Agent Skills packages a caller sees (src/agent-skills): of each package, the version its
  * routing table gives the caller (by `X-User-Group` and its sticky key, src/agent-skills/routing.ts),
  * when the caller may call every Skillmesh tool that version names — its grants, narrowed by a
- * virtual server. One rule for every way packages are served (MCP, the well-known index).
+ * virtual server. One rule for every way packages are served (MCP, the well-known index, search).
+ *
+ * Decided lazily, in name order: a page of `skills/list` or one `resources/read` looks at the
+ * packages it answers with, not at all of them, so 10,000 packages cost a caller what 10 do.
  */
 import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
 import type { AgentSkillRecord } from "../agent-skills/registry.js";
-import type { Access } from "../auth/access.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
+import type { Access } from "../auth/access.js";
+import { type Page, cursorAfter, startAfter } from "../paging/index.js";
 import type { RouteKey } from "../routing/index.js";
 import type { Context } from "../tracing/index.js";
-import { catalogFor } from "./catalog.js";
 import { registryView } from "./invoke.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** A package as a caller sees it: its record, the version served, and its SEP-2640 entry. */
 export interface VisiblePackage {
+  name: string;
   record: AgentSkillRecord;
   version: string;
   description: string;
   entry: SkillEntry;
 }
 
+/** The packages one caller sees: a page of them, one by name, or all. */
+export interface PackageCatalog {
+  /** At most `limit` packages after `cursor` (a `nextCursor` of an earlier page), in name order. */
+  page(limit: number, cursor?: string): Page<VisiblePackage>;
+  find(name: string): VisiblePackage | undefined;
+  all(): VisiblePackage[];
+}
+
+// A version's entry, built once per version object (the isolate's copy of the index keeps them).
+const entries = new WeakMap<object, SkillEntry>();
+
 /**
  * The packages `access` sees, each at the version routed to `key`.
- * @example const packages = await visiblePackages(runtime, scope.access, scope.trace, routeKeyOf(scope.context))
+ * @example (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).page(100)
  */
-export async function visiblePackages(runtime: GatewayRuntime, access: Access, trace: Context, key: RouteKey): Promise<VisiblePackage[]> {
-  const callable = new Set(catalogFor(await registryView(runtime, trace), access).map((skill) => skill.name));
-  return (await runtime.agentSkills.list()).flatMap((record) => {
+export async function packageCatalog(runtime: GatewayRuntime, access: Access, trace: Context, key: RouteKey): Promise<PackageCatalog> {
+  const [{ records, byName }, view] = await Promise.all([runtime.agentSkills.index(), registryView(runtime, trace)]);
+  const callable = (tool: string) => {
+    const entry = view.skills.get(tool);
+    return entry !== undefined && access.allowsSkill(entry.name, entry.tags);
+  };
+  const seen = (record: AgentSkillRecord): VisiblePackage | undefined => {
     const served = servedVersionOf(record, key);
     const version = record.versions[served];
-    if (!version || !version.tools.every((tool) => callable.has(tool))) return [];
-    return [{ record, version: served, description: version.description, entry: skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files }) }];
-  });
+    if (!version || !version.tools.every(callable)) return undefined;
+    let entry = entries.get(version);
+    if (!entry) entries.set(version, (entry = skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
+    return { name: record.name, record, version: served, description: version.description, entry };
+  };
+  return {
+    page(limit, cursor) {
+      const items: VisiblePackage[] = [];
+      let i = cursor === undefined ? 0 : startAfter(records, cursor);
+      for (; i < records.length && items.length < limit; i++) {
+        const visible = seen(records[i]!);
+        if (visible) items.push(visible);
+      }
+      // More remain while a later package is seen (looked for only as far as the first one).
+      let more = false;
+      for (; i < records.length && !more; i++) more = seen(records[i]!) !== undefined;
+      return more ? { items, nextCursor: cursorAfter(items.at(-1)!.name) } : { items };
+    },
+    find: (name) => {
+      const record = byName.get(name);
+      return record && seen(record);
+    },
+    all: () => records.flatMap((record) => seen(record) ?? []),
+  };
 }

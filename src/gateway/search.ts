@@ -10,7 +10,7 @@ import type { Context } from "../tracing/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
 import { type SkillSummary, catalogOf } from "./catalog.js";
 import { registryView } from "./invoke.js";
-import { visiblePackages } from "./packages.js";
+import { packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** A search's query and bounds, as the search tool takes them. */
@@ -46,7 +46,7 @@ export async function searchCatalog(runtime: GatewayRuntime, access: Access, tra
           ...options,
           allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags),
         });
-  const packages = query.kind === "tool" ? [] : (await visiblePackages(runtime, access, trace, key)).map(({ record, description, entry }): CatalogEntry => ({ kind: "skill", name: record.name, description, tags: [], uri: entry.uri }));
+  const packages = query.kind === "tool" ? [] : (await packageCatalog(runtime, access, trace, key)).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }));
   const skills = packages.length ? new CatalogIndex(packages).scored(query.query, options) : [];
   return [...skills, ...tools]
     .sort((a, b) => b.score - a.score)

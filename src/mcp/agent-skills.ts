@@ -3,13 +3,13 @@
  * `skills/list` and `skills/get` with each file's `sha256:` digest — and the resources it rides on:
  * every file of a package is a `skill://<name>/<path>` resource, read with `resources/read`;
  * `resources/list` lists each package's `SKILL.md`. Both eras; in 2026-07-28 every list and read
- * carries the caching fields (`CacheableResult`). What a caller sees is what `McpBackend.agentSkills` gives it (its grants applied there).
+ * carries the caching fields (`CacheableResult`). What a caller sees is what `McpBackend.packages` gives it (its grants applied there).
  */
 import { encodeBase64 } from "hono/utils/encode";
 import { z } from "zod";
-import { SKILL_FILE, type SkillEntry, parseSkillUri } from "../agent-skills/index.js";
+import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
+import type { PackageCatalog } from "../gateway/packages.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
-import { pageOf } from "../paging/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
 import type { McpBackend } from "./backend.js";
 
@@ -35,11 +35,9 @@ function contentsOf(uri: string, bytes: Uint8Array, contentType: string) {
   return text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: encodeBase64(bytes.slice().buffer) };
 }
 
-/** Each package listed by name, for paging. */
-async function entriesOf(backend: McpBackend): Promise<Array<SkillEntry & { name: string; description: string; version: string }>> {
-  const views = (await backend.agentSkills?.()) ?? [];
-  return views.map(({ entry, description, version }) => ({ ...entry, name: String(entry.frontmatter.name), description, version })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
+/** No packages: a backend that serves none. */
+const NONE: PackageCatalog = { page: () => ({ items: [] }), find: () => undefined, all: () => [] };
+const catalogOf = async (backend: McpBackend) => (await backend.packages?.()) ?? NONE;
 
 /**
  * Answers one of `AGENT_SKILL_METHODS` for `backend`'s caller; -32602 for an unknown skill or
@@ -51,27 +49,28 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
   switch (method) {
     case "skills/list": {
       const { cursor } = parseParams(CursorParamsSchema, params ?? {});
-      const { items, nextCursor } = pageOf(await entriesOf(backend), options.pageSize, cursor);
-      return { skills: items.map(({ uri, frontmatter, resources }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+      const { items, nextCursor } = (await catalogOf(backend)).page(options.pageSize, cursor);
+      return { skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
     }
     case "skills/get": {
       const { uri } = parseParams(UriParamsSchema, params);
-      const entry = (await entriesOf(backend)).find((e) => e.uri === uri);
+      const named = parseSkillUri(uri);
+      const entry = named?.path === SKILL_FILE ? (await catalogOf(backend)).find(named.name)?.entry : undefined;
       if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown skill: ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
       return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } };
     }
     case "resources/list": {
       const { cursor } = parseParams(CursorParamsSchema, params ?? {});
-      const { items, nextCursor } = pageOf(await entriesOf(backend), options.pageSize, cursor);
-      return { resources: items.map((e) => ({ uri: e.uri, name: e.name, description: e.description, mimeType: "text/markdown" })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+      const { items, nextCursor } = (await catalogOf(backend)).page(options.pageSize, cursor);
+      return { resources: items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" })), ...(nextCursor ? { nextCursor } : {}), ...caching };
     }
     case "resources/templates/list":
       return { resourceTemplates: [], ...caching };
     case "resources/read": {
       const { uri } = parseParams(UriParamsSchema, params);
       const named = parseSkillUri(uri);
-      const entry = named && (await entriesOf(backend)).find((e) => e.name === named.name);
-      const file = entry && entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(entry.name, entry.version, named!.path) : undefined;
+      const seen = named && (await catalogOf(backend)).find(named.name);
+      const file = seen && seen.entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(seen.name, seen.version, named!.path) : undefined;
       if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
       return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
     }

@@ -3,7 +3,7 @@
  * and jobs, and who calls. routes/mcp.ts builds one per request; the tests build their own.
  */
 import type { SkillSummary } from "../gateway/catalog.js";
-import type { SkillEntry } from "../agent-skills/index.js";
+import type { PackageCatalog } from "../gateway/packages.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import type { CatalogQuery } from "../gateway/search.js";
 import type { CatalogHit } from "../catalog-search/index.js";
@@ -31,8 +31,8 @@ export interface McpBackend {
   admit(): Promise<void>;
   /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
   budgetMs?: number;
-  /** The Agent Skills packages this caller may see, each at the version it is served, as SEP-2640 lists them (none when absent). */
-  agentSkills?(): Promise<Array<{ entry: SkillEntry; description: string; version: string }>>;
+  /** The Agent Skills packages this caller may see, each at the version it is served (none when absent). */
+  packages?(): Promise<PackageCatalog>;
   /** The tools and Agent Skills this caller may use that best match a query (the compact catalog's search). */
   search?(query: CatalogQuery): Promise<CatalogHit[]>;
   /** One file of a package version `agentSkills` gave, with its media type. */

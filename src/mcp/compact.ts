@@ -6,7 +6,7 @@
  * which also still works by name.
  */
 import { z } from "zod";
-import { SKILL_FILE, skillUriOf } from "../agent-skills/index.js";
+import { SKILL_FILE } from "../agent-skills/index.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
@@ -82,7 +82,7 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
     const { name: toolName, description, inputSchema, outputSchema, annotations } = toolOf(skill);
     return resultOf({ kind: "tool", name: toolName, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), ...(annotations ? { annotations } : {}) });
   }
-  const seen = (await backend.agentSkills?.())?.find((p) => p.entry.uri === skillUriOf(wanted, SKILL_FILE));
+  const seen = (await backend.packages?.())?.find(wanted);
   const file = seen && (await backend.agentSkillFile?.(wanted, seen.version, SKILL_FILE));
   if (!seen || !file) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them`);
   return resultOf({ kind: "skill", name: wanted, uri: seen.entry.uri, skillMd: UTF8_DECODER.decode(file.bytes), resources: seen.entry.resources });
