@@ -10,7 +10,7 @@ import { type Caller, requireCaller } from "../src/auth/index.js";
 import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog.js";
 import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
-import { packageCatalog } from "../src/gateway/packages.js";
+import { packageCatalog, readPackageFile } from "../src/gateway/packages.js";
 import { searchCatalog } from "../src/gateway/search.js";
 import { routeKeyOf } from "../src/routing/index.js";
 import { chargeCaller } from "../src/gateway/policies.js";
@@ -79,7 +79,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     },
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
     packages: () => packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context)),
-    agentSkillFile: (name, version, path) => runtime.agentSkills.file(name, version, path),
+    readAgentSkillFile: (name, path) => readPackageFile(runtime, scope, name, path, "resources/read"),
     search: async (query) => {
       const hits = await searchCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context), query);
       return server ? hits.map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : hits;

@@ -11,12 +11,12 @@
 import { Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { ErrorCode, failure } from "../src/jsonrpc/index.js";
+import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { packageCatalog } from "../src/gateway/packages.js";
+import { type ReadFile, packageCatalog, readPackageFile } from "../src/gateway/packages.js";
 import { routeKeyOf } from "../src/routing/index.js";
-import { callScopeOf } from "../src/gateway/scope.js";
+import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
 export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
@@ -65,10 +65,16 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
   // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const seen = path ? (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name) : undefined;
-  const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
+  let file: ReadFile | undefined;
+  try {
+    file = path ? await readPackageFile(runtime, scope, name, path, `GET ${AGENT_SKILLS_PATH}`) : undefined;
+  } catch (error) {
+    // The caller's rate or quota is used up: HTTP 429, with its RateLimit and Retry-After headers.
+    if (!(error instanceof RpcError) || error.code !== ErrorCode.RateLimited) throw error;
+    return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
+  }
   if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
-  const headers = { "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
+  const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });
 });

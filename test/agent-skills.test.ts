@@ -255,3 +255,36 @@ describe("A canary of a SKILL.md version", () => {
     expect((await admin(mesh.gatewayUrl, "GET", `/agent-skills/${NAME}`)).json.routes).toEqual({ beta: { "2.0.0": 100 }, "*": { "2.0.0": 100 } });
   });
 });
+
+describe("Reads of package files are charged and audited as calls", () => {
+  it("counts every read against the caller's rate, over MCP and HTTP, and audits each one", async () => {
+    const key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader-3-an-hour", skills: ["*"], rate: "3/h" })).json.key;
+    const auth = { authorization: `Bearer ${key}` };
+    const mcpRead = (uri: string) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
+    const httpRead = (path: string) => fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/${path}`, { headers: auth });
+    expect((await mcpRead("skill://arithmetic-check/SKILL.md")).json.result.contents[0].text).toContain("Call `subtract`");
+    expect(await (await httpRead("references/RULES.md")).text()).toBe(RULES);
+    // Listings are not charged (as tools/list is not): the third read still goes through.
+    for (let i = 0; i < 3; i++) expect((await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "skills/list", params: {} }, { ...auth, "mcp-protocol-version": "2025-11-25" })).json.result).toBeDefined();
+    const third = await httpRead("SKILL.md");
+    expect(third.status).toBe(200);
+    expect(third.headers.get("ratelimit")).toMatch(/r=0/);
+    // The rate is used up: HTTP answers 429 with Retry-After, MCP -32005.
+    const refused = await httpRead("SKILL.md");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await mcpRead("skill://arithmetic-check/SKILL.md")).json.error.code).toBe(-32005);
+    // Each read is in the audit log: the caller, the file, the version, how it went; a missing file too.
+    expect((await httpRead("NOPE.md")).status).toBe(404);
+    const caller = (await admin(mesh.gatewayUrl, "GET", "/keys")).json.keys.find((k: { name: string }) => k.name === "reader-3-an-hour").id;
+    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${caller}&skill=arithmetic-check`)).json.entries as Array<{ method: string; resource: string; deployment?: string; code: number }>;
+    expect(entries.map((e) => [e.method, e.resource, e.deployment, e.code]).reverse()).toEqual([
+      ["resources/read", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", 0],
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/references/RULES.md", "arithmetic-check@1.0.0", 0],
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", 0],
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", -32005],
+      ["resources/read", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", -32005],
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/NOPE.md", undefined, -32602],
+    ]);
+  });
+});

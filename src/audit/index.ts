@@ -8,6 +8,7 @@
  */
 import { DelayedFlush } from "../flush/index.js";
 import { type AuditEntry, AuditEntrySchema, type AuditQuery } from "./schema.js";
+import { skillUriOf } from "../agent-skills/index.js";
 import { fingerprintOf } from "../idempotency/index.js";
 import { safeJson } from "../json/index.js";
 import { errorText } from "../jsonrpc/index.js";
@@ -219,7 +220,14 @@ const clipped = (text: string) => (text.length > MAX_AUDIT_TEXT ? `${text.slice(
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
   if (entry.type === "admin") return { ...entry, by: clipped(entry.by), action: clipped(entry.action) };
   const { params, ...rest } = entry as Extract<PendingEntry, { type: "call" }> & { params?: unknown };
-  const call = { ...rest, caller: clipped(rest.caller), method: clipped(rest.method), ...(rest.group ? { group: clipped(rest.group) } : {}), ...(rest.deployment ? { deployment: clipped(rest.deployment) } : {}) };
+  const call = {
+    ...rest,
+    caller: clipped(rest.caller),
+    method: clipped(rest.method),
+    ...(rest.group ? { group: clipped(rest.group) } : {}),
+    ...(rest.deployment ? { deployment: clipped(rest.deployment) } : {}),
+    ...(rest.resource ? { resource: clipped(rest.resource) } : {}),
+  };
   if (params === undefined) return call;
   try {
     return { ...call, args: await fingerprintOf(params) };
@@ -235,7 +243,8 @@ function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): bool
     return (!query.caller || entry.by === query.caller) && (!query.skill || entry.action.includes(query.skill)) && query.outcome === undefined;
   }
   if (query.caller && entry.caller !== query.caller) return false;
-  if (query.skill && entry.method !== query.skill) return false;
+  // A package name matches the reads of its files (their skill:// URIs), found or not.
+  if (query.skill && entry.method !== query.skill && !entry.resource?.startsWith(skillUriOf(query.skill, ""))) return false;
   if (query.outcome === "ok") return entry.code === 0;
   if (query.outcome === "error") return entry.code !== 0;
   return query.outcome === undefined || entry.code === query.outcome;

@@ -21,6 +21,8 @@ export const CallAuditSchema = z.object({
   hidden: z.boolean().optional(),
   /** SHA-256 (first 32 hex digits) of the canonical JSON of the params: equal calls match, values stay unknown. */
   args: z.string().optional(),
+  /** A read of an Agent Skills file: its `skill://` URI (the package version is `deployment`). */
+  resource: z.string().optional(),
 });
 
 /** One change through the admin API. */
@@ -40,7 +42,7 @@ export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 /** `GET /admin/audit` filters. */
 export const AuditQuerySchema = z.object({
   caller: z.string().max(64).optional(),
-  /** A skill name (calls) or a part of an admin action. */
+  /** A skill name (calls), a package name (reads of its files) or a part of an admin action. */
   skill: z.string().max(128).optional(),
   /** `ok`, `error`, or one error code. */
   outcome: z.union([z.enum(["ok", "error"]), z.coerce.number().int()]).optional(),

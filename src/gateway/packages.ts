@@ -7,14 +7,17 @@
  * Decided lazily, in name order: a page of `skills/list` or one `resources/read` looks at the
  * packages it answers with, not at all of them, so 10,000 packages cost a caller what 10 do.
  */
-import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
+import { type SkillEntry, skillEntryOf, skillUriOf } from "../agent-skills/index.js";
 import type { AgentSkillRecord } from "../agent-skills/registry.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
 import type { Access } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
-import type { RouteKey } from "../routing/index.js";
+import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { type RouteKey, routeKeyOf } from "../routing/index.js";
 import type { Context } from "../tracing/index.js";
 import { registryView } from "./invoke.js";
+import { chargeCaller } from "./policies.js";
+import type { CallScope } from "./scope.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** A package as a caller sees it: its record, the version served, and its SEP-2640 entry. */
@@ -75,3 +78,42 @@ export async function packageCatalog(runtime: GatewayRuntime, access: Access, tr
     all: () => records.flatMap((record) => seen(record) ?? []),
   };
 }
+
+/** A package file as a read answers it. */
+export interface ReadFile {
+  bytes: Uint8Array;
+  digest: string;
+  contentType: string;
+}
+
+/**
+ * Reads one file of a package the caller sees, at the version it is served, as a call is made:
+ * charged against the caller's rate and quota (a refusal is the thrown -32005), and audited — the
+ * caller, the `skill://` URI, the package version and how it went (`method` says how it was
+ * asked: MCP `resources/read`, the well-known route). Undefined (audited as -32602) for a file the
+ * caller cannot see, as for one that does not exist.
+ * @example const file = await readPackageFile(runtime, scope, "modbus-triage", "SKILL.md", "resources/read")
+ */
+export async function readPackageFile(runtime: GatewayRuntime, scope: CallScope, name: string, path: string, method: string): Promise<ReadFile | undefined> {
+  const started = Date.now();
+  const audit = (code: number, version?: string) =>
+    runtime.audit.record(
+      { type: "call", at: started, caller: scope.context.caller, method, resource: skillUriOf(name, path), code, ms: Date.now() - started, ...(version ? { deployment: `${name}@${version}` } : {}), ...(scope.context.group ? { group: scope.context.group } : {}) },
+      scope.waitUntil,
+    );
+  const seen = (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name);
+  const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
+  if (!seen || !file) {
+    audit(ErrorCode.InvalidParams);
+    return undefined;
+  }
+  try {
+    await chargeCaller(runtime.store, scope);
+  } catch (error) {
+    audit(error instanceof RpcError ? error.code : ErrorCode.InternalError, seen.version);
+    throw error;
+  }
+  audit(0, seen.version);
+  return file;
+}
+

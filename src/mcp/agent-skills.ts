@@ -69,8 +69,7 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
     case "resources/read": {
       const { uri } = parseParams(UriParamsSchema, params);
       const named = parseSkillUri(uri);
-      const seen = named && (await catalogOf(backend)).find(named.name);
-      const file = seen && seen.entry.resources.some((r) => r.uri === uri) ? await backend.agentSkillFile?.(seen.name, seen.version, named!.path) : undefined;
+      const file = named && (await backend.readAgentSkillFile?.(named.name, named.path));
       if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
       return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
     }

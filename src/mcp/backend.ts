@@ -35,6 +35,6 @@ export interface McpBackend {
   packages?(): Promise<PackageCatalog>;
   /** The tools and Agent Skills this caller may use that best match a query (the compact catalog's search). */
   search?(query: CatalogQuery): Promise<CatalogHit[]>;
-  /** One file of a package version `agentSkills` gave, with its media type. */
-  agentSkillFile?(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
+  /** Reads one file of a package this caller sees (charged and audited as a call; a refusal is a thrown `RpcError`); undefined when there is none. */
+  readAgentSkillFile?(name: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 }

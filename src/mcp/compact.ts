@@ -83,7 +83,7 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
     return resultOf({ kind: "tool", name: toolName, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), ...(annotations ? { annotations } : {}) });
   }
   const seen = (await backend.packages?.())?.find(wanted);
-  const file = seen && (await backend.agentSkillFile?.(wanted, seen.version, SKILL_FILE));
+  const file = seen && (await backend.readAgentSkillFile?.(wanted, SKILL_FILE));
   if (!seen || !file) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them`);
   return resultOf({ kind: "skill", name: wanted, uri: seen.entry.uri, skillMd: UTF8_DECODER.decode(file.bytes), resources: seen.entry.resources });
 }
