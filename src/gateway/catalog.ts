@@ -33,6 +33,10 @@ export interface SkillSummary {
   annotations?: SkillManifest["annotations"];
   /** `tool-result`: it answers an MCP tool result, passed through as is (a federated MCP tool). */
   answers?: SkillManifest["answers"];
+  /** MCP resources, resource templates and prompts the skill serves, as declared. */
+  resources?: SkillManifest["resources"];
+  resourceTemplates?: SkillManifest["resourceTemplates"];
+  prompts?: SkillManifest["prompts"];
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
@@ -62,6 +66,9 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     ...(main.manifest.title ? { title: main.manifest.title } : {}),
     ...(main.manifest.annotations ? { annotations: main.manifest.annotations } : {}),
     ...(main.manifest.answers ? { answers: main.manifest.answers } : {}),
+    ...(main.manifest.resources ? { resources: main.manifest.resources } : {}),
+    ...(main.manifest.resourceTemplates ? { resourceTemplates: main.manifest.resourceTemplates } : {}),
+    ...(main.manifest.prompts ? { prompts: main.manifest.prompts } : {}),
   };
 }
 

@@ -309,3 +309,86 @@ export const Task2026Schema = z.object({
 });
 export type Task2026 = z.infer<typeof Task2026Schema>;
 
+
+// ---------------------------------------------------------------------------------------------
+// Resources and prompts a skill declares (src/skill): what `resources/list`,
+// `resources/templates/list` and `prompts/list` list, and what a read or a get answers.
+// ---------------------------------------------------------------------------------------------
+
+const Described = { title: z.string().max(256).optional(), description: z.string().max(4_096).optional() };
+
+/** A fixed resource: its URI (any scheme but `skill://`, the Agent Skills packages'), a name, a media type. */
+export const ResourceSchema = z.object({
+  uri: z
+    .string()
+    .max(2_048)
+    .regex(/^[a-z][a-z0-9+.-]*:/i, "a resource URI has a scheme, e.g. modbus://function-codes")
+    .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'"),
+  name: z.string().min(1).max(256),
+  ...Described,
+  mimeType: z.string().max(256).optional(),
+});
+export type Resource = z.infer<typeof ResourceSchema>;
+
+/** A family of resources: an RFC 6570 level-1 template (`modbus://registers/{address}`). */
+export const ResourceTemplateSchema = z.object({
+  uriTemplate: z
+    .string()
+    .max(2_048)
+    .regex(/^[a-z][a-z0-9+.-]*:[^{}]*(\{[A-Za-z0-9_]+\}[^{}]*)+$/i, "a URI template with {variables}, e.g. modbus://registers/{address}")
+    .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'"),
+  name: z.string().min(1).max(256),
+  ...Described,
+  mimeType: z.string().max(256).optional(),
+});
+export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
+
+/** A prompt: its name, and the arguments it takes (strings, as MCP's prompts take them). */
+export const PromptSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a prompt name matches [A-Za-z0-9_.-]{1,64}"),
+  ...Described,
+  arguments: z.array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), ...Described, required: z.boolean().optional() })).max(32).optional(),
+});
+export type Prompt = z.infer<typeof PromptSchema>;
+
+/** One resource's contents: text, or base64 bytes. */
+export const ResourceContentsSchema = z.union([
+  z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
+  z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+]);
+/** `resources/read`'s answer. */
+export const ReadResourceResultSchema = z.object({ contents: z.array(ResourceContentsSchema).max(64) });
+export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
+
+/** One message of a prompt. */
+export const PromptMessageSchema = z.object({ role: z.enum(["user", "assistant"]), content: ContentBlockSchema });
+/** `prompts/get`'s answer. */
+export const GetPromptResultSchema = z.object({ description: z.string().optional(), messages: z.array(PromptMessageSchema).max(256) });
+export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
+
+/** `resources/read` and `prompts/get` params. */
+export const ReadResourceParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
+export const GetPromptParamsSchema = z.object({ name: z.string().min(1).max(256), arguments: z.record(z.string(), z.string()).optional() }).loose();
+
+/**
+ * The variables of a URI that a template matches (each `{name}` one non-empty segment without `/`,
+ * decoded); undefined when it does not match.
+ * @example matchUriTemplate("modbus://registers/{address}", "modbus://registers/40108") // { address: "40108" }
+ */
+export function matchUriTemplate(template: string, uri: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template.split(/(\{[A-Za-z0-9_]+\})/).map((part) => {
+    if (/^\{[A-Za-z0-9_]+\}$/.test(part)) {
+      names.push(part.slice(1, -1));
+      return "([^/?#]+)";
+    }
+    return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  });
+  const match = new RegExp(`^${pattern.join("")}$`).exec(uri);
+  if (!match) return undefined;
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+  } catch {
+    return undefined;
+  }
+}

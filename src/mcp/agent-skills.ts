@@ -1,5 +1,6 @@
 /**
- * Agent Skills over MCP: the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) —
+ * Resources and prompts over MCP — skills' own (declared in `defineSkill`, read from their Workers
+ * through `McpBackend.readResource`/`getPrompt`) and Agent Skills packages' — and the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) —
  * `skills/list` and `skills/get` with each file's `sha256:` digest — and the resources it rides on:
  * every file of a package is a `skill://<name>/<path>` resource, read with `resources/read`;
  * `resources/list` lists each package's `SKILL.md`. Both eras; in 2026-07-28 every list and read
@@ -7,7 +8,8 @@
  */
 import { encodeBase64 } from "hono/utils/encode";
 import { z } from "zod";
-import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
+import { SKILL_FILE, SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
+import { GetPromptParamsSchema } from "../mcp-protocol/index.js";
 import type { PackageCatalog } from "../gateway/packages.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
@@ -16,7 +18,7 @@ import type { McpBackend } from "./backend.js";
 /** The Skills extension's name in capabilities' `extensions`. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 /** The methods answered here. */
-export const AGENT_SKILL_METHODS = ["skills/list", "skills/get", "resources/list", "resources/templates/list", "resources/read"] as const;
+export const AGENT_SKILL_METHODS = ["skills/list", "skills/get", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"] as const;
 
 const CursorParamsSchema = z.object({ cursor: z.string().optional() }).loose();
 const UriParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
@@ -62,14 +64,30 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
     case "resources/list": {
       const { cursor } = parseParams(CursorParamsSchema, params ?? {});
       const { items, nextCursor } = (await catalogOf(backend)).page(options.pageSize, cursor);
-      return { resources: items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+      // The skills' own resources come first, on the first page (a skill declares at most 64).
+      const declared = cursor === undefined ? ((await backend.offerings?.())?.resources ?? []) : [];
+      return { resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))], ...(nextCursor ? { nextCursor } : {}), ...caching };
     }
     case "resources/templates/list":
-      return { resourceTemplates: [], ...caching };
+      return { resourceTemplates: (await backend.offerings?.())?.resourceTemplates ?? [], ...caching };
+    case "prompts/list":
+      return { prompts: (await backend.offerings?.())?.prompts ?? [], ...caching };
+    case "prompts/get": {
+      const { name, arguments: args } = parseParams(GetPromptParamsSchema, params);
+      const prompt = await backend.getPrompt?.(name, args ?? {});
+      if (!prompt) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name.slice(0, 200)}; prompts/list lists them`);
+      return { ...prompt, ...caching };
+    }
     case "resources/read": {
       const { uri } = parseParams(UriParamsSchema, params);
       const named = parseSkillUri(uri);
-      const file = named && (await backend.readAgentSkillFile?.(named.name, named.path));
+      if (!named) {
+        // A skill's own resource (not an Agent Skills package's file).
+        const read = uri.startsWith(SKILL_URI_SCHEME) ? undefined : await backend.readResource?.(uri);
+        if (!read) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
+        return { ...read, ...caching };
+      }
+      const file = await backend.readAgentSkillFile?.(named.name, named.path);
       if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
       return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
     }

@@ -4,6 +4,8 @@
  */
 import type { SkillSummary } from "../gateway/catalog.js";
 import type { PackageCatalog } from "../gateway/packages.js";
+import type { SkillOfferings } from "../gateway/skill-resources.js";
+import type { GetPromptResult, ReadResourceResult } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import type { CatalogQuery } from "../gateway/search.js";
 import type { CatalogHit } from "../catalog-search/index.js";
@@ -33,6 +35,12 @@ export interface McpBackend {
   budgetMs?: number;
   /** The Agent Skills packages this caller may see, each at the version it is served (none when absent). */
   packages?(): Promise<PackageCatalog>;
+  /** The resources, resource templates and prompts of the skills this caller may call (src/gateway/skill-resources.ts). */
+  offerings?(): Promise<SkillOfferings>;
+  /** Reads a skill's resource (not a `skill://` one); undefined when no skill of the caller's declares the URI. */
+  readResource?(uri: string): Promise<ReadResourceResult | undefined>;
+  /** Gets a skill's prompt by its listed name; undefined when the caller has none of that name. */
+  getPrompt?(name: string, args: Record<string, string>): Promise<GetPromptResult | undefined>;
   /** The tools and Agent Skills this caller may use that best match a query (the compact catalog's search). */
   search?(query: CatalogQuery): Promise<CatalogHit[]>;
   /** Reads one file of a package this caller sees (charged and audited as a call; a refusal is a thrown `RpcError`); undefined when there is none. */

@@ -169,6 +169,8 @@ class McpServer implements ListeningServer {
       case "resources/list":
       case "resources/templates/list":
       case "resources/read":
+      case "prompts/list":
+      case "prompts/get":
         return answerAgentSkills(request.method, request.params, this.backend, {
           pageSize: this.options.pageSize,
           ...(stateless ? { caching: { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } } : {}),
@@ -214,8 +216,9 @@ class McpServer implements ListeningServer {
       // No list-change notifications in this era: there is no GET stream on a stateless server.
       capabilities: {
         tools: { listChanged: false },
-        // Agent Skills packages' files (skill://), and the Skills extension (SEP-2640) over them.
+        // Skills' own resources and prompts, Agent Skills packages' files (skill://), and the Skills extension (SEP-2640) over them.
         resources: {},
+        prompts: {},
         extensions: { [SKILLS_EXTENSION]: {} },
         ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
@@ -229,7 +232,7 @@ class McpServer implements ListeningServer {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
       // subscriptions/listen serves toolsListChanged; long skills answer with tasks (SEP-2663).
-      capabilities: { tools: { listChanged: true }, resources: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
+      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",

@@ -9,7 +9,9 @@ import type { HeaderLookup } from "../hop/rpc.js";
 import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
 import type { z } from "zod";
-import { HandlerContext, type SkillContext, type SkillDefinition } from "./definition.js";
+import { HandlerContext, type ResourceBody, type SkillContext, type SkillDefinition } from "./definition.js";
+import { type GetPromptResult, GetPromptParamsSchema, type ReadResourceResult, ReadResourceParamsSchema, matchUriTemplate } from "../mcp-protocol/index.js";
+import { encodeBase64 } from "hono/utils/encode";
 import type { SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
@@ -128,6 +130,8 @@ export class SkillAnswerer<Env> {
   /** One request: its input parsed, the handler run, its output held to the skill's schema. */
   private async run(request: JsonRpcRequest, ctx: SkillContext<Env>): Promise<unknown> {
     const { definition, manifest } = this;
+    if (request.method === "resources/read" && (definition.resources || definition.resourceTemplates)) return this.guarded(() => readResource(definition, request.params, ctx));
+    if (request.method === "prompts/get" && definition.prompts) return this.guarded(() => getPrompt(definition, request.params, ctx));
     if (request.method !== manifest.name) throw new RpcError(ErrorCode.MethodNotFound);
     const input = parseParams(definition.input, this.toInput(request.params));
     let output: unknown;
@@ -145,4 +149,46 @@ export class SkillAnswerer<Env> {
     }
     return checked.data;
   }
+
+  /** A resource's read or a prompt's get: its own `RpcError` as is, anything else logged and -32603. */
+  private async guarded(run: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await run();
+    } catch (thrown) {
+      if (thrown instanceof RpcError) throw thrown;
+      this.logError("a resource read or prompt get threw", thrown);
+      throw new RpcError(ErrorCode.InternalError);
+    }
+  }
+}
+
+/** `resources/read` of one of the skill's resources (a fixed URI first, then its templates). */
+async function readResource<Env>(definition: SkillDefinition<z.ZodType, z.ZodType, Env>, params: unknown, ctx: SkillContext<Env>): Promise<ReadResourceResult> {
+  const { uri } = parseParams(ReadResourceParamsSchema, params);
+  const fixed = definition.resources?.find((r) => r.uri === uri);
+  if (fixed) return contentsOf(uri, fixed.mimeType, await fixed.read(ctx));
+  for (const template of definition.resourceTemplates ?? []) {
+    const variables = matchUriTemplate(template.uriTemplate, uri);
+    if (variables) return contentsOf(uri, template.mimeType, await template.read(variables, ctx));
+  }
+  throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
+}
+
+function contentsOf(uri: string, mimeType: string | undefined, body: ResourceBody): ReadResourceResult {
+  const type = mimeType ? { mimeType } : {};
+  if (typeof body === "string") return { contents: [{ uri, ...type, text: body }] };
+  if ("text" in body) return { contents: [{ uri, ...type, text: body.text }] };
+  return { contents: [{ uri, ...type, blob: encodeBase64(body.blob.slice().buffer) }] };
+}
+
+/** `prompts/get` of one of the skill's prompts: its required arguments checked, its messages. */
+async function getPrompt<Env>(definition: SkillDefinition<z.ZodType, z.ZodType, Env>, params: unknown, ctx: SkillContext<Env>): Promise<GetPromptResult> {
+  const { name, arguments: args = {} } = parseParams(GetPromptParamsSchema, params);
+  const prompt = definition.prompts?.find((p) => p.name === name);
+  if (!prompt) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name.slice(0, 100)}`);
+  const missing = (prompt.arguments ?? []).filter((a) => a.required && !args[a.name]).map((a) => a.name);
+  if (missing.length) throw new RpcError(ErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`);
+  const body = await prompt.get(args, ctx);
+  const messages = typeof body === "string" ? [{ role: "user" as const, content: { type: "text" as const, text: body } }] : body;
+  return { ...(prompt.description ? { description: prompt.description } : {}), messages };
 }

@@ -3,6 +3,12 @@ import type { z } from "zod";
 import type { CallerContext } from "../context/index.js";
 import type { Context } from "../tracing/index.js";
 import type { SkillManifest } from "./manifest.js";
+import type { GetPromptResult, Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
+
+/** What a resource's read answers: text (a string), or bytes. */
+export type ResourceBody = string | { text: string } | { blob: Uint8Array };
+/** What a prompt's get answers: one user message (a string), or the messages. */
+export type PromptBody = string | GetPromptResult["messages"];
 
 /** What a handler gets besides its input: the caller context, the Worker's env and waitUntil. */
 export type SkillContext<Env = object> = CallerContext & {
@@ -115,4 +121,10 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
    */
   strictInput?: boolean;
   handler: (input: z.output<Input>, ctx: SkillContext<Env>) => z.input<Output> | Promise<z.input<Output>>;
+  /** MCP resources at fixed URIs, each with its read (the caller context is `ctx`). */
+  resources?: Array<Resource & { read: (ctx: SkillContext<Env>) => ResourceBody | Promise<ResourceBody> }>;
+  /** MCP resource templates (`modbus://registers/{address}`), read with the URI's variables. */
+  resourceTemplates?: Array<ResourceTemplate & { read: (variables: Record<string, string>, ctx: SkillContext<Env>) => ResourceBody | Promise<ResourceBody> }>;
+  /** MCP prompts, each with its get (arguments are strings, as MCP's prompts take them). */
+  prompts?: Array<Prompt & { get: (args: Record<string, string>, ctx: SkillContext<Env>) => PromptBody | Promise<PromptBody> }>;
 }

@@ -140,6 +140,9 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     ...(definition.cost ? { cost: definition.cost } : {}),
     ...(definition.reliability ? { reliability: definition.reliability } : {}),
     ...(definition.breaker ? { breaker: definition.breaker } : {}),
+    ...(definition.resources?.length ? { resources: definition.resources.map(({ read: _read, ...declared }) => declared) } : {}),
+    ...(definition.resourceTemplates?.length ? { resourceTemplates: definition.resourceTemplates.map(({ read: _read, ...declared }) => declared) } : {}),
+    ...(definition.prompts?.length ? { prompts: definition.prompts.map(({ get: _get, ...declared }) => declared) } : {}),
     inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
     outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),
   });

@@ -1,7 +1,7 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
-import { ToolAnnotationsSchema } from "../mcp-protocol/index.js";
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
 
 /**
@@ -72,6 +72,11 @@ export const SkillManifestSchema = z.object({
    * MCP passes through as is; `outputSchema` is then the schema of its `structuredContent`.
    */
   answers: z.literal("tool-result").optional(),
+  /** MCP resources the skill serves (read through the gateway's `resources/read`), fixed URIs and templates. */
+  resources: z.array(ResourceSchema).max(64).optional(),
+  resourceTemplates: z.array(ResourceTemplateSchema).max(32).optional(),
+  /** MCP prompts the skill serves (`prompts/get`); a prompt name is unique in the skill, without dots. */
+  prompts: z.array(PromptSchema.extend({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a prompt name matches [A-Za-z0-9_-]{1,64}") })).max(32).optional(),
   /** JSON Schema of the input (zod 4's `z.toJSONSchema`, io: input). */
   inputSchema: z.record(z.string(), z.unknown()),
   /** JSON Schema of the output (io: output). */

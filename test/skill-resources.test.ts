@@ -1,0 +1,102 @@
+/**
+ * MCP resources and prompts a skill declares in `defineSkill` (the `units` fixture), through the
+ * gateway in workerd: listed to the keys that may call the skill, read and got from the skill's
+ * Worker over the signed hop with the caller context, on both MCP eras (the official v1 client on
+ * 2025-11-25, the v2 client pinned to 2026-07-28), audited, and hidden from a key that may not
+ * call the skill.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { generateHopKeys } from "../src/hop/index.js";
+import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+
+let mesh: Mesh;
+let everything: { key: string; id: string };
+let onlySubtract: string;
+beforeAll(async () => {
+  // Signed hops: the skill believes the caller context because the gateway signed it.
+  const hopKeys = await generateHopKeys();
+  mesh = await startMesh({
+    skills: [fixture("units"), fixture("subtract")],
+    adminToken: ADMIN_TOKEN,
+    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_HOP_KEY: hopKeys.privateKey },
+    skillVars: { SKILLMESH_HOP_PUBLIC_KEY: hopKeys.publicKey },
+  });
+  const created = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "all", skills: ["*"] })).json;
+  everything = { key: created.key, id: created.view.id };
+  onlySubtract = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "subtract-only", skills: ["subtract"] })).json.key;
+}, 120_000);
+afterAll(() => mesh?.dispose());
+
+const headers = (key: string) => ({ authorization: `Bearer ${key}` });
+async function v1(key: string) {
+  const client = new Client({ name: "skill-resources-v1", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`), { requestInit: { headers: headers(key) } }));
+  return client;
+}
+async function v2(key: string) {
+  const client = new ClientV2({ name: "skill-resources-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new TransportV2(new URL(`${mesh.gatewayUrl}/mcp`), { requestInit: { headers: headers(key) } }));
+  return client;
+}
+
+describe("a skill's MCP resources and prompts", () => {
+  it("lists and reads resources, templates and prompts with the official v1 client (2025-11-25)", async () => {
+    const client = await v1(everything.key);
+    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {} });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(["units://table", "units://logo"]);
+    expect(resources[0]).toMatchObject({ name: "units-table", title: "Length units", mimeType: "text/markdown" });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([{ uriTemplate: "units://factor/{from}/{to}", name: "units-factor", description: "How many `to` one `from` is", mimeType: "application/json" }]);
+    const table = await client.readResource({ uri: "units://table" });
+    expect(table.contents).toEqual([{ uri: "units://table", mimeType: "text/markdown", text: expect.stringContaining("| km | 1000 |") }]);
+    const logo = await client.readResource({ uri: "units://logo" });
+    expect(Buffer.from((logo.contents[0] as { blob: string }).blob, "base64")).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]));
+    // A template's read gets the URI's variables, and the caller context over the signed hop.
+    const factor = JSON.parse(((await client.readResource({ uri: "units://factor/km/m" })).contents[0] as { text: string }).text);
+    expect(factor).toEqual({ from: "km", to: "m", factor: 1000, askedBy: everything.id });
+    // The skill's own refusal comes back as the read's error; an unknown URI is "Resource not found".
+    await expect(client.readResource({ uri: "units://factor/km/parsec" })).rejects.toThrow(/Unknown unit: parsec/);
+    await expect(client.readResource({ uri: "units://nothing" })).rejects.toThrow(/Resource not found/);
+    const { prompts } = await client.listPrompts();
+    expect(prompts).toEqual([expect.objectContaining({ name: "units.convert.convert", title: "Convert a length", arguments: [expect.objectContaining({ name: "value", required: true }), expect.objectContaining({ name: "from", required: true }), expect.objectContaining({ name: "to" })] })]);
+    const prompt = await client.getPrompt({ name: "units.convert.convert", arguments: { value: "3", from: "mi" } });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "Convert 3 mi to m with units.convert, and say the result in one sentence." } }]);
+    await expect(client.getPrompt({ name: "units.convert.convert", arguments: { from: "mi" } })).rejects.toThrow(/Missing required argument: value/);
+    await expect(client.getPrompt({ name: "units.convert.nope", arguments: {} })).rejects.toThrow(/Unknown prompt/);
+    await client.close();
+  });
+
+  it("serves them in 2026-07-28 with the caching fields, as the v2 client reads them", async () => {
+    const client = await v2(everything.key);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["units://table", "units://logo"]);
+    expect(((await client.readResource({ uri: "units://table" })).contents[0] as { text: string }).text).toContain("| mi | 1609.344 |");
+    expect((await client.getPrompt({ name: "units.convert.convert", arguments: { value: "1", from: "km", to: "ft" } })).messages[0]!.content).toEqual({ type: "text", text: "Convert 1 km to ft with units.convert, and say the result in one sentence." });
+    await client.close();
+    const raw = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "prompts/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } }, { ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list" });
+    expect(raw.json.result).toMatchObject({ prompts: [expect.objectContaining({ name: "units.convert.convert" })], ttlMs: expect.any(Number), cacheScope: "private", resultType: "complete" });
+  });
+
+  it("hides a skill's resources and prompts from a key that may not call it", async () => {
+    const client = await v1(onlySubtract);
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    await expect(client.readResource({ uri: "units://table" })).rejects.toThrow(/Resource not found/);
+    await expect(client.readResource({ uri: "units://factor/km/m" })).rejects.toThrow(/Resource not found/);
+    await expect(client.getPrompt({ name: "units.convert.convert", arguments: { value: "1", from: "km" } })).rejects.toThrow(/Unknown prompt/);
+    await client.close();
+  });
+
+  it("audits every read and get, with the deployment that answered", async () => {
+    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${everything.id}`)).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
+    const reads = entries.filter((e) => e.resource).map((e) => [e.method, e.resource, e.deployment, e.code]);
+    expect(reads).toContainEqual(["resources/read", "units://table", "units.convert@1.0.0", 0]);
+    expect(reads).toContainEqual(["resources/read", "units://factor/km/parsec", "units.convert@1.0.0", -32602]);
+    expect(reads).toContainEqual(["prompts/get", "prompt:units.convert.convert", "units.convert@1.0.0", 0]);
+  });
+});
