@@ -318,14 +318,14 @@ describe("the stateless era (2026-07-28) on the wire", () => {
       method: "POST",
       signal: controller.signal,
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers("subscriptions/listen") },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "sub-1", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true } } }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: "sub-1", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["x://y"] } } }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const events = eventsOf(response.body!);
     const ack = await events.next();
-    // Only what the server will send is acknowledged (no prompts here), tagged with the listen request's id.
-    expect(ack.value).toEqual({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true } } });
+    // What the server will send is acknowledged (not resource subscriptions), tagged with the listen request's id.
+    expect(ack.value).toEqual({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true, promptsListChanged: true } } });
     const sum = mesh.skills.find((skill) => skill.manifest.name === "sum")!;
     await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: sum.binding }, { manifest: { ...sum.manifest, name: "test.listened" } });
     try {

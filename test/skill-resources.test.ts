@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { generateHopKeys } from "../src/hop/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { registerSkill } from "../scripts/mesh/index.js";
+import { sseData } from "../src/sse/index.js";
 
 let mesh: Mesh;
 let everything: { key: string; id: string };
@@ -100,3 +102,38 @@ describe("a skill's MCP resources and prompts", () => {
     expect(reads).toContainEqual(["prompts/get", "prompt:units.convert.convert", "units.convert@1.0.0", 0]);
   });
 });
+
+describe("subscriptions/listen for prompts and resources (2026-07-28)", () => {
+  it("tells the client when the prompts or the resources it sees change, and not when nothing it sees does", async () => {
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const controller = new AbortController();
+    const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
+      method: "POST",
+      signal: controller.signal,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "sub", method: "subscriptions/listen", params: { _meta: meta, notifications: { promptsListChanged: true, resourcesListChanged: true } } }),
+    });
+    const events = (async function* () {
+      for await (const data of sseData(response.body!)) yield JSON.parse(data) as { method?: string; params?: { notifications?: object } };
+    })();
+    try {
+      expect((await events.next()).value).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { promptsListChanged: true, resourcesListChanged: true } } });
+      // A skill without prompts or resources changes neither list: the next event is the package's.
+      const subtract = mesh.skills.find((skill) => skill.manifest.name === "subtract")!;
+      await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.again" } });
+      const notes = '---\nname: unit-notes\ndescription: How to convert units.\nallowed-tools: units.convert\nmetadata:\n  version: "1.0.0"\n---\nUse units.convert.\n';
+      expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "unit-notes", files: [{ path: "SKILL.md", content: notes }] })).status).toBe(201);
+      expect((await events.next()).value).toMatchObject({ method: "notifications/resources/list_changed" });
+      // A skill that declares a prompt changes the prompts.
+      const units = mesh.skills.find((skill) => skill.manifest.name === "units.convert")!;
+      await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: units.binding }, { manifest: { ...units.manifest, name: "units.other", resources: [], resourceTemplates: [] } });
+      expect((await events.next()).value).toMatchObject({ method: "notifications/prompts/list_changed" });
+    } finally {
+      controller.abort();
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/subtract.again@1.0.0");
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/units.other@1.0.0");
+      await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/unit-notes");
+    }
+  });
+});
+

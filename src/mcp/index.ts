@@ -231,8 +231,8 @@ class McpServer implements ListeningServer {
   private discover() {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
-      // subscriptions/listen serves toolsListChanged; long skills answer with tasks (SEP-2663).
-      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
+      // subscriptions/listen serves tools, prompts and resources list changes; long skills answer with tasks (SEP-2663).
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",
