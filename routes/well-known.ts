@@ -5,18 +5,20 @@
  *
  * `/.well-known/agent-skills/index.json` and the files it points to: the Agent Skills packages the
  * caller sees (src/gateway/packages.ts), as Cloudflare's discovery draft (v0.2.0) lists them —
- * `skill-md` entries with the digest of each `SKILL.md` — behind the same credentials as /rpc
+ * a `skill-md` entry (a package of one file) or an `archive` one (its `.tar.gz`), each with the
+ * digest of what it points to — behind the same credentials as /rpc
  * and /mcp, with ETags (a file's is its digest).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { type ReadFile, packageCatalog, readPackageFile } from "../src/gateway/packages.js";
+import { type ReadFile, packageCatalog, readPackageArchive, readPackageFile } from "../src/gateway/packages.js";
+import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
 import { routeKeyOf } from "../src/routing/index.js";
-import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
 export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
@@ -44,13 +46,13 @@ const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).c
 wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
   const packages = (await packageCatalog(gatewayRuntime(c.env), scope.access, scope.trace, routeKeyOf(scope.context))).all();
-  const skills = packages.map(({ name, description, entry }) => ({
-    name,
-    type: "skill-md",
-    description,
-    url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`,
-    digest: entry.resources.find((r) => r.uri === entry.uri)!.digest,
-  }));
+  // One file: its SKILL.md; more: the archive of them all (the draft's two distributions).
+  const skills = packages.map(({ name, description, entry, record, version }) => {
+    const archive = record.versions[version]?.archive;
+    return archive
+      ? { name, type: "archive", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}${ARCHIVE_SUFFIX}`, digest: archive.digest }
+      : { name, type: "skill-md", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`, digest: entry.resources.find((r) => r.uri === entry.uri)!.digest };
+  });
   const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
   const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
   const headers = { "content-type": "application/json", ...cachingOf(c.env), etag };
@@ -58,23 +60,36 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   return new Response(body, { headers });
 });
 
+/** A package's archive (`<name>.tar.gz`), for a package of more than one file. */
+wellKnownRoutes.get("/agent-skills/:archive{[^/]+\\.tar\\.gz}", caller, (c) => {
+  const name = c.req.param("archive").slice(0, -ARCHIVE_SUFFIX.length);
+  return served(c, `${name}${ARCHIVE_SUFFIX}`, (runtime, scope) => readPackageArchive(runtime, scope, decodedName(name), `GET ${AGENT_SKILLS_PATH}`));
+});
+
 /** A file of a package the caller sees, at its path in the package (SKILL.md's relative links resolve here). */
-wellKnownRoutes.get("/agent-skills/:name/*", caller, async (c) => {
-  const runtime = gatewayRuntime(c.env);
+wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
   const name = c.req.param("name");
   // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
+  return served(c, `${name}/${path}`, async (runtime, scope) => (path ? readPackageFile(runtime, scope, name, path, `GET ${AGENT_SKILLS_PATH}`) : undefined));
+});
+
+const decodedName = (name: string) => pathOfSegments([name]) ?? name;
+
+/** Serves what `read` reads (charged and audited there), with its digest as its ETag; a used-up rate is HTTP 429. */
+async function served(c: Context<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>, what: string, read: (runtime: ReturnType<typeof gatewayRuntime>, scope: CallScope) => Promise<ReadFile | undefined>) {
+  const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
   let file: ReadFile | undefined;
   try {
-    file = path ? await readPackageFile(runtime, scope, name, path, `GET ${AGENT_SKILLS_PATH}`) : undefined;
+    file = await read(runtime, scope);
   } catch (error) {
     // The caller's rate or quota is used up: HTTP 429, with its RateLimit and Retry-After headers.
     if (!(error instanceof RpcError) || error.code !== ErrorCode.RateLimited) throw error;
     return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
   }
-  if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No file ${path} in an Agent Skill ${name} you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
+  if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
   const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });
-});
+}

@@ -8,6 +8,8 @@
  * tools it may call.
  */
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
+import { unpackTar } from "modern-tar";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
@@ -163,15 +165,25 @@ describe("Agent Skills over MCP", () => {
     expect(index.headers.get("content-type")).toBe("application/json");
     const body = (await index.json()) as { $schema: string; skills: Array<{ name: string; type: string; url: string; digest: string; description: string }> };
     expect(body.$schema).toBe("https://schemas.agentskills.io/discovery/0.2.0/schema.json");
+    // A package of several files is an archive; one of SKILL.md alone is that file.
     expect(body.skills.map((s) => [s.name, s.type, s.url])).toEqual([
-      ["arithmetic-check", "skill-md", "/.well-known/agent-skills/arithmetic-check/SKILL.md"],
+      ["arithmetic-check", "archive", "/.well-known/agent-skills/arithmetic-check.tar.gz"],
       ["flaky-notes", "skill-md", "/.well-known/agent-skills/flaky-notes/SKILL.md"],
     ]);
     for (const skill of body.skills) {
       const file = await fetch(new URL(skill.url, index.url), { headers: headers(everything) });
-      expect(file.headers.get("content-type")).toMatch(/^text\/markdown/);
+      expect(file.headers.get("content-type")).toMatch(skill.type === "archive" ? /^application\/gzip$/ : /^text\/markdown/);
       expect(sha(Buffer.from(await file.arrayBuffer()))).toBe(skill.digest);
     }
+    // The archive holds every file of the package at its root, byte for byte, SKILL.md first.
+    const archive = Buffer.from(await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check.tar.gz`, { headers: headers(everything) })).arrayBuffer());
+    const entries = await unpackTar(gunzipSync(archive));
+    expect(entries.map((e) => [e.header.name, e.header.type, Buffer.from(e.data!)])).toEqual([
+      ["SKILL.md", "file", Buffer.from(SKILL_MD("1.0.0"))],
+      ["assets/pixel.png", "file", PIXEL],
+      ["references/RULES.md", "file", Buffer.from(RULES)],
+    ]);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes.tar.gz`, { headers: headers(everything) })).status).toBe(404);
     // SKILL.md's relative link resolves against its URL, and HEAD answers too.
     const rules = await fetch(new URL("references/RULES.md", `${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`), { headers: headers(everything) });
     expect(await rules.text()).toBe(RULES);

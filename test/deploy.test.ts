@@ -250,8 +250,9 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     // Every package of agent-skills/ registered after the skills it names, its files in the bucket.
     const packages = (await admin(mesh.gatewayUrl, "GET", "/agent-skills")).json as { agentSkills: Array<{ name: string; stable: string }> };
     expect(packages.agentSkills.map((p) => p.name).sort()).toEqual(PACKAGES.map((dir) => basename(dir)));
-    const index = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ name: string; url: string }> };
-    const skillMd = await fetch(new URL(index.skills.find((s) => s.name === "modbus-triage")!.url, `${mesh.gatewayUrl}/.well-known/agent-skills/index.json`));
+    const index = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ name: string; type: string }> };
+    expect(index.skills.map((skill) => [skill.name, skill.type])).toEqual(PACKAGES.map((dir) => [basename(dir), "archive"]));
+    const skillMd = await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/modbus-triage/SKILL.md`);
     expect(await skillMd.text()).toBe(readFileSync(join(ROOT, "agent-skills", "modbus-triage", "SKILL.md"), "utf8"));
   }, 120_000);
 

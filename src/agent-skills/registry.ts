@@ -14,6 +14,8 @@ import { RoutingTableSchema } from "../registry/model.js";
 import { rollback } from "../routing/edits.js";
 import { type AgentSkillPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
 import { type PackageEdit, routed } from "./routing.js";
+import { ARCHIVE_CONTENT_TYPE, archiveOf } from "./archive.js";
+import { sha256Hex } from "../hash/index.js";
 
 /** Where the files' bytes live: the part of an R2 bucket the registry uses. */
 export interface FileBucket {
@@ -38,6 +40,8 @@ const PackageVersionSchema = z.object({
   tools: z.array(z.string()),
   files: z.array(z.object({ path: z.string(), digest: z.string(), bytes: z.number() })),
   digest: z.string(),
+  /** A package of more than one file: its `.tar.gz` (src/agent-skills/archive.ts), stored by digest as its files are. */
+  archive: z.object({ digest: z.string(), bytes: z.number() }).optional(),
   registeredAt: z.number(),
 });
 export const AgentSkillRecordSchema = z.object({
@@ -120,8 +124,14 @@ export class AgentSkills {
     if (known) return { pkg, changed: false };
     const byPath = new Map(files.map((file) => [file.path, file]));
     for (const file of pkg.files) await bucket.put(fileKey(file.digest), byPath.get(file.path)!.bytes, { httpMetadata: { contentType: contentTypeOf(file.path) } });
+    let archive: { digest: string; bytes: number } | undefined;
+    if (pkg.files.length > 1) {
+      const bytes = await archiveOf(pkg.files.map((file) => byPath.get(file.path)!));
+      archive = { digest: `sha256:${await sha256Hex(bytes)}`, bytes: bytes.byteLength };
+      await bucket.put(fileKey(archive.digest), bytes, { httpMetadata: { contentType: ARCHIVE_CONTENT_TYPE } });
+    }
     const record: AgentSkillRecord = existing ?? { name: pkg.name, stable: pkg.version, versions: {}, createdAt: now };
-    record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, registeredAt: now };
+    record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, ...(archive ? { archive } : {}), registeredAt: now };
     await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
     await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
     await this.#changed();
@@ -185,6 +195,14 @@ export class AgentSkills {
     if (!entry) return undefined;
     const bytes = this.#bytes.get(entry.digest) ?? (await this.#fetch(entry.digest));
     return bytes && { bytes, digest: entry.digest, contentType: contentTypeOf(path) };
+  }
+
+  /** The `.tar.gz` of a version of more than one file; undefined for one of a single file. */
+  async archive(name: string, version: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
+    const archive = (await this.index()).byName.get(name)?.versions[version]?.archive;
+    if (!archive) return undefined;
+    const bytes = this.#bytes.get(archive.digest) ?? (await this.#fetch(archive.digest));
+    return bytes && { bytes, digest: archive.digest, contentType: ARCHIVE_CONTENT_TYPE };
   }
 
   /** A file's bytes from the bucket, kept in this isolate (the oldest dropped beyond the bound). */

@@ -9,6 +9,7 @@
  */
 import { type SkillEntry, skillEntryOf, skillUriOf } from "../agent-skills/index.js";
 import type { AgentSkillRecord } from "../agent-skills/registry.js";
+import { ARCHIVE_SUFFIX } from "../agent-skills/archive.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
 import type { Access } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
@@ -94,15 +95,28 @@ export interface ReadFile {
  * caller cannot see, as for one that does not exist.
  * @example const file = await readPackageFile(runtime, scope, "modbus-triage", "SKILL.md", "resources/read")
  */
-export async function readPackageFile(runtime: GatewayRuntime, scope: CallScope, name: string, path: string, method: string): Promise<ReadFile | undefined> {
+export function readPackageFile(runtime: GatewayRuntime, scope: CallScope, name: string, path: string, method: string): Promise<ReadFile | undefined> {
+  return readAudited(runtime, scope, name, skillUriOf(name, path), method, (seen) => runtime.agentSkills.file(name, seen.version, path));
+}
+
+/**
+ * Reads the `.tar.gz` of a package the caller sees (one of more than one file), as `readPackageFile`
+ * reads a file: charged and audited (its `resource` is the archive's well-known path).
+ * @example const archive = await readPackageArchive(runtime, scope, "modbus-triage", "GET /.well-known/agent-skills")
+ */
+export function readPackageArchive(runtime: GatewayRuntime, scope: CallScope, name: string, method: string): Promise<ReadFile | undefined> {
+  return readAudited(runtime, scope, name, `${skillUriOf(name, "")}${ARCHIVE_SUFFIX}`, method, (seen) => runtime.agentSkills.archive(name, seen.version));
+}
+
+async function readAudited(runtime: GatewayRuntime, scope: CallScope, name: string, resource: string, method: string, read: (seen: VisiblePackage) => Promise<ReadFile | undefined>): Promise<ReadFile | undefined> {
   const started = Date.now();
   const audit = (code: number, version?: string) =>
     runtime.audit.record(
-      { type: "call", at: started, caller: scope.context.caller, method, resource: skillUriOf(name, path), code, ms: Date.now() - started, ...(version ? { deployment: `${name}@${version}` } : {}), ...(scope.context.group ? { group: scope.context.group } : {}) },
+      { type: "call", at: started, caller: scope.context.caller, method, resource, code, ms: Date.now() - started, ...(version ? { deployment: `${name}@${version}` } : {}), ...(scope.context.group ? { group: scope.context.group } : {}) },
       scope.waitUntil,
     );
   const seen = (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name);
-  const file = seen && (await runtime.agentSkills.file(name, seen.version, path));
+  const file = seen && (await read(seen));
   if (!seen || !file) {
     audit(ErrorCode.InvalidParams);
     return undefined;
