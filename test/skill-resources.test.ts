@@ -94,6 +94,15 @@ describe("a skill's MCP resources and prompts", () => {
     await client.close();
   });
 
+  it("finds a skill's resources with the compact catalog's search, for the keys that may call the skill", async () => {
+    const search = async (key: string) =>
+      (await post(`${mesh.gatewayUrl}/mcp?catalog=search`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "catalog.search", arguments: { query: "length units in metres", kind: "resource" } } }, { ...headers(key), "mcp-protocol-version": "2025-11-25" })).json.result.structuredContent.results;
+    const hits = await search(everything.key);
+    expect(hits[0]).toEqual({ kind: "resource", name: "units-table", summary: "Every unit this skill converts, in metres", uri: "units://table" });
+    expect(hits.every((hit: { kind: string }) => hit.kind === "resource")).toBe(true);
+    expect(await search(onlySubtract)).toEqual([]);
+  });
+
   it("audits every read and get, with the deployment that answered", async () => {
     const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${everything.id}`)).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
     const reads = entries.filter((e) => e.resource).map((e) => [e.method, e.resource, e.deployment, e.code]);

@@ -9,15 +9,15 @@
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 
-/** What is searched: a tool (a skill's, a federated one) or an Agent Skills package. */
+/** What is searched: a tool (a skill's, a federated one), an Agent Skills package, or a skill's resource. */
 export interface CatalogEntry {
-  kind: "tool" | "skill";
+  kind: "tool" | "skill" | "resource";
   name: string;
   description: string;
   tags: string[];
   /** A tool's arguments in one line (`signatureOf`). */
   signature?: string;
-  /** A package's `SKILL.md` URI, to read with `resources/read`. */
+  /** A package's `SKILL.md` URI, or a resource's URI (or template), to read with `resources/read`. */
   uri?: string;
 }
 

@@ -1,17 +1,19 @@
 /**
  * Searching what a caller may use (src/catalog-search): the tools of the registry — one index per
- * registry generation, shared by every caller, each hit checked against the caller's grants — and
- * the Agent Skills packages it sees (src/gateway/packages.ts), at the version it is served.
+ * registry generation, shared by every caller, each hit checked against the caller's grants — the
+ * resources its skills declare (src/gateway/skill-resources.ts), and the Agent Skills packages it
+ * sees (src/gateway/packages.ts), at the version it is served.
  */
 import type { Access } from "../auth/access.js";
 import { type CatalogEntry, type CatalogHit, CatalogIndex, signatureOf } from "../catalog-search/index.js";
 import type { RouteKey } from "../routing/index.js";
 import type { Context } from "../tracing/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
-import { type SkillSummary, catalogOf } from "./catalog.js";
+import { type SkillSummary, catalogFor, catalogOf } from "./catalog.js";
 import { registryView } from "./invoke.js";
 import { packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
+import { type SkillOfferings, offeringsOf } from "./skill-resources.js";
 
 /** A search's query and bounds, as the search tool takes them. */
 export interface CatalogQuery {
@@ -33,22 +35,37 @@ export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
   return index;
 }
 
+// One index of a caller catalog's declared resources (few: a skill declares at most 96).
+const resourceIndexes = new WeakMap<SkillOfferings, CatalogIndex>();
+
+function resourceIndexOf(offerings: SkillOfferings): CatalogIndex {
+  let index = resourceIndexes.get(offerings);
+  if (!index) {
+    const entries: CatalogEntry[] = [
+      ...offerings.resources.map((r): CatalogEntry => ({ kind: "resource", name: r.name, description: r.description ?? r.title ?? "", tags: [], uri: r.uri })),
+      ...offerings.resourceTemplates.map((t): CatalogEntry => ({ kind: "resource", name: t.name, description: t.description ?? t.title ?? "", tags: [], uri: t.uriTemplate })),
+    ];
+    resourceIndexes.set(offerings, (index = new CatalogIndex(entries)));
+  }
+  return index;
+}
+
 /**
- * The tools and packages that best match `query`, best first, of those `access` may use.
+ * The tools, Agent Skills packages and skills' resources that best match `query`, best first, of
+ * those `access` may use (`kind` narrows to one of them).
  * @example await searchCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context), { query: "decode modbus", limit: 5 })
  */
 export async function searchCatalog(runtime: GatewayRuntime, access: Access, trace: Context, key: RouteKey, query: CatalogQuery): Promise<CatalogHit[]> {
-  const options = { limit: query.limit, ...(query.kind ? { kind: query.kind } : {}) };
-  const tools =
-    query.kind === "skill"
-      ? []
-      : toolIndexOf(catalogOf(await registryView(runtime, trace))).scored(query.query, {
-          ...options,
-          allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags),
-        });
-  const packages = query.kind === "tool" ? [] : (await packageCatalog(runtime, access, trace, key)).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }));
+  const options = { limit: query.limit };
+  const wants = (kind: CatalogEntry["kind"]) => query.kind === undefined || query.kind === kind;
+  const view = await registryView(runtime, trace);
+  const tools = wants("tool")
+    ? toolIndexOf(catalogOf(view)).scored(query.query, { ...options, allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags) })
+    : [];
+  const resources = wants("resource") ? resourceIndexOf(offeringsOf(catalogFor(view, access))).scored(query.query, options) : [];
+  const packages = wants("skill") ? (await packageCatalog(runtime, access, trace, key)).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri })) : [];
   const skills = packages.length ? new CatalogIndex(packages).scored(query.query, options) : [];
-  return [...skills, ...tools]
+  return [...skills, ...tools, ...resources]
     .sort((a, b) => b.score - a.score)
     .slice(0, query.limit)
     .map(({ hit }) => hit);

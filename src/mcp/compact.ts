@@ -20,7 +20,7 @@ export const MAX_SEARCH_LIMIT = 20;
 
 export const SearchArgumentsSchema = z.strictObject({
   query: z.string().min(1).max(500),
-  kind: z.enum(["tool", "skill"]).optional(),
+  kind: z.enum(["tool", "skill", "resource"]).optional(),
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(8),
 });
 export const DescribeArgumentsSchema = z.strictObject({ name: z.string().min(1).max(256) });
@@ -31,12 +31,12 @@ export const COMPACT_TOOLS: Tool[] = [
   {
     name: COMPACT.search,
     description:
-      "Search every tool and Agent Skill (instructions for a task) of this gateway by what it does. Answers short summaries, best first: name, first sentence, tags, and a tool's arguments (`name: type`, `?` optional). Then call a tool with catalog.call, or get its full schema or a skill's instructions with catalog.describe.",
+      "Search every tool, Agent Skill (instructions for a task) and resource of this gateway by what it does. Answers short summaries, best first: name, first sentence, tags, a tool's arguments (`name: type`, `?` optional), a skill's or resource's uri. Then call a tool with catalog.call, get its full schema or a skill's instructions with catalog.describe, or read a uri with resources/read.",
     inputSchema: {
       type: "object",
       properties: {
         query: { type: "string", description: "What you need, in a few words (e.g. 'decode a modbus frame')" },
-        kind: { type: "string", enum: ["tool", "skill"], description: "Only tools, or only Agent Skills" },
+        kind: { type: "string", enum: ["tool", "skill", "resource"], description: "Only tools, Agent Skills or resources" },
         limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_LIMIT, default: 8 },
       },
       required: ["query"],
@@ -73,6 +73,7 @@ const resultOf = (structured: Record<string, unknown>): CallToolResult => ({ con
 export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
   if (name === COMPACT.search) {
     const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
+    await backend.admit(); // a search is work: counted against the caller's rate, as a call is
     const results = (await backend.search?.({ query, limit, ...(kind ? { kind } : {}) })) ?? [];
     return resultOf({ results });
   }
