@@ -12,7 +12,7 @@ import { withinServer } from "../src/servers/index.js";
 import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
 import { packageCatalog, readPackageFile } from "../src/gateway/packages.js";
 import { searchCatalog } from "../src/gateway/search.js";
-import { getSkillPrompt, offeringsOf, readSkillResource } from "../src/gateway/skill-resources.js";
+import { callerOfferings, getSkillPrompt, readSkillResource } from "../src/gateway/skill-resources.js";
 import { routeKeyOf } from "../src/routing/index.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
@@ -81,7 +81,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
     packages: () => packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context)),
     readAgentSkillFile: (name, path) => readPackageFile(runtime, scope, name, path, "resources/read"),
-    offerings: async () => offeringsOf(catalogFor(await registryView(runtime, scope.trace), scope.access)),
+    offerings: async () => callerOfferings(runtime, catalogFor(await registryView(runtime, scope.trace), scope.access)),
     readResource: async (uri) => readSkillResource(runtime, scope, c.env, catalogFor(await registryView(runtime, scope.trace), scope.access), uri),
     getPrompt: async (name, args) => getSkillPrompt(runtime, scope, c.env, catalogFor(await registryView(runtime, scope.trace), scope.access), name, args),
     search: async (query) => {

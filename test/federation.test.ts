@@ -131,6 +131,37 @@ describe("an MCP server of the 2025 era (server-everything, with sessions)", () 
     await client.close();
   });
 
+  it("serves the upstream's resources, templates and prompts, read and got from the upstream", async () => {
+    const client = await v1Client();
+    const { resources } = await client.listResources();
+    const document = resources.find((r) => r.uri.startsWith("demo://resource/static/document/"))!;
+    expect(document).toMatchObject({ name: expect.any(String), mimeType: expect.any(String) });
+    const read = await client.readResource({ uri: document.uri });
+    expect(read.contents[0]).toMatchObject({ uri: document.uri, text: expect.any(String) });
+    expect(((read.contents[0] as { text: string }).text).length).toBeGreaterThan(0);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.length).toBeGreaterThan(0);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain("everything.simple-prompt");
+    const prompt = await client.getPrompt({ name: "everything.simple-prompt", arguments: {} });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "This is a simple prompt without arguments." } }]);
+    await expect(client.getPrompt({ name: "everything.no-such-prompt", arguments: {} })).rejects.toThrow(/Unknown prompt/);
+    // A virtual server without the upstream's tools shows none of its resources or prompts.
+    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/no-everything", { tags: ["demo.none"] })).status).toBe(200);
+    const narrowed = new Client({ name: "federation-test-narrowed", version: "1.0.0" });
+    await narrowed.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp/no-everything`)));
+    expect((await narrowed.listResources()).resources).toEqual([]);
+    expect((await narrowed.listPrompts()).prompts).toEqual([]);
+    await expect(narrowed.readResource({ uri: document.uri })).rejects.toThrow(/Resource not found/);
+    await expect(narrowed.getPrompt({ name: "everything.simple-prompt", arguments: {} })).rejects.toThrow(/Unknown prompt/);
+    await narrowed.close();
+    await admin(mesh.gatewayUrl, "DELETE", "/servers/no-everything");
+    // Audited as a read, with the upstream version that answered.
+    const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call")).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
+    expect(audit).toContainEqual(expect.objectContaining({ method: "prompts/get", resource: "prompt:everything.simple-prompt", deployment: expect.stringMatching(/^upstream:everything@/), code: 0 }));
+    await client.close();
+  });
+
   it("relays the upstream's progress to the caller", async () => {
     const client = await v1Client();
     const seen: number[] = [];

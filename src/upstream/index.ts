@@ -20,7 +20,7 @@ import type { SkillManifest } from "../skill/manifest.js";
 import type { Store } from "../store/index.js";
 import { OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
 import { type Skipped, type ToolSource, mcpManifestOf, selects } from "./definitions.js";
-import { callTool, discoverEra, forgetSessions, listTools } from "./mcp-client.js";
+import { type McpTarget, type UpstreamOfferings, callTool, discoverEra, forgetSessions, listOfferings, listTools } from "./mcp-client.js";
 import { type HeldChange, type McpEra, type StoredAuth, type UpstreamRecord, UpstreamRecordSchema, type UpstreamRegistration, type UpstreamVersion } from "./model.js";
 import { MAX_DOCUMENT_BYTES, callOperation, operationsOf, parseDocument, serverUrlOf } from "./openapi.js";
 
@@ -57,6 +57,8 @@ interface DefinitionsRead {
   era: McpEra | undefined;
   definitions: Definition[];
   skipped: Skipped[];
+  /** An MCP upstream's resources, templates and prompts. */
+  offerings?: UpstreamOfferings;
 }
 
 /** What a registration or refresh did, for the admin's answer and the audit log. */
@@ -110,6 +112,19 @@ export class Upstreams implements UpstreamCaller {
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       ...(request.inputRound ? { inputRound: request.inputRound } : {}),
     });
+  }
+
+  /**
+   * Reads a resource or gets a prompt of an MCP upstream (the version `version`), with the
+   * upstream's credential for this caller, within `signal`.
+   * @example await upstreams.ask("everything", "1.0.0", caller, signal, (target, era) => readUpstreamResource(target, era, uri))
+   */
+  async ask<T>(name: string, version: string, caller: string, signal: AbortSignal, run: (target: McpTarget, era: McpEra) => Promise<T>): Promise<T> {
+    const record = await this.cached(name);
+    const current = record?.versions[version];
+    if (!record || !current?.era) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name} is no longer registered`, { retryAfterMs: 5_000 });
+    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, record.auth, caller, signal);
+    return run({ url: current.url, label: `Upstream ${name}`, headers: credential.headers, sessionKey: credential.sessionKey, signal }, current.era);
   }
 
   /** An upstream's record, read at most every few seconds per isolate. */
@@ -195,6 +210,7 @@ export class Upstreams implements UpstreamCaller {
       held: [],
       removed: [],
       refresh: { at: now, ok: true },
+      ...(read.offerings ? { offerings: read.offerings } : {}),
     };
     await this.#put(record);
     return { upstream: name, version, served, held: [], removed: stale.map(([tool]) => tool), skipped: read.skipped };
@@ -226,6 +242,7 @@ export class Upstreams implements UpstreamCaller {
       }
       reports.push(await this.#reconcile(record, version, current, read.definitions, read.skipped, now));
       current.refresh = { at: now, ok: true };
+      if (read.offerings) current.offerings = read.offerings;
     }
     await this.#put(record);
     return reports;
@@ -327,13 +344,14 @@ export class Upstreams implements UpstreamCaller {
         throw new UpstreamError(502, `Could not read ${record.name}'s tools: ${error instanceof Error ? error.message : "failed"}`);
       }
       skipped.push(...listed.invalid);
+      const offerings = await listOfferings(target, era).catch(() => undefined);
       for (const tool of listed.tools) {
         if (!selects(source, tool.name)) continue;
         const made = mcpManifestOf(source, tool);
         if ("refused" in made) skipped.push({ tool: tool.name, reason: made.refused });
         else definitions.push({ tool: tool.name, manifest: made.manifest, contractHash: await contractHashOf(made.manifest), endpoint: { upstream: { kind: "mcp", name: record.name, url, tool: tool.name, era } } });
       }
-      return { url, era, definitions, skipped };
+      return { url, era, definitions, skipped, ...(offerings ? { offerings } : {}) };
     }
     const document = where.inline ?? (await this.#readDocument(record.name, where.documentUrl!, credential.headers, signal));
     let parsed: Record<string, unknown>;

@@ -30,7 +30,18 @@ import {
   UpstreamToolResultSchema,
   headerValueFor,
   undeclaredInputRequests,
+  type GetPromptResult,
+  GetPromptResultSchema,
+  type Prompt,
+  PromptSchema,
+  type ReadResourceResult,
+  ReadResourceResultSchema,
+  type Resource,
+  ResourceSchema,
+  type ResourceTemplate,
+  ResourceTemplateSchema,
 } from "../mcp-protocol/index.js";
+import type { z } from "zod";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import type { McpEra } from "./model.js";
@@ -106,6 +117,68 @@ export async function listTools(target: McpTarget, era: McpEra): Promise<{ tools
     if (!cursor) break;
   }
   return { tools, invalid };
+}
+
+/** The most resources, templates and prompts kept of one upstream. */
+export const MAX_UPSTREAM_OFFERINGS = 256;
+
+/**
+ * What an upstream serves besides tools: its resources, resource templates and prompts (all
+ * pages, at most `MAX_UPSTREAM_OFFERINGS` of each, each checked — one that does not parse is left
+ * out). A list the server does not answer (it has no resources, say) is empty.
+ * @example const { resources, prompts } = await listOfferings(target, era)
+ */
+export async function listOfferings(target: McpTarget, era: McpEra): Promise<UpstreamOfferings> {
+  const all = async <T>(method: string, key: string, schema: z.ZodType<T>): Promise<T[]> => {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < MAX_LIST_PAGES && items.length < MAX_UPSTREAM_OFFERINGS; page++) {
+        const result = (await exchange(target, method, cursor === undefined ? {} : { cursor }, era)) as Record<string, unknown> | undefined;
+        for (const raw of Array.isArray(result?.[key]) ? (result[key] as unknown[]) : []) {
+          const parsed = schema.safeParse(raw);
+          if (parsed.success && items.length < MAX_UPSTREAM_OFFERINGS) items.push(parsed.data);
+        }
+        cursor = typeof result?.nextCursor === "string" ? result.nextCursor : undefined;
+        if (!cursor) break;
+      }
+    } catch (error) {
+      if (target.signal.aborted) throw error;
+    }
+    return items;
+  };
+  return {
+    resources: await all("resources/list", "resources", ResourceSchema),
+    resourceTemplates: await all("resources/templates/list", "resourceTemplates", ResourceTemplateSchema),
+    prompts: await all("prompts/list", "prompts", PromptSchema),
+  };
+}
+
+/** What `listOfferings` answers. */
+export interface UpstreamOfferings {
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+/**
+ * Reads one of an upstream's resources, checked; the upstream's refusal as `callTool`'s is.
+ * @example const { contents } = await readUpstreamResource(target, era, "demo://resource/static/document/architecture.md")
+ */
+export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: string): Promise<ReadResourceResult> {
+  const result = ReadResourceResultSchema.safeParse(await exchange(target, "resources/read", { uri }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(uri) } } : {}));
+  if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
+  return result.data;
+}
+
+/**
+ * Gets one of an upstream's prompts, checked.
+ * @example const { messages } = await getUpstreamPrompt(target, era, "simple-prompt", {})
+ */
+export async function getUpstreamPrompt(target: McpTarget, era: McpEra, name: string, args: Record<string, string>): Promise<GetPromptResult> {
+  const result = GetPromptResultSchema.safeParse(await exchange(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(name) } } : {}));
+  if (!result.success) throw unavailable(target, "answered prompts/get with something that is not a prompt");
+  return result.data;
 }
 
 export interface ToolCallOptions {

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { GlobSchema } from "../glob/index.js";
 import { isPlainKey } from "../json/index.js";
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema } from "../mcp-protocol/index.js";
 import { UpstreamEndpointSchema } from "../registry/model.js";
 import { SemverSchema, SkillManifestSchema, TagSchema } from "../skill/manifest.js";
 
@@ -152,6 +153,8 @@ export const UpstreamVersionSchema = z.object({
   /** Tools the upstream stopped serving, when the gateway noticed. */
   removed: z.array(z.object({ tool: z.string(), at: z.number() })).default([]),
   refresh: RefreshStatusSchema.optional(),
+  /** An MCP upstream's resources, resource templates and prompts, as its last read listed them (not held: read again at each refresh). */
+  offerings: z.object({ resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema), prompts: z.array(PromptSchema) }).optional(),
 });
 export type UpstreamVersion = z.infer<typeof UpstreamVersionSchema>;
 
