@@ -146,6 +146,9 @@ describe("an MCP server of the 2025 era (server-everything, with sessions)", () 
     const prompt = await client.getPrompt({ name: "everything.simple-prompt", arguments: {} });
     expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "This is a simple prompt without arguments." } }]);
     await expect(client.getPrompt({ name: "everything.no-such-prompt", arguments: {} })).rejects.toThrow(/Unknown prompt/);
+    // The compact catalog's search finds the upstream's resources too.
+    const found = await post(`${mesh.gatewayUrl}/mcp?catalog=search`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "catalog.search", arguments: { query: document.name, kind: "resource", limit: 3 } } }, { "mcp-protocol-version": "2025-11-25" });
+    expect(found.json.result.structuredContent.results.map((hit: { uri: string }) => hit.uri)).toContain(document.uri);
     // A virtual server without the upstream's tools shows none of its resources or prompts.
     expect((await admin(mesh.gatewayUrl, "PUT", "/servers/no-everything", { tags: ["demo.none"] })).status).toBe(200);
     const narrowed = new Client({ name: "federation-test-narrowed", version: "1.0.0" });

@@ -13,7 +13,7 @@ import { type SkillSummary, catalogFor, catalogOf } from "./catalog.js";
 import { registryView } from "./invoke.js";
 import { packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
-import { type SkillOfferings, offeringsOf } from "./skill-resources.js";
+import { type SkillOfferings, callerOfferings } from "./skill-resources.js";
 
 /** A search's query and bounds, as the search tool takes them. */
 export interface CatalogQuery {
@@ -35,7 +35,8 @@ export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
   return index;
 }
 
-// One index of a caller catalog's declared resources (few: a skill declares at most 96).
+// One index of what a caller's catalog offers (its skills' declarations are one object per catalog;
+// with MCP upstreams in it the offerings are new on each request, and so is their small index).
 const resourceIndexes = new WeakMap<SkillOfferings, CatalogIndex>();
 
 function resourceIndexOf(offerings: SkillOfferings): CatalogIndex {
@@ -62,7 +63,7 @@ export async function searchCatalog(runtime: GatewayRuntime, access: Access, tra
   const tools = wants("tool")
     ? toolIndexOf(catalogOf(view)).scored(query.query, { ...options, allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags) })
     : [];
-  const resources = wants("resource") ? resourceIndexOf(offeringsOf(catalogFor(view, access))).scored(query.query, options) : [];
+  const resources = wants("resource") ? resourceIndexOf(await callerOfferings(runtime, catalogFor(view, access))).scored(query.query, options) : [];
   const packages = wants("skill") ? (await packageCatalog(runtime, access, trace, key)).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri })) : [];
   const skills = packages.length ? new CatalogIndex(packages).scored(query.query, options) : [];
   return [...skills, ...tools, ...resources]
