@@ -59,9 +59,12 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   }
   const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? { ...summary, name: server.listedName(summary.name) } : summary);
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
+  /** The skills the caller may call (by their own names: a virtual server's aliases are `listed`). */
+  const callable = async () => catalogFor(await registryView(runtime, scope.trace), scope.access);
+  const routeKey = routeKeyOf(scope.context);
   const backend: McpBackend = {
     catalog: async () => {
-      const catalog = catalogFor(await registryView(runtime, scope.trace), scope.access);
+      const catalog = await callable();
       return server ? catalog.map(listed) : catalog;
     },
     skill: async (name) => {
@@ -79,13 +82,13 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
       return job && viewOf(job);
     },
     // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
-    packages: () => packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context)),
+    packages: () => packageCatalog(runtime, scope.access, scope.trace, routeKey),
     readAgentSkillFile: (name, path) => readPackageFile(runtime, scope, name, path, "resources/read"),
-    offerings: async () => callerOfferings(runtime, catalogFor(await registryView(runtime, scope.trace), scope.access)),
-    readResource: async (uri) => readSkillResource(runtime, scope, c.env, catalogFor(await registryView(runtime, scope.trace), scope.access), uri),
-    getPrompt: async (name, args) => getSkillPrompt(runtime, scope, c.env, catalogFor(await registryView(runtime, scope.trace), scope.access), name, args),
+    offerings: async () => callerOfferings(runtime, await callable()),
+    readResource: async (uri) => readSkillResource(runtime, scope, c.env, await callable(), uri),
+    getPrompt: async (name, args) => getSkillPrompt(runtime, scope, c.env, await callable(), name, args),
     search: async (query) => {
-      const hits = await searchCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context), query);
+      const hits = await searchCatalog(runtime, scope.access, scope.trace, routeKey, query);
       return server ? hits.map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : hits;
     },
     caller: scope.context.caller,

@@ -11,7 +11,7 @@
  */
 import { type Context, Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import { type GatewayEnv, type GatewayRuntime, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
@@ -21,7 +21,8 @@ import { routeKeyOf } from "../src/routing/index.js";
 import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
-export const wellKnownRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
+type WellKnownEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
+export const wellKnownRoutes = new Hono<WellKnownEnv>();
 
 wellKnownRoutes.get("/oauth-protected-resource/*", (c) => metadata(c.env));
 wellKnownRoutes.get("/oauth-protected-resource", (c) => metadata(c.env));
@@ -63,7 +64,7 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
 /** A package's archive (`<name>.tar.gz`), for a package of more than one file. */
 wellKnownRoutes.get("/agent-skills/:archive{[^/]+\\.tar\\.gz}", caller, (c) => {
   const name = c.req.param("archive").slice(0, -ARCHIVE_SUFFIX.length);
-  return served(c, `${name}${ARCHIVE_SUFFIX}`, (runtime, scope) => readPackageArchive(runtime, scope, decodedName(name), `GET ${AGENT_SKILLS_PATH}`));
+  return served(c, `${name}${ARCHIVE_SUFFIX}`, (runtime, scope) => readPackageArchive(runtime, scope, name, `GET ${AGENT_SKILLS_PATH}`));
 });
 
 /** A file of a package the caller sees, at its path in the package (SKILL.md's relative links resolve here). */
@@ -74,10 +75,8 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
   return served(c, `${name}/${path}`, async (runtime, scope) => (path ? readPackageFile(runtime, scope, name, path, `GET ${AGENT_SKILLS_PATH}`) : undefined));
 });
 
-const decodedName = (name: string) => pathOfSegments([name]) ?? name;
-
 /** Serves what `read` reads (charged and audited there), with its digest as its ETag; a used-up rate is HTTP 429. */
-async function served(c: Context<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>, what: string, read: (runtime: ReturnType<typeof gatewayRuntime>, scope: CallScope) => Promise<ReadFile | undefined>) {
+async function served(c: Context<WellKnownEnv>, what: string, read: (runtime: GatewayRuntime, scope: CallScope) => Promise<ReadFile | undefined>) {
   const runtime = gatewayRuntime(c.env);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
   let file: ReadFile | undefined;

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { changesBetween, checkContracts, nextVersion } from "../src/contracts/index.js";
-import { canonicalJson } from "../src/json/index.js";
+import { canonicalJson, safeJson } from "../src/json/index.js";
 import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
@@ -76,18 +76,10 @@ function manifestFrom(text: string, file: string): SkillManifest {
 
 /** A package contract file's contents (a file that does not parse is an error naming it). */
 function packageContractFrom(text: string, file: string): PackageContract {
-  const parsed = PackageContractSchema.safeParse(safeJsonOf(text));
+  const parsed = PackageContractSchema.safeParse(safeJson(text));
   if (!parsed.success) throw new Error(`${file} is not an Agent Skill contract: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
-
-const safeJsonOf = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 /** Every contract in the working tree's folder, parsed. */
 export function committedContracts(dir = CONTRACTS_DIR): SkillManifest[] {
@@ -173,16 +165,9 @@ export function committedPackageContracts(dir = CONTRACTS_DIR): Map<string, Pack
   );
 }
 
-/**
- * The released package contracts, as `releasedContracts` reads the tools': the base ref's and
- * the working tree's (the base ref's winning), and the files the working tree rewrote.
- */
-export function releasedPackageContracts(source: ContractSource): { released: PackageContract[]; rewritten: string[]; against?: string } {
-  const working = committedPackageContracts(source.dir);
-  const against = source.against ?? baseRefOf(source.dir);
-  const base = against ? packageContractsAt(source.dir, against) : new Map<string, PackageContract>();
-  const rewritten = [...base].filter(([path, contract]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(contract)).map(([path]) => path);
-  return { released: [...new Map([...working, ...base]).values()], rewritten, ...(against ? { against } : {}) };
+/** The released package contracts, read as `releasedContracts` reads the tools'. */
+export function releasedPackageContracts(source: ContractSource): Released<PackageContract> {
+  return releasedOf(committedPackageContracts(source.dir), source, packageContractsAt);
 }
 
 /**
@@ -191,11 +176,22 @@ export function releasedPackageContracts(source: ContractSource): { released: Pa
  * never rewritten, or the drift gate could be silenced by writing the new definition over it).
  * @example const { released, rewritten } = releasedContracts({ dir: CONTRACTS_DIR })
  */
-export function releasedContracts(source: ContractSource): { released: SkillManifest[]; rewritten: string[]; against?: string } {
-  const working = new Map(committedContracts(source.dir).map((m) => [`${m.name}/${m.version}.json`, m]));
+export function releasedContracts(source: ContractSource): Released<SkillManifest> {
+  return releasedOf(new Map(committedContracts(source.dir).map((m) => [`${m.name}/${m.version}.json`, m])), source, contractsAt);
+}
+
+/** What is released, and the working tree's rewrites of it (paths in the contracts folder). */
+export interface Released<T> {
+  released: T[];
+  rewritten: string[];
+  against?: string;
+}
+
+/** The working tree's contracts (path → contract) and those of the base ref (`baseAt`), the base ref's winning. */
+function releasedOf<T>(working: Map<string, T>, source: ContractSource, baseAt: (dir: string, ref: string) => Map<string, T>): Released<T> {
   const against = source.against ?? baseRefOf(source.dir);
-  const base = against ? contractsAt(source.dir, against) : new Map<string, SkillManifest>();
-  const rewritten = [...base].filter(([path, manifest]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(manifest)).map(([path]) => path);
+  const base = against ? baseAt(source.dir, against) : new Map<string, T>();
+  const rewritten = [...base].filter(([path, contract]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(contract)).map(([path]) => path);
   return { released: [...new Map([...working, ...base]).values()], rewritten, ...(against ? { against } : {}) };
 }
 

@@ -4,13 +4,14 @@
  * in Miniflare), content-addressed by their SHA-256 so that versions share what they share.
  *
  * A package's first version is its stable one; a later version is registered beside it at 0%,
- * as a tool's is, for a canary to split callers between them (src/agent-skills/routing.ts). A version is immutable: registering the same version with other files is refused
- * (409), as the contracts' drift gate refuses it in git.
+ * as a tool's is, for a canary to split callers between them (src/agent-skills/routing.ts). A
+ * version is immutable: registering the same version with other files is refused (409), as the
+ * contracts' drift gate refuses it in git.
  */
 import { z } from "zod";
 import { safeJson } from "../json/index.js";
 import type { Store } from "../store/index.js";
-import { RoutingTableSchema } from "../registry/model.js";
+import { RoutingTableSchema, compareNames } from "../registry/model.js";
 import { rollback } from "../routing/edits.js";
 import { type AgentSkillPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
 import { type PackageEdit, routed } from "./routing.js";
@@ -175,7 +176,7 @@ export class AgentSkills {
         const parsed = AgentSkillRecordSchema.safeParse(safeJson(raw ?? ""));
         return parsed.success ? [parsed.data] : [];
       })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((a, b) => compareNames(a.name, b.name));
     return { records, byName: new Map(records.map((r) => [r.name, r])), revision };
   }
 
@@ -192,30 +193,30 @@ export class AgentSkills {
    */
   async file(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
     const entry = (await this.index()).byName.get(name)?.versions[version]?.files.find((f) => f.path === path);
-    if (!entry) return undefined;
-    const bytes = this.#bytes.get(entry.digest) ?? (await this.#fetch(entry.digest));
-    return bytes && { bytes, digest: entry.digest, contentType: contentTypeOf(path) };
+    const bytes = entry && (await this.#bytesOf(entry.digest));
+    return bytes && { bytes, digest: entry!.digest, contentType: contentTypeOf(path) };
   }
 
   /** The `.tar.gz` of a version of more than one file; undefined for one of a single file. */
   async archive(name: string, version: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
     const archive = (await this.index()).byName.get(name)?.versions[version]?.archive;
-    if (!archive) return undefined;
-    const bytes = this.#bytes.get(archive.digest) ?? (await this.#fetch(archive.digest));
-    return bytes && { bytes, digest: archive.digest, contentType: ARCHIVE_CONTENT_TYPE };
+    const bytes = archive && (await this.#bytesOf(archive.digest));
+    return bytes && { bytes, digest: archive!.digest, contentType: ARCHIVE_CONTENT_TYPE };
   }
 
-  /** A file's bytes from the bucket, kept in this isolate (the oldest dropped beyond the bound). */
-  async #fetch(digest: string): Promise<Uint8Array | undefined> {
+  /** Bytes by digest: this isolate's copy, else the bucket's, then kept (the oldest dropped beyond the bound). */
+  async #bytesOf(digest: string): Promise<Uint8Array | undefined> {
+    const kept = this.#bytes.get(digest);
+    if (kept) return kept;
     const object = await this.settings.bucket?.get(fileKey(digest));
     if (!object) return undefined;
     const bytes = new Uint8Array(await object.arrayBuffer());
     this.#bytes.set(digest, bytes);
     this.#cachedBytes += bytes.byteLength;
-    for (const [key, kept] of this.#bytes) {
+    for (const [key, old] of this.#bytes) {
       if (this.#cachedBytes <= MAX_CACHED_FILE_BYTES) break;
       this.#bytes.delete(key);
-      this.#cachedBytes -= kept.byteLength;
+      this.#cachedBytes -= old.byteLength;
     }
     return bytes;
   }

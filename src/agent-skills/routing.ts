@@ -23,11 +23,20 @@ export type PackageEdit = (doc: RoutableDoc, name: string, ctx: EditContext) => 
 /** A package's routing table: its own, or every caller on the stable version. */
 export const routesOf = (record: RoutedRecord): RoutingTable => record.routes ?? { [DEFAULT_GROUP]: { [record.stable]: 100 } };
 
+type RoutedVersion = { name: string; version: string; role: "stable" | "canary" };
+// A record's versions in order, worked out once per record object (the isolate's index keeps them).
+const ordered = new WeakMap<RoutedRecord, RoutedVersion[]>();
+
 /** A package's versions, newest first, with their roles (as `selectVersion` and the edits take them). */
-function versionsOf(record: RoutedRecord) {
-  return Object.keys(record.versions)
-    .sort((a, b) => compareSemver(b, a))
-    .map((version) => ({ name: record.name, version, role: version === record.stable ? ("stable" as const) : ("canary" as const) }));
+function versionsOf(record: RoutedRecord): RoutedVersion[] {
+  let versions = ordered.get(record);
+  if (!versions) {
+    versions = Object.keys(record.versions)
+      .sort((a, b) => compareSemver(b, a))
+      .map((version) => ({ name: record.name, version, role: version === record.stable ? "stable" : "canary" }));
+    ordered.set(record, versions);
+  }
+  return versions;
 }
 
 /**
@@ -35,6 +44,7 @@ function versionsOf(record: RoutedRecord) {
  * @example servedVersionOf(record, { group: "beta", stickyKey: "u1" }) // "1.1.0"
  */
 export function servedVersionOf(record: RoutedRecord, key: RouteKey): string {
+  if (!record.routes) return record.stable; // never split: every caller on the stable version
   return selectVersion(record.name, versionsOf(record), routesOf(record), key)?.version ?? record.stable;
 }
 

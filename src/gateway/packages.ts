@@ -17,7 +17,7 @@ import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import { type RouteKey, routeKeyOf } from "../routing/index.js";
 import type { Context } from "../tracing/index.js";
 import { registryView } from "./invoke.js";
-import { chargeCaller } from "./policies.js";
+import { chargeCaller, readAudit } from "./policies.js";
 import type { CallScope } from "./scope.js";
 import type { GatewayRuntime } from "./runtime.js";
 
@@ -109,25 +109,21 @@ export function readPackageArchive(runtime: GatewayRuntime, scope: CallScope, na
 }
 
 async function readAudited(runtime: GatewayRuntime, scope: CallScope, name: string, resource: string, method: string, read: (seen: VisiblePackage) => Promise<ReadFile | undefined>): Promise<ReadFile | undefined> {
-  const started = Date.now();
-  const audit = (code: number, version?: string) =>
-    runtime.audit.record(
-      { type: "call", at: started, caller: scope.context.caller, method, resource, code, ms: Date.now() - started, ...(version ? { deployment: `${name}@${version}` } : {}), ...(scope.context.group ? { group: scope.context.group } : {}) },
-      scope.waitUntil,
-    );
+  const audit = readAudit(runtime, scope, method, resource);
   const seen = (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name);
   const file = seen && (await read(seen));
   if (!seen || !file) {
     audit(ErrorCode.InvalidParams);
     return undefined;
   }
+  const deployment = `${name}@${seen.version}`;
   try {
     await chargeCaller(runtime.store, scope);
   } catch (error) {
-    audit(error instanceof RpcError ? error.code : ErrorCode.InternalError, seen.version);
+    audit(error instanceof RpcError ? error.code : ErrorCode.InternalError, deployment);
     throw error;
   }
-  audit(0, seen.version);
+  audit(0, deployment);
   return file;
 }
 

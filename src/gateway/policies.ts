@@ -88,6 +88,22 @@ export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise
 };
 
 /**
+ * The audit of a read that is no skill call (an Agent Skills file, a skill's or an upstream's
+ * resource or prompt): call it once with how it went and who answered (`name@version`), as a call's
+ * entry says it. Started when made.
+ * @example const audit = readAudit(runtime, scope, "resources/read", uri); … audit(0, "units.convert@1.0.0")
+ */
+export function readAudit(runtime: GatewayRuntime, scope: CallScope, method: string, resource: string): (code: number, deployment?: string) => void {
+  const started = Date.now();
+  const { caller, group } = scope.context;
+  return (code, deployment) =>
+    runtime.audit.record(
+      { type: "call", at: started, caller, method, resource: resource.slice(0, 512), code, ms: Date.now() - started, ...(deployment ? { deployment } : {}), ...(group ? { group } : {}) },
+      scope.waitUntil,
+    );
+}
+
+/**
  * Counts one call against the scope's rate and quota, or throws -32005 with `retryAfterMs` (the
  * decision also becomes the response's `RateLimit` headers). What `limits` does for every call,
  * and MCP for a long request that calls no skill (`subscriptions/listen`).

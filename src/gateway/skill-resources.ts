@@ -26,10 +26,11 @@ import { routeKeyOf, selectDeployment } from "../routing/index.js";
 import type { z } from "zod";
 import type { SkillSummary } from "./catalog.js";
 import { registryEntry } from "./invoke.js";
-import { chargeCaller } from "./policies.js";
+import { chargeCaller, readAudit } from "./policies.js";
 import type { GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 import { getUpstreamPrompt, readUpstreamResource } from "../upstream/mcp-client.js";
+import { upstreamTag } from "../upstream/definitions.js";
 
 /** The resources, templates and prompts of a catalog's skills, in skill name order. */
 export interface SkillOfferings {
@@ -59,9 +60,8 @@ export function offeringsOf(catalog: SkillSummary[]): SkillOfferings {
 
 /** The MCP upstreams a caller may call a tool of, each at the version whose offerings it is shown (its first registered). */
 async function upstreamsOf(runtime: GatewayRuntime, catalog: SkillSummary[]): Promise<Array<{ name: string; version: string; offerings: SkillOfferings }>> {
-  const names = [...new Set(catalog.flatMap((s) => (s.answers === "tool-result" ? s.tags.filter((t) => t.startsWith(UPSTREAM_TAG)).map((t) => t.slice(UPSTREAM_TAG.length)) : [])))].sort();
   const found = await Promise.all(
-    names.map(async (name) => {
+    upstreamNamesOf(catalog).map(async (name) => {
       const record = await runtime.upstreams.cached(name).catch(() => undefined); // a store outage hides them, not the rest
       const [version, current] = Object.entries(record?.versions ?? {}).sort(([, a], [, b]) => a.registeredAt - b.registeredAt)[0] ?? [];
       return version && current?.offerings ? [{ name, version, offerings: current.offerings }] : [];
@@ -69,7 +69,18 @@ async function upstreamsOf(runtime: GatewayRuntime, catalog: SkillSummary[]): Pr
   );
   return found.flat();
 }
-const UPSTREAM_TAG = "upstream:";
+const UPSTREAM_TAG = upstreamTag("");
+const upstreamNames = new WeakMap<SkillSummary[], string[]>();
+
+/** The MCP upstreams of a catalog's federated tools (by their `upstream:<name>` tag), once per catalog. */
+function upstreamNamesOf(catalog: SkillSummary[]): string[] {
+  let names = upstreamNames.get(catalog);
+  if (!names) {
+    names = [...new Set(catalog.flatMap((s) => (s.answers === "tool-result" ? s.tags.filter((t) => t.startsWith(UPSTREAM_TAG)).map((t) => t.slice(UPSTREAM_TAG.length)) : [])))].sort();
+    upstreamNames.set(catalog, names);
+  }
+  return names;
+}
 
 /**
  * Everything a caller's catalog offers besides tools: its skills' declarations (`offeringsOf`) and
@@ -87,8 +98,10 @@ export async function callerOfferings(runtime: GatewayRuntime, catalog: SkillSum
   };
 }
 
-const declares = (offerings: Pick<SkillOfferings, "resources" | "resourceTemplates">, uri: string, exact: boolean) =>
-  exact ? offerings.resources.some((r) => r.uri === uri) : offerings.resourceTemplates.some((t) => matchUriTemplate(t.uriTemplate, uri));
+/** Of `owners`, the one that declares `uri`: as a fixed resource first, then by a template that matches. */
+function ownerOf<T>(owners: T[], declared: (owner: T) => { resources?: Resource[] | undefined; resourceTemplates?: ResourceTemplate[] | undefined }, uri: string): T | undefined {
+  return owners.find((o) => declared(o).resources?.some((r) => r.uri === uri)) ?? owners.find((o) => declared(o).resourceTemplates?.some((t) => matchUriTemplate(t.uriTemplate, uri)));
+}
 
 /**
  * Reads a skill's resource: the skill of the catalog that declares the URI (a fixed one first, then
@@ -97,10 +110,9 @@ const declares = (offerings: Pick<SkillOfferings, "resources" | "resourceTemplat
  */
 export async function readSkillResource(runtime: GatewayRuntime, scope: CallScope, env: BindingEnv, catalog: SkillSummary[], uri: string): Promise<ReadResourceResult | undefined> {
   const ask = { method: "resources/read", resource: uri };
-  const owner = catalog.find((s) => declares({ resources: s.resources ?? [], resourceTemplates: [] }, uri, true)) ?? catalog.find((s) => declares({ resources: [], resourceTemplates: s.resourceTemplates ?? [] }, uri, false));
+  const owner = ownerOf(catalog, (skill) => skill, uri);
   if (owner) return asked(runtime, scope, ask, ReadResourceResultSchema, (_signal, answeredBy) => viaSkill(runtime, scope, env, owner.name, "resources/read", { uri }, answeredBy));
-  const upstreams = await upstreamsOf(runtime, catalog);
-  const upstream = upstreams.find((u) => declares(u.offerings, uri, true)) ?? upstreams.find((u) => declares(u.offerings, uri, false));
+  const upstream = ownerOf(await upstreamsOf(runtime, catalog), (u) => u.offerings, uri);
   if (!upstream) return undefined;
   return asked(runtime, scope, ask, ReadResourceResultSchema, (signal, answeredBy) => {
     answeredBy(`upstream:${upstream.name}@${upstream.version}`);
@@ -144,13 +156,9 @@ async function viaSkill(runtime: GatewayRuntime, scope: CallScope, env: BindingE
 
 /** One read or get: charged, run, its answer checked, audited (who answered, how it went). */
 async function asked<T>(runtime: GatewayRuntime, scope: CallScope, ask: { method: string; resource: string }, schema: z.ZodType<T>, run: (signal: AbortSignal, answeredBy: (deployment: string) => void) => Promise<unknown>): Promise<T> {
-  const started = Date.now();
+  const record = readAudit(runtime, scope, ask.method, ask.resource);
   let deployment: string | undefined;
-  const audit = (code: number) =>
-    runtime.audit.record(
-      { type: "call", at: started, caller: scope.context.caller, method: ask.method, resource: ask.resource.slice(0, 512), code, ms: Date.now() - started, ...(deployment ? { deployment } : {}), ...(scope.context.group ? { group: scope.context.group } : {}) },
-      scope.waitUntil,
-    );
+  const audit = (code: number) => record(code, deployment);
   try {
     await chargeCaller(runtime.store, scope);
     const answer = await run(AbortSignal.timeout(UPSTREAM_ASK_MS), (answering) => (deployment = answering));

@@ -4,6 +4,7 @@
  * results. The rules are the MCP specification's (modelcontextprotocol.io, basic/transports and
  * server/tools of each revision); docs/architecture.md sums up what the gateway serves.
  */
+import { encodeBase64 } from "hono/utils/encode";
 import { z } from "zod";
 import { ErrorCode, JsonObjectSchema, RpcError } from "../jsonrpc/index.js";
 
@@ -317,29 +318,24 @@ export type Task2026 = z.infer<typeof Task2026Schema>;
 
 const Described = { title: z.string().max(256).optional(), description: z.string().max(4_096).optional() };
 
-/** A fixed resource: its URI (any scheme but `skill://`, the Agent Skills packages'), a name, a media type. */
-export const ResourceSchema = z.object({
-  uri: z
+/** A URI of a resource (or a template of them): any scheme but `skill://`, the Agent Skills packages'. */
+const resourceUri = (pattern: RegExp, message: string) =>
+  z
     .string()
     .max(2_048)
-    .regex(/^[a-z][a-z0-9+.-]*:/i, "a resource URI has a scheme, e.g. modbus://function-codes")
-    .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'"),
-  name: z.string().min(1).max(256),
-  ...Described,
-  mimeType: z.string().max(256).optional(),
-});
+    .regex(pattern, message)
+    .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'");
+/** What a resource and a template of them both say. */
+const ResourceFields = { name: z.string().min(1).max(256), ...Described, mimeType: z.string().max(256).optional() };
+
+/** A fixed resource: its URI, a name, a media type. */
+export const ResourceSchema = z.object({ uri: resourceUri(/^[a-z][a-z0-9+.-]*:/i, "a resource URI has a scheme, e.g. modbus://function-codes"), ...ResourceFields });
 export type Resource = z.infer<typeof ResourceSchema>;
 
 /** A family of resources: an RFC 6570 level-1 template (`modbus://registers/{address}`). */
 export const ResourceTemplateSchema = z.object({
-  uriTemplate: z
-    .string()
-    .max(2_048)
-    .regex(/^[a-z][a-z0-9+.-]*:[^{}]*(\{[A-Za-z0-9_]+\}[^{}]*)+$/i, "a URI template with {variables}, e.g. modbus://registers/{address}")
-    .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'"),
-  name: z.string().min(1).max(256),
-  ...Described,
-  mimeType: z.string().max(256).optional(),
+  uriTemplate: resourceUri(/^[a-z][a-z0-9+.-]*:[^{}]*(\{[A-Za-z0-9_]+\}[^{}]*)+$/i, "a URI template with {variables}, e.g. modbus://registers/{address}"),
+  ...ResourceFields,
 });
 export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
 
@@ -356,6 +352,17 @@ export const ResourceContentsSchema = z.union([
   z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
   z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
 ]);
+export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
+
+/**
+ * One resource's contents: a string as `text`, bytes as base64 `blob`.
+ * @example resourceContentsOf("units://logo", "image/png", bytes) // { uri, mimeType: "image/png", blob: "iVBORw…" }
+ */
+export function resourceContentsOf(uri: string, mimeType: string | undefined, body: string | Uint8Array): ResourceContents {
+  const type = mimeType ? { mimeType } : {};
+  return typeof body === "string" ? { uri, ...type, text: body } : { uri, ...type, blob: encodeBase64(body.slice().buffer) };
+}
+
 /** `resources/read`'s answer. */
 export const ReadResourceResultSchema = z.object({ contents: z.array(ResourceContentsSchema).max(64) });
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;

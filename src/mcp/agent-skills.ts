@@ -6,10 +6,9 @@
  * `resources/list` lists each package's `SKILL.md`. Both eras; in 2026-07-28 every list and read
  * carries the caching fields (`CacheableResult`). What a caller sees is what `McpBackend.packages` gives it (its grants applied there).
  */
-import { encodeBase64 } from "hono/utils/encode";
 import { z } from "zod";
 import { SKILL_FILE, SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
-import { GetPromptParamsSchema } from "../mcp-protocol/index.js";
+import { GetPromptParamsSchema, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
 import type { PackageCatalog } from "../gateway/packages.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
@@ -21,7 +20,6 @@ export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 export const AGENT_SKILL_METHODS = ["skills/list", "skills/get", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"] as const;
 
 const CursorParamsSchema = z.object({ cursor: z.string().optional() }).loose();
-const UriParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
 
 /** How the list answers are cached (2026-07-28) and paged. */
 export interface ListOptions {
@@ -30,16 +28,23 @@ export interface ListOptions {
   caching?: { ttlMs: number; cacheScope: "public" | "private" };
 }
 
-/** A file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
-function contentsOf(uri: string, bytes: Uint8Array, contentType: string) {
+/** A package file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
+function fileContentsOf(uri: string, bytes: Uint8Array, contentType: string) {
   const mimeType = contentType.split(";")[0]!.trim();
-  const text = /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(bytes) : undefined;
-  return text !== undefined ? { uri, mimeType, text } : { uri, mimeType, blob: encodeBase64(bytes.slice().buffer) };
+  return resourceContentsOf(uri, mimeType, /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(bytes) : bytes);
 }
 
 /** No packages: a backend that serves none. */
 const NONE: PackageCatalog = { page: () => ({ items: [] }), find: () => undefined, all: () => [] };
-const catalogOf = async (backend: McpBackend) => (await backend.packages?.()) ?? NONE;
+const packagesOf = async (backend: McpBackend) => (await backend.packages?.()) ?? NONE;
+
+/** The contents of a resource: an Agent Skills package's file (`skill://`), else a skill's or an upstream's resource. */
+async function readOf(backend: McpBackend, uri: string): Promise<{ contents: unknown[] } | undefined> {
+  const named = parseSkillUri(uri);
+  if (!named) return uri.startsWith(SKILL_URI_SCHEME) ? undefined : backend.readResource?.(uri);
+  const file = await backend.readAgentSkillFile?.(named.name, named.path);
+  return file && { contents: [fileContentsOf(uri, file.bytes, file.contentType)] };
+}
 
 /**
  * Answers one of `AGENT_SKILL_METHODS` for `backend`'s caller; -32602 for an unknown skill or
@@ -51,20 +56,20 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
   switch (method) {
     case "skills/list": {
       const { cursor } = parseParams(CursorParamsSchema, params ?? {});
-      const { items, nextCursor } = (await catalogOf(backend)).page(options.pageSize, cursor);
+      const { items, nextCursor } = (await packagesOf(backend)).page(options.pageSize, cursor);
       return { skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
     }
     case "skills/get": {
-      const { uri } = parseParams(UriParamsSchema, params);
+      const { uri } = parseParams(ReadResourceParamsSchema, params);
       const named = parseSkillUri(uri);
-      const entry = named?.path === SKILL_FILE ? (await catalogOf(backend)).find(named.name)?.entry : undefined;
+      const entry = named?.path === SKILL_FILE ? (await packagesOf(backend)).find(named.name)?.entry : undefined;
       if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown skill: ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
       return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } };
     }
     case "resources/list": {
       const { cursor } = parseParams(CursorParamsSchema, params ?? {});
-      const { items, nextCursor } = (await catalogOf(backend)).page(options.pageSize, cursor);
-      // The skills' own resources come first, on the first page (a skill declares at most 64).
+      const { items, nextCursor } = (await packagesOf(backend)).page(options.pageSize, cursor);
+      // The skills' and upstreams' own resources come first, all of them, on the first page.
       const declared = cursor === undefined ? ((await backend.offerings?.())?.resources ?? []) : [];
       return { resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))], ...(nextCursor ? { nextCursor } : {}), ...caching };
     }
@@ -79,17 +84,10 @@ export async function answerAgentSkills(method: (typeof AGENT_SKILL_METHODS)[num
       return { ...prompt, ...caching };
     }
     case "resources/read": {
-      const { uri } = parseParams(UriParamsSchema, params);
-      const named = parseSkillUri(uri);
-      if (!named) {
-        // A skill's own resource (not an Agent Skills package's file).
-        const read = uri.startsWith(SKILL_URI_SCHEME) ? undefined : await backend.readResource?.(uri);
-        if (!read) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
-        return { ...read, ...caching };
-      }
-      const file = await backend.readAgentSkillFile?.(named.name, named.path);
-      if (!file) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
-      return { contents: [contentsOf(uri, file.bytes, file.contentType)], ...caching };
+      const { uri } = parseParams(ReadResourceParamsSchema, params);
+      const read = await readOf(backend, uri);
+      if (!read) throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
+      return { ...read, ...caching };
     }
   }
 }

@@ -10,8 +10,7 @@ import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
 import type { z } from "zod";
 import { HandlerContext, type ResourceBody, type SkillContext, type SkillDefinition } from "./definition.js";
-import { type GetPromptResult, GetPromptParamsSchema, type ReadResourceResult, ReadResourceParamsSchema, matchUriTemplate } from "../mcp-protocol/index.js";
-import { encodeBase64 } from "hono/utils/encode";
+import { type GetPromptResult, GetPromptParamsSchema, type ReadResourceResult, ReadResourceParamsSchema, matchUriTemplate, resourceContentsOf } from "../mcp-protocol/index.js";
 import type { SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
@@ -174,12 +173,9 @@ async function readResource<Env>(definition: SkillDefinition<z.ZodType, z.ZodTyp
   throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
 }
 
-function contentsOf(uri: string, mimeType: string | undefined, body: ResourceBody): ReadResourceResult {
-  const type = mimeType ? { mimeType } : {};
-  if (typeof body === "string") return { contents: [{ uri, ...type, text: body }] };
-  if ("text" in body) return { contents: [{ uri, ...type, text: body.text }] };
-  return { contents: [{ uri, ...type, blob: encodeBase64(body.blob.slice().buffer) }] };
-}
+const contentsOf = (uri: string, mimeType: string | undefined, body: ResourceBody): ReadResourceResult => ({
+  contents: [resourceContentsOf(uri, mimeType, typeof body === "string" ? body : "text" in body ? body.text : body.blob)],
+});
 
 /** `prompts/get` of one of the skill's prompts: its required arguments checked, its messages. */
 async function getPrompt<Env>(definition: SkillDefinition<z.ZodType, z.ZodType, Env>, params: unknown, ctx: SkillContext<Env>): Promise<GetPromptResult> {
