@@ -7,16 +7,15 @@
  */
 import { type Context, Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { type SkillSummary, catalogFor, summaryOf } from "../src/gateway/catalog.js";
-import { withinServer } from "../src/servers/index.js";
-import { invoke, registryEntry, registryView } from "../src/gateway/invoke.js";
-import { packageCatalog, readPackageFile } from "../src/gateway/packages.js";
-import { searchCatalog } from "../src/gateway/search.js";
-import { callerOfferings, getSkillPrompt, readSkillResource } from "../src/gateway/skill-resources.js";
-import { routeKeyOf } from "../src/routing/index.js";
+import { CallerCatalog } from "../src/gateway/caller-catalog.js";
+import { type SkillSummary, summaryOf } from "../src/gateway/catalog.js";
+import { accessThrough } from "../src/gateway/door.js";
+import { invoke, perform, refuseUnknown, registryEntry } from "../src/gateway/invoke.js";
+import { listedOf } from "../src/gateway/offerings.js";
 import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { type McpBackend, SESSION_HEADER, answerMcpPost } from "../src/mcp/index.js";
@@ -39,19 +38,17 @@ mcpRoutes.on(["GET", "DELETE"], "/", (c) =>
 
 /**
  * Answers one MCP POST as the default server (`/mcp`) or a virtual one (`/mcp/<server>`, src/servers):
- * a virtual server narrows the caller's access to what it exposes, lists aliased tools under
- * their aliases, and says its own instructions.
+ * a virtual server is a door that narrows the caller's access to what it exposes
+ * (src/gateway/door.ts), lists aliased tools under their aliases, and says its own instructions.
  */
 async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<Response> {
   const runtime = gatewayRuntime(c.env);
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
-  if (!scope.access.allowsServer(serverName)) {
-    const where = serverName ? `the virtual server ${serverName}` : "/mcp (only some virtual servers, /mcp/<server>)";
-    return c.json(failure(null, ErrorCode.Unauthorized, `Forbidden: this credential may not call through ${where}`), 403);
-  }
   const server = serverName === undefined ? undefined : await runtime.servers.get(serverName);
+  const entered = accessThrough(c.get("caller"), { kind: "mcp", ...(serverName !== undefined ? { serverName } : {}), ...(server ? { server } : {}) });
+  // A credential that may not use this server learns nothing of whether it exists.
+  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
   if (serverName !== undefined && !server) return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
-  if (server) scope.access = withinServer(scope.access, server);
+  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
   // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
   const catalogMode = c.req.query("catalog");
   if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {
@@ -59,37 +56,36 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   }
   const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? { ...summary, name: server.listedName(summary.name) } : summary);
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
-  /** The skills the caller may call (by their own names: a virtual server's aliases are `listed`). */
-  const callable = async () => catalogFor(await registryView(runtime, scope.trace), scope.access);
-  const routeKey = routeKeyOf(scope.context);
+  const called = (name: string) => skillNamed(name) ?? name;
+  const catalogOf = () => new CallerCatalog(runtime, scope);
   const backend: McpBackend = {
-    catalog: async () => {
-      const catalog = await callable();
-      return server ? catalog.map(listed) : catalog;
+    tools: async () => {
+      const tools = await catalogOf().tools();
+      return server ? tools.map(listed) : tools;
     },
     skill: async (name) => {
       const skill = skillNamed(name);
       const entry = skill === undefined ? undefined : await registryEntry(runtime, skill, scope.trace, scope.waitUntil);
       return entry && scope.access.allowsSkill(entry.name, entry.tags) ? listed(summaryOf(entry)) : undefined;
     },
+    catalog: () => {
+      const catalog = catalogOf();
+      return { offerings: async () => listedOf(await catalog.offerings()), packages: () => catalog.packages() };
+    },
     // A streamed call is cancelled by its stream closing (`streaming.signal`); see routes/rpc.ts
     // for why a plain JSON call carries no signal of the request's own.
-    call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: skillNamed(name) ?? name, params, id: 0 }, slot, scope, runtime, c.env, streaming),
+    call: (name, params, slot, streaming) => invoke({ jsonrpc: "2.0", method: called(name), params, id: 0 }, slot, scope, runtime, c.env, streaming),
+    run: async (operation) => {
+      const done = await perform(operation, scope, runtime, c.env);
+      // A search's tool hits are named as this server lists them.
+      return server && operation.kind === "search" ? (done as CatalogHit[]).map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : done;
+    },
+    refuse: (name, refusal) => refuseUnknown(called(name), refusal, scope, runtime, c.env),
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.
-    submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: skillNamed(name) ?? name, params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
+    submit: (name, params, slot) => invoke({ jsonrpc: "2.0", method: called(name), params, id: 0 }, slot, { ...scope, respondAsync: true }, runtime, c.env),
     job: async (jobId) => {
       const job = await runtime.jobs.ownedBy(jobId, scope.context.caller);
       return job && viewOf(job);
-    },
-    // An Agent Skills package is seen by a caller that may call every Skillmesh tool it names.
-    packages: () => packageCatalog(runtime, scope.access, scope.trace, routeKey),
-    readAgentSkillFile: (name, path) => readPackageFile(runtime, scope, name, path, "resources/read"),
-    offerings: async () => callerOfferings(runtime, await callable()),
-    readResource: async (uri) => readSkillResource(runtime, scope, c.env, await callable(), uri),
-    getPrompt: async (name, args) => getSkillPrompt(runtime, scope, c.env, await callable(), name, args),
-    search: async (query) => {
-      const hits = await searchCatalog(runtime, scope.access, scope.trace, routeKey, query);
-      return server ? hits.map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : hits;
     },
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
+import { accessThrough } from "../src/gateway/door.js";
 import { invoke } from "../src/gateway/invoke.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { ErrorCode, failure, processJsonRpc } from "../src/jsonrpc/index.js";
@@ -13,12 +14,15 @@ import { progressRelay } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
 import { anySignal } from "../src/signal/index.js";
 
+const RPC_DOOR = { kind: "rpc" } as const;
+
 export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
 rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env)), async (c) => {
   const runtime = gatewayRuntime(c.env);
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise));
-  if (!scope.access.allowsServer(undefined)) return c.json(failure(null, ErrorCode.Unauthorized, "Forbidden: this credential may call only through some virtual MCP servers (/mcp/<server>)"), 403);
+  const entered = accessThrough(c.get("caller"), RPC_DOOR);
+  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
+  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
   const body = await bodyText(c);
   // No cancellation signal on a plain JSON call: workerd fires request.signal for streamed
   // responses only, and combining signals costs a fifth of a trivial call's throughput.

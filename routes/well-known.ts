@@ -11,13 +11,16 @@
  */
 import { type Context, Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
-import { type GatewayEnv, type GatewayRuntime, gatewayRuntime } from "../src/gateway/runtime.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
-import { SKILL_FILE, pathOfSegments } from "../src/agent-skills/index.js";
+import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { type ReadFile, packageCatalog, readPackageArchive, readPackageFile } from "../src/gateway/packages.js";
+import { CallerCatalog } from "../src/gateway/caller-catalog.js";
+import { accessThrough } from "../src/gateway/door.js";
+import { perform } from "../src/gateway/invoke.js";
+import type { Operation } from "../src/gateway/operation.js";
+import type { PackageFile } from "../src/gateway/operations.js";
 import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
-import { routeKeyOf } from "../src/routing/index.js";
 import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
@@ -36,6 +39,9 @@ function metadata(env: GatewayEnv): Response {
 /** The discovery draft's index schema this gateway writes. */
 export const AGENT_SKILLS_INDEX_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 const AGENT_SKILLS_PATH = "/.well-known/agent-skills";
+/** How a read through these routes is named in the audit log and traces. */
+const ASKED_AS = `GET ${AGENT_SKILLS_PATH}`;
+const WELL_KNOWN_DOOR = { kind: "well-known" } as const;
 const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
 
 /**
@@ -44,9 +50,17 @@ const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
  */
 const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60", vary: "X-User-Group, X-User-Id" });
 
+/** The scope of a request through this door, or the 403 that refuses its credential here. */
+function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {
+  const entered = accessThrough(c.get("caller"), WELL_KNOWN_DOOR);
+  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
+  return callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access);
+}
+
 wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  const packages = (await packageCatalog(gatewayRuntime(c.env), scope.access, scope.trace, routeKeyOf(scope.context))).all();
+  const scope = scopeOf(c);
+  if (scope instanceof Response) return scope;
+  const packages = (await new CallerCatalog(gatewayRuntime(c.env), scope).packages()).all();
   // One file: its SKILL.md; more: the archive of them all (the draft's two distributions).
   const skills = packages.map(({ name, description, entry, record, version }) => {
     const archive = record.versions[version]?.archive;
@@ -64,7 +78,7 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
 /** A package's archive (`<name>.tar.gz`), for a package of more than one file. */
 wellKnownRoutes.get("/agent-skills/:archive{[^/]+\\.tar\\.gz}", caller, (c) => {
   const name = c.req.param("archive").slice(0, -ARCHIVE_SUFFIX.length);
-  return served(c, `${name}${ARCHIVE_SUFFIX}`, (runtime, scope) => readPackageArchive(runtime, scope, name, `GET ${AGENT_SKILLS_PATH}`));
+  return served(c, `${name}${ARCHIVE_SUFFIX}`, { kind: "archive", method: ASKED_AS, package: name });
 });
 
 /** A file of a package the caller sees, at its path in the package (SKILL.md's relative links resolve here). */
@@ -72,22 +86,28 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
   const name = c.req.param("name");
   // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
-  return served(c, `${name}/${path}`, async (runtime, scope) => (path ? readPackageFile(runtime, scope, name, path, `GET ${AGENT_SKILLS_PATH}`) : undefined));
+  // A path that is no package file's is read anyway, and not found: charged and audited as any miss.
+  return served(c, `${name}/${path}`, { kind: "resource", method: ASKED_AS, uri: path ? skillUriOf(name, path) : `skill://${encodeURIComponent(name)}/` });
 });
 
-/** Serves what `read` reads (charged and audited there), with its digest as its ETag; a used-up rate is HTTP 429. */
-async function served(c: Context<WellKnownEnv>, what: string, read: (runtime: GatewayRuntime, scope: CallScope) => Promise<ReadFile | undefined>) {
-  const runtime = gatewayRuntime(c.env);
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p));
-  let file: ReadFile | undefined;
+/**
+ * Serves what `operation` reads through the call chain (resolved for this caller, charged,
+ * audited), with its digest as its ETag; a used-up rate is HTTP 429, a file the caller cannot
+ * read (or that does not exist) 404.
+ */
+async function served(c: Context<WellKnownEnv>, what: string, operation: Operation) {
+  const scope = scopeOf(c);
+  if (scope instanceof Response) return scope;
+  let file: PackageFile;
   try {
-    file = await read(runtime, scope);
+    file = (await perform(operation, scope, gatewayRuntime(c.env), c.env)) as PackageFile;
   } catch (error) {
+    if (!(error instanceof RpcError)) throw error;
     // The caller's rate or quota is used up: HTTP 429, with its RateLimit and Retry-After headers.
-    if (!(error instanceof RpcError) || error.code !== ErrorCode.RateLimited) throw error;
-    return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
+    if (error.code === ErrorCode.RateLimited) return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
+    if (error.code !== ErrorCode.InvalidParams) return c.json(failure(null, error.code, error.message, error.data), 503, answerHeadersOf(scope));
+    return c.json(failure(null, ErrorCode.MethodNotFound, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404, answerHeadersOf(scope));
   }
-  if (!file) return c.json(failure(null, ErrorCode.MethodNotFound, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404);
   const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });

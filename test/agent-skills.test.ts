@@ -196,14 +196,23 @@ describe("Agent Skills over MCP", () => {
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/NOPE.md`, { headers: headers(everything) })).status).toBe(404);
   });
 
-  it("shows a key only the packages whose tools it may call, in listings and reads", async () => {
-    const index = (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(onlySubtract) })).json()) as { skills: Array<{ name: string }> };
-    expect(index.skills.map((s) => s.name)).toEqual(["arithmetic-check"]);
-    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: headers(onlySubtract) })).status).toBe(404);
-    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(onlySubtract), "mcp-protocol-version": "2025-11-25" });
+  it("shows a key only the packages whose tools it may call or that its grants name, in listings and reads", async () => {
+    const flakyOnly = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "flaky-only", skills: ["test.flaky"] })).json.key;
+    const named = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "named-package", skills: ["subtract", "arithmetic-*"] })).json.key;
+    const indexOf = async (key: string) => ((await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(key) })).json()) as { skills: Array<{ name: string }> }).skills.map((s) => s.name);
+    // flaky-notes names test.flaky: a key that may call it sees it. arithmetic-check names no
+    // Skillmesh tool ("subtract" is not dotted): only grants that name it open it, not the package's word.
+    expect(await indexOf(flakyOnly)).toEqual(["flaky-notes"]);
+    expect(await indexOf(named)).toEqual(["arithmetic-check"]);
+    expect(await indexOf(onlySubtract)).toEqual([]);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: headers(named) })).status).toBe(404);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { headers: headers(onlySubtract) })).status).toBe(404);
+    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(named), "mcp-protocol-version": "2025-11-25" });
     expect((await call("skills/list", {})).json.result.skills.map((s: { uri: string }) => s.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
-    expect((await call("resources/read", { uri: "skill://flaky-notes/SKILL.md" })).json.error).toMatchObject({ code: -32602, message: "Resource not found" });
+    // Hidden and missing are one answer: 2025-11-25's "resource not found" (-32002).
+    expect((await call("resources/read", { uri: "skill://flaky-notes/SKILL.md" })).json.error).toMatchObject({ code: -32002, message: "Resource not found" });
+    expect((await call("resources/read", { uri: "skill://no-such-package/SKILL.md" })).json.error).toMatchObject({ code: -32002, message: "Resource not found" });
     expect((await call("skills/get", { uri: "skill://flaky-notes/SKILL.md" })).json.error.code).toBe(-32602);
   });
 });
@@ -286,17 +295,32 @@ describe("Reads of package files are charged and audited as calls", () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await mcpRead("skill://arithmetic-check/SKILL.md")).json.error.code).toBe(-32005);
-    // Each read is in the audit log: the caller, the file, the version, how it went; a missing file too.
-    expect((await httpRead("NOPE.md")).status).toBe(404);
+    // Each read is in the audit log: the caller, the file, the version, how it went; a missing file
+    // too — charged before it is looked up, so over the rate it is refused as any read.
+    expect((await httpRead("NOPE.md")).status).toBe(429);
     const caller = (await admin(mesh.gatewayUrl, "GET", "/keys")).json.keys.find((k: { name: string }) => k.name === "reader-3-an-hour").id;
     const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${caller}&skill=arithmetic-check`)).json.entries as Array<{ method: string; resource: string; deployment?: string; code: number }>;
     expect(entries.map((e) => [e.method, e.resource, e.deployment, e.code]).reverse()).toEqual([
       ["resources/read", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", 0],
       ["GET /.well-known/agent-skills", "skill://arithmetic-check/references/RULES.md", "arithmetic-check@1.0.0", 0],
       ["GET /.well-known/agent-skills", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", 0],
-      ["GET /.well-known/agent-skills", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", -32005],
-      ["resources/read", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", -32005],
-      ["GET /.well-known/agent-skills", "skill://arithmetic-check/NOPE.md", undefined, -32602],
+      // Refused by the rate before anything answered, as a call is.
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/SKILL.md", undefined, -32005],
+      ["resources/read", "skill://arithmetic-check/SKILL.md", undefined, -32005],
+      ["GET /.well-known/agent-skills", "skill://arithmetic-check/NOPE.md", undefined, -32005],
     ]);
+  });
+
+  it("charges a read of a file the caller cannot see or that does not exist, as a read of one it can (security review 3, #10)", async () => {
+    const key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "scanner-2-an-hour", skills: ["subtract"], rate: "2/h" })).json.key;
+    const auth = { authorization: `Bearer ${key}` };
+    // flaky-notes is hidden from this key, no-such-package does not exist: 404 either way, and each is charged.
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: auth })).status).toBe(404);
+    const miss = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://no-such-package/SKILL.md" } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
+    expect(miss.json.error.code).toBe(-32002);
+    const third = await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: auth });
+    expect(third.status).toBe(429);
+    // The key's calls are refused too: the two misses used its rate up.
+    expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [3, 1], id: 1 }, auth)).json.error.code).toBe(-32005);
   });
 });

@@ -25,7 +25,20 @@ export type BindingEnv = Record<string, unknown>;
  * knows nothing of upstreams' records and secrets.
  */
 export interface UpstreamCaller {
+  /** Calls a tool (the deployment's endpoint) for a caller. */
   call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown>;
+  /** Reads a resource or gets a prompt of one version of an MCP upstream, for a caller. */
+  ask(target: { upstream: string; version: string }, request: UpstreamAsk): Promise<unknown>;
+}
+
+/** One read or get of an MCP upstream's resource or prompt, as the gateway asks it. */
+export interface UpstreamAsk {
+  method: "resources/read" | "prompts/get";
+  params: Record<string, unknown>;
+  /** Whose read it is: picks a `per-caller` upstream credential. Never sent upstream. */
+  caller: string;
+  traceparent?: string;
+  signal: AbortSignal;
 }
 
 /** One call of an upstream's tool, as `forwardCall` hands it on. */

@@ -1,24 +1,22 @@
 /**
  * Which Agent Skills packages a caller sees (src/agent-skills): of each package, the version its
  * routing table gives the caller (by `X-User-Group` and its sticky key, src/agent-skills/routing.ts),
- * when the caller may call every Skillmesh tool that version names — its grants, narrowed by a
- * virtual server. One rule for every way packages are served (MCP, the well-known index, search).
+ * when the caller's grants name the package (as they name a tool: a name glob), or the version
+ * names Skillmesh tools and the caller may call every one of them — its grants, narrowed by a
+ * virtual server either way. A package that names no tool is seen only by the grants that name
+ * it: what a package says of itself never opens it to anyone. One rule for every way packages are
+ * served (MCP, the well-known index, search).
  *
  * Decided lazily, in name order: a page of `skills/list` or one `resources/read` looks at the
  * packages it answers with, not at all of them, so 10,000 packages cost a caller what 10 do.
  */
-import { type SkillEntry, skillEntryOf, skillUriOf } from "../agent-skills/index.js";
+import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
 import type { AgentSkillRecord } from "../agent-skills/registry.js";
-import { ARCHIVE_SUFFIX } from "../agent-skills/archive.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
 import type { Access } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
-import { type RouteKey, routeKeyOf } from "../routing/index.js";
-import type { Context } from "../tracing/index.js";
-import { registryView } from "./invoke.js";
-import { chargeCaller, readAudit } from "./policies.js";
-import type { CallScope } from "./scope.js";
+import type { RouteKey } from "../routing/index.js";
+import type { RegistryView } from "../registry/snapshot.js";
 import type { GatewayRuntime } from "./runtime.js";
 
 /** A package as a caller sees it: its record, the version served, and its SEP-2640 entry. */
@@ -38,15 +36,16 @@ export interface PackageCatalog {
   all(): VisiblePackage[];
 }
 
+const NO_TAGS: readonly string[] = [];
 // A version's entry, built once per version object (the isolate's copy of the index keeps them).
 const entries = new WeakMap<object, SkillEntry>();
 
 /**
- * The packages `access` sees, each at the version routed to `key`.
- * @example (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).page(100)
+ * The packages `access` sees in a registry view, each at the version routed to `key`.
+ * @example (await packageCatalog(runtime, await registryView(runtime, scope.trace), scope.access, scope.routeKey)).page(100)
  */
-export async function packageCatalog(runtime: GatewayRuntime, access: Access, trace: Context, key: RouteKey): Promise<PackageCatalog> {
-  const [{ records, byName }, view] = await Promise.all([runtime.agentSkills.index(), registryView(runtime, trace)]);
+export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView, access: Access, key: RouteKey): Promise<PackageCatalog> {
+  const { records, byName } = await runtime.agentSkills.index();
   const callable = (tool: string) => {
     const entry = view.skills.get(tool);
     return entry !== undefined && access.allowsSkill(entry.name, entry.tags);
@@ -54,7 +53,9 @@ export async function packageCatalog(runtime: GatewayRuntime, access: Access, tr
   const seen = (record: AgentSkillRecord): VisiblePackage | undefined => {
     const served = servedVersionOf(record, key);
     const version = record.versions[served];
-    if (!version || !version.tools.every(callable)) return undefined;
+    if (!version) return undefined;
+    const granted = access.allowsSkill(record.name, NO_TAGS) || (version.tools.length > 0 && version.tools.every(callable));
+    if (!granted) return undefined;
     let entry = entries.get(version);
     if (!entry) entries.set(version, (entry = skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
     return { name: record.name, record, version: served, description: version.description, entry };
@@ -79,51 +80,3 @@ export async function packageCatalog(runtime: GatewayRuntime, access: Access, tr
     all: () => records.flatMap((record) => seen(record) ?? []),
   };
 }
-
-/** A package file as a read answers it. */
-export interface ReadFile {
-  bytes: Uint8Array;
-  digest: string;
-  contentType: string;
-}
-
-/**
- * Reads one file of a package the caller sees, at the version it is served, as a call is made:
- * charged against the caller's rate and quota (a refusal is the thrown -32005), and audited — the
- * caller, the `skill://` URI, the package version and how it went (`method` says how it was
- * asked: MCP `resources/read`, the well-known route). Undefined (audited as -32602) for a file the
- * caller cannot see, as for one that does not exist.
- * @example const file = await readPackageFile(runtime, scope, "modbus-triage", "SKILL.md", "resources/read")
- */
-export function readPackageFile(runtime: GatewayRuntime, scope: CallScope, name: string, path: string, method: string): Promise<ReadFile | undefined> {
-  return readAudited(runtime, scope, name, skillUriOf(name, path), method, (seen) => runtime.agentSkills.file(name, seen.version, path));
-}
-
-/**
- * Reads the `.tar.gz` of a package the caller sees (one of more than one file), as `readPackageFile`
- * reads a file: charged and audited (its `resource` is the archive's well-known path).
- * @example const archive = await readPackageArchive(runtime, scope, "modbus-triage", "GET /.well-known/agent-skills")
- */
-export function readPackageArchive(runtime: GatewayRuntime, scope: CallScope, name: string, method: string): Promise<ReadFile | undefined> {
-  return readAudited(runtime, scope, name, `${skillUriOf(name, "")}${ARCHIVE_SUFFIX}`, method, (seen) => runtime.agentSkills.archive(name, seen.version));
-}
-
-async function readAudited(runtime: GatewayRuntime, scope: CallScope, name: string, resource: string, method: string, read: (seen: VisiblePackage) => Promise<ReadFile | undefined>): Promise<ReadFile | undefined> {
-  const audit = readAudit(runtime, scope, method, resource);
-  const seen = (await packageCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context))).find(name);
-  const file = seen && (await read(seen));
-  if (!seen || !file) {
-    audit(ErrorCode.InvalidParams);
-    return undefined;
-  }
-  const deployment = `${name}@${seen.version}`;
-  try {
-    await chargeCaller(runtime.store, scope);
-  } catch (error) {
-    audit(error instanceof RpcError ? error.code : ErrorCode.InternalError, deployment);
-    throw error;
-  }
-  audit(0, deployment);
-  return file;
-}
-

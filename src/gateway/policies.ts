@@ -18,7 +18,7 @@ import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
-import { routeKeyOf, selectDeployment } from "../routing/index.js";
+import { selectDeployment } from "../routing/index.js";
 import type { Cancellation } from "../signal/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
@@ -86,22 +86,6 @@ export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise
   await chargeCaller(call.runtime.store, call.scope);
   return next(call);
 };
-
-/**
- * The audit of a read that is no skill call (an Agent Skills file, a skill's or an upstream's
- * resource or prompt): call it once with how it went and who answered (`name@version`), as a call's
- * entry says it. Started when made.
- * @example const audit = readAudit(runtime, scope, "resources/read", uri); … audit(0, "units.convert@1.0.0")
- */
-export function readAudit(runtime: GatewayRuntime, scope: CallScope, method: string, resource: string): (code: number, deployment?: string) => void {
-  const started = Date.now();
-  const { caller, group } = scope.context;
-  return (code, deployment) =>
-    runtime.audit.record(
-      { type: "call", at: started, caller, method, resource: resource.slice(0, 512), code, ms: Date.now() - started, ...(deployment ? { deployment } : {}), ...(group ? { group } : {}) },
-      scope.waitUntil,
-    );
-}
 
 /**
  * Counts one call against the scope's rate and quota, or throws -32005 with `retryAfterMs` (the
@@ -244,8 +228,7 @@ function breakerPolicyOf(deployment: Deployment): BreakerPolicy {
  */
 export const fallback: Policy = async (call, next) => {
   const { scope, runtime, entry, request } = call;
-  const { context } = scope;
-  const routed = selectDeployment(entry, routeKeyOf(context)) ?? entry.degraded;
+  const routed = selectDeployment(entry, scope.routeKey) ?? entry.degraded;
   const stable = entry.versions.find((d) => d.role === "stable");
   const chain = [...new Set([routed, routed?.role === "canary" ? stable : undefined, entry.degraded].filter((d): d is Deployment => !!d))];
   let retryAt = Infinity;

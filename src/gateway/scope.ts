@@ -6,11 +6,17 @@
 import type { Access, Caller } from "../auth/index.js";
 import type { Decision, Limits } from "../ratelimit/index.js";
 import { type CallerContext, addressIdOf, callerContextOf } from "../context/index.js";
+import { type RouteKey, routeKeyOf } from "../routing/index.js";
 import { type Context, parentContextOf } from "../tracing/index.js";
 
 export interface CallScope {
   context: CallerContext;
-  /** What the caller may see and call (its key's grants; everything with auth off). */
+  /** Which version answers this caller, where a skill or a package has several (its group and sticky key). */
+  routeKey: RouteKey;
+  /**
+   * What the caller may see and call through the door it came in by (its key's grants, narrowed
+   * to a virtual server's tools: src/gateway/door.ts; everything with auth off).
+   */
   access: Access;
   /** The rate and quota the caller is held to. */
   limits: Limits;
@@ -53,17 +59,19 @@ export interface CallScope {
 }
 
 /**
- * The scope of an authenticated request to the gateway, from its headers.
- * @example const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p))
+ * The scope of an authenticated request to the gateway, from its headers; `access` is what the
+ * door it came in by lets the caller do (`accessThrough`, src/gateway/door.ts).
+ * @example const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access)
  */
-export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"]): CallScope {
+export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"], access: Access = caller.access): CallScope {
   // A pipeline's step routes and reaches skills as the user of its call, whatever its headers say.
   const context = callerContextOf(headers, caller.id, caller.access.allowsGroup, caller.delegation?.context);
   let principal: Promise<string> | undefined;
   return {
     context,
+    routeKey: routeKeyOf(context),
     ...(caller.delegation ? { delegation: caller.delegation } : {}),
-    access: caller.access,
+    access,
     limits: caller.limits,
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),
     idempotencyKey: headers.get("idempotency-key") ?? undefined,

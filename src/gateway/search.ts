@@ -1,26 +1,17 @@
 /**
  * Searching what a caller may use (src/catalog-search): the tools of the registry — one index per
  * registry generation, shared by every caller, each hit checked against the caller's grants — the
- * resources its skills declare (src/gateway/skill-resources.ts), and the Agent Skills packages it
- * sees (src/gateway/packages.ts), at the version it is served.
+ * resources it is offered (src/gateway/offerings.ts), and the Agent Skills packages it sees
+ * (src/gateway/packages.ts), at the version it is served.
  */
-import type { Access } from "../auth/access.js";
 import { type CatalogEntry, type CatalogHit, CatalogIndex, signatureOf } from "../catalog-search/index.js";
-import type { RouteKey } from "../routing/index.js";
-import type { Context } from "../tracing/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
-import { type SkillSummary, catalogFor, catalogOf } from "./catalog.js";
-import { registryView } from "./invoke.js";
-import { packageCatalog } from "./packages.js";
-import type { GatewayRuntime } from "./runtime.js";
-import { type SkillOfferings, callerOfferings } from "./skill-resources.js";
+import type { CallerCatalog } from "./caller-catalog.js";
+import { type SkillSummary, catalogOf } from "./catalog.js";
+import { type ListedOfferings, listedOf } from "./offerings.js";
+import type { CatalogQuery } from "./operation.js";
 
-/** A search's query and bounds, as the search tool takes them. */
-export interface CatalogQuery {
-  query: string;
-  limit: number;
-  kind?: CatalogEntry["kind"];
-}
+export type { CatalogQuery } from "./operation.js";
 
 /** A tool's search entry. */
 export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({ kind: "tool", name: skill.name, description: skill.description, tags: skill.tags, signature: signatureOf(skill.inputSchema) });
@@ -37,9 +28,9 @@ export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
 
 // One index of what a caller's catalog offers (its skills' declarations are one object per catalog;
 // with MCP upstreams in it the offerings are new on each request, and so is their small index).
-const resourceIndexes = new WeakMap<SkillOfferings, CatalogIndex>();
+const resourceIndexes = new WeakMap<ListedOfferings, CatalogIndex>();
 
-function resourceIndexOf(offerings: SkillOfferings): CatalogIndex {
+function resourceIndexOf(offerings: ListedOfferings): CatalogIndex {
   let index = resourceIndexes.get(offerings);
   if (!index) {
     const entries: CatalogEntry[] = [
@@ -52,19 +43,20 @@ function resourceIndexOf(offerings: SkillOfferings): CatalogIndex {
 }
 
 /**
- * The tools, Agent Skills packages and skills' resources that best match `query`, best first, of
- * those `access` may use (`kind` narrows to one of them).
- * @example await searchCatalog(runtime, scope.access, scope.trace, routeKeyOf(scope.context), { query: "decode modbus", limit: 5 })
+ * The tools, Agent Skills packages and resources that best match `query`, best first, of those
+ * the caller may use (`kind` narrows to one of them).
+ * @example await searchCatalog(new CallerCatalog(runtime, scope), { query: "decode modbus", limit: 5 })
  */
-export async function searchCatalog(runtime: GatewayRuntime, access: Access, trace: Context, key: RouteKey, query: CatalogQuery): Promise<CatalogHit[]> {
+export async function searchCatalog(catalog: CallerCatalog, query: CatalogQuery): Promise<CatalogHit[]> {
+  const { access } = catalog;
   const options = { limit: query.limit };
   const wants = (kind: CatalogEntry["kind"]) => query.kind === undefined || query.kind === kind;
-  const view = await registryView(runtime, trace);
+  const view = await catalog.view();
   const tools = wants("tool")
     ? toolIndexOf(catalogOf(view)).scored(query.query, { ...options, allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags) })
     : [];
-  const resources = wants("resource") ? resourceIndexOf(await callerOfferings(runtime, catalogFor(view, access))).scored(query.query, options) : [];
-  const packages = wants("skill") ? (await packageCatalog(runtime, access, trace, key)).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri })) : [];
+  const resources = wants("resource") ? resourceIndexOf(listedOf(await catalog.offerings())).scored(query.query, options) : [];
+  const packages = wants("skill") ? (await catalog.packages()).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri })) : [];
   const skills = packages.length ? new CatalogIndex(packages).scored(query.query, options) : [];
   return [...skills, ...tools, ...resources]
     .sort((a, b) => b.score - a.score)

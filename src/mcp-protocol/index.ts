@@ -43,6 +43,8 @@ export const McpErrorCode = {
   HeaderMismatch: -32020,
   /** The request's protocol version is not one this server speaks. */
   UnsupportedVersion: -32022,
+  /** 2025 revisions: `resources/read` of a URI the server has no resource for (2026-07-28 says -32602). */
+  ResourceNotFound: -32002,
 } as const;
 
 /** Who may reuse a cacheable result (2026-07-28 caching): anyone, or only the same authorization. */

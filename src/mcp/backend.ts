@@ -1,28 +1,44 @@
 /**
- * What the MCP server (src/mcp) needs from the gateway: its catalog, its one call chain for calls
- * and jobs, and who calls. routes/mcp.ts builds one per request; the tests build their own.
+ * What the MCP server (src/mcp) needs from the gateway: the caller's catalog, its one call chain
+ * for tool calls, jobs and every other operation, and who calls. routes/mcp.ts builds one per
+ * request; the tests build their own.
  */
 import type { SkillSummary } from "../gateway/catalog.js";
-import type { PackageCatalog } from "../gateway/packages.js";
-import type { SkillOfferings } from "../gateway/skill-resources.js";
-import type { GetPromptResult, ReadResourceResult } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
-import type { CatalogQuery } from "../gateway/search.js";
-import type { CatalogHit } from "../catalog-search/index.js";
+import type { ListedOfferings } from "../gateway/offerings.js";
+import type { Operation } from "../gateway/operation.js";
+import type { PackageCatalog } from "../gateway/packages.js";
 import type { JobView } from "../jobs/index.js";
-import type { JsonRpcParams, RequestSlot } from "../jsonrpc/index.js";
+import type { JsonRpcParams, RequestSlot, RpcError } from "../jsonrpc/index.js";
+
+/** What a caller may use besides tools, as MCP's lists show it. */
+export interface McpCatalog {
+  /** The resources, resource templates and prompts offered to the caller. */
+  offerings(): Promise<ListedOfferings>;
+  /** The Agent Skills packages the caller sees, each at the version it is served. */
+  packages(): Promise<PackageCatalog>;
+}
 
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
-  /** Every skill the registry serves now. */
-  catalog(): Promise<SkillSummary[]>;
+  /** The tools the caller may call, as this server lists them. */
+  tools(): Promise<SkillSummary[]>;
   /**
    * One skill as the catalog lists it (undefined: none, or not for this caller), without needing
    * the whole catalog: a new isolate answers a `tools/call` before its registry has loaded.
    */
   skill(name: string): Promise<SkillSummary | undefined>;
+  /** The caller's resources, prompts and packages (listings: not charged, as `tools/list` is not). */
+  catalog(): McpCatalog;
   /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway's call chain; a failure is a thrown `RpcError`. */
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
+  /**
+   * Performs any other operation (a resource read, a prompt get, a search) through the same chain:
+   * resolved for this caller, charged, traced and audited; a failure (not found included) is a thrown `RpcError`.
+   */
+  run(operation: Operation): Promise<unknown>;
+  /** Refuses a call of a tool this caller has none of, as the call chain refuses one: charged and audited; always throws `refusal`. */
+  refuse(name: string, refusal: RpcError): Promise<never>;
   /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
   submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
   /** The caller's job as it stands, read from the store (not a call: a waiting `tasks/result` polls it). */
@@ -33,16 +49,4 @@ export interface McpBackend {
   admit(): Promise<void>;
   /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
   budgetMs?: number;
-  /** The Agent Skills packages this caller may see, each at the version it is served (none when absent). */
-  packages?(): Promise<PackageCatalog>;
-  /** The resources, resource templates and prompts of the skills this caller may call (src/gateway/skill-resources.ts). */
-  offerings?(): Promise<SkillOfferings>;
-  /** Reads a skill's resource (not a `skill://` one); undefined when no skill of the caller's declares the URI. */
-  readResource?(uri: string): Promise<ReadResourceResult | undefined>;
-  /** Gets a skill's prompt by its listed name; undefined when the caller has none of that name. */
-  getPrompt?(name: string, args: Record<string, string>): Promise<GetPromptResult | undefined>;
-  /** The tools and Agent Skills this caller may use that best match a query (the compact catalog's search). */
-  search?(query: CatalogQuery): Promise<CatalogHit[]>;
-  /** Reads one file of a package this caller sees (charged and audited as a call; a refusal is a thrown `RpcError`); undefined when there is none. */
-  readAgentSkillFile?(name: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 }

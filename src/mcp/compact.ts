@@ -6,11 +6,12 @@
  * which also still works by name.
  */
 import { z } from "zod";
-import { SKILL_FILE } from "../agent-skills/index.js";
+import { SKILL_FILE, skillUriOf } from "../agent-skills/index.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
 import type { McpBackend } from "./backend.js";
+import { isPackageFile } from "./resources.js";
 import { toolOf } from "./tools.js";
 
 /** The compact mode's tools, by name. */
@@ -73,8 +74,8 @@ const resultOf = (structured: Record<string, unknown>): CallToolResult => ({ con
 export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
   if (name === COMPACT.search) {
     const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
-    await backend.admit(); // a search is work: counted against the caller's rate, as a call is
-    const results = (await backend.search?.({ query, limit, ...(kind ? { kind } : {}) })) ?? [];
+    // A search is work: an operation of the call chain, counted against the caller's rate as a call is.
+    const results = await backend.run({ kind: "search", method: COMPACT.search, query: { query, limit, ...(kind ? { kind } : {}) } });
     return resultOf({ results });
   }
   const { name: wanted } = parseParams(DescribeArgumentsSchema, args ?? {});
@@ -83,9 +84,12 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
     const { name: toolName, description, inputSchema, outputSchema, annotations } = toolOf(skill);
     return resultOf({ kind: "tool", name: toolName, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), ...(annotations ? { annotations } : {}) });
   }
-  const seen = (await backend.packages?.())?.find(wanted);
-  const file = seen && (await backend.readAgentSkillFile?.(wanted, SKILL_FILE));
-  if (!seen || !file) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them`);
+  // An Agent Skill's SKILL.md is read as a package file is: resolved for this caller, charged, audited.
+  const notFound = { code: ErrorCode.InvalidParams, message: `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them` };
+  const uri = skillUriOf(wanted, SKILL_FILE);
+  const file = await backend.run({ kind: "resource", method: COMPACT.describe, uri, notFound });
+  const seen = isPackageFile(file) && (await backend.catalog().packages()).find(wanted);
+  if (!seen || !isPackageFile(file)) throw new RpcError(notFound.code, notFound.message);
   return resultOf({ kind: "skill", name: wanted, uri: seen.entry.uri, skillMd: UTF8_DECODER.decode(file.bytes), resources: seen.entry.resources });
 }
 

@@ -13,7 +13,10 @@ const headers = new Headers({ "mcp-protocol-version": "2025-11-25", accept: "app
 /** A backend whose catalog is not there yet (a new isolate still loading its registry). */
 function loadingBackend(calls: string[]): McpBackend {
   return {
-    catalog: () => Promise.reject(new Error("the whole registry is still loading")),
+    tools: () => Promise.reject(new Error("the whole registry is still loading")),
+    catalog: () => ({ offerings: () => Promise.reject(new Error("loading")), packages: () => Promise.reject(new Error("loading")) }),
+    run: () => Promise.reject(new Error("no operations here")),
+    refuse: (_name, refusal) => Promise.reject(refusal),
     skill: async (name) => (name === "subtract" ? subtract : undefined),
     call: async (name, params) => (calls.push(name), { result: (params as { minuend: number; subtrahend: number }).minuend - (params as { subtrahend: number }).subtrahend }),
     submit: () => Promise.reject(new Error("no jobs here")),

@@ -50,7 +50,7 @@ import { mcpSessionOf } from "./session.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
-import { SKILLS_EXTENSION, answerAgentSkills } from "./agent-skills.js";
+import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
 import { COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../paging/index.js";
@@ -164,17 +164,6 @@ class McpServer implements ListeningServer {
         return this.discover();
       case "tools/list":
         return this.listTools(request, version);
-      case "skills/list":
-      case "skills/get":
-      case "resources/list":
-      case "resources/templates/list":
-      case "resources/read":
-      case "prompts/list":
-      case "prompts/get":
-        return answerAgentSkills(request.method, request.params, this.backend, {
-          pageSize: this.options.pageSize,
-          ...(stateless ? { caching: { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } } : {}),
-        });
       case "tools/call": {
         const prepared = await this.prepareToolCall(headers, request, stateless);
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
@@ -192,6 +181,10 @@ class McpServer implements ListeningServer {
         if (answer !== undefined) return answer;
         break;
       }
+    }
+    if (isResourceMethod(request.method)) {
+      const caching = stateless ? { caching: { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } } : {};
+      return answerResources(request.method, request.params, { backend: this.backend, pageSize: this.options.pageSize, stateless, ...caching });
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -244,7 +237,7 @@ class McpServer implements ListeningServer {
   }
 
   async tools(): Promise<Tools> {
-    return toolsOf(await this.backend.catalog());
+    return toolsOf(await this.backend.tools());
   }
 
   /** One tool by name, as `tools/list` shows it (a call needs its own tool, not the whole list). */
@@ -264,7 +257,7 @@ class McpServer implements ListeningServer {
     try {
       if (answersHere(params.name)) return { result: await answerCompact(params.name, params.arguments, this.backend) };
       const inner = innerCall(params.arguments);
-      if (!(await this.tool(inner.name))) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${inner.name.slice(0, 200)}; ${COMPACT.search} finds the tools you may call`);
+      if (!(await this.tool(inner.name))) await this.backend.refuse(inner.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${inner.name.slice(0, 200)}; ${COMPACT.search} finds the tools you may call`));
       return { request: { ...request, params: { ...(request.params as object), ...inner } } };
     } catch (thrown) {
       if (!(thrown instanceof RpcError)) throw thrown;
@@ -295,7 +288,8 @@ class McpServer implements ListeningServer {
   private async prepareToolCall(headers: Headers, request: JsonRpcRequest, stateless: boolean) {
     const params = parseParams(CallToolParamsSchema, request.params);
     const known = await this.tool(params.name);
-    if (!known) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}; tools/list names the tools`);
+    // Charged and audited as any call of a skill the caller has none of.
+    if (!known) return this.backend.refuse(params.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}; tools/list names the tools`));
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
     // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its answers on a retry.

@@ -29,11 +29,12 @@ type Watched = keyof typeof WATCHED;
 /** The state of one watched list for this caller: tools by identity, prompts and resources by their JSON. */
 async function stateOf(server: ListeningServer, list: Watched): Promise<unknown> {
   if (list === "toolsListChanged") return (await server.tools()).list;
-  const offerings = await server.backend.offerings?.();
-  if (list === "promptsListChanged") return JSON.stringify(offerings?.prompts ?? []);
-  // A skill's own resources and templates, and every Agent Skills package at the version this caller is served.
-  const packages = (await server.backend.packages?.())?.all().map((p) => `${p.name}@${p.version}`) ?? [];
-  return JSON.stringify([offerings?.resources ?? [], offerings?.resourceTemplates ?? [], packages]);
+  const catalog = server.backend.catalog();
+  const offerings = await catalog.offerings();
+  if (list === "promptsListChanged") return JSON.stringify(offerings.prompts);
+  // Skills' and upstreams' resources and templates, and every Agent Skills package at the version this caller is served.
+  const packages = (await catalog.packages()).all().map((p) => `${p.name}@${p.version}`);
+  return JSON.stringify([offerings.resources, offerings.resourceTemplates, packages]);
 }
 
 const unchanged = (list: Watched, before: unknown, now: unknown) => (list === "toolsListChanged" ? sameTools(before as Tool[], now as Tool[]) : before === now);

@@ -68,6 +68,8 @@ export interface CallRecord {
   code: number;
   ms: number;
   replayed: boolean;
+  /** What kind of operation: a tool call (or a built-in), or a read, a get, a search (src/gateway/operation.ts). */
+  kind: string;
 }
 
 /** Per-isolate counts on their way to the store. */
@@ -79,11 +81,11 @@ export class Counters {
 
   /**
    * Counts one call: its outcome, its latency, a replay, a rate limit.
-   * @example counters.call({ skill: "sum", version: "1.0.0", code: 0, ms: 3, replayed: false }, ctx.waitUntil)
+   * @example counters.call({ skill: "sum", version: "1.0.0", code: 0, ms: 3, replayed: false, kind: "tool" }, ctx.waitUntil)
    */
   call(record: CallRecord, waitUntil: (promise: Promise<unknown>) => void): void {
-    const { skill, version, code } = record;
-    this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code)], 1);
+    const { skill, version, code, kind } = record;
+    this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code), kind], 1);
     this.#add(["duration", skill, version, durationBucket(record.ms)], 1);
     this.#add(["duration_sum_us", skill, version], Math.round(record.ms * 1000));
     if (record.replayed) this.#add(["replays", skill], 1);
@@ -132,6 +134,13 @@ const labelsOf = (labels: Record<string, string>) => {
   return parts.length ? `{${parts.join(",")}}` : "";
 };
 
+/** Samples of the same series added up, one line each. */
+function summed(samples: Array<[string, number]>): string[] {
+  const totals = new Map<string, number>();
+  for (const [series, value] of samples) totals.set(series, (totals.get(series) ?? 0) + value);
+  return [...totals].map(([series, value]) => `${series} ${value}`);
+}
+
 /**
  * The text format of the counters and the gauges.
  * @example renderMetrics(await counters.read(), [breakerGauge]) // "# HELP skillmesh_calls_total …"
@@ -146,8 +155,9 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
   family(
     "skillmesh_calls_total",
     "counter",
-    "Calls through /rpc and /mcp by skill, the version that answered, outcome and JSON-RPC error code (0 for a result).",
-    of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = ""], value }) => `skillmesh_calls_total${labelsOf({ skill, version, outcome, code })} ${value}`),
+    "Operations through the gateway by skill (or upstream, or Agent Skills package), the version that answered, outcome, JSON-RPC error code (0 for a result) and kind (tool, resource, prompt, archive, search).",
+    // Counted before kinds were labelled: a tool call's (added to the labelled series, never a second one).
+    summed(of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = "", kind = "tool"], value }) => [`skillmesh_calls_total${labelsOf({ skill, version, outcome, code, kind })}`, value])),
   );
 
   // The histogram: cumulative buckets per skill and version, then the sum and the count.

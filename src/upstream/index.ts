@@ -10,7 +10,7 @@
 import type { AuditLog } from "../audit/index.js";
 import { boundedText } from "../body/index.js";
 import { changesBetween } from "../contracts/index.js";
-import type { UpstreamCaller, UpstreamRequest } from "../forward/index.js";
+import type { UpstreamAsk, UpstreamCaller, UpstreamRequest } from "../forward/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 import type { RegistryRepository } from "../registry/repository.js";
@@ -20,7 +20,7 @@ import type { SkillManifest } from "../skill/manifest.js";
 import type { Store } from "../store/index.js";
 import { OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
 import { type Skipped, type ToolSource, mcpManifestOf, selects } from "./definitions.js";
-import { type McpTarget, type UpstreamOfferings, callTool, discoverEra, forgetSessions, listOfferings, listTools } from "./mcp-client.js";
+import { type McpTarget, type UpstreamOfferings, callTool, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
 import { type HeldChange, type McpEra, type StoredAuth, type UpstreamRecord, UpstreamRecordSchema, type UpstreamRegistration, type UpstreamVersion } from "./model.js";
 import { MAX_DOCUMENT_BYTES, callOperation, operationsOf, parseDocument, serverUrlOf } from "./openapi.js";
 
@@ -115,16 +115,21 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /**
-   * Reads a resource or gets a prompt of an MCP upstream (the version `version`), with the
-   * upstream's credential for this caller, within `signal`.
-   * @example await upstreams.ask("everything", "1.0.0", caller, signal, (target, era) => readUpstreamResource(target, era, uri))
+   * Reads a resource or gets a prompt of one version of an MCP upstream, with the upstream's
+   * credential for this caller, within `request.signal` (src/forward's `UpstreamCaller`).
+   * @example await upstreams.ask({ upstream: "everything", version: "1.0.0" }, { method: "resources/read", params: { uri }, caller, signal })
    */
-  async ask<T>(name: string, version: string, caller: string, signal: AbortSignal, run: (target: McpTarget, era: McpEra) => Promise<T>): Promise<T> {
+  async ask(target: { upstream: string; version: string }, request: UpstreamAsk): Promise<unknown> {
+    const { upstream: name, version } = target;
     const record = await this.cached(name);
     const current = record?.versions[version];
     if (!record || !current?.era) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name} is no longer registered`, { retryAfterMs: 5_000 });
+    const { caller, signal, params } = request;
     const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, record.auth, caller, signal);
-    return run({ url: current.url, label: `Upstream ${name}`, headers: credential.headers, sessionKey: credential.sessionKey, signal }, current.era);
+    const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
+    const mcp: McpTarget = { url: current.url, label: `Upstream ${name}`, headers, sessionKey: credential.sessionKey, signal };
+    if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri));
+    return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>);
   }
 
   /** An upstream's record, read at most every few seconds per isolate. */

@@ -1,0 +1,122 @@
+/**
+ * One request's view of everything its caller may use, built lazily and kept for the request:
+ * the tools (src/gateway/catalog.ts), the resources, templates and prompts offered besides them
+ * (src/gateway/offerings.ts) and the Agent Skills packages (src/gateway/packages.ts) — each
+ * through the caller's grants, narrowed by the door it came in by, at the versions routed to it.
+ * `resolve` turns an operation into the target that answers it, or nothing: what a caller cannot
+ * see does not resolve, exactly as what does not exist.
+ */
+import type { Access } from "../auth/access.js";
+import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
+import { matchUriTemplate } from "../mcp-protocol/index.js";
+import type { RegistryView } from "../registry/snapshot.js";
+import { type SkillSummary, catalogFor } from "./catalog.js";
+import { registryView } from "./lookup.js";
+import { type Offered, type OfferingOwner, type Offerings, joinOfferings, routedUpstreamVersion, skillOfferingsOf, upstreamOfferingsOf, upstreamsOfView } from "./offerings.js";
+import type { Operation, Target } from "./operation.js";
+import { type PackageCatalog, packageCatalog } from "./packages.js";
+import type { GatewayRuntime } from "./runtime.js";
+import type { CallScope } from "./scope.js";
+
+export class CallerCatalog {
+  #view?: Promise<RegistryView>;
+  #offerings?: Promise<Offerings>;
+  #packages?: Promise<PackageCatalog>;
+
+  constructor(
+    private readonly runtime: GatewayRuntime,
+    private readonly scope: CallScope,
+  ) {}
+
+  /** What the caller may see and call through the door it came in by. */
+  get access(): Access {
+    return this.scope.access;
+  }
+
+  /** The registry as this request sees it (read once per request). */
+  view(): Promise<RegistryView> {
+    return (this.#view ??= registryView(this.runtime, this.scope.trace));
+  }
+
+  /** The tools the caller may call, by their own names, in name order. */
+  async tools(): Promise<SkillSummary[]> {
+    return catalogFor(await this.view(), this.scope.access);
+  }
+
+  /** The resources, templates and prompts the caller may use: its skills' own, then its upstreams'. */
+  offerings(): Promise<Offerings> {
+    return (this.#offerings ??= this.#readOfferings());
+  }
+
+  /** The Agent Skills packages the caller sees, each at the version routed to it. */
+  packages(): Promise<PackageCatalog> {
+    return (this.#packages ??= this.view().then((view) => packageCatalog(this.runtime, view, this.scope.access, this.scope.routeKey)));
+  }
+
+  /**
+   * Who answers `operation` for this caller; undefined when nothing it may use has that name.
+   * @example await catalog.resolve({ kind: "resource", method: "resources/read", uri: "units://table" }) // { owner: "skill", skill: "units.convert" }
+   */
+  async resolve(operation: Operation): Promise<Target | undefined> {
+    switch (operation.kind) {
+      case "search":
+        return { owner: "gateway" };
+      case "archive": {
+        const seen = (await this.packages()).find(operation.package);
+        return seen?.record.versions[seen.version]?.archive ? { owner: "package", package: seen.name, version: seen.version } : undefined;
+      }
+      case "prompt": {
+        const prompt = (await this.offerings()).prompts.find((p) => p.listed.name === operation.name);
+        return prompt && targetOf(prompt.owner);
+      }
+      case "resource": {
+        const { uri } = operation;
+        const file = parseSkillUri(uri);
+        if (file) {
+          const seen = (await this.packages()).find(file.name);
+          return seen?.record.versions[seen.version]?.files.some((f) => f.path === file.path) ? { owner: "package", package: seen.name, version: seen.version, path: file.path } : undefined;
+        }
+        if (uri.startsWith(SKILL_URI_SCHEME)) return undefined;
+        return resourceTarget(await this.offerings(), uri);
+      }
+    }
+  }
+
+  async #readOfferings(): Promise<Offerings> {
+    const view = await this.view();
+    const { access, routeKey } = this.scope;
+    const own = skillOfferingsOf(catalogFor(view, access));
+    const upstreams = [...upstreamsOfView(view)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (!upstreams.length) return own;
+    const theirs = await Promise.all(
+      upstreams.map(async ([name, entries]) => {
+        const record = await this.runtime.upstreams.cached(name).catch(() => undefined); // a store outage hides them, not the rest
+        const version = record && routedUpstreamVersion(name, entries, record, routeKey);
+        return record && version ? [upstreamOfferingsOf(record, version, access)] : [];
+      }),
+    );
+    return joinOfferings([own, ...theirs.flat()]);
+  }
+}
+
+/** The target of an offering's owner (a template's, with the template it matched). */
+function targetOf(owner: OfferingOwner, template?: string): Target {
+  const matched = template === undefined ? {} : { template };
+  return owner.kind === "skill" ? { owner: "skill", skill: owner.skill, ...matched } : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...matched };
+}
+
+/**
+ * Who answers a read of `uri`: a skill that declares it (a fixed resource, then a template that
+ * matches), else an upstream that does, in the same order — an upstream never takes over a URI a
+ * skill serves.
+ */
+function resourceTarget(offerings: Offerings, uri: string): Target | undefined {
+  for (const kind of ["skill", "upstream"] as const) {
+    const ofKind = <T>(list: Array<Offered<T>>) => list.filter((o) => o.owner.kind === kind);
+    const fixed = ofKind(offerings.resources).find((r) => r.listed.uri === uri);
+    if (fixed) return targetOf(fixed.owner);
+    const template = ofKind(offerings.resourceTemplates).find((t) => matchUriTemplate(t.listed.uriTemplate, uri));
+    if (template) return { ...targetOf(template.owner, template.listed.uriTemplate), ...(template.owner.kind === "upstream" ? { name: uri } : {}) };
+  }
+  return undefined;
+}

@@ -1,0 +1,41 @@
+/**
+ * Reads of the registry for a request: the whole view, or one skill's entry, each inside a
+ * `skillmesh.registry.lookup` span; a store that fails them is a -32001 with `retryAfterMs`.
+ */
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
+import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
+import { RETRY_AFTER_STORE_MS } from "../store/index.js";
+import { type Context, inSpan, trace } from "../tracing/index.js";
+import type { GatewayRuntime } from "./runtime.js";
+
+const tracer = trace.getTracer("skillmesh-gateway");
+
+/**
+ * The registry as this isolate sees it (a snapshot, revalidated at most once a second), inside
+ * a `skillmesh.registry.lookup` span.
+ * @example const view = await registryView(runtime, scope.trace)
+ */
+export function registryView(runtime: GatewayRuntime, parent: Context): Promise<RegistryView> {
+  return registryLookup(parent, () => runtime.snapshot.current());
+}
+
+/**
+ * One skill's routing entry (undefined: no such skill), inside a `skillmesh.registry.lookup`
+ * span; on a new isolate it is read on its own while the whole view loads (`keepLoading`).
+ * @example const entry = await registryEntry(runtime, "text.summarize", scope.trace, scope.waitUntil)
+ */
+export function registryEntry(runtime: GatewayRuntime, name: string, parent: Context, keepLoading: (loading: Promise<unknown>) => void): Promise<SkillEntry | undefined> {
+  return registryLookup(parent, () => runtime.snapshot.entry(name, keepLoading));
+}
+
+/** A read of the registry in its span; a store that fails it is a -32001 with `retryAfterMs`. */
+async function registryLookup<T>(parent: Context, read: () => Promise<T>): Promise<T> {
+  try {
+    return await inSpan(tracer, "skillmesh.registry.lookup", parent, {}, read);
+  } catch (error) {
+    console.error("[gateway] registry unavailable:", errorText(error));
+    throw new RpcError(ErrorCode.SkillUnavailable, `The skill registry is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
+    });
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * What a caller may use besides tools: MCP resources, resource templates and prompts, each with
+ * its owner as data — the skill that declares it (answered by the version routed to the caller),
+ * or the MCP upstream version it was read from — never inferred from a tag.
+ *
+ * - A skill's own (declared in `defineSkill`, src/skill) are offered to the callers that may call
+ *   the skill; its prompts are listed as `<skill>.<prompt>`.
+ * - A federated MCP upstream's (read and pinned at each sync, src/upstream) are granted by name as
+ *   tools are: each is `<upstream>.<its name>` to the caller's grants (with the upstream's tags),
+ *   and the operator's `include`/`exclude` apply to its name. They come from the version of the
+ *   upstream the caller is routed to (the version its calls of the upstream's tools go to), so a
+ *   canary's callers see the canary's. Prompts are listed as `<upstream>.<prompt>`.
+ */
+import type { Access } from "../auth/access.js";
+import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
+import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
+import { type RouteKey, selectDeployment } from "../routing/index.js";
+import { selects, upstreamTag } from "../upstream/definitions.js";
+import type { UpstreamRecord } from "../upstream/model.js";
+import type { SkillSummary } from "./catalog.js";
+
+/** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
+export type OfferingOwner = { kind: "skill"; skill: string } | { kind: "upstream"; upstream: string; version: string; name: string };
+
+/** An offering as a caller sees it (`listed`), and its owner. */
+export interface Offered<T> {
+  listed: T;
+  owner: OfferingOwner;
+}
+
+/** Everything a caller is offered besides tools, skills' first (in skill name order), then upstreams' (by name). */
+export interface Offerings {
+  resources: Array<Offered<Resource>>;
+  resourceTemplates: Array<Offered<ResourceTemplate>>;
+  prompts: Array<Offered<Prompt>>;
+}
+
+/** The offerings as MCP lists them. */
+export interface ListedOfferings {
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+const skillOfferings = new WeakMap<SkillSummary[], Offerings>();
+
+/**
+ * What the skills of a caller's catalog declare, built once per catalog.
+ * @example skillOfferingsOf(catalogFor(view, scope.access)).prompts.map((p) => p.listed.name) // ["modbus.decode.explain-frame"]
+ */
+export function skillOfferingsOf(catalog: SkillSummary[]): Offerings {
+  let found = skillOfferings.get(catalog);
+  if (!found) {
+    const owner = (skill: SkillSummary): OfferingOwner => ({ kind: "skill", skill: skill.name });
+    found = {
+      resources: catalog.flatMap((s) => (s.resources ?? []).map((listed) => ({ listed, owner: owner(s) }))),
+      resourceTemplates: catalog.flatMap((s) => (s.resourceTemplates ?? []).map((listed) => ({ listed, owner: owner(s) }))),
+      prompts: catalog.flatMap((s) => (s.prompts ?? []).map((p) => ({ listed: { ...p, name: `${s.name}.${p.name}` }, owner: owner(s) }))),
+    };
+    skillOfferings.set(catalog, found);
+  }
+  return found;
+}
+
+const upstreamTools = new WeakMap<object, ReadonlyMap<string, SkillEntry[]>>();
+
+/**
+ * The upstreams of a registry view, each with the entries of its tools (name order): read from
+ * the deployments' endpoints (`{upstream: {name, …}}`), once per registry generation.
+ * @example upstreamsOfView(view).get("everything")?.map((e) => e.name) // ["everything.echo", …]
+ */
+export function upstreamsOfView(view: RegistryView): ReadonlyMap<string, SkillEntry[]> {
+  let found = upstreamTools.get(view.generation);
+  if (!found) {
+    const byUpstream = new Map<string, SkillEntry[]>();
+    for (const name of view.names) {
+      const entry = view.skills.get(name)!;
+      const upstreams = new Set<string>();
+      for (const d of [...entry.versions, ...(entry.degraded ? [entry.degraded] : [])]) if ("upstream" in d.endpoint) upstreams.add(d.endpoint.upstream.name);
+      for (const upstream of upstreams) {
+        const entries = byUpstream.get(upstream);
+        if (entries) entries.push(entry);
+        else byUpstream.set(upstream, [entry]);
+      }
+    }
+    upstreamTools.set(view.generation, (found = byUpstream));
+  }
+  return found;
+}
+
+/**
+ * The version of an upstream a caller is routed to: the version its calls of the upstream's first
+ * tool (by name) go to, by the tool's routing table, its group and sticky key; else the upstream's
+ * first registered version.
+ * @example routedUpstreamVersion("everything", entries, record, scope.routeKey) // "2.0.0"
+ */
+export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], record: UpstreamRecord, key: RouteKey): string | undefined {
+  for (const entry of entries) {
+    const routed = selectDeployment(entry, key) ?? entry.degraded;
+    if (routed && "upstream" in routed.endpoint && routed.endpoint.upstream.name === upstream && record.versions[routed.version]) return routed.version;
+  }
+  return Object.entries(record.versions).sort(([, a], [, b]) => a.registeredAt - b.registeredAt)[0]?.[0];
+}
+
+/**
+ * What one upstream version offers `access`: each resource, template and prompt the operator's
+ * selection keeps and the caller's grants name (`<upstream>.<name>`, with the upstream's tags).
+ * @example upstreamOfferingsOf(record, "1.0.0", scope.access).prompts.map((p) => p.listed.name) // ["everything.simple-prompt"]
+ */
+export function upstreamOfferingsOf(record: UpstreamRecord, version: string, access: Access): Offerings {
+  const offered = record.versions[version]?.offerings;
+  const none: Offerings = { resources: [], resourceTemplates: [], prompts: [] };
+  if (!offered) return none;
+  const tags = [...record.tags, upstreamTag(record.name)];
+  const granted = (name: string) => selects(record, name) && access.allowsSkill(`${record.name}.${name}`, tags);
+  const owner = (name: string): OfferingOwner => ({ kind: "upstream", upstream: record.name, version, name });
+  return {
+    resources: offered.resources.filter((r) => granted(r.name)).map((listed) => ({ listed, owner: owner(listed.uri) })),
+    resourceTemplates: offered.resourceTemplates.filter((t) => granted(t.name)).map((listed) => ({ listed, owner: owner(listed.uriTemplate) })),
+    prompts: offered.prompts.filter((p) => granted(p.name)).map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
+  };
+}
+
+/** Offerings one after another (the first's come first in every list). */
+export function joinOfferings(parts: Offerings[]): Offerings {
+  if (parts.length === 1) return parts[0]!;
+  return {
+    resources: parts.flatMap((p) => p.resources),
+    resourceTemplates: parts.flatMap((p) => p.resourceTemplates),
+    prompts: parts.flatMap((p) => p.prompts),
+  };
+}
+
+const listed = new WeakMap<Offerings, ListedOfferings>();
+
+/**
+ * The offerings as MCP's lists show them (without their owners), once per offerings object.
+ * @example listedOf(offerings).resources.map((r) => r.uri)
+ */
+export function listedOf(offerings: Offerings): ListedOfferings {
+  let lists = listed.get(offerings);
+  if (!lists) {
+    lists = { resources: offerings.resources.map((o) => o.listed), resourceTemplates: offerings.resourceTemplates.map((o) => o.listed), prompts: offerings.prompts.map((o) => o.listed) };
+    listed.set(offerings, lists);
+  }
+  return lists;
+}

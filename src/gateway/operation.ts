@@ -1,0 +1,70 @@
+/**
+ * What a caller asks the gateway for, besides calling a tool (src/gateway/invoke.ts runs both
+ * through the one call chain): reading a resource — a skill's, a federated upstream's, or an
+ * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
+ * `catalog.describe`) — reading a package's archive, getting a prompt, searching the catalog.
+ * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
+ * which policies wrap it and what answers it.
+ */
+import type { CatalogEntry } from "../catalog-search/index.js";
+import type { ErrorCode } from "../jsonrpc/index.js";
+
+/** What every operation says of itself. */
+interface Asked {
+  /** How it was asked, for the audit log and traces: `resources/read`, `GET /.well-known/agent-skills`, `catalog.describe`, … */
+  method: string;
+  /**
+   * The error a caller gets when there is nothing of that name it may use (missing or hidden: the
+   * same answer), as its protocol says it; default -32602 naming what was not found.
+   */
+  notFound?: { code: ErrorCode | number; message: string };
+}
+
+/** `resources/read` of any URI a caller may read (`skill://` is a package's file). */
+export interface ResourceRead extends Asked {
+  kind: "resource";
+  uri: string;
+}
+
+/** A package's `.tar.gz` (the well-known index's `archive` entry). */
+export interface ArchiveRead extends Asked {
+  kind: "archive";
+  package: string;
+}
+
+/** `prompts/get` of a prompt by its listed name. */
+export interface PromptGet extends Asked {
+  kind: "prompt";
+  name: string;
+  arguments: Record<string, string>;
+}
+
+/** A search's query and bounds, as the search tool takes them. */
+export interface CatalogQuery {
+  query: string;
+  limit: number;
+  kind?: CatalogEntry["kind"];
+}
+
+/** `catalog.search`: the tools, packages and resources a caller may use that match a query. */
+export interface CatalogSearch extends Asked {
+  kind: "search";
+  query: CatalogQuery;
+}
+
+export type Operation = ResourceRead | ArchiveRead | PromptGet | CatalogSearch;
+export type OperationKind = Operation["kind"];
+
+/**
+ * Who answers an operation, as the caller's catalog resolved it (src/gateway/caller-catalog.ts):
+ * data, never read from a tag or a name's shape.
+ */
+export type Target =
+  /** A skill's Worker, the version routed to the caller; `template` when the URI matched one. */
+  | { owner: "skill"; skill: string; template?: string }
+  /** One version of an MCP upstream, asked for `name` (a URI or a prompt name) there. */
+  | { owner: "upstream"; upstream: string; version: string; name: string; template?: string }
+  /** One version of a package: a file (`path`), or its archive. */
+  | { owner: "package"; package: string; version: string; path?: string }
+  /** The gateway itself (a search). */
+  | { owner: "gateway" };

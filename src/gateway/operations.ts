@@ -1,0 +1,203 @@
+/**
+ * The kinds of operation that are not tool calls, as rows of one table: the policies around each
+ * (composed with `compose`, outermost first) and what answers it once its target is resolved
+ * (src/gateway/caller-catalog.ts). A new kind is a new row, and `perform` (src/gateway/invoke.ts)
+ * runs it through the same door as a tool call: resolved, charged, traced, counted and audited.
+ *
+ * | kind | policies | answered by |
+ * |---|---|---|
+ * | resource | limits, observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller), or the package version's file |
+ * | prompt | limits, observed | the skill's routed version, or the upstream version |
+ * | archive | limits, observed | the package version's `.tar.gz` |
+ * | search | limits | the caller's catalog |
+ *
+ * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
+ * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
+ * resource's contents for the URI read) before a caller sees it.
+ */
+import { forwardCall } from "../forward/index.js";
+import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
+import { GetPromptResultSchema, ReadResourceResultSchema, matchUriTemplate } from "../mcp-protocol/index.js";
+import type { Outcome } from "../outcome/index.js";
+import { selectDeployment } from "../routing/index.js";
+import type { CallerCatalog } from "./caller-catalog.js";
+import { registryEntry } from "./lookup.js";
+import type { Operation, OperationKind, Target } from "./operation.js";
+import { type Call, type Handler, type Policy, breakerVerdict, limits } from "./policies.js";
+import { searchCatalog } from "./search.js";
+
+/** An operation on its way through its kind's policies, its target resolved. */
+export interface OperationCall extends Call {
+  readonly operation: Operation;
+  readonly target: Target;
+  /** The request's catalog (the caller's view), which resolved the target. */
+  readonly catalog: CallerCatalog;
+}
+
+/** A package file or archive as read: its bytes, digest and media type. */
+export interface PackageFile {
+  bytes: Uint8Array;
+  digest: string;
+  contentType: string;
+}
+
+/** How long one read or get of an upstream may take. */
+export const UPSTREAM_ASK_MS = 10_000;
+
+/**
+ * The observed numbers of what answered (src/metrics): a skill's deployment (its reads count with
+ * its calls: the same Worker), `upstream:<name>@<version>`, `package:<name>@<version>`.
+ */
+const observed: Policy<OperationCall> = async (call, next) => {
+  const started = Date.now();
+  const outcome = await next(call);
+  const verdict = breakerVerdict(outcome);
+  if (outcome.deployment && verdict !== "none") {
+    const id = call.target.owner === "package" ? `package:${outcome.deployment}` : outcome.deployment;
+    call.runtime.metrics.record(id, verdict === "success", Date.now() - started, await call.scope.principal(), call.scope.waitUntil);
+  }
+  return outcome;
+};
+
+/** Reads a resource, a package's archive, or gets a prompt, from its target. */
+const read: Handler<OperationCall> = async (call) => {
+  const { target, operation } = call;
+  let answeredBy: string | undefined;
+  try {
+    switch (target.owner) {
+      case "package": {
+        answeredBy = `${target.package}@${target.version}`;
+        const { agentSkills } = call.runtime;
+        const file = target.path === undefined ? await agentSkills.archive(target.package, target.version) : await agentSkills.file(target.package, target.version, target.path);
+        if (!file) throw notFoundOf(operation);
+        return { ok: true, result: file satisfies PackageFile, deployment: answeredBy };
+      }
+      case "skill": {
+        const entry = await registryEntry(call.runtime, target.skill, call.trace, call.scope.waitUntil);
+        const routed = entry && (selectDeployment(entry, call.scope.routeKey) ?? entry.degraded);
+        if (!routed) throw new RpcError(ErrorCode.SkillUnavailable, `${target.skill} has no deployment to ask`, { retryAfterMs: 5_000 });
+        answeredBy = routed.id;
+        const asked = askedOf(operation, target.skill);
+        const answer = await forwardCall(routed, { ...asked, context: call.scope.context, ...(call.runtime.config.hopKey ? { hopKey: call.runtime.config.hopKey } : {}) }, call.env);
+        return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
+      }
+      case "upstream": {
+        answeredBy = `upstream:${target.upstream}@${target.version}`;
+        const asked = askedOf(operation, target.upstream, target.name);
+        const { caller, traceparent } = call.scope.context;
+        const answer = await call.runtime.upstreams.ask(target, { ...asked, caller, ...(traceparent ? { traceparent } : {}), signal: AbortSignal.timeout(UPSTREAM_ASK_MS) });
+        return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
+      }
+      case "gateway":
+        throw new RpcError(ErrorCode.InternalError);
+    }
+  } catch (error) {
+    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
+    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+  }
+};
+
+/** A failure's outcome, with who answered it. */
+const failed = (error: JsonRpcErrorObject, deployment: string | undefined): Outcome => ({ ok: false, error, ...(deployment ? { deployment } : {}) });
+
+/** The search of the compact catalog, over the caller's catalog. */
+const search: Handler<OperationCall> = async (call) => {
+  const { operation } = call;
+  if (operation.kind !== "search") throw new RpcError(ErrorCode.InternalError);
+  return { ok: true, result: await searchCatalog(call.catalog, operation.query) };
+};
+
+/** Each kind's policies (outermost first) and what answers it. */
+export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<OperationCall>>; answer: Handler<OperationCall> }> = {
+  resource: { policies: [limits, observed], answer: read },
+  prompt: { policies: [limits, observed], answer: read },
+  archive: { policies: [limits, observed], answer: read },
+  search: { policies: [limits], answer: search },
+};
+
+/** The MCP request a skill's Worker or an upstream is asked: its own name for what is asked. */
+function askedOf(operation: Operation, owner: string, name?: string): { method: "resources/read" | "prompts/get"; params: Record<string, unknown> } {
+  if (operation.kind === "resource") return { method: "resources/read", params: { uri: operation.uri } };
+  if (operation.kind === "prompt") return { method: "prompts/get", params: { name: name ?? operation.name.slice(owner.length + 1), arguments: operation.arguments } };
+  throw new RpcError(ErrorCode.InternalError);
+}
+
+/**
+ * An answer checked before the caller sees it: a read's contents, each of the URI read (or of the
+ * template it matched); a prompt's messages. Anything else is -32001 naming who answered.
+ */
+function checked(operation: Operation, target: Target, answer: unknown, answeredBy: string): unknown {
+  if (operation.kind === "prompt") {
+    const prompt = GetPromptResultSchema.safeParse(answer);
+    if (!prompt.success) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered prompts/get with something that is not an MCP prompt`);
+    return prompt.data;
+  }
+  const contents = ReadResourceResultSchema.safeParse(answer);
+  if (!contents.success) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered resources/read with something that is not MCP resource contents`);
+  const uri = operation.kind === "resource" ? operation.uri : "";
+  const template = "template" in target ? target.template : undefined;
+  const foreign = contents.data.contents.find((c) => c.uri !== uri && !(template && matchUriTemplate(template, c.uri)));
+  if (foreign) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered resources/read of ${uri.slice(0, 200)} with the contents of another resource (${foreign.uri.slice(0, 200)})`);
+  return contents.data;
+}
+
+/**
+ * The error for an operation whose target is not there for this caller: missing or hidden, one
+ * answer (the operation's own, as its protocol words it, else -32602 naming it).
+ * @example notFoundOf({ kind: "prompt", method: "prompts/get", name: "x.y", arguments: {} }) // RpcError -32602 "Unknown prompt: x.y; …"
+ */
+export function notFoundOf(operation: Operation): RpcError {
+  if (operation.notFound) return new RpcError(operation.notFound.code, operation.notFound.message, operation.kind === "resource" ? { uri: operation.uri.slice(0, 200) } : undefined);
+  switch (operation.kind) {
+    case "resource":
+      return new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: operation.uri.slice(0, 200) });
+    case "archive":
+      return new RpcError(ErrorCode.InvalidParams, `No archive of ${operation.package.slice(0, 200)} among the Agent Skills you may read`);
+    case "prompt":
+      return new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.name.slice(0, 200)}; prompts/list lists them`);
+    case "search":
+      return new RpcError(ErrorCode.InternalError);
+  }
+}
+
+/** What an operation read or got, as its audit entry names it. */
+export function resourceOf(operation: Operation): string | undefined {
+  switch (operation.kind) {
+    case "resource":
+      return operation.uri;
+    case "archive":
+      return `skill://${encodeURIComponent(operation.package)}/.tar.gz`;
+    case "prompt":
+      return `prompt:${operation.name}`;
+    case "search":
+      return undefined;
+  }
+}
+
+/** The params an operation's audit entry fingerprints (a prompt's arguments, a search's query). */
+export function auditedParamsOf(operation: Operation): unknown {
+  switch (operation.kind) {
+    case "resource":
+      return { uri: operation.uri };
+    case "archive":
+      return { package: operation.package };
+    case "prompt":
+      return { name: operation.name, arguments: operation.arguments };
+    case "search":
+      return operation.query;
+  }
+}
+
+/** The skill, upstream or package a target belongs to (the counters' label). */
+export function ownerNameOf(target: Target): string {
+  switch (target.owner) {
+    case "skill":
+      return target.skill;
+    case "upstream":
+      return target.upstream;
+    case "package":
+      return target.package;
+    case "gateway":
+      return "catalog.search";
+  }
+}

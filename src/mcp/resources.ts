@@ -1,0 +1,103 @@
+/**
+ * Resources, prompts and Agent Skills over MCP, one row of `METHODS` per method: its params'
+ * schema and its answer. A list reads the caller's catalog (`McpBackend.catalog`: what its grants
+ * let it use, at the versions routed to it); a read or a get is an operation of the one call chain
+ * (`McpBackend.run`: resolved for this caller, charged, traced, audited). What is listed:
+ * - skills' own resources, templates and prompts (declared in `defineSkill`) and federated MCP
+ *   upstreams' (src/gateway/offerings.ts);
+ * - the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): `skills/list` and
+ *   `skills/get`, each file's `sha256:` digest, and every file of a package as a
+ *   `skill://<name>/<path>` resource (`resources/list` lists each package's `SKILL.md`).
+ * Both eras; in 2026-07-28 every list and read carries the caching fields (`CacheableResult`).
+ */
+import { z } from "zod";
+import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
+import type { PackageFile } from "../gateway/operations.js";
+import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
+import { GetPromptParamsSchema, McpErrorCode, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
+import { UTF8_DECODER } from "../utf8/index.js";
+import type { McpBackend } from "./backend.js";
+
+/** The Skills extension's name in capabilities' `extensions`. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+const CursorParamsSchema = z.object({ cursor: z.string().optional() }).loose();
+
+/** What a row's answer knows of its request besides its params. */
+export interface ResourceContext {
+  backend: McpBackend;
+  pageSize: number;
+  /** The request is of the 2026-07-28 revision. */
+  stateless: boolean;
+  /** Set for 2026-07-28: `ttlMs` and `cacheScope` on every list and read. */
+  caching?: { ttlMs: number; cacheScope: "public" | "private" };
+}
+
+/** A package file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
+export function fileContentsOf(uri: string, file: PackageFile) {
+  const mimeType = file.contentType.split(";")[0]!.trim();
+  return resourceContentsOf(uri, mimeType, /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(file.bytes) : file.bytes);
+}
+
+/** A row of the table: how a method's params parse, and what it answers. */
+interface Row<P> {
+  params: z.ZodType<P>;
+  answer(params: P, context: ResourceContext): Promise<object>;
+}
+const row = <P>(params: z.ZodType<P>, answer: Row<P>["answer"]): Row<P> => ({ params, answer });
+
+/**
+ * The methods answered here, by name. A new method is a new row: a list reads
+ * `context.backend.catalog()`, an operation goes through `context.backend.run`.
+ */
+export const METHODS = {
+  "skills/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
+    const { items, nextCursor } = (await backend.catalog().packages()).page(pageSize, cursor);
+    return { skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+  }),
+  "skills/get": row(ReadResourceParamsSchema, async ({ uri }, { backend }) => {
+    const named = parseSkillUri(uri);
+    const entry = named?.path === SKILL_FILE ? (await backend.catalog().packages()).find(named.name)?.entry : undefined;
+    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown skill: ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
+    return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } };
+  }),
+  "resources/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
+    const catalog = backend.catalog();
+    const { items, nextCursor } = (await catalog.packages()).page(pageSize, cursor);
+    // The skills' and upstreams' own resources come first, all of them, on the first page.
+    const declared = cursor === undefined ? (await catalog.offerings()).resources : [];
+    return { resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))], ...(nextCursor ? { nextCursor } : {}), ...caching };
+  }),
+  "resources/templates/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({ resourceTemplates: (await backend.catalog().offerings()).resourceTemplates, ...caching })),
+  "prompts/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({ prompts: (await backend.catalog().offerings()).prompts, ...caching })),
+  "prompts/get": row(GetPromptParamsSchema, async ({ name, arguments: args }, { backend, caching }) => {
+    const prompt = await backend.run({ kind: "prompt", method: "prompts/get", name, arguments: args ?? {} });
+    return { ...(prompt as object), ...caching };
+  }),
+  "resources/read": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching, stateless }) => {
+    // 2025-11-25 and before: -32002 (the revision's "resource not found"); 2026-07-28: -32602.
+    const notFound = { code: stateless ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound, message: "Resource not found" };
+    const read = await backend.run({ kind: "resource", method: "resources/read", uri, notFound });
+    const contents = isPackageFile(read) ? { contents: [fileContentsOf(uri, read)] } : (read as object);
+    return { ...contents, ...caching };
+  }),
+};
+
+export type ResourceMethod = keyof typeof METHODS;
+
+/** Whether an MCP method is one of this table's. */
+export const isResourceMethod = (method: string): method is ResourceMethod => Object.hasOwn(METHODS, method);
+
+/**
+ * Answers one of `METHODS` for `context.backend`'s caller.
+ * @example await answerResources("skills/list", {}, { backend, pageSize: 100, stateless: false })
+ */
+export function answerResources(method: ResourceMethod, params: unknown, context: ResourceContext): Promise<object> {
+  const { params: schema, answer } = METHODS[method] as unknown as Row<unknown>;
+  return answer(parseParams(schema, params ?? {}), context);
+}
+
+/** Whether a read answered a package file's bytes (rather than an MCP read result). */
+export function isPackageFile(read: unknown): read is PackageFile {
+  return typeof read === "object" && read !== null && (read as { bytes?: unknown }).bytes instanceof Uint8Array;
+}
