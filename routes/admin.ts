@@ -34,7 +34,7 @@ import {
   ApproveRequestSchema,
   UpstreamRegistrationSchema,
 } from "../src/admin-api/index.js";
-import { type SyncReport, UpstreamError, type Upstreams, recordSync, upstreamView } from "../src/upstream/index.js";
+import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/upstream/index.js";
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
 import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
 import { AgentSkillRefused } from "../src/agent-skills/registry.js";
@@ -262,16 +262,16 @@ async function upstreamOperation(c: Context<AdminEnv>, operation: (upstreams: Up
   }
 }
 
-/** Held and removed definitions found by a sync, each an audit entry of its own. */
+/** Held, removed and approved definitions of a sync, each an audit entry of its own. */
 function auditSync(c: Context<AdminEnv>, reports: SyncReport[]) {
   recordSync(gatewayRuntime(c.env).audit, reports, c.get("by"), (p) => c.executionCtx.waitUntil(p));
 }
 
-adminRoutes.get("/upstreams", async (c) => c.json({ upstreams: (await gatewayRuntime(c.env).upstreams.list()).map(upstreamView) }));
+adminRoutes.get("/upstreams", async (c) => c.json({ upstreams: await gatewayRuntime(c.env).upstreams.views() }));
 
 adminRoutes.get("/upstreams/:name", async (c) => {
-  const record = await gatewayRuntime(c.env).upstreams.get(c.req.param("name"));
-  return record ? c.json(upstreamView(record)) : adminError(c, 404, `No upstream ${c.req.param("name")}; GET /admin/upstreams lists them`);
+  const [view] = await gatewayRuntime(c.env).upstreams.views(c.req.param("name"));
+  return view ? c.json(view) : adminError(c, 404, `No upstream ${c.req.param("name")}; GET /admin/upstreams lists them`);
 });
 
 /** Registers an MCP server or OpenAPI service (or another version of one): its tools become skills. */
@@ -290,11 +290,19 @@ adminRoutes.post("/upstreams/:name/refresh", async (c) =>
   }),
 );
 
-/** Serves held definitions: `{}` all of them, or `{version?, tools?}`. */
+/**
+ * Serves held definitions the operator reviewed: `{version?, tools?: {name: hash}, offerings?:
+ * {"<subject>:<name>": hash}}`, each with the `contractHash` it saw (409 when what is held changed
+ * since); the audit entry names each approved definition and its hash.
+ */
 adminRoutes.post("/upstreams/:name/approve", jsonBodyGuard(), async (c) => {
   const body = await bodyOf(c, ApproveRequestSchema, "Invalid approval");
   if (body instanceof Response) return body;
-  return upstreamOperation(c, async (upstreams) => c.json({ reports: await upstreams.approve(c.req.param("name"), body.data) }));
+  return upstreamOperation(c, async (upstreams) => {
+    const reports = await upstreams.approve(c.req.param("name"), body.data);
+    auditSync(c, reports);
+    return c.json({ reports });
+  });
 });
 
 /** Removes an upstream (or `?version=` one of its versions) and its tools' deployments. */
@@ -403,7 +411,7 @@ adminRoutes.get("/metrics", async (c) => {
     breakerStatesOf(store, deployments),
     counters.read(),
     rollouts.list(),
-    upstreams.list().then((records) => upstreamHealthOf(store, records)),
+    upstreams.views().then((views) => upstreamHealthOf(store, views)),
   ]);
   const breakerSamples = deployments.flatMap((d, i) => {
     const { state } = states[i]!;

@@ -27,7 +27,9 @@ import type { Deployment } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage, upstreamHealthOf } from "../src/operator-view/index.js";
-import type { UpstreamRecord } from "../src/upstream/model.js";
+import type { HeldChange, UpstreamView } from "../src/upstream/model.js";
+import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../src/upstream/held.js";
+import { hiddenIn, visibleText } from "../src/visible/index.js";
 // The page's script and style, bundled as text (wrangler.toml [[rules]] type = "Text").
 import SCRIPT from "./ui-assets/app.client.js";
 import STYLES from "./ui-assets/style.css";
@@ -141,7 +143,7 @@ uiRoutes.get("/", async (c) => {
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
   const auditQuery = auditQueryOf(c.req.query());
-  const [history, auditPage, keys, upstreams] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.list()]);
+  const [history, auditPage, keys, upstreams] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.views()]);
   const upstreamHealth = await upstreamHealthOf(runtime.store, upstreams);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
@@ -317,10 +319,12 @@ function rolloutPanel(r: Rollout, skillPath: string, canWrite: boolean): Html {
 
 /**
  * The federated upstreams: one row per version (kind, where it answers, health, the tools it
- * serves), then every definition change held for approval, with what changed; a write-level admin
- * gets Refresh per upstream and Approve per held change.
+ * serves), then every definition change held for approval — tools, resources, templates and
+ * prompts — with every changed field in full, hidden characters (zero-width, bidi, Unicode tags)
+ * made visible and flagged, and its hash; a write-level admin gets Refresh per upstream and
+ * Approve per held change, which approves that hash (a change since is refused, 409).
  */
-function upstreamsPanel(upstreams: UpstreamRecord[], health: UpstreamHealth[], canWrite: boolean): Html {
+function upstreamsPanel(upstreams: UpstreamView[], health: UpstreamHealth[], canWrite: boolean): Html {
   const healthOf = (name: string, version: string) => health.find((h) => h.upstream === name && h.version === version);
   const versions = upstreams.flatMap((u) => Object.entries(u.versions).map(([version, v]) => ({ u, version, v, h: healthOf(u.name, version) })));
   const path = (name: string) => `/admin/upstreams/${encodeURIComponent(name)}`;
@@ -340,24 +344,40 @@ function upstreamsPanel(upstreams: UpstreamRecord[], health: UpstreamHealth[], c
     )}
     <h3>Held definition changes</h3>
     ${table(
-      ["Upstream", "Version", "Tool", "Change", "Serving meanwhile", "What changed", "Seen (UTC)", ...(canWrite ? [""] : [])],
+      ["Upstream", "Version", "Held", "Change", "Serving meanwhile", "What changed (in full)", "Hash", "Seen (UTC)", ...(canWrite ? [""] : [])],
       held.map(({ u, version, change }) => [
         u.name,
         version,
-        change.tool,
+        `${SUBJECT_WORDS[change.subject]} ${change.name}`,
         `${change.kind}${change.breaking ? " (breaking)" : ""}`,
         change.withdrawn ? html`<span class="error">withdrawn until approved</span>` : change.kind === "new" ? "not served yet" : "the pinned definition",
-        change.changes.join("; ") || "-",
+        changedFields(change),
+        html`<code>${change.contractHash.slice(0, 19)}…</code>`,
         utcTime(change.seenAt),
-        ...(canWrite ? [approveControl(`${path(u.name)}/approve`, version, change.tool)] : []),
+        ...(canWrite ? [approveControl(`${path(u.name)}/approve`, version, change)] : []),
       ]),
     )}`;
 }
 
-/** Approve one held change: app.js sends `{version, tools: [tool]}`. */
-function approveControl(api: string, version: string, tool: string): Html {
+/** Every changed field of a held change, before and after in full, hidden characters shown and flagged. */
+function changedFields(change: HeldChange): Html {
+  const fields = fieldChanges(change.previous, heldDefinitionOf(change));
+  const hidden = hiddenIn(fields.map((f) => `${f.before ?? ""}${f.after ?? ""}`).join(""));
+  return html`<details class="diff"${hidden.length ? " open" : ""}>
+    <summary>${hidden.length ? html`<strong class="error">hidden characters: ${hidden.map((h) => `${h.kind} ×${h.count}`).join(", ")}</strong> · ` : ""}${fields.length} field${fields.length === 1 ? "" : "s"}</summary>
+    ${fields.map(
+      (f) => html`<div class="field"><code>${f.path}</code>
+        ${f.before !== undefined ? html`<pre class="before">${visibleText(f.before)}</pre>` : ""}
+        ${f.after !== undefined ? html`<pre class="after">${visibleText(f.after)}</pre>` : ""}</div>`,
+    )}
+  </details>`;
+}
+
+/** Approve one held change, by the hash shown: app.js sends `{version, tools: {name: hash}}` (or `offerings`). */
+function approveControl(api: string, version: string, change: HeldChange): Html {
+  const key = approvalKeyOf(change);
   return html`<form data-api="${api}" data-method="POST" data-shape="approve" class="control">
-    <input type="hidden" name="version" value="${version}" /><input type="hidden" name="tool" value="${tool}" /><button type="submit">Approve ${tool}</button>
+    <input type="hidden" name="version" value="${version}" /><input type="hidden" name="subject" value="${change.subject}" /><input type="hidden" name="key" value="${key}" /><input type="hidden" name="hash" value="${change.contractHash}" /><button type="submit">Approve ${change.name}</button>
   </form>`;
 }
 

@@ -18,6 +18,7 @@ import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
 import { safeJson } from "../src/json/index.js";
 import { callerTokenStoredAt, removeCallerToken, storeCallerToken } from "../src/upstream/credentials.js";
 import { CallerCredentialSchema } from "../src/upstream/model.js";
+import { authOf } from "../src/upstream/index.js";
 
 type CredentialEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
 export const upstreamCredentialRoutes = new Hono<CredentialEnv>();
@@ -36,7 +37,8 @@ async function perCallerUpstream(c: Context<CredentialEnv>): Promise<{ name: str
   const runtime = gatewayRuntime(c.env);
   const record = await runtime.upstreams.cached(name);
   const scope = callScopeOf(c.req.raw.headers, caller, (p) => c.executionCtx.waitUntil(p), entered.access);
-  const tools = record?.auth.type === "per-caller" ? (upstreamsOfView(await new CallerCatalog(runtime, scope).view()).get(name) ?? []) : [];
+  const perCaller = record && Object.keys(record.versions).some((version) => authOf(record, version).type === "per-caller");
+  const tools = perCaller ? (upstreamsOfView(await new CallerCatalog(runtime, scope).view()).get(name) ?? []) : [];
   // The same answer for an upstream that does not exist, one a caller brings no token to, and one
   // whose tools the caller may not call: nothing to learn by scanning.
   if (!tools.some((tool) => entered.access.allowsSkill(tool.name, tool.tags))) return c.json(failure(null, ErrorCode.MethodNotFound, `No upstream ${name.slice(0, 64)} you may call takes a credential of its callers`), 404);

@@ -236,10 +236,15 @@ export function adminOpenApi() {
       },
       "/upstreams/{name}/approve": {
         post: {
-          summary: "Serve held definitions: all, one version's, or the named tools'",
+          summary: "Serve the held definitions named — tools by name, resources, templates and prompts as <subject>:<name> — each with the contractHash the operator reviewed (all or nothing)",
           requestParams: { path: upstreamPath },
           requestBody: body(ApproveRequestSchema),
-          responses: { "200": json(SyncAnswerSchema, "What is served now"), "404": refusal("No such upstream or version"), "409": refusal("A new tool's name is another skill's"), ...common },
+          responses: {
+            "200": json(SyncAnswerSchema, "What is served now, and what was approved with which hash"),
+            "404": refusal("No such upstream or version, or nothing held under a name given"),
+            "409": refusal("A held definition changed since it was reviewed (its hash differs), or a new tool's name is another skill's"),
+            ...common,
+          },
         },
       },
       "/servers": { get: { summary: "Every virtual MCP server (/mcp/<server>) and what it exposes", responses: { "200": json(ServerListSchema, "The servers by name"), ...common } } },

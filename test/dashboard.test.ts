@@ -204,7 +204,10 @@ describe("the dashboard", () => {
       expect(await row.locator("td").allInnerTexts()).toEqual(expect.arrayContaining(["fixture", "mcp", "1.0.0", upstream.url, "ok", "1 fixture.echo"]));
       const held = page.locator("#upstreams table").nth(1).locator("tbody tr");
       expect(await held.count()).toBe(1);
-      expect(await held.innerText()).toMatch(/echo\s+changed\s+the pinned definition\s+description: "Echoes a message back" → "Echoes a message back, politely"/);
+      // The change in full: the field, its text before and after.
+      expect(await held.innerText()).toMatch(/tool echo\s+changed\s+the pinned definition/);
+      await held.locator("details.diff summary").click();
+      expect(await held.locator("details.diff .field", { hasText: "manifest.description" }).innerText()).toMatch(/Echoes a message back\s+Echoes a message back, politely/);
       await page.locator("#upstreams").screenshot({ path: join(SCREENSHOTS, "upstreams.png") });
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1440); // nothing spills past the screen's edge
 

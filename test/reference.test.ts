@@ -28,7 +28,8 @@ describe("docs/reference.md", () => {
   it("documents every error code the gateway answers, once", () => {
     const documented = ERROR_CODE_DOCS.map((doc) => doc.code);
     expect(new Set(documented).size).toBe(documented.length);
-    expect([...documented].sort()).toEqual([...Object.values(ErrorCode), ...Object.values(McpErrorCode)].sort());
+    // MCP's codes may reuse one of the gateway's (-32002): documented once, with both meanings.
+    expect([...documented].sort()).toEqual([...new Set([...Object.values(ErrorCode), ...Object.values(McpErrorCode)])].sort());
   });
 
   it("notices a stale table: a hand edit inside a generated section is undone by the generator", () => {

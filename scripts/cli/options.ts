@@ -33,8 +33,9 @@ export const USAGE = `usage: skillmesh <command>
                                                    serve an MCP server's tools or an API's operations as skills <name>.<tool>
   upstream list                                    upstreams: versions, tools, held changes, last refresh
   upstream refresh <name>                          read its definitions again (changes are held for approval)
-  upstream approve <name> [--version <v>] [--tools <tool> …]
-                                                   serve held definitions
+  upstream approve <name> [--version <v>] [--tools <tool> …] [--offerings <subject>:<name> …]
+                                                   print the held changes named, in full, and serve
+                                                   them as printed (refused if they change meanwhile)
   upstream remove <name> [--version <v>]           remove it (or one version) and its tools
 env: SKILLMESH_URL (default http://127.0.0.1:8787), SKILLMESH_ADMIN_TOKEN`;
 
@@ -68,6 +69,7 @@ export const OPTIONS = {
   include: { type: "string", multiple: true },
   exclude: { type: "string", multiple: true },
   tools: { type: "string", multiple: true },
+  offerings: { type: "string", multiple: true },
   "operation-tags": { type: "string", multiple: true },
   "timeout-ms": { type: "string" },
   "bearer-env": { type: "string" },

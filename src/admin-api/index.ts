@@ -8,7 +8,7 @@ import { BreakerStatusSchema } from "../breaker/state.js";
 import { RolloutPlanSchema, RolloutSchema } from "../delivery/index.js";
 import { ObservedSchema } from "../metrics/index.js";
 import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSchema } from "../registry/model.js";
-import { RefreshStatusSchema, UpstreamRecordSchema } from "../upstream/model.js";
+import { HeldChangeSchema, RefreshStatusSchema, UpstreamViewSchema } from "../upstream/model.js";
 import { ServerDefinitionSchema } from "../servers/index.js";
 import { MAX_PACKAGE_FILES } from "../agent-skills/index.js";
 import { AgentSkillRecordSchema } from "../agent-skills/registry.js";
@@ -144,26 +144,35 @@ export function utcTime(ms: number): string {
 
 export { UpstreamRegistrationSchema } from "../upstream/model.js";
 
-/** `POST /admin/upstreams/:name/approve`: serve held definitions — all, one version's, or the named tools'. */
-export const ApproveRequestSchema = z.strictObject({ version: z.string().min(1).optional(), tools: z.array(z.string().min(1)).min(1).max(1_000).optional() });
+/** A `sha256:` contract hash, as an approval names what it reviewed. */
+const ContractHashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "a contract hash is sha256: and 64 hex digits, as the held change lists it");
+
+/**
+ * `POST /admin/upstreams/:name/approve`: the held changes an operator reviewed, each named (a tool
+ * by its name, a resource, template or prompt as `<subject>:<name>`) with the `contractHash` it saw.
+ */
+export const ApproveRequestSchema = z
+  .strictObject({
+    version: z.string().min(1).optional(),
+    tools: z.record(z.string().min(1).max(256), ContractHashSchema).optional(),
+    offerings: z.record(z.string().regex(/^(resource|resourceTemplate|prompt):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize"), ContractHashSchema).optional(),
+  })
+  .refine((approval) => Object.keys(approval.tools ?? {}).length + Object.keys(approval.offerings ?? {}).length > 0, "name what you approve: tools and/or offerings, each with the contractHash you reviewed");
 
 /** What a registration, refresh or approval did to one upstream version. */
 export const SyncReportSchema = z.object({
   upstream: z.string(),
   version: z.string(),
   served: z.array(z.string()),
-  held: z.array(z.object({ tool: z.string(), kind: z.enum(["new", "changed"]), breaking: z.boolean(), withdrawn: z.boolean(), changes: z.array(z.string()) })),
+  offerings: z.array(z.string()).default([]),
+  held: z.array(HeldChangeSchema.pick({ subject: true, name: true, kind: true, contractHash: true, breaking: true, withdrawn: true, changes: true })),
   removed: z.array(z.string()),
   skipped: z.array(z.object({ tool: z.string(), reason: z.string() })),
+  approved: z.array(z.object({ key: z.string(), contractHash: z.string() })).optional(),
 });
 export const SyncAnswerSchema = z.object({ reports: z.array(SyncReportSchema) });
 
-/** An upstream's credentials as shown to an admin: the kind and its public parts, never a secret. */
-export const AuthViewSchema = z.object({ type: z.enum(["none", "bearer", "header", "client_credentials", "per-caller"]), name: z.string().optional(), tokenUrl: z.string().optional(), clientId: z.string().optional(), scope: z.string().optional(), header: z.string().optional(), listToken: z.boolean().optional() });
-
-/** One upstream as `GET /admin/upstreams` shows it. */
-export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true }).extend({ auth: AuthViewSchema });
-export type UpstreamView = z.infer<typeof UpstreamViewSchema>;
+export { AuthViewSchema, type UpstreamView, UpstreamViewSchema } from "../upstream/model.js";
 export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamViewSchema) });
 
 /**

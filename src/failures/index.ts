@@ -63,7 +63,11 @@ export const ERROR_CODE_DOCS: readonly ErrorCodeDoc[] = [
   { code: ErrorCode.InvalidParams, meaning: "params the skill's input schema refuses (each issue names its field), nested deeper than 64 levels, or a handler's `InputError`", data: "`issues`; `keptHours` for an unknown job" },
   { code: ErrorCode.InternalError, meaning: "the skill threw, broke its own output schema, or answered more than 8 MiB" },
   { code: ErrorCode.SkillUnavailable, meaning: "skill unavailable: unreachable, 5xx, an answer broken off mid-body, every breaker open, or the registry or the store cannot be read", data: "`retryAfterMs`" },
-  { code: ErrorCode.IdempotencyInFlight, meaning: "an earlier request with this `Idempotency-Key` is still running", data: "`retryAfterMs`" },
+  {
+    code: ErrorCode.IdempotencyInFlight,
+    meaning: "an earlier request with this `Idempotency-Key` is still running; on `/mcp` in a 2025 revision also `resources/read` of a resource the caller has none of (missing or hidden: one answer; 2026-07-28 says -32602)",
+    data: "`retryAfterMs`; `uri` for a resource",
+  },
   { code: ErrorCode.IdempotencyMismatch, meaning: "this `Idempotency-Key` was used with other params" },
   { code: ErrorCode.SkillTimeout, meaning: "the skill timed out (its `timeoutMs`, or the caller's `X-Timeout-Ms` budget: then `cutByCaller`, which counts for nothing)", data: "`timeoutMs`, `cutByCaller`" },
   { code: ErrorCode.RateLimited, meaning: "rate limited: the caller's rate or quota (`data.limit`), or the skill's own HTTP 429", data: "`retryAfterMs`, `limit`" },

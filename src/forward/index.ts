@@ -45,6 +45,8 @@ export interface UpstreamAsk {
 export interface UpstreamRequest {
   /** The skill called (`everything.echo`), for messages. */
   skill: string;
+  /** The upstream version it is a tool of: whose credential it is called with. */
+  version: string;
   params?: JsonRpcParams;
   /** Whose call it is: picks a `per-caller` upstream credential. Never sent upstream. */
   caller: string;
@@ -139,6 +141,7 @@ function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: 
   const { context } = call;
   return call.upstreams.call(endpoint, {
     skill: deployment.name,
+    version: deployment.version,
     params: call.params,
     caller: context.caller,
     ...(context.traceparent ? { traceparent: context.traceparent } : {}),

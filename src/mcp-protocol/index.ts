@@ -202,9 +202,30 @@ export const INPUT_REQUEST_CAPABILITY = { "elicitation/create": "elicitation", "
 const MAX_INPUT_REQUESTS = 32;
 const MAX_REQUEST_STATE_CHARS = 64 * 1024;
 
-export const InputRequestSchema = z
-  .object({ method: z.enum(["elicitation/create", "sampling/createMessage", "roots/list"]), params: z.record(z.string(), z.unknown()).optional() })
-  .loose();
+/** Each input request's params, as the revision defines them: only these fields are relayed. */
+const ElicitParamsSchema = z.union([
+  z.object({ mode: z.literal("url"), message: z.string().max(4_096), url: z.url({ protocol: /^https?$/ }), elicitationId: z.string().min(1).max(256) }),
+  z.object({ mode: z.literal("form").optional(), message: z.string().max(4_096), requestedSchema: z.record(z.string(), z.unknown()) }),
+]);
+const SamplingParamsSchema = z.object({
+  messages: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.unknown() })).max(256),
+  maxTokens: z.number().int().positive(),
+  systemPrompt: z.string().max(64 * 1024).optional(),
+  modelPreferences: z.record(z.string(), z.unknown()).optional(),
+  temperature: z.number().optional(),
+  stopSequences: z.array(z.string().max(256)).max(32).optional(),
+  includeContext: z.enum(["none", "thisServer", "allServers"]).optional(),
+});
+export const InputRequestSchema = z.discriminatedUnion("method", [
+  z.object({ method: z.literal("elicitation/create"), params: ElicitParamsSchema }),
+  z.object({ method: z.literal("sampling/createMessage"), params: SamplingParamsSchema }),
+  z.object({ method: z.literal("roots/list"), params: z.object({}).optional() }),
+]);
+/**
+ * An `input_required` result as the gateway relays it: its `inputRequests` (each checked by its
+ * method's params) and `requestState` only — no `_meta`, caching fields or content of the
+ * upstream's own reach the caller through it.
+ */
 export const InputRequiredResultSchema = z
   .object({
     resultType: z.literal("input_required"),
@@ -214,9 +235,21 @@ export const InputRequiredResultSchema = z
       .optional(),
     requestState: z.string().max(MAX_REQUEST_STATE_CHARS).optional(),
   })
-  .loose()
   .refine((result) => result.inputRequests !== undefined || result.requestState !== undefined, "an input_required result has inputRequests or requestState");
 export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
+
+/**
+ * An `input_required` result with each elicitation's message prefixed by who asks (`[<askedBy>]`),
+ * so a user never takes an upstream's question for the gateway's own.
+ * @example attributedInputRequired(result, "crm.ask").inputRequests!.pw!.params // { message: "[crm.ask] Your password?", … }
+ */
+export function attributedInputRequired(result: InputRequiredResult, askedBy: string): InputRequiredResult {
+  if (!result.inputRequests) return result;
+  const inputRequests = Object.fromEntries(
+    Object.entries(result.inputRequests).map(([key, request]) => [key, request.method === "elicitation/create" ? { ...request, params: { ...request.params, message: `[${askedBy}] ${request.params.message}` } } : request]),
+  );
+  return { ...result, inputRequests };
+}
 
 /** A retried request's answers (`inputResponses`) and the server's state it echoes. */
 export const InputRetrySchema = z.object({

@@ -11,7 +11,7 @@ import { own } from "../json/index.js";
 import type { MetricsBoard } from "../metrics/index.js";
 import { type Deployment, deploymentId } from "../registry/model.js";
 import { type Store, mgetInBatches } from "../store/index.js";
-import type { UpstreamRecord } from "../upstream/model.js";
+import type { UpstreamView } from "../upstream/model.js";
 
 /**
  * Every deployment's breaker status, in the deployments' order (read in batches: a registry may hold thousands).
@@ -66,9 +66,9 @@ export async function skillView(runtime: GatewayRuntime, skill: string): Promise
  * Each version of each upstream: what it serves, holds and withdrew, its last refresh, and how
  * many of its tools' breakers are open — `failing` when either went wrong. What `/healthz` tells
  * an admin and the metrics export.
- * @example const [everything] = await upstreamHealthOf(runtime.store, await runtime.upstreams.list())
+ * @example const [everything] = await upstreamHealthOf(runtime.store, await runtime.upstreams.views())
  */
-export async function upstreamHealthOf(store: Store, records: UpstreamRecord[]): Promise<UpstreamHealth[]> {
+export async function upstreamHealthOf(store: Store, records: UpstreamView[]): Promise<UpstreamHealth[]> {
   const versions = records.flatMap((record) => Object.entries(record.versions).map(([version, v]) => ({ record, version, v })));
   const ids = versions.map(({ version, v }) => Object.values(v.tools).map((skill) => deploymentId(skill, version)));
   const stored = await mgetInBatches(store, ids.flat().map(breakerKey));
@@ -77,13 +77,14 @@ export async function upstreamHealthOf(store: Store, records: UpstreamRecord[]):
     const mine = stored.slice(offset, (offset += ids[i]!.length));
     const breakersOpen = mine.filter((raw) => statusOf(raw ?? null).state !== "closed").length;
     const withdrawn = v.held.filter((h) => h.withdrawn).length;
+    const tools = v.held.filter((h) => h.subject === "tool");
     const failing = breakersOpen > 0 || v.refresh?.ok === false;
     return {
       upstream: record.name,
       version,
       kind: record.kind,
       status: failing ? "failing" : "ok",
-      tools: Object.keys(v.tools).length - v.held.filter((h) => h.withdrawn && h.kind === "changed").length,
+      tools: Object.keys(v.tools).length - tools.filter((h) => h.withdrawn && h.kind === "changed").length,
       held: v.held.length - withdrawn,
       withdrawn,
       breakersOpen,

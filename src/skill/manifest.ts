@@ -84,16 +84,24 @@ export const SkillManifestSchema = z.object({
 });
 export type SkillManifest = z.infer<typeof SkillManifestSchema>;
 
+/** The prefix of the tag the gateway gives every tool of an upstream (`upstream:<name>`): no registered manifest carries it. */
+export const UPSTREAM_TAG_PREFIX = "upstream:";
+
 /** Largest manifest the gateway registers (serialized), schemas included. */
 export const MAX_MANIFEST_BYTES = 64 * 1024;
 
 /**
  * A manifest as the gateway accepts it at registration: the shape, plus bounds on what it
  * stores and hands every caller of `tools/list` — schemas nest at most `MAX_JSON_DEPTH` deep
- * and the whole manifest is at most `MAX_MANIFEST_BYTES`. (Stored registry documents are
- * parsed with the shape alone: they were bounded when written.)
+ * and the whole manifest is at most `MAX_MANIFEST_BYTES` — and none of what only the gateway says
+ * of a deployment it made itself from an upstream (`upstream:<name>` tags, `answers:
+ * "tool-result"`): a skill's manifest never claims to be an upstream's tool. (Stored registry
+ * documents are parsed with the shape alone: they were bounded when written.)
  */
 export const RegisteredManifestSchema = SkillManifestSchema.superRefine((manifest, ctx) => {
+  const reserved = manifest.tags.find((tag) => tag.startsWith(UPSTREAM_TAG_PREFIX));
+  if (reserved) ctx.addIssue({ code: "custom", path: ["tags"], message: `${reserved.slice(0, 80)}: ${UPSTREAM_TAG_PREFIX} tags are the gateway's own (it tags a federated upstream's tools)` });
+  if (manifest.answers) ctx.addIssue({ code: "custom", path: ["answers"], message: `answers: "${manifest.answers}" is the gateway's own (a federated MCP tool's)` });
   for (const key of ["inputSchema", "outputSchema"] as const) {
     if (exceedsDepth(manifest[key], MAX_JSON_DEPTH)) {
       ctx.addIssue({ code: "custom", path: [key], message: `the schema nests deeper than ${MAX_JSON_DEPTH} levels` });

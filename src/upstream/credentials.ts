@@ -9,7 +9,7 @@ import { sha256Hex } from "../hash/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Store } from "../store/index.js";
-import type { Sealed, StoredAuth, UpstreamAuth } from "./model.js";
+import type { AuthView, Sealed, StoredAuth, UpstreamAuth } from "./model.js";
 import { SealedSchema } from "./model.js";
 import { seal, unseal } from "./secrets.js";
 
@@ -37,18 +37,21 @@ export async function sealAuth(secret: string | undefined, upstream: string, aut
       return { type: "bearer", token: await seal(secret, context, auth.token) };
     case "header":
       return { type: "header", name: auth.name, value: await seal(secret, context, auth.value) };
+    case "query":
+      return { type: "query", name: auth.name, value: await seal(secret, context, auth.value) };
     case "client_credentials":
       return { ...auth, clientSecret: await seal(secret, context, auth.clientSecret) };
   }
 }
 
 /** The credential an admin sees: its kind and public parts, never a secret. */
-export function describeAuth(auth: StoredAuth): { type: StoredAuth["type"]; name?: string; tokenUrl?: string; clientId?: string; scope?: string; header?: string; listToken?: boolean } {
+export function describeAuth(auth: StoredAuth): AuthView {
   switch (auth.type) {
     case "bearer":
       return { type: "bearer" };
     case "header":
-      return { type: "header", name: auth.name };
+    case "query":
+      return { type: auth.type, name: auth.name };
     case "client_credentials":
       return { type: "client_credentials", tokenUrl: auth.tokenUrl, clientId: auth.clientId, ...(auth.scope ? { scope: auth.scope } : {}) };
     case "per-caller":
@@ -58,9 +61,11 @@ export function describeAuth(auth: StoredAuth): { type: StoredAuth["type"]; name
   }
 }
 
-/** Headers of a call, and a key that tells sessions opened with different credentials apart. */
+/** Headers (and query parameters) of a call, and a key that tells sessions opened with different credentials apart. */
 export interface CallCredential {
   headers: Record<string, string>;
+  /** A `query` credential: added to the request's URL. */
+  query?: Record<string, string>;
   sessionKey: string;
 }
 
@@ -84,7 +89,7 @@ const TOKEN_MARGIN_MS = 30_000;
 export function credentialFor(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
   // Each call would otherwise unseal a static secret, or read a caller's token from the store:
   // kept per isolate, by the stored auth (a record is re-read every few seconds) or briefly per caller.
-  if (auth.type === "bearer" || auth.type === "header") {
+  if (auth.type === "bearer" || auth.type === "header" || auth.type === "query") {
     let known = staticCredentials.get(auth);
     if (!known) {
       staticCredentials.set(auth, (known = readCredential(store, secret, upstream, auth, caller, signal)));
@@ -116,6 +121,8 @@ async function readCredential(store: Store, secret: string | undefined, upstream
       return { headers: { authorization: `Bearer ${await unseal(secret, context, auth.token)}` }, sessionKey: `bearer:${auth.token.iv}` };
     case "header":
       return { headers: { [auth.name.toLowerCase()]: await unseal(secret, context, auth.value) }, sessionKey: `header:${auth.value.iv}` };
+    case "query":
+      return { headers: {}, query: { [auth.name]: await unseal(secret, context, auth.value) }, sessionKey: `query:${auth.value.iv}` };
     case "client_credentials":
       return { headers: { authorization: `Bearer ${await accessToken(secret, upstream, auth, signal)}` }, sessionKey: `client:${auth.clientSecret.iv}` };
     case "per-caller": {

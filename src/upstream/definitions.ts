@@ -7,7 +7,7 @@
 import { globMatcher } from "../glob/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import type { ListedTool } from "../mcp-protocol/index.js";
-import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, SkillNameSchema, type SkillManifest, TagSchema } from "../skill/manifest.js";
+import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, SkillNameSchema, type SkillManifest, TagSchema, UPSTREAM_TAG_PREFIX } from "../skill/manifest.js";
 import { utf8Length } from "../utf8/index.js";
 
 /** What the operator said of every tool of one upstream version. */
@@ -30,7 +30,7 @@ export interface Skipped {
 
 /** The tag every tool of an upstream carries: `upstream:<name>` (grants and virtual servers can select by it). */
 export function upstreamTag(upstream: string): string {
-  return `upstream:${upstream}`;
+  return `${UPSTREAM_TAG_PREFIX}${upstream}`;
 }
 
 /**
@@ -82,9 +82,50 @@ export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest:
   return bound ? { refused: bound } : { manifest };
 }
 
-/** The operator's tags and the upstream's own, deduplicated, within the manifest's bounds. */
+/** The upstream's own tag first (grants and virtual servers select by it), then the operator's, deduplicated, within the manifest's bounds. */
 export function tagsOf(source: ToolSource): string[] {
-  return [...new Set([...source.tags, upstreamTag(source.upstream)])].filter((tag) => TagSchema.safeParse(tag).success).slice(0, 32);
+  return [...new Set([upstreamTag(source.upstream), ...source.tags])].filter((tag) => TagSchema.safeParse(tag).success).slice(0, 32);
+}
+
+/** Query parameters that carry a credential (a hosted server's `?api_key=…`). */
+const CREDENTIAL_PARAM = /^(api[-_.]?key|key|apikey|x[-_]api[-_]key|token|access[-_]?token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|session|code)$/i;
+
+/**
+ * Why an upstream URL may not be registered as it is: a query parameter carries a credential,
+ * which would be stored in clear and shown to every admin; undefined when none does.
+ * @example urlSecretRefusal("https://mcp.example/mcp?api_key=abc", "an upstream URL") // "an upstream URL carries a secret in its query (api_key): …"
+ */
+export function urlSecretRefusal(url: string, what: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // the URL policy says what is wrong with it
+  }
+  const secret = [...parsed.searchParams.keys()].find((name) => CREDENTIAL_PARAM.test(name));
+  if (!secret) return undefined;
+  return `${what} carries a secret in its query (${secret.slice(0, 64)}): send it as the upstream's credential instead, {"type": "query", "name": "${secret.slice(0, 64)}", "value": "…"}, which is sealed and never shown`;
+}
+
+/**
+ * A URL as an admin view shows it: query values and long opaque path segments (a token in the
+ * path) replaced by `…`.
+ * @example redactedUrl("https://mcp.example/s/5f0c2e9a7b1d4c3e8a6f0b2d9c7e1a4f/mcp?team=ops") // "https://mcp.example/s/…/mcp?team=…"
+ */
+export function redactedUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "(not a URL)";
+  }
+  const path = parsed.pathname
+    .split("/")
+    .map((segment) => (segment.length >= 20 && /^[A-Za-z0-9_~.%-]+$/.test(segment) && /\d/.test(segment) && /[A-Za-z]/.test(segment) ? "…" : segment))
+    .join("/");
+  const query = [...parsed.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=…`).join("&");
+  if (!query && path === parsed.pathname) return url; // nothing to hide: as registered
+  return `${parsed.origin}${path}${query ? `?${query}` : ""}`;
 }
 
 /** Why a manifest is past what the gateway registers (schema depth, size), or undefined. */

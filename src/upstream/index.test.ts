@@ -49,9 +49,15 @@ describe("definitions", () => {
   });
   it("makes a read-only or idempotent tool idempotent, and tags it with its upstream", () => {
     const made = mcpManifestOf(source, { name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
-    expect("manifest" in made && made.manifest).toMatchObject({ name: "everything.echo", idempotent: true, tags: ["demo", "upstream:everything"], answers: "tool-result" });
+    expect("manifest" in made && made.manifest).toMatchObject({ name: "everything.echo", idempotent: true, tags: ["upstream:everything", "demo"], answers: "tool-result" });
     const unsafe = mcpManifestOf(source, { name: "write", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } });
     expect("manifest" in unsafe && unsafe.manifest.idempotent).toBe(false);
+  });
+  it("keeps the upstream's own tag when the operator gives the most tags a manifest takes (code review 4, the 32-tag drop)", () => {
+    const tags = Array.from({ length: 32 }, (_, i) => `t${i}`);
+    const made = mcpManifestOf({ ...source, tags }, { name: "echo", inputSchema: { type: "object" } });
+    expect("manifest" in made && made.manifest.tags).toHaveLength(32);
+    expect("manifest" in made && made.manifest.tags[0]).toBe("upstream:everything");
   });
   it("selects by include and exclude globs", () => {
     expect(selects({ include: ["get-*"], exclude: ["get-env"] }, "get-sum")).toBe(true);

@@ -1,11 +1,14 @@
 /**
  * Upstreams behind the gateway (docs/architecture.md, "Federation"): registering one reads its
- * definitions (an MCP server's `tools/list`, an OpenAPI document's operations), pins each as a
- * deployment in the registry under `<upstream>.<tool>@<version>` with its contract hash, and
- * keeps the upstream's record (`sm:upstream:<name>`, credentials sealed). A refresh reads the
- * definitions again: a new or changed tool is held for an operator's approval (a breaking change
- * withdraws the tool meanwhile), a removed one is withdrawn. Calls of the deployments reach
- * `Upstreams.call`, through every policy of the call chain.
+ * definitions (an MCP server's tools, resources, resource templates and prompts; an OpenAPI
+ * document's operations), pins each — a tool as a deployment in the registry under
+ * `<upstream>.<tool>@<version>`, its manifest and endpoint hashed; an offering in the version's
+ * record — and keeps the upstream's record (`sm:upstream:<name>`, credentials sealed, per version).
+ * A refresh reads the definitions again: a new or changed one is held for an operator's approval
+ * by its hash (src/upstream/held.ts; a breaking change of a tool withdraws it meanwhile), a removed
+ * one is withdrawn. Held changes live apart (`sm:upstream:<name>:held`), out of what the call path
+ * reads. Calls of the deployments reach `Upstreams.call`, reads and gets `Upstreams.ask`, through
+ * every policy of the call chain.
  */
 import type { AuditLog } from "../audit/index.js";
 import { boundedText } from "../body/index.js";
@@ -18,16 +21,31 @@ import { type Deployment, type UpstreamEndpoint, deploymentId } from "../registr
 import { contractHashOf, manifestChanges } from "../registry/contract.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import type { Store } from "../store/index.js";
-import { OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
-import { type Skipped, type ToolSource, mcpManifestOf, selects } from "./definitions.js";
-import { type McpTarget, type UpstreamOfferings, callTool, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
-import { type HeldChange, type McpEra, type StoredAuth, type UpstreamRecord, UpstreamRecordSchema, type UpstreamRegistration, type UpstreamVersion } from "./model.js";
+import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
+import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
+import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
+import { type McpTarget, callTool, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
+import {
+  type HeldChange,
+  type HeldDoc,
+  HeldDocSchema,
+  type McpEra,
+  type Offerings,
+  type StoredAuth,
+  type UpstreamRecord,
+  UpstreamRecordSchema,
+  type UpstreamRegistration,
+  type UpstreamVersion,
+  type UpstreamView,
+} from "./model.js";
 import { MAX_DOCUMENT_BYTES, callOperation, operationsOf, parseDocument, serverUrlOf } from "./openapi.js";
 
 export const UPSTREAM_KEYS = {
   /** Every upstream's name, scored by when it was first registered. */
   index: "sm:upstreams",
   record: (name: string) => `sm:upstream:${name}`,
+  /** Its held changes, by version (read by the operator's views and changes only). */
+  held: (name: string) => `sm:upstream:${name}:held`,
 } as const;
 
 /** How long an isolate uses an upstream's record before reading it again. */
@@ -37,17 +55,24 @@ const DEFINITIONS_TIMEOUT_MS = 15_000;
 
 /** An upstream registration the gateway refuses; `status` is the admin API's answer. */
 export class UpstreamError extends Error {
-  constructor(readonly status: 400 | 404 | 409 | 502, message: string, readonly details?: unknown) {
+  constructor(
+    readonly status: 400 | 404 | 409 | 502,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = "UpstreamError";
   }
 }
 
-/** One definition read from an upstream: the tool's name there, its manifest and endpoint. */
+/** One tool read from an upstream: its name there, its manifest and endpoint, and the hash pinning both. */
 interface Definition {
   tool: string;
   manifest: SkillManifest;
+  /** The manifest's hash (the deployment's `contractHash`, as callers see it). */
   contractHash: string;
+  /** The hash of the manifest and the endpoint together: what is pinned and approved. */
+  pinHash: string;
   endpoint: { upstream: UpstreamEndpoint };
 }
 
@@ -58,18 +83,35 @@ interface DefinitionsRead {
   definitions: Definition[];
   skipped: Skipped[];
   /** An MCP upstream's resources, templates and prompts. */
-  offerings?: UpstreamOfferings;
+  offerings?: Offerings;
 }
 
-/** What a registration or refresh did, for the admin's answer and the audit log. */
+/** A held change as a report names it. */
+export type HeldReport = Pick<HeldChange, "subject" | "name" | "kind" | "contractHash" | "breaking" | "withdrawn" | "changes">;
+
+/** What a registration, refresh or approval did, for the admin's answer and the audit log. */
 export interface SyncReport {
   upstream: string;
   version: string;
   /** Skills served (registered or kept). */
   served: string[];
-  held: Array<Pick<HeldChange, "tool" | "kind" | "breaking" | "withdrawn" | "changes">>;
+  /** Resources, templates and prompts served (`<subject> <name>`). */
+  offerings: string[];
+  held: HeldReport[];
+  /** Tools (by name) and offerings (`<subject> <name>`) withdrawn: the upstream no longer lists them. */
   removed: string[];
   skipped: Skipped[];
+  /** What an approval served: each held change's approval key and hash. */
+  approved?: Array<{ key: string; contractHash: string }>;
+}
+
+/** An approval: the held changes an operator reviewed, each by its approval key and the hash it saw. */
+export interface Approval {
+  version?: string;
+  /** Tool name → the `contractHash` reviewed. */
+  tools?: Record<string, string>;
+  /** `<subject>:<name>` of a resource, template or prompt → the `contractHash` reviewed. */
+  offerings?: Record<string, string>;
 }
 
 /** Settings the upstreams need: the key that seals credentials and the URL policy. */
@@ -79,9 +121,14 @@ export interface UpstreamSettings {
   urlRefusal: (url: string, what: string) => string | undefined;
 }
 
+/** An upstream version's credential: its own, else (a record of before) the upstream's. */
+export function authOf(record: UpstreamRecord, version: string | undefined): StoredAuth {
+  return (version !== undefined ? record.versions[version]?.auth : undefined) ?? record.auth ?? Object.values(record.versions).find((v) => v.auth)?.auth ?? { type: "none" };
+}
+
 /**
  * The gateway's upstreams: their records, the calls of their tools, and the operator's changes.
- * @example const report = await runtime.upstreams.register(registration, "admin-token")
+ * @example const report = await runtime.upstreams.register(registration)
  */
 export class Upstreams implements UpstreamCaller {
   readonly #records = new Map<string, { record: Promise<UpstreamRecord | undefined>; until: number }>();
@@ -96,17 +143,20 @@ export class Upstreams implements UpstreamCaller {
   // Calls
   // -------------------------------------------------------------------------------------------
 
-  /** Calls an upstream's tool with the upstream's credential for this caller (src/forward's `UpstreamCaller`). */
+  /** Calls an upstream's tool with the upstream version's credential for this caller (src/forward's `UpstreamCaller`). */
   async call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown> {
     const { params } = request;
     if (Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${request.skill} takes named arguments (an object), not a list`);
     const record = await this.cached(endpoint.name);
     if (!record) throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
-    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, record.auth, request.caller, request.signal);
+    const credential = await this.#credential(record, request.version, request.caller, request.signal);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const args = (params ?? {}) as Record<string, unknown>;
-    if (endpoint.kind === "openapi") return callOperation({ url: endpoint.url, operation: endpoint.operation, args, headers, signal: request.signal, label: request.skill });
-    const target = { url: endpoint.url, label: request.skill, headers, sessionKey: credential.sessionKey, signal: request.signal };
+    if (endpoint.kind === "openapi") {
+      const urlRefusal = (url: string) => this.settings.urlRefusal(url, "an upstream URL");
+      return callOperation({ url: endpoint.url, operation: endpoint.operation, args, headers, ...(credential.query ? { query: credential.query } : {}), signal: request.signal, label: request.skill, urlRefusal });
+    }
+    const target = mcpTarget(endpoint.url, request.skill, { ...credential, headers }, request.caller, request.signal);
     return callTool(target, endpoint.era, endpoint.tool, args, {
       inputSchema: request.inputSchema,
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
@@ -115,7 +165,7 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /**
-   * Reads a resource or gets a prompt of one version of an MCP upstream, with the upstream's
+   * Reads a resource or gets a prompt of one version of an MCP upstream, with the version's
    * credential for this caller, within `request.signal` (src/forward's `UpstreamCaller`).
    * @example await upstreams.ask({ upstream: "everything", version: "1.0.0" }, { method: "resources/read", params: { uri }, caller, signal })
    */
@@ -125,11 +175,16 @@ export class Upstreams implements UpstreamCaller {
     const current = record?.versions[version];
     if (!record || !current?.era) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name} is no longer registered`, { retryAfterMs: 5_000 });
     const { caller, signal, params } = request;
-    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, record.auth, caller, signal);
+    const credential = await this.#credential(record, version, caller, signal);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
-    const mcp: McpTarget = { url: current.url, label: `Upstream ${name}`, headers, sessionKey: credential.sessionKey, signal };
+    const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri));
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>);
+  }
+
+  /** The credential of one version for one caller. */
+  #credential(record: UpstreamRecord, version: string | undefined, caller: string, signal?: AbortSignal): Promise<CallCredential> {
+    return credentialFor(this.store, this.settings.upstreamKey, record.name, authOf(record, version), caller, signal);
   }
 
   /** An upstream's record, read at most every few seconds per isolate. */
@@ -157,8 +212,21 @@ export class Upstreams implements UpstreamCaller {
     return records.filter((r): r is UpstreamRecord => !!r);
   }
 
-  async #put(record: UpstreamRecord): Promise<void> {
+  /** An upstream's held changes, by version. */
+  async held(name: string): Promise<HeldDoc> {
+    const parsed = HeldDocSchema.safeParse(safeJson((await this.store.get(UPSTREAM_KEYS.held(name))) ?? ""));
+    return parsed.success ? parsed.data : { versions: {} };
+  }
+
+  /** Every upstream as the admin API shows it (`upstreamView`), or one. */
+  async views(name?: string): Promise<UpstreamView[]> {
+    const records = name === undefined ? await this.list() : [await this.get(name)].filter((r): r is UpstreamRecord => !!r);
+    return Promise.all(records.map(async (record) => upstreamView(record, await this.held(record.name))));
+  }
+
+  async #put(record: UpstreamRecord, held?: HeldDoc): Promise<void> {
     await this.store.set(UPSTREAM_KEYS.record(record.name), JSON.stringify(record));
+    if (held) await this.store.set(UPSTREAM_KEYS.held(record.name), JSON.stringify(held));
     await this.store.zadd(UPSTREAM_KEYS.index, [{ score: record.createdAt, member: record.name }]);
     this.#records.delete(record.name);
   }
@@ -169,35 +237,33 @@ export class Upstreams implements UpstreamCaller {
 
   /**
    * Registers an upstream version (a new upstream, or another version of one: its tools then
-   * register as canaries at 0%): reads its definitions and serves each selected one. Refused
-   * (409) when a tool's name is another skill's, unless one of the two is a degraded fallback.
+   * register as canaries at 0%) with its own credential: reads its definitions and serves each
+   * selected one, and its resources, templates and prompts. Refused (409) when a tool's name is
+   * another skill's, unless one of the two is a degraded fallback.
    */
   async register(registration: UpstreamRegistration, now = Date.now()): Promise<SyncReport> {
     const { name, version } = registration;
     const existing = await this.get(name);
     if (existing && existing.kind !== registration.kind) throw new UpstreamError(409, `${name} is registered as an ${existing.kind} upstream; remove it first to register another kind under its name`);
     for (const [what, url] of this.#urlsOf(registration)) {
-      const refusal = this.settings.urlRefusal(url, what);
+      const refusal = this.settings.urlRefusal(url, what) ?? urlSecretRefusal(url, what);
       if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
     }
     const auth = await sealAuth(this.settings.upstreamKey, name, registration.auth);
+    const { auth: _legacy, ...kept } = existing ?? ({} as Partial<UpstreamRecord>);
     const record: UpstreamRecord = {
+      ...kept,
       name,
       kind: registration.kind,
       tags: registration.tags,
-      auth,
       createdAt: existing?.createdAt ?? now,
-      versions: { ...(existing?.versions ?? {}) },
-      ...(registration.timeoutMs ? { timeoutMs: registration.timeoutMs } : {}),
-      ...(registration.degraded ? { degraded: true } : {}),
-      ...(registration.breaker ? { breaker: registration.breaker } : {}),
-      ...(registration.include ? { include: registration.include } : {}),
-      ...(registration.exclude ? { exclude: registration.exclude } : {}),
-      ...(registration.kind === "openapi" && registration.operationTags ? { operationTags: registration.operationTags } : {}),
+      // Each version keeps the credential it was registered with (a record of before: its upstream's).
+      versions: Object.fromEntries(Object.entries(existing?.versions ?? {}).map(([v, current]) => [v, current.auth ? current : { ...current, auth: authOf(existing!, v) }])),
+      ...options(registration),
     };
     const documentUrl = registration.kind === "openapi" && typeof registration.document === "string" ? registration.document : undefined;
     const inline = registration.kind === "openapi" && typeof registration.document === "object" ? registration.document : undefined;
-    const read = await this.#definitions(record, version, { url: registration.url, documentUrl, inline });
+    const read = await this.#definitions(record, version, auth, { url: registration.url, documentUrl, inline });
     const collisions = await this.#collisions(name, read.definitions, record.degraded === true);
     if (collisions.length) throw new UpstreamError(409, `Upstream ${name}: ${collisions.length} tool name(s) are taken by other skills; leave them out (exclude) or register under another name`, { collisions });
     const served: string[] = [];
@@ -212,58 +278,113 @@ export class Upstreams implements UpstreamCaller {
       ...(read.era ? { era: read.era } : {}),
       registeredAt: now,
       tools: Object.fromEntries(read.definitions.map((d) => [d.tool, d.manifest.name])),
-      held: [],
       removed: [],
       refresh: { at: now, ok: true },
       ...(read.offerings ? { offerings: read.offerings } : {}),
+      auth,
     };
-    await this.#put(record);
-    return { upstream: name, version, served, held: [], removed: stale.map(([tool]) => tool), skipped: read.skipped };
+    // A registration is the operator's word for what it serves now: nothing of this version stays held.
+    const held = await this.held(name);
+    delete held.versions[version];
+    await this.#put(record, held);
+    return { upstream: name, version, served, offerings: offeringNames(read.offerings), held: [], removed: stale.map(([tool]) => tool), skipped: read.skipped };
   }
 
   /**
-   * Reads every version's definitions again. Unchanged tools stay; a new tool, or one whose
-   * definition changed, is held for approval (a breaking change withdraws the tool until then);
-   * a tool the upstream no longer lists is withdrawn. A version that cannot be read keeps serving
-   * what it served, and its refresh status says why.
+   * Reads every version's definitions again. Unchanged ones stay; a new tool, resource, template
+   * or prompt, or one whose definition changed (a tool's endpoint included), is held for approval
+   * (a breaking change of a tool withdraws it until then; a changed offering keeps its pinned
+   * definition served); one the upstream no longer lists is withdrawn. A version that cannot be
+   * read keeps serving what it served, and its refresh status says why. Held changes are bounded:
+   * past them a change is not held but reported (`skipped`), and audited.
    */
   async refresh(name: string, now = Date.now()): Promise<SyncReport[]> {
     const record = await this.get(name);
     if (!record) throw new UpstreamError(404, `No upstream ${name}; GET /admin/upstreams lists them`);
+    const heldBefore = await this.held(name);
+    const held: HeldDoc = { versions: {} };
     const reports: SyncReport[] = [];
     for (const [version, current] of Object.entries(record.versions)) {
-      let read: DefinitionsRead;
+      const before = heldBefore.versions[version] ?? [];
       if (record.kind === "openapi" && !current.documentUrl) {
         // A document sent inline has nowhere to be read again: it changes when it is registered again.
-        reports.push({ upstream: name, version, served: Object.values(current.tools).map((skill) => deploymentId(skill, version)), held: [], removed: [], skipped: [] });
+        reports.push({ upstream: name, version, served: Object.values(current.tools).map((skill) => deploymentId(skill, version)), offerings: [], held: [], removed: [], skipped: [] });
         current.refresh = { at: now, ok: true };
+        if (before.length) held.versions[version] = before;
         continue;
       }
+      let read: DefinitionsRead;
       try {
-        read = await this.#definitions(record, version, { url: current.url, documentUrl: current.documentUrl });
+        read = await this.#definitions(record, version, authOf(record, version), { url: current.url, documentUrl: current.documentUrl });
       } catch (error) {
         current.refresh = { at: now, ok: false, error: error instanceof Error ? error.message.slice(0, 300) : "failed" };
+        if (before.length) held.versions[version] = before;
         continue;
       }
-      reports.push(await this.#reconcile(record, version, current, read.definitions, read.skipped, now));
+      const report = await this.#reconcile(record, version, current, read.definitions, read.skipped, before, now);
+      let changes = report.changes;
+      if (read.offerings) {
+        const offerings = await reconcileOfferings(current.offerings, read.offerings, before, now);
+        current.offerings = offerings.served;
+        changes = [...changes, ...offerings.held];
+        report.removed.push(...offerings.removed);
+      }
+      report.offerings = offeringNames(current.offerings);
+      held.versions[version] = changes;
       current.refresh = { at: now, ok: true };
-      if (read.offerings) current.offerings = read.offerings;
+      reports.push(report);
     }
-    await this.#put(record);
+    // Within the bounds across every version: the rest is not held, and the operator is told.
+    const { kept, refused } = boundedHeld(Object.values(held.versions).flat());
+    for (const [version, changes] of Object.entries(held.versions)) {
+      held.versions[version] = changes.filter((change) => kept.includes(change));
+      const report = reports.find((r) => r.version === version);
+      if (!report) continue;
+      report.held = held.versions[version]!.map(heldReportOf);
+      for (const change of changes.filter((c) => refused.includes(c))) {
+        report.skipped.push({ tool: approvalKeyOf(change), reason: `not held: ${Object.values(held.versions).flat().length} changes are held already; approve or refuse them first (at most ${kept.length})` });
+      }
+    }
+    for (const [version, changes] of Object.entries(held.versions)) if (!changes.length) delete held.versions[version];
+    await this.#put(record, held);
     return reports;
   }
 
-  /** Serves held definitions (all, or the named tools of one version): the operator approved them. */
-  async approve(name: string, options: { version?: string; tools?: string[] } = {}, now = Date.now()): Promise<SyncReport[]> {
+  /**
+   * Serves held changes the operator reviewed, each named by its approval key (a tool's name,
+   * `<subject>:<name>` for an offering) with the `contractHash` the operator saw. All or nothing:
+   * a key not held (404), or held now with another hash (409: it changed since it was reviewed),
+   * refuses the whole approval and changes nothing.
+   */
+  async approve(name: string, approval: Approval, now = Date.now()): Promise<SyncReport[]> {
     const record = await this.get(name);
     if (!record) throw new UpstreamError(404, `No upstream ${name}; GET /admin/upstreams lists them`);
-    if (options.version && !record.versions[options.version]) throw new UpstreamError(404, `Upstream ${name} has no version ${options.version}`);
+    if (approval.version && !record.versions[approval.version]) throw new UpstreamError(404, `Upstream ${name} has no version ${approval.version}`);
+    const wanted = new Map(Object.entries({ ...approval.tools, ...approval.offerings }));
+    const held = await this.held(name);
+    const picked: Array<{ version: string; change: HeldChange }> = [];
+    for (const [key, hash] of wanted) {
+      const matches = Object.entries(held.versions)
+        .filter(([version]) => !approval.version || version === approval.version)
+        .flatMap(([version, changes]) => changes.filter((c) => approvalKeyOf(c) === key).map((change) => ({ version, change })));
+      if (!matches.length) throw new UpstreamError(404, `Upstream ${name}: nothing held as ${key}${approval.version ? ` in version ${approval.version}` : ""}; GET /admin/upstreams/${name} lists what is held`);
+      const other = matches.find(({ change }) => change.contractHash !== hash);
+      if (other) {
+        throw new UpstreamError(409, `Upstream ${name}: ${key} changed since it was reviewed (held now: ${other.change.contractHash}, approved: ${hash}); review it again and approve what is held now`, {
+          key,
+          version: other.version,
+          held: other.change.contractHash,
+          approved: hash,
+        });
+      }
+      picked.push(...matches);
+    }
     const reports: SyncReport[] = [];
-    for (const [version, current] of Object.entries(record.versions)) {
-      if (options.version && version !== options.version) continue;
-      const approved = current.held.filter((h) => !options.tools || options.tools.includes(h.tool));
-      if (!approved.length) continue;
-      const definitions = approved.map((h) => ({ tool: h.tool, manifest: h.manifest, contractHash: h.contractHash, endpoint: h.endpoint }));
+    for (const version of [...new Set(picked.map((p) => p.version))]) {
+      const current = record.versions[version]!;
+      const approved = picked.filter((p) => p.version === version).map((p) => p.change);
+      const tools = approved.filter((c) => c.subject === "tool" && c.manifest && c.endpoint);
+      const definitions = await Promise.all(tools.map(async (c) => ({ tool: c.name, manifest: c.manifest!, contractHash: await contractHashOf(c.manifest!), pinHash: c.contractHash, endpoint: c.endpoint! })));
       const collisions = await this.#collisions(name, definitions.filter((d) => !current.tools[d.tool]), record.degraded === true);
       if (collisions.length) throw new UpstreamError(409, `Upstream ${name}: tool name(s) taken by other skills`, { collisions });
       const served: string[] = [];
@@ -271,27 +392,32 @@ export class Upstreams implements UpstreamCaller {
         served.push(await this.#serve(name, version, definition, now));
         current.tools[definition.tool] = definition.manifest.name;
       }
-      current.held = current.held.filter((h) => !approved.includes(h));
-      reports.push({ upstream: name, version, served, held: [], removed: [], skipped: [] });
+      current.offerings = withApproved(current.offerings, approved);
+      held.versions[version] = (held.versions[version] ?? []).filter((c) => !approved.includes(c));
+      if (!held.versions[version]!.length) delete held.versions[version];
+      reports.push({ upstream: name, version, served, offerings: offeringNames(current.offerings), held: [], removed: [], skipped: [], approved: approved.map((c) => ({ key: approvalKeyOf(c), contractHash: c.contractHash })) });
     }
-    await this.#put(record);
+    await this.#put(record, held);
     return reports;
   }
 
-  /** Removes an upstream (or one of its versions) and every deployment of its tools; false when there was none. */
+  /** Removes an upstream (or one of its versions) and every deployment of its tools; undefined when there was none. */
   async remove(name: string, version?: string, now = Date.now()): Promise<string[] | undefined> {
     const record = await this.get(name);
     if (!record || (version && !record.versions[version])) return undefined;
     const versions = version ? [version] : Object.keys(record.versions);
     const ids = versions.flatMap((v) => Object.values(record.versions[v]!.tools).map((skill) => deploymentId(skill, v)));
     const removed = await this.registry.deregister(ids, now);
+    const held = await this.held(name);
     for (const v of versions) {
       forgetSessions(record.versions[v]!.url);
       delete record.versions[v];
+      delete held.versions[v];
     }
-    if (Object.keys(record.versions).length) await this.#put(record);
+    if (Object.keys(record.versions).length) await this.#put(record, held);
     else {
       await this.store.del(UPSTREAM_KEYS.record(name));
+      await this.store.del(UPSTREAM_KEYS.held(name));
       await this.store.zrem(UPSTREAM_KEYS.index, name);
       this.#records.delete(name);
     }
@@ -320,26 +446,16 @@ export class Upstreams implements UpstreamCaller {
     return urls;
   }
 
-  /** Reads one version's definitions, within `DEFINITIONS_TIMEOUT_MS`, as the operator. */
-  async #definitions(record: UpstreamRecord, version: string, where: { url?: string; documentUrl?: string; inline?: Record<string, unknown> }): Promise<DefinitionsRead> {
+  /** Reads one version's definitions, within `DEFINITIONS_TIMEOUT_MS`, as the operator, with the version's credential. */
+  async #definitions(record: UpstreamRecord, version: string, auth: StoredAuth, where: { url?: string; documentUrl?: string; inline?: Record<string, unknown> }): Promise<DefinitionsRead> {
     const signal = AbortSignal.timeout(DEFINITIONS_TIMEOUT_MS);
-    const source: ToolSource & { operationTags?: string[] } = {
-      upstream: record.name,
-      version,
-      tags: record.tags,
-      ...(record.timeoutMs ? { timeoutMs: record.timeoutMs } : {}),
-      ...(record.degraded ? { degraded: true } : {}),
-      ...(record.breaker ? { breaker: record.breaker } : {}),
-      ...(record.include ? { include: record.include } : {}),
-      ...(record.exclude ? { exclude: record.exclude } : {}),
-      ...(record.operationTags ? { operationTags: record.operationTags } : {}),
-    };
-    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, record.auth, OPERATOR, signal).catch(() => ({ headers: {}, sessionKey: "" }));
+    const source: ToolSource & { operationTags?: string[] } = { upstream: record.name, version, tags: record.tags, ...options(record) };
+    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, auth, OPERATOR, signal).catch((): CallCredential => ({ headers: {}, sessionKey: "" }));
     const definitions: Definition[] = [];
     const skipped: Skipped[] = [];
     if (record.kind === "mcp") {
       const url = where.url!;
-      const target = { url, label: `Upstream ${record.name}`, headers: credential.headers, sessionKey: credential.sessionKey, signal };
+      const target = mcpTarget(url, `Upstream ${record.name}`, credential, OPERATOR, signal);
       let era: McpEra;
       let listed: Awaited<ReturnType<typeof listTools>>;
       try {
@@ -354,11 +470,14 @@ export class Upstreams implements UpstreamCaller {
         if (!selects(source, tool.name)) continue;
         const made = mcpManifestOf(source, tool);
         if ("refused" in made) skipped.push({ tool: tool.name, reason: made.refused });
-        else definitions.push({ tool: tool.name, manifest: made.manifest, contractHash: await contractHashOf(made.manifest), endpoint: { upstream: { kind: "mcp", name: record.name, url, tool: tool.name, era } } });
+        else definitions.push(await definitionOf(tool.name, made.manifest, { upstream: { kind: "mcp", name: record.name, url, tool: tool.name, era } }));
       }
       return { url, era, definitions, skipped, ...(offerings ? { offerings } : {}) };
     }
-    const document = where.inline ?? (await this.#readDocument(record.name, where.documentUrl!, credential.headers, signal));
+    // A document's host gets the API's credential only when it is the API's own origin, or the operator says so.
+    const sameOrigin = !!where.url && !!where.documentUrl && new URL(where.url).origin === new URL(where.documentUrl).origin;
+    const documentHeaders = sameOrigin || record.documentAuth ? credential.headers : {};
+    const document = where.inline ?? (await this.#readDocument(record.name, where.documentUrl!, documentHeaders, signal));
     let parsed: Record<string, unknown>;
     try {
       parsed = parseDocument(document);
@@ -367,13 +486,11 @@ export class Upstreams implements UpstreamCaller {
     }
     const url = where.url ?? serverUrlOf(parsed);
     if (!url) throw new UpstreamError(400, `Upstream ${record.name}: the document names no absolute server URL; send "url", the base URL its operations are called on`);
-    const refusal = this.settings.urlRefusal(url, "an upstream URL");
+    const refusal = this.settings.urlRefusal(url, "an upstream URL") ?? urlSecretRefusal(url, "an upstream URL");
     if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
     const operations = operationsOf(parsed, source);
     skipped.push(...operations.skipped);
-    for (const op of operations.skills) {
-      definitions.push({ tool: op.tool, manifest: op.manifest, contractHash: await contractHashOf(op.manifest), endpoint: { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } } });
-    }
+    for (const op of operations.skills) definitions.push(await definitionOf(op.tool, op.manifest, { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } }));
     return { url, era: undefined, definitions, skipped };
   }
 
@@ -383,12 +500,12 @@ export class Upstreams implements UpstreamCaller {
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
       return await boundedText(response, MAX_DOCUMENT_BYTES);
     } catch (error) {
-      throw new UpstreamError(502, `Could not read ${name}'s OpenAPI document from ${url} (200, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, no redirect): ${error instanceof Error ? error.message.slice(0, 200) : "failed"}`);
+      throw new UpstreamError(502, `Could not read ${name}'s OpenAPI document from ${redactedUrl(url)} (200, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, no redirect): ${error instanceof Error ? error.message.slice(0, 200) : "failed"}`);
     }
   }
 
   /** The tools whose names are held by skills that are not this upstream's (a degraded fallback may share one). */
-  async #collisions(name: string, definitions: Definition[], degraded: boolean): Promise<Array<{ tool: string; skill: string; takenBy: string }>> {
+  async #collisions(name: string, definitions: Array<Pick<Definition, "tool" | "manifest">>, degraded: boolean): Promise<Array<{ tool: string; skill: string; takenBy: string }>> {
     const skills = await this.registry.readSkills(definitions.map((d) => d.manifest.name));
     const collisions: Array<{ tool: string; skill: string; takenBy: string }> = [];
     for (const d of definitions) {
@@ -402,52 +519,52 @@ export class Upstreams implements UpstreamCaller {
   /** Registers one definition as `<skill>@<version>` (the operator's word replaces an older one). */
   async #serve(name: string, version: string, definition: Definition, now: number): Promise<string> {
     const outcome = await this.registry.register(
-      { manifest: definition.manifest, endpoint: definition.endpoint, registrationId: `upstream:${name}@${version}:${definition.contractHash}`, contractHash: definition.contractHash, force: true },
+      { manifest: definition.manifest, endpoint: definition.endpoint, registrationId: `upstream:${name}@${version}:${definition.pinHash}`, contractHash: definition.contractHash, force: true },
       now,
     );
     return outcome.deployment.id;
   }
 
-  /** A refresh of one version: what is held, withdrawn or kept. */
-  async #reconcile(record: UpstreamRecord, version: string, current: UpstreamVersion, definitions: Definition[], skipped: Skipped[], now: number): Promise<SyncReport> {
-    const report: SyncReport = { upstream: record.name, version, served: [], held: [], removed: [], skipped };
-    const ids = Object.values(current.tools).map((skill) => deploymentId(skill, version));
+  /** A refresh of one version's tools: what is held, withdrawn or kept. */
+  async #reconcile(record: UpstreamRecord, version: string, current: UpstreamVersion, definitions: Definition[], skipped: Skipped[], before: HeldChange[], now: number): Promise<SyncReport & { changes: HeldChange[] }> {
+    const report = { upstream: record.name, version, served: [] as string[], offerings: [] as string[], held: [] as HeldReport[], removed: [] as string[], skipped, changes: [] as HeldChange[] };
     const skills = await this.registry.readSkills([...new Set(Object.values(current.tools))]);
     const deployed = new Map<string, Deployment>();
-    for (const id of ids) {
-      const d = skills.get(id.slice(0, id.lastIndexOf("@")))?.deployments[id];
-      if (d) deployed.set(id, d);
+    for (const skill of Object.values(current.tools)) {
+      const d = skills.get(skill)?.deployments[deploymentId(skill, version)];
+      if (d) deployed.set(d.id, d);
     }
     const seen = new Set<string>();
-    const held: HeldChange[] = [];
     for (const definition of definitions) {
       seen.add(definition.tool);
       const skill = current.tools[definition.tool];
       const served = skill ? deployed.get(deploymentId(skill, version)) : undefined;
-      const before = current.held.find((h) => h.tool === definition.tool);
-      if (served?.contractHash === definition.contractHash) {
+      const earlier = before.find((h) => h.subject === "tool" && h.name === definition.tool);
+      const servedPin = served && (await definitionHashOf({ manifest: served.manifest, endpoint: served.endpoint }));
+      if (served && servedPin === definition.pinHash) {
         report.served.push(served.id);
         continue;
       }
-      const previous = served?.manifest ?? before?.manifest;
-      const kind = skill ? "changed" : "new";
+      const previous = served ? { manifest: served.manifest, endpoint: served.endpoint } : undefined;
       const breaking = !!served && changesBetween(served.manifest, definition.manifest).breaking.length > 0;
+      // Where it is called is part of what is pinned: an endpoint change is named, and held like any other.
+      const endpointChanged = !!served && JSON.stringify(served.endpoint) !== JSON.stringify(definition.endpoint);
       const change: HeldChange = {
-        tool: definition.tool,
-        kind,
+        subject: "tool",
+        name: definition.tool,
+        kind: skill ? "changed" : "new",
+        contractHash: definition.pinHash,
+        ...(servedPin ? { previousHash: servedPin, previous } : {}),
         manifest: definition.manifest,
-        contractHash: definition.contractHash,
         endpoint: definition.endpoint,
-        ...(served?.contractHash ? { previousHash: served.contractHash } : {}),
-        changes: previous && kind === "changed" ? manifestChanges(served?.manifest ?? previous, definition.manifest) : [],
+        changes: served ? [...manifestChanges(served.manifest, definition.manifest), ...(endpointChanged ? manifestChanges({ endpoint: served.endpoint }, { endpoint: definition.endpoint }) : [])] : [],
         breaking,
-        withdrawn: breaking || (!!before?.withdrawn && !served),
-        seenAt: before?.contractHash === definition.contractHash ? before.seenAt : now,
+        withdrawn: breaking || (!!earlier?.withdrawn && !served),
+        seenAt: earlier?.contractHash === definition.pinHash ? earlier.seenAt : now,
       };
       if (breaking && served) await this.registry.deregister([served.id], now);
       else if (served) report.served.push(served.id);
-      held.push(change);
-      report.held.push({ tool: change.tool, kind: change.kind, breaking: change.breaking, withdrawn: change.withdrawn, changes: change.changes });
+      report.changes.push(change);
     }
     const gone = Object.entries(current.tools).filter(([tool]) => !seen.has(tool));
     if (gone.length) {
@@ -458,9 +575,60 @@ export class Upstreams implements UpstreamCaller {
         report.removed.push(tool);
       }
     }
-    current.held = held;
     return report;
   }
+}
+
+/** What the operator said of every tool of an upstream, as its record and each of its tools keep it. */
+function options(source: Pick<UpstreamRecord, "timeoutMs" | "degraded" | "breaker" | "include" | "exclude" | "operationTags" | "documentAuth">) {
+  return {
+    ...(source.timeoutMs ? { timeoutMs: source.timeoutMs } : {}),
+    ...(source.degraded ? { degraded: true } : {}),
+    ...(source.breaker ? { breaker: source.breaker } : {}),
+    ...(source.include ? { include: source.include } : {}),
+    ...(source.exclude ? { exclude: source.exclude } : {}),
+    ...(source.operationTags ? { operationTags: source.operationTags } : {}),
+    ...(source.documentAuth ? { documentAuth: true } : {}),
+  };
+}
+
+/** One tool read: its manifest and endpoint, each hash. */
+async function definitionOf(tool: string, manifest: SkillManifest, endpoint: { upstream: UpstreamEndpoint }): Promise<Definition> {
+  return { tool, manifest, contractHash: await contractHashOf(manifest), pinHash: await definitionHashOf({ manifest, endpoint }), endpoint };
+}
+
+/** One MCP server as a call (or a definitions read) reaches it, with its credential for `caller`. */
+function mcpTarget(url: string, label: string, credential: CallCredential, caller: string, signal: AbortSignal): McpTarget {
+  // A 2025 server keeps state per session: each caller has its own, even with a shared credential.
+  return { url, label, headers: credential.headers, ...(credential.query ? { query: credential.query } : {}), sessionKey: `${credential.sessionKey}\n${caller}`, signal };
+}
+
+/** `<subject> <name>` of each offering. */
+function offeringNames(offerings: Offerings | undefined): string[] {
+  if (!offerings) return [];
+  return OFFERING_SUBJECTS.flatMap((s) => (offerings[s.list] as Array<Parameters<typeof s.keyOf>[0]>).map((item) => `${s.subject} ${(s.keyOf as (item: unknown) => string)(item)}`));
+}
+
+/** The served offerings with approved held ones in place (a changed one replaced, a new one added). */
+function withApproved(offerings: Offerings | undefined, approved: HeldChange[]): Offerings | undefined {
+  const changes = approved.filter((c) => c.subject !== "tool" && c.offering);
+  if (!changes.length) return offerings;
+  const next: Offerings = { resources: [...(offerings?.resources ?? [])], resourceTemplates: [...(offerings?.resourceTemplates ?? [])], prompts: [...(offerings?.prompts ?? [])] };
+  for (const subject of OFFERING_SUBJECTS) {
+    const keyOf = subject.keyOf as (item: unknown) => string;
+    const list = next[subject.list] as unknown[];
+    for (const change of changes.filter((c) => c.subject === subject.subject)) {
+      const at = list.findIndex((item) => keyOf(item) === change.name);
+      if (at >= 0) list[at] = change.offering;
+      else list.push(change.offering);
+    }
+  }
+  return next;
+}
+
+/** A held change as a report names it. */
+function heldReportOf(change: HeldChange): HeldReport {
+  return { subject: change.subject, name: change.name, kind: change.kind, contractHash: change.contractHash, breaking: change.breaking, withdrawn: change.withdrawn, changes: change.changes };
 }
 
 /** True when a deployment is one of upstream `name`'s tools. */
@@ -468,21 +636,40 @@ export function isOf(deployment: Deployment, name: string): boolean {
   return "upstream" in deployment.endpoint && deployment.endpoint.upstream.name === name;
 }
 
-/** An upstream as the admin API shows it: no secret, its versions with what they serve and hold. */
-export function upstreamView(record: UpstreamRecord): Omit<UpstreamRecord, "auth"> & { auth: ReturnType<typeof describeAuth> } {
-  return { ...record, auth: describeAuth(record.auth as StoredAuth) };
+/**
+ * An upstream as the admin API shows it: no secret (each version's credential described, its URLs
+ * with query values and long opaque path segments redacted), its held changes beside each version.
+ * @example upstreamView(record, await upstreams.held(record.name))
+ */
+export function upstreamView(record: UpstreamRecord, held: HeldDoc): UpstreamView {
+  const { auth: _auth, versions, ...rest } = record;
+  return {
+    ...rest,
+    versions: Object.fromEntries(
+      Object.entries(versions).map(([version, { auth: _own, ...v }]) => [
+        version,
+        { ...v, url: redactedUrl(v.url), ...(v.documentUrl ? { documentUrl: redactedUrl(v.documentUrl) } : {}), auth: describeAuth(authOf(record, version)), held: held.versions[version] ?? [] },
+      ]),
+    ),
+  };
 }
 
 /**
- * The audit entries of a sync: one per held or removed definition, by whoever ran it (an admin,
- * or `refresh` for the scheduled handler), so a changed tool is never taken in silently.
+ * The audit entries of a sync: one per held or removed definition and per approved one (with its
+ * hash), by whoever ran it (an admin, or `refresh` for the scheduled handler), so a changed tool,
+ * resource or prompt is never taken in silently.
  * @example recordSync(runtime.audit, reports, "refresh", ctx.waitUntil)
  */
 export function recordSync(audit: AuditLog, reports: SyncReport[], by: string, waitUntil: (promise: Promise<unknown>) => void): void {
   const at = Date.now();
   for (const report of reports) {
     const where = `upstream ${report.upstream}@${report.version}`;
-    for (const held of report.held) audit.record({ type: "admin", at, by, action: `${where}: held ${held.kind} tool ${held.tool}${held.breaking ? " (breaking)" : ""}${held.withdrawn ? ", withdrawn until approved" : ""}`, status: 202 }, waitUntil);
-    for (const tool of report.removed) audit.record({ type: "admin", at, by, action: `${where}: tool ${tool} withdrawn (the upstream no longer lists it)`, status: 200 }, waitUntil);
+    for (const held of report.held) {
+      const what = `${SUBJECT_WORDS[held.subject]} ${held.name}`;
+      audit.record({ type: "admin", at, by, action: `${where}: held ${held.kind} ${what} ${held.contractHash}${held.breaking ? " (breaking)" : ""}${held.withdrawn ? ", withdrawn until approved" : ""}`, status: 202 }, waitUntil);
+    }
+    for (const removed of report.removed) audit.record({ type: "admin", at, by, action: `${where}: ${removed.includes(" ") ? removed : `tool ${removed}`} withdrawn (the upstream no longer lists it)`, status: 200 }, waitUntil);
+    for (const refused of report.skipped.filter((s) => s.reason.startsWith("not held:"))) audit.record({ type: "admin", at, by, action: `${where}: a change of ${refused.tool} was not held: ${refused.reason}`, status: 409 }, waitUntil);
+    if (report.approved?.length) audit.record({ type: "admin", at, by, action: `${where}: approved ${report.approved.map((a) => `${a.key} ${a.contractHash}`).join(", ")}`, status: 200 }, waitUntil);
   }
 }

@@ -21,6 +21,7 @@ import {
   type InputRequiredResult,
   InputRequiredResultSchema,
   type InputRound,
+  attributedInputRequired,
   ListToolsResultSchema,
   ListedToolSchema,
   META,
@@ -32,19 +33,18 @@ import {
   undeclaredInputRequests,
   type GetPromptResult,
   GetPromptResultSchema,
-  type Prompt,
   PromptSchema,
   type ReadResourceResult,
   ReadResourceResultSchema,
-  type Resource,
   ResourceSchema,
-  type ResourceTemplate,
   ResourceTemplateSchema,
 } from "../mcp-protocol/index.js";
 import type { z } from "zod";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
-import type { McpEra } from "./model.js";
+import { utf8Length } from "../utf8/index.js";
+import { MAX_MANIFEST_BYTES } from "../skill/manifest.js";
+import type { McpEra, Offerings } from "./model.js";
 
 /** Who the gateway says it is to upstream servers. */
 export const CLIENT_INFO = { name: "skillmesh-gateway", version: "1.0.0" } as const;
@@ -63,7 +63,12 @@ export interface McpTarget {
   label: string;
   /** The upstream credential's headers for this call (src/upstream/credentials.ts). */
   headers: Record<string, string>;
-  /** Distinguishes sessions opened with different credentials (a hash, never the credential). */
+  /** A `query` credential's parameters, added to the URL of each request. */
+  query?: Record<string, string>;
+  /**
+   * Which session a 2025 server keeps for this call: the credential (a hash of it, never the
+   * credential) and whose call it is — callers never share a session's state.
+   */
   sessionKey: string;
   signal: AbortSignal;
 }
@@ -74,7 +79,11 @@ interface Session {
   version: string;
 }
 
-const sessions = new Map<string, Promise<Session>>();
+/** This isolate's sessions, by upstream URL and session key, with when each was last used. */
+const sessions = new Map<string, { session: Promise<Session>; usedAt: number }>();
+/** A session unused this long is forgotten (the server expires it too); at most this many are kept. */
+export const SESSION_IDLE_MS = 10 * 60_000;
+export const MAX_SESSIONS = 1_000;
 let nextId = 1;
 
 /**
@@ -95,28 +104,39 @@ export async function discoverEra(target: McpTarget): Promise<McpEra> {
   return { protocolVersion: session.version, stateless: false };
 }
 
+/** The most bytes one listing (every page of `tools/list`; the three offering lists together) may take. */
+export const LIST_BUDGET_BYTES = 8 * 1024 * 1024;
+
 /**
- * Every tool the upstream lists (all pages, at most `MAX_UPSTREAM_TOOLS`), each checked; a tool
- * that does not parse is reported in `invalid`, not served.
+ * Every tool the upstream lists (all pages, at most `MAX_UPSTREAM_TOOLS` tools and
+ * `LIST_BUDGET_BYTES` in all, checked while reading), each checked as its page is parsed: a tool
+ * that does not parse, or whose definition is larger than a manifest may be, is reported in
+ * `invalid`, not kept.
  * @example const { tools } = await listTools(target, era)
  */
 export async function listTools(target: McpTarget, era: McpEra): Promise<{ tools: ListedTool[]; invalid: Array<{ tool: string; reason: string }> }> {
   const tools: ListedTool[] = [];
   const invalid: Array<{ tool: string; reason: string }> = [];
+  const budget: ReadBudget = { bytes: LIST_BUDGET_BYTES };
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = ListToolsResultSchema.safeParse(await exchange(target, "tools/list", cursor === undefined ? {} : { cursor }, era));
+  for (let page = 0; page < MAX_LIST_PAGES && tools.length < MAX_UPSTREAM_TOOLS; page++) {
+    const result = ListToolsResultSchema.safeParse(await exchange(target, "tools/list", cursor === undefined ? {} : { cursor }, era, { budget }));
     if (!result.success) throw unavailable(target, "answered tools/list with something that is not a tool list");
     for (const raw of result.data.tools) {
-      const tool = ListedToolSchema.safeParse(raw);
       const name = typeof (raw as { name?: unknown })?.name === "string" ? String((raw as { name: string }).name).slice(0, 128) : "(unnamed)";
+      const bytes = utf8Length(JSON.stringify(raw) ?? "");
+      if (bytes > MAX_MANIFEST_BYTES) {
+        invalid.push({ tool: name, reason: `its definition is ${bytes} bytes; at most ${MAX_MANIFEST_BYTES} are registered` });
+        continue;
+      }
+      const tool = ListedToolSchema.safeParse(raw);
       if (!tool.success) invalid.push({ tool: name, reason: tool.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") });
       else if (tools.length < MAX_UPSTREAM_TOOLS) tools.push(tool.data);
     }
     cursor = result.data.nextCursor;
     if (!cursor) break;
   }
-  return { tools, invalid };
+  return { tools, invalid: invalid.slice(0, MAX_UPSTREAM_TOOLS) };
 }
 
 /** The most resources, templates and prompts kept of one upstream. */
@@ -124,17 +144,19 @@ export const MAX_UPSTREAM_OFFERINGS = 256;
 
 /**
  * What an upstream serves besides tools: its resources, resource templates and prompts (all
- * pages, at most `MAX_UPSTREAM_OFFERINGS` of each, each checked — one that does not parse is left
- * out). A list the server does not answer (it has no resources, say) is empty.
+ * pages, at most `MAX_UPSTREAM_OFFERINGS` of each and `LIST_BUDGET_BYTES` for the three lists
+ * together, checked while reading; each checked — one that does not parse is left out). A list the
+ * server does not answer (it has no resources, say) is empty.
  * @example const { resources, prompts } = await listOfferings(target, era)
  */
-export async function listOfferings(target: McpTarget, era: McpEra): Promise<UpstreamOfferings> {
+export async function listOfferings(target: McpTarget, era: McpEra): Promise<Offerings> {
+  const budget: ReadBudget = { bytes: LIST_BUDGET_BYTES };
   const all = async <T>(method: string, key: string, schema: z.ZodType<T>): Promise<T[]> => {
     const items: T[] = [];
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_LIST_PAGES && items.length < MAX_UPSTREAM_OFFERINGS; page++) {
-        const result = (await exchange(target, method, cursor === undefined ? {} : { cursor }, era)) as Record<string, unknown> | undefined;
+        const result = (await exchange(target, method, cursor === undefined ? {} : { cursor }, era, { budget })) as Record<string, unknown> | undefined;
         for (const raw of Array.isArray(result?.[key]) ? (result[key] as unknown[]) : []) {
           const parsed = schema.safeParse(raw);
           if (parsed.success && items.length < MAX_UPSTREAM_OFFERINGS) items.push(parsed.data);
@@ -152,13 +174,6 @@ export async function listOfferings(target: McpTarget, era: McpEra): Promise<Ups
     resourceTemplates: await all("resources/templates/list", "resourceTemplates", ResourceTemplateSchema),
     prompts: await all("prompts/list", "prompts", PromptSchema),
   };
-}
-
-/** What `listOfferings` answers. */
-export interface UpstreamOfferings {
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  prompts: Prompt[];
 }
 
 /**
@@ -219,6 +234,7 @@ export async function callTool(target: McpTarget, era: McpEra, tool: string, arg
  * caller, a job or a pipeline step cannot, and the server should not have asked).
  */
 function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | undefined): InputRequiredResult {
+  // Only what the revision defines is relayed, and each question names who asks it.
   const result = InputRequiredResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered input_required with something that is not an input request");
   // A caller without an input round (no 2026-07-28 MCP client) declared nothing, and can answer nothing.
@@ -226,7 +242,7 @@ function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | un
   if (!round || undeclared.length) {
     throw unavailable(target, `asked for input the caller cannot give (${[...new Set(undeclared)].join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
   }
-  return result.data;
+  return attributedInputRequired(result.data, target.label);
 }
 
 /** Forgets the isolate's sessions with an upstream (it was removed or its credential changed). */
@@ -241,6 +257,13 @@ interface ExchangeOptions {
   onProgress?: (progress: Progress) => void;
   /** 2026-07-28: the client capabilities sent in `_meta` (the caller's, for input requests); none by default. */
   capabilities?: Record<string, unknown>;
+  /** What is left of a listing's bytes (all its pages together): each answer is read within it. */
+  budget?: ReadBudget;
+}
+
+/** Bytes left to read over several answers (a listing's pages), spent as they are read. */
+export interface ReadBudget {
+  bytes: number;
 }
 
 /** A session expired under a request: open a new one and send it again (once). */
@@ -251,11 +274,15 @@ class SessionExpired extends Error {}
  * forgot (404) is opened again and the request sent once more.
  */
 async function exchange(target: McpTarget, method: string, params: Record<string, unknown>, era: McpEra, options: ExchangeOptions = {}): Promise<unknown> {
-  if (era.stateless) return send(target, method, statelessParams(params, era, options.capabilities), { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method }, options.onProgress);
+  const { onProgress, budget } = options;
+  if (era.stateless) {
+    const headers = { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method };
+    return send(target, method, statelessParams(params, era, options.capabilities), { headers, onProgress, budget });
+  }
   for (let attempt = 0; ; attempt++) {
     const session = await sessionOf(target, attempt > 0);
     try {
-      return await send(target, method, params, { ...options.headers, ...sessionHeaders(session) }, options.onProgress, session);
+      return await send(target, method, params, { headers: { ...options.headers, ...sessionHeaders(session) }, onProgress, session, budget });
     } catch (error) {
       if (!(error instanceof SessionExpired) || attempt > 0) throw error instanceof SessionExpired ? unavailable(target, "forgot its session twice") : error;
     }
@@ -271,23 +298,38 @@ function sessionHeaders(session: Session): Record<string, string> {
   return { "mcp-protocol-version": session.version, ...(session.id ? { "mcp-session-id": session.id } : {}) };
 }
 
-/** The isolate's session with the upstream (opened on first use, or anew when `fresh`). */
+/** The isolate's session with the upstream for this credential and caller (opened on first use, or anew when `fresh`). */
 function sessionOf(target: McpTarget, fresh: boolean): Promise<Session> {
   const key = `${target.url}\n${target.sessionKey}`;
-  let session = fresh ? undefined : sessions.get(key);
-  if (!session) {
-    session = openSession(target);
-    sessions.set(key, session);
-    // A handshake that failed is not kept: the next call tries again.
-    session.catch(() => sessions.get(key) === session && sessions.delete(key));
+  const now = Date.now();
+  const known = fresh ? undefined : sessions.get(key);
+  if (known && now - known.usedAt < SESSION_IDLE_MS) {
+    known.usedAt = now;
+    return known.session;
   }
+  forgetIdleSessions(now);
+  const session = openSession(target);
+  sessions.set(key, { session, usedAt: now });
+  // A handshake that failed is not kept: the next call tries again.
+  session.catch(() => sessions.get(key)?.session === session && sessions.delete(key));
   return session;
 }
+
+/** Forgets sessions unused for `SESSION_IDLE_MS`, and the least recently used past `MAX_SESSIONS`. */
+function forgetIdleSessions(now: number): void {
+  for (const [key, { usedAt }] of sessions) if (now - usedAt >= SESSION_IDLE_MS) sessions.delete(key);
+  if (sessions.size < MAX_SESSIONS) return;
+  const oldest = [...sessions].sort(([, a], [, b]) => a.usedAt - b.usedAt).slice(0, sessions.size - MAX_SESSIONS + 1);
+  for (const [key] of oldest) sessions.delete(key);
+}
+
+/** How many sessions this isolate keeps (for tests). */
+export const sessionsKept = (): number => sessions.size;
 
 async function openSession(target: McpTarget): Promise<Session> {
   const params = { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: CLIENT_INFO };
   const opened: { id?: string } = {};
-  const result = (await send(target, "initialize", params, {}, undefined, undefined, opened)) as { protocolVersion?: unknown } | undefined;
+  const result = (await send(target, "initialize", params, { headers: {}, opened })) as { protocolVersion?: unknown } | undefined;
   const version = typeof result?.protocolVersion === "string" ? result.protocolVersion : "";
   if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(version)) throw unavailable(target, `speaks MCP ${version.slice(0, 40) || "(no version)"}, which the gateway does not`);
   const session = { version, ...(opened.id ? { id: opened.id } : {}) };
@@ -302,7 +344,7 @@ async function notify(target: McpTarget, message: unknown, session?: Session): P
 }
 
 function post(target: McpTarget, message: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(target.url, {
+  return fetch(urlWithQuery(target.url, target.query), {
     method: "POST",
     headers: { ...target.headers, ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify(message),
@@ -312,18 +354,28 @@ function post(target: McpTarget, message: unknown, headers: Record<string, strin
   });
 }
 
+/** How one request is sent: its headers, where progress goes, its session, the listing budget it reads within. */
+interface SendOptions {
+  headers: Record<string, string>;
+  onProgress?: ((progress: Progress) => void) | undefined;
+  session?: Session;
+  /** Receives a new session's id (the `initialize` of a handshake). */
+  opened?: { id?: string };
+  budget?: ReadBudget | undefined;
+}
+
 /**
  * One request and its response, as JSON or on an event stream (progress relayed, requests of the
- * server refused, everything within `MAX_ANSWER_BYTES`). `opened` receives a new session's id.
+ * server refused, everything within `MAX_ANSWER_BYTES` and the listing's budget).
  */
-async function send(target: McpTarget, method: string, params: Record<string, unknown>, headers: Record<string, string>, onProgress?: (progress: Progress) => void, session?: Session, opened?: { id?: string }): Promise<unknown> {
+async function send(target: McpTarget, method: string, params: Record<string, unknown>, options: SendOptions): Promise<unknown> {
   const id = nextId++;
   try {
-    return await sendAs(id, target, method, params, headers, onProgress, session, opened);
+    return await sendAs(id, target, method, params, options);
   } catch (error) {
     // The 2025 revisions: a dropped connection is no cancellation, the client sends one
     // (basic/utilities/cancellation). 2026-07-28: closing the stream is the cancellation.
-    if (session && target.signal.aborted) await cancelUpstream(target, id, session);
+    if (options.session && target.signal.aborted) await cancelUpstream(target, id, options.session);
     throw error;
   }
 }
@@ -337,10 +389,11 @@ async function cancelUpstream(target: McpTarget, id: number, session: Session): 
   await notify({ ...target, signal: AbortSignal.timeout(CANCEL_NOTICE_MS) }, message, session).catch(() => {});
 }
 
-async function sendAs(id: number, target: McpTarget, method: string, params: Record<string, unknown>, headers: Record<string, string>, onProgress?: (progress: Progress) => void, session?: Session, opened?: { id?: string }): Promise<unknown> {
+async function sendAs(id: number, target: McpTarget, method: string, params: Record<string, unknown>, options: SendOptions): Promise<unknown> {
+  const { session, opened, onProgress, budget } = options;
   let response: Response;
   try {
-    response = await post(target, { jsonrpc: "2.0", id, method, params }, headers);
+    response = await post(target, { jsonrpc: "2.0", id, method, params }, options.headers);
   } catch (error) {
     if (target.signal.aborted) throw error;
     console.error(`[upstream] ${target.label} unreachable:`, errorText(error));
@@ -368,22 +421,31 @@ async function sendAs(id: number, target: McpTarget, method: string, params: Rec
     await response.body?.cancel();
     throw unavailable(target, `answered with a redirect (HTTP ${response.status}), which the gateway does not follow`);
   }
+  // Within one answer's bound, and what is left of a listing's (its pages together).
+  const limit = Math.min(MAX_ANSWER_BYTES, budget?.bytes ?? MAX_ANSWER_BYTES);
   try {
-    const message = acceptsEventStream(response.headers, "content-type") && response.body
-      ? await responseOnStream(target, response.body, id, onProgress, session)
-      : safeJson(await boundedText(response, MAX_ANSWER_BYTES));
+    let message: unknown;
+    if (acceptsEventStream(response.headers, "content-type") && response.body) {
+      const counted = byteLimit(limit);
+      message = await responseOnStream(target, response.body.pipeThrough(counted.stream), id, limit, onProgress, session);
+      if (budget) budget.bytes -= counted.seen();
+    } else {
+      const text = await boundedText(response, limit);
+      if (budget) budget.bytes -= utf8Length(text);
+      message = safeJson(text);
+    }
     return resultOf(target, response.status, message);
   } catch (error) {
     if (error instanceof RpcError || target.signal.aborted) throw error;
-    if (error instanceof BodyTooLarge) throw unavailable(target, `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
+    if (error instanceof BodyTooLarge) throw unavailable(target, limit < MAX_ANSWER_BYTES ? `listed more than the ${LIST_BUDGET_BYTES / 1024 / 1024} MiB a listing may take` : `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
     console.error(`[upstream] ${target.label} broke off its answer:`, errorText(error));
     throw unavailable(target, "broke off its answer");
   }
 }
 
 /** The response to request `id` on an event stream: progress relayed, server requests refused. */
-async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Array>, id: number, onProgress?: (progress: Progress) => void, session?: Session): Promise<unknown> {
-  for await (const data of sseData(body.pipeThrough(byteLimit(MAX_ANSWER_BYTES)), MAX_ANSWER_BYTES)) {
+async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Array>, id: number, limit: number, onProgress?: (progress: Progress) => void, session?: Session): Promise<unknown> {
+  for await (const data of sseData(body, limit)) {
     const message = safeJson(data) as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown } | undefined;
     if (typeof message !== "object" || message === null) continue;
     if (message.id === id && ("result" in message || "error" in message)) {
@@ -410,16 +472,28 @@ function resultOf(target: McpTarget, status: number, message: unknown): unknown 
   throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${said}`, { retryAfterMs: RETRY_AFTER_MS, upstreamCode: error.code });
 }
 
-/** A stream that errors with `BodyTooLarge` once more than `maxBytes` went through it. */
-function byteLimit(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
+/**
+ * A URL with a `query` credential's parameters added (the registered URL holds no secret).
+ * @example urlWithQuery("https://mcp.example/mcp", { api_key: "…" }) // "https://mcp.example/mcp?api_key=…"
+ */
+export function urlWithQuery(url: string, query: Record<string, string> | undefined): string {
+  if (!query) return url;
+  const withQuery = new URL(url);
+  for (const [name, value] of Object.entries(query)) withQuery.searchParams.set(name, value);
+  return withQuery.href;
+}
+
+/** A stream that errors with `BodyTooLarge` once more than `maxBytes` went through it, and how many did. */
+function byteLimit(maxBytes: number): { stream: TransformStream<Uint8Array, Uint8Array>; seen: () => number } {
   let seen = 0;
-  return new TransformStream({
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
       if (seen > maxBytes) controller.error(new BodyTooLarge(maxBytes));
       else controller.enqueue(chunk);
     },
   });
+  return { stream, seen: () => seen };
 }
 
 function unavailable(target: McpTarget, what: string): RpcError {

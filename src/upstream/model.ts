@@ -32,7 +32,7 @@ const HeaderNameSchema = z
   .refine((name) => !/^(host|content-length|content-type|accept|mcp-session-id|mcp-protocol-version|mcp-method|mcp-name|traceparent|connection|transfer-encoding)$/i.test(name), "that header is the gateway's to set");
 
 /**
- * How the gateway authenticates to an upstream. `none`; a static `bearer` token or `header`;
+ * How the gateway authenticates to an upstream. `none`; a static `bearer` token, `header` or `query` parameter;
  * OAuth 2 `client_credentials` (the gateway is the OAuth client, with a static client id); or
  * `per-caller`: each caller brings its own token (`PUT /upstreams/<name>/credential`), which
  * goes upstream as `Authorization: Bearer …` (or in `header`). The caller's own Skillmesh
@@ -42,6 +42,8 @@ export const UpstreamAuthSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("none") }),
   z.strictObject({ type: z.literal("bearer"), token: SecretSchema }),
   z.strictObject({ type: z.literal("header"), name: HeaderNameSchema, value: SecretSchema }),
+  /** A secret a hosted server takes in its URL's query (`?api_key=…`): sealed, added to each request's URL, never shown. */
+  z.strictObject({ type: z.literal("query"), name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a query parameter's name is letters, digits, _, . or -"), value: SecretSchema }),
   z.strictObject({
     type: z.literal("client_credentials"),
     tokenUrl: z.url({ protocol: /^https?$/ }),
@@ -91,6 +93,11 @@ export const UpstreamRegistrationSchema = z.discriminatedUnion("kind", [
     url: z.url({ protocol: /^https?$/ }).optional(),
     /** Only operations with one of these OpenAPI tags (default all). */
     operationTags: z.array(z.string().min(1).max(128)).max(64).optional(),
+    /**
+     * Send the upstream's credential when reading a document from another origin than the API's
+     * (`url`): off by default, so a document host learns no secret of the API.
+     */
+    documentAuth: z.boolean().optional(),
     ...CommonFields,
   }),
 ]);
@@ -109,26 +116,44 @@ export const StoredAuthSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("none") }),
   z.object({ type: z.literal("bearer"), token: SealedSchema }),
   z.object({ type: z.literal("header"), name: z.string(), value: SealedSchema }),
+  z.object({ type: z.literal("query"), name: z.string(), value: SealedSchema }),
   z.object({ type: z.literal("client_credentials"), tokenUrl: z.string(), clientId: z.string(), clientSecret: SealedSchema, scope: z.string().optional(), audience: z.string().optional() }),
   z.object({ type: z.literal("per-caller"), header: z.string().optional(), listToken: SealedSchema.optional() }),
 ]);
 export type StoredAuth = z.infer<typeof StoredAuthSchema>;
 
+/** What a held change is of: a tool, or a resource, a resource template or a prompt. */
+export const HeldSubjectSchema = z.enum(["tool", "resource", "resourceTemplate", "prompt"]);
+export type HeldSubject = z.infer<typeof HeldSubjectSchema>;
+
+/** An offering as the upstream lists it: a resource, a resource template or a prompt. */
+export const OfferingSchema = z.union([ResourceSchema, ResourceTemplateSchema, PromptSchema]);
+
 /**
- * A definition the upstream now serves that is not being served: a new tool, or a changed one
- * (its description, schemas or annotations), held until an operator approves it. A breaking
- * change withdraws the tool meanwhile (`withdrawn`): the old definition would be called wrongly.
+ * A definition the upstream now serves that is not being served: a new tool, resource, template
+ * or prompt, or a changed one (any word of it: a tool's description, schemas, annotations or
+ * endpoint; an offering's name, title, description, arguments), held until an operator approves
+ * it by its `contractHash`. A breaking change of a tool withdraws the tool meanwhile
+ * (`withdrawn`): the old definition would be called wrongly. A changed offering keeps its pinned
+ * definition served.
  */
 export const HeldChangeSchema = z.object({
-  tool: z.string(),
+  subject: HeldSubjectSchema,
+  /** Its name upstream: a tool's or a prompt's name, a resource's URI, a template's URI template. */
+  name: z.string(),
   kind: z.enum(["new", "changed"]),
-  manifest: SkillManifestSchema,
+  /** `sha256:` of the whole definition held (a tool's manifest and endpoint; an offering as listed): what an approval names. */
   contractHash: z.string(),
-  /** Where it will be called once approved. */
-  endpoint: UpstreamEndpointSchema,
-  /** The served definition's hash, for a changed tool. */
+  /** The served definition's hash, for a changed one. */
   previousHash: z.string().optional(),
-  /** What differs, in words (src/registry/contract.ts). */
+  /** A tool: its manifest, and where it will be called once approved. */
+  manifest: SkillManifestSchema.optional(),
+  endpoint: UpstreamEndpointSchema.optional(),
+  /** An offering: its definition as listed. */
+  offering: OfferingSchema.optional(),
+  /** The served definition it would replace (a tool's manifest and endpoint, an offering), to compare in full. */
+  previous: z.unknown().optional(),
+  /** What differs, in short words (src/registry/contract.ts). */
   changes: z.array(z.string()),
   breaking: z.boolean(),
   withdrawn: z.boolean(),
@@ -136,10 +161,21 @@ export const HeldChangeSchema = z.object({
 });
 export type HeldChange = z.infer<typeof HeldChangeSchema>;
 
+/**
+ * The held changes of an upstream, by version: `sm:upstream:<name>:held`, apart from the record
+ * the call path reads (bounded in count and bytes: src/upstream/held.ts).
+ */
+export const HeldDocSchema = z.object({ versions: z.record(z.string(), z.array(HeldChangeSchema)) });
+export type HeldDoc = z.infer<typeof HeldDocSchema>;
+
 /** The last time the gateway read an upstream's definitions, and how it went. */
 export const RefreshStatusSchema = z.object({ at: z.number(), ok: z.boolean(), error: z.string().optional() });
 
-/** One version of an upstream: where it answers and what of it is served or held. */
+/** What an MCP upstream serves besides tools. */
+export const OfferingsSchema = z.object({ resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema), prompts: z.array(PromptSchema) });
+export type Offerings = z.infer<typeof OfferingsSchema>;
+
+/** One version of an upstream: where it answers and what of it is served. */
 export const UpstreamVersionSchema = z.object({
   url: z.string(),
   /** For an OpenAPI upstream: where its document is read (absent when it was sent inline). */
@@ -149,12 +185,16 @@ export const UpstreamVersionSchema = z.object({
   registeredAt: z.number(),
   /** Tool name (the upstream's) → the skill it is served as. */
   tools: z.record(z.string(), z.string()),
-  held: z.array(HeldChangeSchema).default([]),
   /** Tools the upstream stopped serving, when the gateway noticed. */
   removed: z.array(z.object({ tool: z.string(), at: z.number() })).default([]),
   refresh: RefreshStatusSchema.optional(),
-  /** An MCP upstream's resources, resource templates and prompts, as its last read listed them (not held: read again at each refresh). */
-  offerings: z.object({ resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema), prompts: z.array(PromptSchema) }).optional(),
+  /**
+   * An MCP upstream's resources, resource templates and prompts as served: pinned at registration,
+   * a new or changed one held for approval at a refresh (src/upstream/held.ts), a removed one withdrawn.
+   */
+  offerings: OfferingsSchema.optional(),
+  /** The credential this version was registered with (every secret sealed); absent in records of before: the upstream's `auth`. */
+  auth: StoredAuthSchema.optional(),
 });
 export type UpstreamVersion = z.infer<typeof UpstreamVersionSchema>;
 
@@ -166,14 +206,34 @@ export const UpstreamRecordSchema = z.object({
   timeoutMs: z.number().int().positive().optional(),
   degraded: z.boolean().optional(),
   breaker: SkillManifestSchema.shape.breaker,
-  auth: StoredAuthSchema,
+  /** The credential of records written before credentials were kept per version; each version's own `auth` comes first. */
+  auth: StoredAuthSchema.optional(),
   include: z.array(z.string()).optional(),
   exclude: z.array(z.string()).optional(),
   operationTags: z.array(z.string()).optional(),
+  documentAuth: z.boolean().optional(),
   versions: z.record(SemverSchema, UpstreamVersionSchema),
   createdAt: z.number(),
 });
 export type UpstreamRecord = z.infer<typeof UpstreamRecordSchema>;
+
+/** An upstream's credentials as shown to an admin: the kind and its public parts, never a secret. */
+export const AuthViewSchema = z.object({
+  type: z.enum(["none", "bearer", "header", "query", "client_credentials", "per-caller"]),
+  name: z.string().optional(),
+  tokenUrl: z.string().optional(),
+  clientId: z.string().optional(),
+  scope: z.string().optional(),
+  header: z.string().optional(),
+  listToken: z.boolean().optional(),
+});
+export type AuthView = z.infer<typeof AuthViewSchema>;
+
+/** One version as the admin API shows it: its credential described, its held changes beside it, no secret in a URL. */
+export const UpstreamVersionViewSchema = UpstreamVersionSchema.omit({ auth: true }).extend({ auth: AuthViewSchema, held: z.array(HeldChangeSchema) });
+/** An upstream as `GET /admin/upstreams` shows it. */
+export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true, versions: true }).extend({ versions: z.record(z.string(), UpstreamVersionViewSchema) });
+export type UpstreamView = z.infer<typeof UpstreamViewSchema>;
 
 /** `PUT /upstreams/<name>/credential`: a caller's own token for a `per-caller` upstream. */
 export const CallerCredentialSchema = z.strictObject({ token: SecretSchema });

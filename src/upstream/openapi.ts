@@ -12,7 +12,8 @@ import { retryAfterMsOf } from "../failures/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth, safeJson } from "../json/index.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Operation } from "../registry/model.js";
-import { DEFAULT_TIMEOUT_MS, type SkillManifest } from "../skill/manifest.js";
+import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, type SkillManifest } from "../skill/manifest.js";
+import { utf8Length } from "../utf8/index.js";
 import { type Skipped, type ToolSource, boundsRefusal, selects, skillNameOf, tagsOf } from "./definitions.js";
 import { upstreamUnavailable as unavailable } from "./mcp-client.js";
 
@@ -66,7 +67,19 @@ export function operationsOf(document: Json, source: ToolSource & { operationTag
       const tool = typeof op.operationId === "string" ? op.operationId : `${method}_${path.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
       const opTags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === "string") : [];
       if (!selects(source, tool) || (source.operationTags?.length && !opTags.some((t) => source.operationTags!.includes(t)))) continue;
-      const made = operationSkillOf(source, tool, method, path, op, [...((item.parameters as Json[] | undefined) ?? [])]);
+      // A path is under the API's base URL: one that does not start with / could name another host or port.
+      const refusal = pathRefusal(path);
+      if (refusal) {
+        skipped.push({ tool, reason: refusal });
+        continue;
+      }
+      let made: OperationSkill | { refused: string };
+      try {
+        made = operationSkillOf(source, tool, method, path, op, [...((item.parameters as Json[] | undefined) ?? [])]);
+      } catch (error) {
+        if (!(error instanceof SchemaTooLarge)) throw error;
+        made = { refused: error.message };
+      }
       if ("refused" in made) skipped.push({ tool, reason: made.refused });
       else skills.push(made);
     }
@@ -77,6 +90,9 @@ export function operationsOf(document: Json, source: ToolSource & { operationTag
 function operationSkillOf(source: ToolSource, tool: string, method: (typeof METHODS)[number], path: string, op: Json, shared: Json[]): OperationSkill | { refused: string } {
   const named = skillNameOf(source.upstream, tool);
   if ("refused" in named) return named;
+  // Every schema of the operation is written out within one budget.
+  const budget = { left: MAX_SCHEMA_WEIGHT };
+  const writeOut = (schema: unknown) => writtenOut(schema, budget);
   const properties: Json = {};
   const required: string[] = [];
   const parameters: Operation["parameters"] = [];
@@ -89,7 +105,7 @@ function operationSkillOf(source: ToolSource, tool: string, method: (typeof METH
     if (!["path", "query", "header", "cookie"].includes(where)) return { refused: `parameter ${name} is in ${String(where)}` };
     if (where === "header" && RESERVED_HEADERS.test(name)) continue;
     if (name in properties) return { refused: `two parameters are called ${name}` };
-    const schema = jsonSchemaOf(p.schema ?? {});
+    const schema = writeOut(p.schema ?? {});
     properties[name] = typeof p.description === "string" && !schema.description ? { ...schema, description: p.description } : schema;
     const isRequired = where === "path" || p.required === true;
     if (isRequired) required.push(name);
@@ -102,7 +118,7 @@ function operationSkillOf(source: ToolSource, tool: string, method: (typeof METH
     const mediaType = Object.keys(content).find((type) => /^application\/([\w.+-]+\+)?json\b/i.test(type));
     if (!mediaType) return { refused: "its request body is not JSON" };
     if ("body" in properties) return { refused: "a parameter is called body, which holds its request body" };
-    properties.body = jsonSchemaOf(content[mediaType]!.schema ?? {});
+    properties.body = writeOut(content[mediaType]!.schema ?? {});
     body = { required: requestBody.required === true, mediaType };
     if (body.required) required.push("body");
   }
@@ -119,53 +135,94 @@ function operationSkillOf(source: ToolSource, tool: string, method: (typeof METH
     ...(typeof op.summary === "string" ? { title: op.summary.slice(0, 256) } : {}),
     annotations: { readOnlyHint: SAFE.has(method), destructiveHint: method === "delete", idempotentHint: IDEMPOTENT.has(method), openWorldHint: true },
     inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
-    outputSchema: successSchemaOf(op),
+    outputSchema: successSchemaOf(op, writeOut),
   };
   const bound = boundsRefusal(manifest);
   return bound ? { refused: bound } : { tool, manifest, operation: { method, path, parameters, ...(body ? { body } : {}) } };
 }
 
 /** The schema of the first 2xx response's JSON content; `null` for one without content. */
-function successSchemaOf(op: Json): Json {
+function successSchemaOf(op: Json, writeOut: (schema: unknown) => Json): Json {
   const responses = (op.responses as Record<string, Json> | undefined) ?? {};
   const code = Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0];
   if (!code) return {};
   const content = (responses[code]!.content as Record<string, Json> | undefined) ?? {};
   const mediaType = Object.keys(content).find((type) => /json/i.test(type));
   if (!mediaType) return Object.keys(content).length ? { type: "string" } : { type: "null" };
-  const schema = jsonSchemaOf(content[mediaType]!.schema ?? {});
+  const schema = writeOut(content[mediaType]!.schema ?? {});
   // An object made of parts (allOf of objects) is an object: MCP then shows it as it is.
   const parts = schema.allOf as Json[] | undefined;
   if (schema.type === undefined && parts?.length && parts.every((part) => part.type === "object")) return { type: "object", ...schema };
   return schema;
 }
 
+/**
+ * Why an operation's path cannot be called under the API's base URL, or undefined: it must start
+ * with `/` (OpenAPI 3.1 §4.8.8.1) and hold no `//`, `\\`, `@`, `#`, `?` or `..` segment that could
+ * move the request elsewhere.
+ * @example pathRefusal("@attacker.example/x") // "its path @attacker.example/x does not start with /"
+ */
+export function pathRefusal(path: string): string | undefined {
+  const shown = path.slice(0, 100);
+  if (!path.startsWith("/")) return `its path ${shown} does not start with /`;
+  if (/\/\/|\\|[@#?]|(^|\/)\.\.?(\/|$)|[\u0000-\u001f\u007f]/.test(path)) return `its path ${shown} could lead out of the API's base URL`;
+  return undefined;
+}
+
+/** A schema whose plain JSON Schema would pass the budget a definition may take (shared components copied over and over). */
+export class SchemaTooLarge extends Error {
+  constructor() {
+    super(`its schemas would take more than ${MAX_SCHEMA_WEIGHT} characters once their references are written out`);
+    this.name = "SchemaTooLarge";
+  }
+}
+/** What one operation's schemas may weigh written out (nodes and characters): the manifest's own bound, twice. */
+export const MAX_SCHEMA_WEIGHT = 2 * MAX_MANIFEST_BYTES;
+
 /** Keys of an OpenAPI schema object that are not JSON Schema (3.1 §4.8.24), dropped. */
 const OPENAPI_ONLY = new Set(["xml", "externalDocs", "discriminator", "example"]);
 
 /**
  * A dereferenced schema as plain JSON Schema: a schema that contains itself (a recursive
- * component) is cut to `{}` where it recurs, and nesting stops at `MAX_JSON_DEPTH / 2`.
+ * component) is cut to `{}` where it recurs, and nesting stops at `MAX_JSON_DEPTH / 2`. The parser
+ * shares a component among its references, so a document of a few KB can stand for a schema of
+ * millions of nodes written out: what is written is weighed as it is written (`budget`, in nodes
+ * and characters), and past `MAX_SCHEMA_WEIGHT` it throws `SchemaTooLarge` — long before the copy
+ * could take the isolate's memory.
  */
-export function jsonSchemaOf(schema: unknown, ancestors: unknown[] = []): Json {
+export function jsonSchemaOf(schema: unknown, ancestors: unknown[] = [], budget = { left: MAX_SCHEMA_WEIGHT }): Json {
+  return writtenOut(schema, budget, ancestors);
+}
+
+function writtenOut(schema: unknown, budget: { left: number }, ancestors: unknown[] = []): Json {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return {};
   if (ancestors.includes(schema) || ancestors.length >= MAX_JSON_DEPTH / 2) return {};
+  if ((budget.left -= 1) < 0) throw new SchemaTooLarge();
   const within = [...ancestors, schema];
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (OPENAPI_ONLY.has(key) || key.startsWith("x-")) continue;
+    if ((budget.left -= key.length) < 0) throw new SchemaTooLarge();
     if (["properties", "patternProperties", "$defs", "dependentSchemas"].includes(key) && typeof value === "object" && value !== null) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSchemaOf(v, within)]));
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, writtenOut(v, budget, within)]));
     } else if (["allOf", "anyOf", "oneOf", "prefixItems"].includes(key) && Array.isArray(value)) {
-      out[key] = value.map((v) => jsonSchemaOf(v, within));
+      out[key] = value.map((v) => writtenOut(v, budget, within));
     } else if (["items", "not", "additionalProperties", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].includes(key) && typeof value === "object" && value !== null) {
-      out[key] = jsonSchemaOf(value, within);
+      out[key] = writtenOut(value, budget, within);
     } else {
+      if ((budget.left -= weightOf(value)) < 0) throw new SchemaTooLarge();
       out[key] = value;
     }
   }
   if ("example" in schema && !("examples" in out)) out.examples = [(schema as Json).example];
   return out;
+}
+
+/** How many characters a plain value takes written out (a bound, cut short once it passes the budget). */
+function weightOf(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (typeof value !== "object" || value === null) return 8;
+  return utf8Length(JSON.stringify(value) ?? "");
 }
 
 /** One operation call's request: where, with what. */
@@ -175,9 +232,29 @@ export interface OperationCall {
   operation: Operation;
   args: Record<string, unknown>;
   headers: Record<string, string>;
+  /** A `query` credential's parameters. */
+  query?: Record<string, string>;
   signal: AbortSignal;
   /** The skill, for messages. */
   label: string;
+  /** Why the gateway may not call a URL (its endpoint policy), checked on the request's final URL. */
+  urlRefusal?: (url: string) => string | undefined;
+}
+
+/**
+ * The URL an operation is called at: the base URL and the operation's path with its path
+ * arguments, each one segment (encoded); refused (-32001) unless it stays at the base URL's origin
+ * and under its path — whatever the definitions or the arguments say.
+ * @example operationUrl("https://api.example/v1", "/pets/{id}", { id: "a/b" }) // URL https://api.example/v1/pets/a%2Fb
+ */
+export function operationUrl(base: string, path: string, args: Record<string, unknown>, label = "the operation"): URL {
+  const root = new URL(base);
+  const prefix = root.pathname.replace(/\/+$/, "");
+  const refusal = pathRefusal(path);
+  const target = refusal ? undefined : new URL(`${root.origin}${prefix}${path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")))}`);
+  if (!target || target.origin !== root.origin || !target.pathname.startsWith(`${prefix}/`)) throw unavailable(label, `would be called outside its API's base URL (${root.origin}${prefix})`);
+  for (const [name, value] of root.searchParams) target.searchParams.append(name, value);
+  return target;
 }
 
 /**
@@ -187,7 +264,7 @@ export interface OperationCall {
  */
 export async function callOperation(call: OperationCall): Promise<unknown> {
   const { operation, args, label } = call;
-  const target = new URL(call.url.replace(/\/+$/, "") + operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? ""))));
+  const target = operationUrl(call.url, operation.path, args, label);
   const headers: Record<string, string> = { ...call.headers, accept: "application/json, text/plain;q=0.5" };
   const cookies: string[] = [];
   for (const p of operation.parameters) {
@@ -199,6 +276,12 @@ export async function callOperation(call: OperationCall): Promise<unknown> {
     else cookies.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(values.join(","))}`);
   }
   if (cookies.length) headers.cookie = cookies.join("; ");
+  for (const [name, value] of Object.entries(call.query ?? {})) target.searchParams.set(name, value);
+  const refusal = call.urlRefusal?.(target.href);
+  if (refusal) {
+    console.error(`[upstream] ${label}: its request URL is refused: ${refusal}`);
+    throw unavailable(label, "may not be called at the URL its definition gives (the gateway's endpoint policy refuses it)");
+  }
   const init: RequestInit = { method: operation.method.toUpperCase(), headers, signal: call.signal, redirect: "manual" };
   if (operation.body && args.body !== undefined) {
     headers["content-type"] = operation.body.mediaType;
