@@ -15,7 +15,8 @@ import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { CallerCatalog } from "../src/gateway/caller-catalog.js";
+import { Kept } from "../src/kept/index.js";
+import type { PackageCatalog } from "../src/gateway/packages.js";
 import { accessThrough } from "../src/gateway/door.js";
 import { perform } from "../src/gateway/invoke.js";
 import type { Operation } from "../src/gateway/operation.js";
@@ -50,6 +51,22 @@ const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
  */
 const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60", vary: "X-User-Group, X-User-Id" });
 
+/**
+ * What an operation answers through the call chain, or the HTTP answer of its refusal: a used-up
+ * rate is 429 (with its RateLimit and Retry-After headers), nothing by that name for this caller
+ * 404 (`notFound` says so), an outage 503.
+ */
+async function performed<T>(c: Context<WellKnownEnv>, scope: CallScope, operation: Operation, notFound = "Not found"): Promise<T | Response> {
+  try {
+    return (await perform(operation, scope, gatewayRuntime(c.env), c.env)) as T;
+  } catch (error) {
+    if (!(error instanceof RpcError)) throw error;
+    if (error.code === ErrorCode.RateLimited) return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
+    if (error.code !== ErrorCode.InvalidParams) return c.json(failure(null, error.code, error.message, error.data), 503, answerHeadersOf(scope));
+    return c.json(failure(null, ErrorCode.MethodNotFound, notFound), 404, answerHeadersOf(scope));
+  }
+}
+
 /** The scope of a request through this door, or the 403 that refuses its credential here. */
 function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {
   const entered = accessThrough(c.get("caller"), WELL_KNOWN_DOOR);
@@ -57,20 +74,29 @@ function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {
   return callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access);
 }
 
-wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
-  const scope = scopeOf(c);
-  if (scope instanceof Response) return scope;
-  const packages = (await new CallerCatalog(gatewayRuntime(c.env), scope).packages()).all();
-  // One file: its SKILL.md; more: the archive of them all (the draft's two distributions).
-  const skills = packages.map(({ name, description, entry, record, version }) => {
+/** Index bodies and their ETags, kept per `PackageCatalog.key` (the same packages at the same versions). */
+const indexes = new Kept<string, Promise<{ body: string; etag: string }>>(32);
+
+/** The discovery draft's index of the packages a caller sees: one file, its SKILL.md; more, the archive of them all. */
+async function indexOf(packages: PackageCatalog): Promise<{ body: string; etag: string }> {
+  const skills = packages.all().map(({ name, description, entry, record, version }) => {
     const archive = record.versions[version]?.archive;
     return archive
       ? { name, type: "archive", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}${ARCHIVE_SUFFIX}`, digest: archive.digest }
       : { name, type: "skill-md", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`, digest: entry.resources.find((r) => r.uri === entry.uri)!.digest };
   });
   const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
-  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
-  const headers = { "content-type": "application/json", ...cachingOf(c.env), etag };
+  return { body, etag: `"${(await sha256Hex(body)).slice(0, 32)}"` };
+}
+
+/** The index: a listing of every package the caller sees, charged and audited as a read; built once per package revision, grants and routed versions. */
+wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
+  const scope = scopeOf(c);
+  if (scope instanceof Response) return scope;
+  const packages = await performed<PackageCatalog>(c, scope, { kind: "index", method: `${ASKED_AS}/index.json` });
+  if (packages instanceof Response) return packages;
+  const { body, etag } = await indexes.get(packages.key, () => indexOf(packages));
+  const headers = { ...answerHeadersOf(scope), "content-type": "application/json", ...cachingOf(c.env), etag };
   if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
   return new Response(body, { headers });
 });
@@ -98,17 +124,11 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
 async function served(c: Context<WellKnownEnv>, what: string, operation: Operation) {
   const scope = scopeOf(c);
   if (scope instanceof Response) return scope;
-  let file: PackageFile;
-  try {
-    file = (await perform(operation, scope, gatewayRuntime(c.env), c.env)) as PackageFile;
-  } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    // The caller's rate or quota is used up: HTTP 429, with its RateLimit and Retry-After headers.
-    if (error.code === ErrorCode.RateLimited) return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
-    if (error.code !== ErrorCode.InvalidParams) return c.json(failure(null, error.code, error.message, error.data), 503, answerHeadersOf(scope));
-    return c.json(failure(null, ErrorCode.MethodNotFound, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`), 404, answerHeadersOf(scope));
-  }
-  const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff" };
+  const file = await performed<PackageFile>(c, scope, operation, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`);
+  if (file instanceof Response) return file;
+  // A package's file never runs as a page or a script of the gateway's origin: served as data (text
+  // for scripts and markup), not sniffed, and sandboxed should a browser open it anyway.
+  const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff", "content-security-policy": "sandbox; default-src 'none'" };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });
 }

@@ -153,11 +153,19 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<A
   const problems: string[] = [];
   const byPath = new Map<string, PackageFile>();
   let total = 0;
+  // Paths equal but for case or Unicode form would be one file on a case-insensitive disk: which one
+  // a client keeps is not the one a reviewer read.
+  const folded = new Map<string, string>();
   for (const file of files) {
     const refusal = pathRefusal(file.path);
+    const fold = file.path.normalize("NFC").toLowerCase();
     if (refusal) problems.push(`${file.path}: ${refusal}`);
     else if (byPath.has(file.path)) problems.push(`${file.path}: listed twice`);
-    else byPath.set(file.path, file);
+    else if (folded.has(fold)) problems.push(`${file.path}: the same path as ${folded.get(fold)} but for case or Unicode form (a case-insensitive disk would keep only one)`);
+    else {
+      byPath.set(file.path, file);
+      folded.set(fold, file.path);
+    }
     if (file.bytes.byteLength > MAX_FILE_BYTES) problems.push(`${file.path}: larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
     total += file.bytes.byteLength;
   }

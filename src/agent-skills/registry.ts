@@ -273,10 +273,10 @@ export function contentTypeOf(path: string): string {
     yml: "application/yaml",
     py: "text/x-python; charset=utf-8",
     sh: "text/x-shellscript; charset=utf-8",
-    js: "text/javascript; charset=utf-8",
+    js: "text/plain; charset=utf-8", // served as text: a package's script must not run in the gateway's origin
     ts: "text/plain; charset=utf-8",
     csv: "text/csv; charset=utf-8",
-    html: "text/plain; charset=utf-8", // served as text: a package's page must not run in the gateway's origin
+    html: "text/plain; charset=utf-8",
     svg: "text/plain; charset=utf-8",
     png: "image/png",
     jpg: "image/jpeg",

@@ -60,7 +60,9 @@ export class CallerCatalog {
   async resolve(operation: Operation): Promise<Target | undefined> {
     switch (operation.kind) {
       case "search":
-        return { owner: "gateway" };
+        return { owner: "gateway", name: "catalog.search" };
+      case "index":
+        return { owner: "gateway", name: "agent-skills index" };
       case "archive": {
         const seen = (await this.packages()).find(operation.package);
         return seen?.record.versions[seen.version]?.archive ? { owner: "package", package: seen.name, version: seen.version } : undefined;

@@ -52,7 +52,12 @@ export interface CatalogSearch extends Asked {
   query: CatalogQuery;
 }
 
-export type Operation = ResourceRead | ArchiveRead | PromptGet | CatalogSearch;
+/** The well-known index of every Agent Skills package the caller sees (listed whole, so charged as a read). */
+export interface PackageListing extends Asked {
+  kind: "index";
+}
+
+export type Operation = ResourceRead | ArchiveRead | PromptGet | CatalogSearch | PackageListing;
 export type OperationKind = Operation["kind"];
 
 /**
@@ -66,5 +71,5 @@ export type Target =
   | { owner: "upstream"; upstream: string; version: string; name: string; template?: string }
   /** One version of a package: a file (`path`), or its archive. */
   | { owner: "package"; package: string; version: string; path?: string }
-  /** The gateway itself (a search). */
-  | { owner: "gateway" };
+  /** The gateway itself (a search, a listing): `name` says what of it. */
+  | { owner: "gateway"; name: string };

@@ -10,6 +10,7 @@
  * | prompt | limits, observed | the skill's routed version, or the upstream version |
  * | archive | limits, observed | the package version's `.tar.gz` |
  * | search | limits | the caller's catalog |
+ * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key` by its route) |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -107,12 +108,16 @@ const search: Handler<OperationCall> = async (call) => {
   return { ok: true, result: await searchCatalog(call.catalog, operation.query) };
 };
 
+/** The packages the caller sees, for a listing of all of them. */
+const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: await call.catalog.packages() });
+
 /** Each kind's policies (outermost first) and what answers it. */
 export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<OperationCall>>; answer: Handler<OperationCall> }> = {
   resource: { policies: [limits, observed], answer: read },
   prompt: { policies: [limits, observed], answer: read },
   archive: { policies: [limits, observed], answer: read },
   search: { policies: [limits], answer: search },
+  index: { policies: [limits], answer: listing },
 };
 
 /** The MCP request a skill's Worker or an upstream is asked: its own name for what is asked. */
@@ -156,6 +161,7 @@ export function notFoundOf(operation: Operation): RpcError {
     case "prompt":
       return new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.name.slice(0, 200)}; prompts/list lists them`);
     case "search":
+    case "index":
       return new RpcError(ErrorCode.InternalError);
   }
 }
@@ -170,6 +176,7 @@ export function resourceOf(operation: Operation): string | undefined {
     case "prompt":
       return `prompt:${operation.name}`;
     case "search":
+    case "index":
       return undefined;
   }
 }
@@ -185,6 +192,8 @@ export function auditedParamsOf(operation: Operation): unknown {
       return { name: operation.name, arguments: operation.arguments };
     case "search":
       return operation.query;
+    case "index":
+      return undefined;
   }
 }
 
@@ -198,6 +207,6 @@ export function ownerNameOf(target: Target): string {
     case "package":
       return target.package;
     case "gateway":
-      return "catalog.search";
+      return target.name;
   }
 }

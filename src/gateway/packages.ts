@@ -11,7 +11,7 @@
  * packages it answers with, not at all of them, so 10,000 packages cost a caller what 10 do.
  */
 import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
-import type { AgentSkillRecord } from "../agent-skills/registry.js";
+import type { AgentSkillRecord, PackageIndex } from "../agent-skills/registry.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
 import type { Access } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
@@ -30,6 +30,12 @@ export interface VisiblePackage {
 
 /** The packages one caller sees: a page of them, one by name, or all. */
 export interface PackageCatalog {
+  /**
+   * The same for callers who see the same packages at the same versions: the index's revision, the
+   * grants (a door's narrowing included) and the versions of the packages split between versions.
+   * What is derived from all of them (a search index, the well-known index) is kept under it.
+   */
+  key: string;
   /** At most `limit` packages after `cursor` (a `nextCursor` of an earlier page), in name order. */
   page(limit: number, cursor?: string): Page<VisiblePackage>;
   find(name: string): VisiblePackage | undefined;
@@ -37,6 +43,13 @@ export interface PackageCatalog {
 }
 
 const NO_TAGS: readonly string[] = [];
+// The packages whose callers are split between versions (a routing table), once per index read.
+const split = new WeakMap<PackageIndex, AgentSkillRecord[]>();
+const splitOf = (index: PackageIndex) => {
+  let records = split.get(index);
+  if (!records) split.set(index, (records = index.records.filter((record) => record.routes)));
+  return records;
+};
 // A version's entry, built once per version object (the isolate's copy of the index keeps them).
 const entries = new WeakMap<object, SkillEntry>();
 
@@ -45,7 +58,8 @@ const entries = new WeakMap<object, SkillEntry>();
  * @example (await packageCatalog(runtime, await registryView(runtime, scope.trace), scope.access, scope.routeKey)).page(100)
  */
 export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView, access: Access, key: RouteKey): Promise<PackageCatalog> {
-  const { records, byName } = await runtime.agentSkills.index();
+  const index = await runtime.agentSkills.index();
+  const { records, byName } = index;
   const callable = (tool: string) => {
     const entry = view.skills.get(tool);
     return entry !== undefined && access.allowsSkill(entry.name, entry.tags);
@@ -60,7 +74,9 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
     if (!entry) entries.set(version, (entry = skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
     return { name: record.name, record, version: served, description: version.description, entry };
   };
+  const routed = splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`);
   return {
+    key: JSON.stringify([index.revision, access.signature, routed]),
     page(limit, cursor) {
       const items: VisiblePackage[] = [];
       let i = cursor === undefined ? 0 : startAfter(records, cursor);

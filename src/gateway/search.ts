@@ -1,13 +1,17 @@
 /**
- * Searching what a caller may use (src/catalog-search): the tools of the registry — one index per
- * registry generation, shared by every caller, each hit checked against the caller's grants — the
- * resources it is offered (src/gateway/offerings.ts), and the Agent Skills packages it sees
- * (src/gateway/packages.ts), at the version it is served.
+ * Searching what a caller may use (src/catalog-search): the tools it may call, the resources it is
+ * offered (src/gateway/offerings.ts) and the Agent Skills packages it sees (src/gateway/packages.ts),
+ * at the version it is served. Each index holds only what the caller may see — its scores (how rare
+ * a word is) never count what it may not, so a ranking tells nothing of hidden tools — and is kept
+ * for the next search with the same grants: tools per registry generation and grants, packages per
+ * package revision, grants and routed versions (`PackageCatalog.key`).
  */
 import { type CatalogEntry, type CatalogHit, CatalogIndex, signatureOf } from "../catalog-search/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
 import type { CallerCatalog } from "./caller-catalog.js";
-import { type SkillSummary, catalogOf } from "./catalog.js";
+import type { SkillSummary } from "./catalog.js";
+import { Kept } from "../kept/index.js";
+import type { PackageCatalog } from "./packages.js";
 import { type ListedOfferings, listedOf } from "./offerings.js";
 import type { CatalogQuery } from "./operation.js";
 
@@ -16,14 +20,19 @@ export type { CatalogQuery } from "./operation.js";
 /** A tool's search entry. */
 export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({ kind: "tool", name: skill.name, description: skill.description, tags: skill.tags, signature: signatureOf(skill.inputSchema) });
 
-// One index per catalog (a catalog is rebuilt only when the registry changes).
-const toolIndexes = new WeakMap<SkillSummary[], CatalogIndex>();
+/** Search indexes kept per isolate: one per catalog of tools (a registry generation's, for one set of grants) and per package view. */
+export const SEARCH_INDEXES_KEPT = 16;
+const toolIndexes = new Kept<SkillSummary[], CatalogIndex>(SEARCH_INDEXES_KEPT);
+const packageIndexes = new Kept<string, CatalogIndex>(SEARCH_INDEXES_KEPT);
 
-/** The index of every tool of a catalog (and `skills.call`), built once per catalog. */
+/** The index of every tool of a catalog (and `skills.call`), built once per catalog (a catalog is rebuilt only when the registry changes). */
 export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
-  let index = toolIndexes.get(catalog);
-  if (!index) toolIndexes.set(catalog, (index = new CatalogIndex([...catalog, CAPABILITY_TOOL].map(toolEntryOf))));
-  return index;
+  return toolIndexes.get(catalog, () => new CatalogIndex([...catalog, CAPABILITY_TOOL].map(toolEntryOf)));
+}
+
+/** The index of the packages a caller sees, built once per `PackageCatalog.key`. */
+function packageIndexOf(packages: PackageCatalog): CatalogIndex {
+  return packageIndexes.get(packages.key, () => new CatalogIndex(packages.all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }))));
 }
 
 // One index of what a caller's catalog offers (its skills' declarations are one object per catalog;
@@ -48,16 +57,11 @@ function resourceIndexOf(offerings: ListedOfferings): CatalogIndex {
  * @example await searchCatalog(new CallerCatalog(runtime, scope), { query: "decode modbus", limit: 5 })
  */
 export async function searchCatalog(catalog: CallerCatalog, query: CatalogQuery): Promise<CatalogHit[]> {
-  const { access } = catalog;
   const options = { limit: query.limit };
   const wants = (kind: CatalogEntry["kind"]) => query.kind === undefined || query.kind === kind;
-  const view = await catalog.view();
-  const tools = wants("tool")
-    ? toolIndexOf(catalogOf(view)).scored(query.query, { ...options, allows: (entry) => entry.name === CAPABILITY_TOOL.name || access.allowsSkill(entry.name, entry.tags) })
-    : [];
+  const tools = wants("tool") ? toolIndexOf(await catalog.tools()).scored(query.query, options) : [];
   const resources = wants("resource") ? resourceIndexOf(listedOf(await catalog.offerings())).scored(query.query, options) : [];
-  const packages = wants("skill") ? (await catalog.packages()).all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri })) : [];
-  const skills = packages.length ? new CatalogIndex(packages).scored(query.query, options) : [];
+  const skills = wants("skill") ? packageIndexOf(await catalog.packages()).scored(query.query, options) : [];
   return [...skills, ...tools, ...resources]
     .sort((a, b) => b.score - a.score)
     .slice(0, query.limit)
