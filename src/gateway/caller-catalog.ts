@@ -110,10 +110,11 @@ function targetOf(owner: OfferingOwner, template?: string): Target {
 /**
  * Who answers a read of `uri`: a skill that declares it (a fixed resource, then a template that
  * matches), else an upstream that does, in the same order — an upstream never takes over a URI a
- * skill serves.
+ * skill serves, and a template never opens a fixed resource the caller may not read.
  */
 function resourceTarget(offerings: Offerings, uri: string): Target | undefined {
   for (const kind of ["skill", "upstream"] as const) {
+    if (kind === "upstream" && offerings.withheld?.has(uri)) return undefined;
     const ofKind = <T>(list: Array<Offered<T>>) => list.filter((o) => o.owner.kind === kind);
     const fixed = ofKind(offerings.resources).find((r) => r.listed.uri === uri);
     if (fixed) return targetOf(fixed.owner);

@@ -33,6 +33,11 @@ export interface Offerings {
   resources: Array<Offered<Resource>>;
   resourceTemplates: Array<Offered<ResourceTemplate>>;
   prompts: Array<Offered<Prompt>>;
+  /**
+   * URIs of fixed resources the caller may not read (not granted, or left out by the operator): a
+   * template that happens to match one does not open it.
+   */
+  withheld?: ReadonlySet<string>;
 }
 
 /** The offerings as MCP lists them. */
@@ -114,7 +119,9 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
   const tags = [...record.tags, upstreamTag(record.name)];
   const granted = (name: string) => selects(record, name) && access.allowsSkill(`${record.name}.${name}`, tags);
   const owner = (name: string): OfferingOwner => ({ kind: "upstream", upstream: record.name, version, name });
+  const withheld = offered.resources.filter((r) => !granted(r.name)).map((r) => r.uri);
   return {
+    ...(withheld.length ? { withheld: new Set(withheld) } : {}),
     resources: offered.resources.filter((r) => granted(r.name)).map((listed) => ({ listed, owner: owner(listed.uri) })),
     resourceTemplates: offered.resourceTemplates.filter((t) => granted(t.name)).map((listed) => ({ listed, owner: owner(listed.uriTemplate) })),
     prompts: offered.prompts.filter((p) => granted(p.name)).map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
@@ -124,7 +131,9 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
 /** Offerings one after another (the first's come first in every list). */
 export function joinOfferings(parts: Offerings[]): Offerings {
   if (parts.length === 1) return parts[0]!;
+  const withheld = parts.flatMap((p) => [...(p.withheld ?? [])]);
   return {
+    ...(withheld.length ? { withheld: new Set(withheld) } : {}),
     resources: parts.flatMap((p) => p.resources),
     resourceTemplates: parts.flatMap((p) => p.resourceTemplates),
     prompts: parts.flatMap((p) => p.prompts),
