@@ -448,10 +448,10 @@ describe("an OpenAPI service (the Petstore document, mocked by Prism)", () => {
     expect((await rpc("petstore.createPet", { body: { name: "Polly" } })).json.result).toMatchObject({ id: 3 });
   });
 
-  it("answers the API's 4xx as -32602 with its message, and lists operations to the v1 client", async () => {
+  it("refuses arguments its pinned schema refuses before the API is called, and lists operations to the v1 client", async () => {
     const refused = await rpc("petstore.createPet", { body: {} });
     expect(refused.json.error.code).toBe(-32602);
-    expect(refused.json.error.message).toContain("HTTP 422");
+    expect(refused.json.error.data.issues).toEqual([{ path: "/body", message: 'Instance does not have required property "name".' }]);
     const client = await v1Client();
     const { tools } = await client.listTools();
     const show = tools.find((t) => t.name === "petstore.showPetById")!;

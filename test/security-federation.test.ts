@@ -317,6 +317,34 @@ describe("#14 secrets in upstream URLs", () => {
 });
 
 describe("defects found from outside", () => {
+  it("checks a federated tool's arguments against its pinned schema before the call", async () => {
+    const key = await keyWith({ skills: ["crm.*"] });
+    const before = crm.seen.length;
+    const refused = await rpc(key, "crm.remember", { note: "no text" });
+    expect(refused.json.error).toMatchObject({ code: -32602, data: { issues: expect.arrayContaining([expect.objectContaining({ message: expect.stringContaining("text") })]) } });
+    expect(crm.seen.slice(before).filter((s) => s.body?.method === "tools/call")).toEqual([]);
+    // Over MCP it is a tool error the model reads, as an SDK skill's refusal is.
+    const viaMcp = await mcp(key, "tools/call", { name: "crm.remember", arguments: { note: "no text" } });
+    expect(viaMcp.json.result).toMatchObject({ isError: true });
+  });
+
+  it("counts an upstream tool's isError as the tool failing, and passes its result to an MCP caller as sent", async () => {
+    const key = await keyWith({ skills: ["crm.fail"] });
+    const viaRpc = await rpc(key, "crm.fail");
+    expect(viaRpc.json.error).toMatchObject({ code: -32603, message: "crm.fail reported an error: no such customer", data: { toolResult: { isError: true } } });
+    const viaMcp = await mcp(key, "tools/call", { name: "crm.fail", arguments: {} });
+    expect(viaMcp.json.result).toEqual({ content: [{ type: "text", text: "no such customer" }], isError: true });
+    const calls = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&skill=crm.fail")).json.entries as Array<{ code: number }>;
+    expect(calls.map((e) => e.code)).toEqual([-32603, -32603]);
+  });
+
+  it("takes an OpenAPI document sent as YAML text", async () => {
+    const yaml = `openapi: 3.1.0\ninfo: {title: yaml, version: "1"}\nservers: [{url: "${thief.url}"}]\npaths:\n  /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}\n`;
+    const added = await upstream({ kind: "openapi", name: "yamlpets", document: yaml });
+    expect(added.status, JSON.stringify(added.json)).toBe(201);
+    expect(added.json.reports[0].served).toEqual(["yamlpets.ping@1.0.0"]);
+  });
+
   it("keeps a version's credential when another version registers without one", async () => {
     expect((await upstream({ kind: "mcp", name: "twover", url: crm.url, auth: { type: "bearer", token: "V1-TOKEN" }, include: ["whoami"] })).status).toBe(201);
     expect((await upstream({ kind: "mcp", name: "twover", version: "2.0.0", url: crm.url, include: ["whoami"] })).status).toBe(201);

@@ -7,7 +7,7 @@
  * through the whole pipeline, and the next one when it is unavailable or times out, while the
  * caller's budget lasts. The answer says who served it and why.
  */
-import { type Schema, Validator } from "@cfworker/json-schema";
+import { accepts as schemaAccepts } from "../json-schema/index.js";
 import { z } from "zod";
 import { ErrorCode, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
 import type { Observed } from "../metrics/index.js";
@@ -50,16 +50,12 @@ export interface CandidateNumbers {
   observed: boolean;
 }
 
-const validators = new WeakMap<object, Validator>();
-
 /**
  * Whether a skill's input schema accepts `args` (the JSON-RPC params it would get).
  * @example accepts(summary.inputSchema, { text: "hi" }) // true
  */
 export function accepts(inputSchema: Record<string, unknown>, args: JsonRpcParams): boolean {
-  let validator = validators.get(inputSchema);
-  if (!validator) validators.set(inputSchema, (validator = new Validator(inputSchema as Schema, "2020-12", true)));
-  return validator.validate(args).valid;
+  return schemaAccepts(inputSchema, args);
 }
 
 /** A candidate's numbers: its observed ones once it has `MIN_OBSERVED_CALLS`, else what it declares. */

@@ -315,9 +315,11 @@ class McpServer implements ListeningServer {
       if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") return answer;
       return toolResultOf(known.skill, answer);
     } catch (thrown) {
-      // The tool's own failure (bad argument values included) is a result the model can read.
+      // The tool's own failure (bad argument values included) is a result the model can read; an
+      // upstream tool's is its result as the upstream sent it (counted by the chain as a failure).
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();
-      return toolErrorOf(error);
+      const toolResult = known.skill.answers === "tool-result" ? (error.data as { toolResult?: unknown } | undefined)?.toolResult : undefined;
+      return toolResult ?? toolErrorOf(error);
     } finally {
       done?.();
     }

@@ -24,6 +24,8 @@ import type { Store } from "../store/index.js";
 import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
 import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
+import { schemaIssues } from "../json-schema/index.js";
+import type { UpstreamToolResult } from "../mcp-protocol/index.js";
 import { type McpTarget, callTool, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
 import {
   type HeldChange,
@@ -147,6 +149,9 @@ export class Upstreams implements UpstreamCaller {
   async call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown> {
     const { params } = request;
     if (Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${request.skill} takes named arguments (an object), not a list`);
+    // Checked against the pinned input schema before anything goes upstream, as an SDK skill checks its own.
+    const issues = schemaIssues(request.inputSchema, params ?? {});
+    if (issues.length) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${issues.map((i) => `${i.path} ${i.message}`).join("; ").slice(0, 500)}`, { issues });
     const record = await this.cached(endpoint.name);
     if (!record) throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
     const credential = await this.#credential(record, request.version, request.caller, request.signal);
@@ -157,11 +162,13 @@ export class Upstreams implements UpstreamCaller {
       return callOperation({ url: endpoint.url, operation: endpoint.operation, args, headers, ...(credential.query ? { query: credential.query } : {}), signal: request.signal, label: request.skill, urlRefusal });
     }
     const target = mcpTarget(endpoint.url, request.skill, { ...credential, headers }, request.caller, request.signal);
-    return callTool(target, endpoint.era, endpoint.tool, args, {
+    const result = await callTool(target, endpoint.era, endpoint.tool, args, {
       inputSchema: request.inputSchema,
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       ...(request.inputRound ? { inputRound: request.inputRound } : {}),
     });
+    if ("isError" in result && result.isError === true) throw toolFailure(request.skill, result);
+    return result;
   }
 
   /**
@@ -261,8 +268,8 @@ export class Upstreams implements UpstreamCaller {
       versions: Object.fromEntries(Object.entries(existing?.versions ?? {}).map(([v, current]) => [v, current.auth ? current : { ...current, auth: authOf(existing!, v) }])),
       ...options(registration),
     };
-    const documentUrl = registration.kind === "openapi" && typeof registration.document === "string" ? registration.document : undefined;
-    const inline = registration.kind === "openapi" && typeof registration.document === "object" ? registration.document : undefined;
+    const documentUrl = registration.kind === "openapi" ? documentUrlOf(registration.document) : undefined;
+    const inline = registration.kind === "openapi" && !documentUrl ? registration.document : undefined;
     const read = await this.#definitions(record, version, auth, { url: registration.url, documentUrl, inline });
     const collisions = await this.#collisions(name, read.definitions, record.degraded === true);
     if (collisions.length) throw new UpstreamError(409, `Upstream ${name}: ${collisions.length} tool name(s) are taken by other skills; leave them out (exclude) or register under another name`, { collisions });
@@ -441,13 +448,14 @@ export class Upstreams implements UpstreamCaller {
   #urlsOf(registration: UpstreamRegistration): Array<[string, string]> {
     const urls: Array<[string, string]> = [];
     if (registration.url) urls.push(["an upstream URL", registration.url]);
-    if (registration.kind === "openapi" && typeof registration.document === "string") urls.push(["an OpenAPI document URL", registration.document]);
+    const documentUrl = registration.kind === "openapi" ? documentUrlOf(registration.document) : undefined;
+    if (documentUrl) urls.push(["an OpenAPI document URL", documentUrl]);
     if (registration.auth.type === "client_credentials") urls.push(["a token URL", registration.auth.tokenUrl]);
     return urls;
   }
 
   /** Reads one version's definitions, within `DEFINITIONS_TIMEOUT_MS`, as the operator, with the version's credential. */
-  async #definitions(record: UpstreamRecord, version: string, auth: StoredAuth, where: { url?: string; documentUrl?: string; inline?: Record<string, unknown> }): Promise<DefinitionsRead> {
+  async #definitions(record: UpstreamRecord, version: string, auth: StoredAuth, where: { url?: string; documentUrl?: string; inline?: string | Record<string, unknown> }): Promise<DefinitionsRead> {
     const signal = AbortSignal.timeout(DEFINITIONS_TIMEOUT_MS);
     const source: ToolSource & { operationTags?: string[] } = { upstream: record.name, version, tags: record.tags, ...options(record) };
     const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, auth, OPERATOR, signal).catch((): CallCredential => ({ headers: {}, sessionKey: "" }));
@@ -592,6 +600,11 @@ function options(source: Pick<UpstreamRecord, "timeoutMs" | "degraded" | "breake
   };
 }
 
+/** Where an OpenAPI document is read: its URL, or undefined for a document sent itself (its text or its JSON). */
+function documentUrlOf(document: string | Record<string, unknown>): string | undefined {
+  return typeof document === "string" && /^https?:\/\/\S+$/i.test(document.trim()) ? document.trim() : undefined;
+}
+
 /** One tool read: its manifest and endpoint, each hash. */
 async function definitionOf(tool: string, manifest: SkillManifest, endpoint: { upstream: UpstreamEndpoint }): Promise<Definition> {
   return { tool, manifest, contractHash: await contractHashOf(manifest), pinHash: await definitionHashOf({ manifest, endpoint }), endpoint };
@@ -629,6 +642,16 @@ function withApproved(offerings: Offerings | undefined, approved: HeldChange[]):
 /** A held change as a report names it. */
 function heldReportOf(change: HeldChange): HeldReport {
   return { subject: change.subject, name: change.name, kind: change.kind, contractHash: change.contractHash, breaking: change.breaking, withdrawn: change.withdrawn, changes: change.changes };
+}
+
+/**
+ * An MCP tool's own failure (`isError`) as the call chain counts it: the tool failing, as an SDK
+ * skill's exception is (-32603: audited, observed, counted by its breaker); the result itself
+ * rides in `data.toolResult`, and an MCP caller gets it as the upstream sent it.
+ */
+function toolFailure(skill: string, result: UpstreamToolResult): RpcError {
+  const said = result.content.find((block): block is { type: "text"; text: string } => block.type === "text")?.text ?? "";
+  return new RpcError(ErrorCode.InternalError, `${skill} reported an error${said ? `: ${said.slice(0, 300)}` : ""}`, { toolResult: result });
 }
 
 /** True when a deployment is one of upstream `name`'s tools. */

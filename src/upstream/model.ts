@@ -82,13 +82,27 @@ const CommonFields = {
   ...SelectionFields,
 };
 
+/** The largest OpenAPI document the gateway reads (fetched, or sent as text). */
+export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
 /** `POST /admin/upstreams`: an MCP server (Streamable HTTP) or an OpenAPI document and its base URL. */
 export const UpstreamRegistrationSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("mcp"), url: z.url({ protocol: /^https?$/ }), ...CommonFields }),
   z.strictObject({
     kind: z.literal("openapi"),
-    /** Where the gateway reads the document (JSON or YAML), or the document itself. */
-    document: z.union([z.url({ protocol: /^https?$/ }), z.record(z.string(), z.unknown())]),
+    /**
+     * Where the gateway reads the document (an http(s) URL), or the document itself: its text
+     * (JSON or YAML, as a file holds it) or its JSON.
+     */
+    document: z.union([
+      z.url({ protocol: /^https?$/ }),
+      z
+        .string()
+        .min(1)
+        .max(MAX_DOCUMENT_BYTES)
+        .refine((text) => !/^\s*[a-z][a-z0-9+.-]*:\/\//i.test(text) || /\n/.test(text), "a document URL is http or https; a document sent as text is JSON or YAML"),
+      z.record(z.string(), z.unknown()),
+    ]),
     /** The base URL operations are called on; default the document's first `servers` URL. */
     url: z.url({ protocol: /^https?$/ }).optional(),
     /** Only operations with one of these OpenAPI tags (default all). */

@@ -19,8 +19,7 @@ import { upstreamUnavailable as unavailable } from "./mcp-client.js";
 
 type Json = Record<string, unknown>;
 
-/** The largest document the gateway reads. */
-export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+export { MAX_DOCUMENT_BYTES } from "./model.js";
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 /** Methods that change nothing (RFC 9110 §9.2.1) and those safe to repeat (§9.2.2). */
 const SAFE = new Set(["get", "head", "options"]);

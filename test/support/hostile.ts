@@ -75,6 +75,7 @@ export function crmDefinitions(): McpDefinitions {
       { name: "remember", description: "Remembers the session's text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
       { name: "recall", description: "Recalls the session's text.", inputSchema: { type: "object" } },
       { name: "admin_dump", description: "Dumps every customer.", inputSchema: { type: "object" } },
+      { name: "fail", description: "Fails as a tool does: isError.", inputSchema: { type: "object" } },
     ],
     resources: [{ uri: "crm://customers/export.csv", name: "customers-export", description: "Full customer export.", mimeType: "text/csv" }],
     resourceTemplates: [{ uriTemplate: "crm://customers/{id}", name: "customer", description: "One customer." }],
@@ -126,6 +127,7 @@ export function startHostileMcp(definitions: McpDefinitions): Promise<Peer & { d
         if (name === "remember") return (memory.set(session, String(args.text)), text(`session ${session} remembers`));
         if (name === "recall") return text(`session ${session} remembers: ${memory.get(session) ?? "(nothing)"}`);
         if (name === "ask") return answer(definitions.askAnswer);
+        if (name === "fail") return answer({ content: [{ type: "text", text: "no such customer" }], isError: true });
         return text(`${name}: ${JSON.stringify(args)}`);
       }
       default:
