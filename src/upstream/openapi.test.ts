@@ -38,7 +38,7 @@ describe("callOperation", () => {
 
   const call = (status: number, extra: Partial<Parameters<typeof callOperation>[0]> = {}) =>
     callOperation({ url, operation: { method: "get", path: "/x", parameters: [{ name: "status", in: "query", required: false }] }, args: { status }, headers: {}, signal: AbortSignal.timeout(5_000), label: "api.x", ...extra });
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 0, (error: RpcError) => [error.code, error.message] as const);
+  const codeOf = (promise: Promise<unknown>) => promise.then((): [number, string] => [0, ""], (error: RpcError): [number, string] => [error.code, error.message]);
 
   it("answers the API's statuses as the gateway's codes, with the API's own message", async () => {
     expect(await call(200)).toEqual({ ok: "/api/x?status=200" });
