@@ -150,13 +150,14 @@ describe("Agent Skills over MCP", () => {
     expect(listed).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private" });
     const entry = listed.skills.find((s: { uri: string }) => s.uri === "skill://arithmetic-check/SKILL.md");
     expect(entry.frontmatter).toEqual({ name: "arithmetic-check", description: expect.any(String), "allowed-tools": "subtract Read", metadata: { version: "1.0.0" } });
-    // Every file, each digest the SHA-256 of the bytes a resources/read gives.
+    // Every file, each digest the SHA-256 of the bytes a resources/read gives, and its size (SEP-2640, final).
     expect(entry.resources).toEqual([
-      { uri: "skill://arithmetic-check/SKILL.md", digest: sha(SKILL_MD("1.0.0")) },
-      { uri: "skill://arithmetic-check/assets/pixel.png", digest: sha(PIXEL) },
-      { uri: "skill://arithmetic-check/references/RULES.md", digest: sha(RULES) },
+      { uri: "skill://arithmetic-check/SKILL.md", digest: sha(SKILL_MD("1.0.0")), size: Buffer.byteLength(SKILL_MD("1.0.0")) },
+      { uri: "skill://arithmetic-check/assets/pixel.png", digest: sha(PIXEL), size: PIXEL.length },
+      { uri: "skill://arithmetic-check/references/RULES.md", digest: sha(RULES), size: Buffer.byteLength(RULES) },
     ]);
-    expect((await call("skills/get", { uri: "skill://arithmetic-check/SKILL.md" })).json.result.skill).toEqual({ uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources });
+    const got = (await call("skills/get", { uri: "skill://arithmetic-check/SKILL.md" })).json.result;
+    expect(got).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private", skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } });
     expect((await call("skills/get", { uri: "skill://nothing/SKILL.md" })).json.error.code).toBe(-32602);
   });
 

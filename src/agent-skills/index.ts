@@ -22,10 +22,14 @@ import { SemverSchema } from "../skill/manifest.js";
 export const MAX_NAME_CHARS = 64;
 export const MAX_DESCRIPTION_CHARS = 1_024;
 export const MAX_COMPATIBILITY_CHARS = 500;
-/** Skillmesh's own bounds on a package: its files, one file, all of them. */
-export const MAX_PACKAGE_FILES = 500;
+/**
+ * The bounds on a package: its files and their bytes in all, the Skills extension's per-skill
+ * limits (SEP-2640 "Limits": 512 resources, 16 MiB, which every conforming host accepts), and one
+ * file (Skillmesh's own).
+ */
+export const MAX_PACKAGE_FILES = 512;
+export const MAX_PACKAGE_BYTES = 16 * 1024 * 1024;
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
-export const MAX_PACKAGE_BYTES = 32 * 1024 * 1024;
 
 /** The MCP Skills extension's URI scheme for a package's files. */
 export const SKILL_URI_SCHEME = "skill://";
@@ -169,8 +173,8 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<A
     if (file.bytes.byteLength > MAX_FILE_BYTES) problems.push(`${file.path}: larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
     total += file.bytes.byteLength;
   }
-  if (files.length > MAX_PACKAGE_FILES) problems.push(`more than ${MAX_PACKAGE_FILES} files`);
-  if (total > MAX_PACKAGE_BYTES) problems.push(`larger than ${MAX_PACKAGE_BYTES / 1024 / 1024} MiB in all`);
+  if (files.length > MAX_PACKAGE_FILES) problems.push(`more than ${MAX_PACKAGE_FILES} files (the Skills extension's limit per skill)`);
+  if (total > MAX_PACKAGE_BYTES) problems.push(`larger than ${MAX_PACKAGE_BYTES / 1024 / 1024} MiB in all (the Skills extension's limit per skill)`);
   const skillFile = byPath.get(SKILL_FILE);
   if (!skillFile) throw new InvalidPackage(where, [...problems, `no ${SKILL_FILE} at its root`]);
 
@@ -234,14 +238,14 @@ export function pathRefusal(path: string): string | undefined {
  * @example skillEntryOf(pkg) // { uri: "skill://modbus-triage/SKILL.md", frontmatter: {…}, resources: [{ uri, digest }, …] }
  */
 export function skillEntryOf(pkg: Pick<AgentSkillPackage, "name" | "frontmatter" | "files">): SkillEntry {
-  return { uri: skillUriOf(pkg.name, SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest })) };
+  return { uri: skillUriOf(pkg.name, SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest, size: file.bytes })) };
 }
 
-/** A package as SEP-2640's `skills/list` and `skills/get` answer it. */
+/** A package as SEP-2640's `skills/list` and `skills/get` answer it: every file with its digest and size in bytes. */
 export interface SkillEntry {
   uri: string;
   frontmatter: Record<string, unknown>;
-  resources: Array<{ uri: string; digest: string }>;
+  resources: Array<{ uri: string; digest: string; size: number }>;
 }
 
 /**

@@ -45,6 +45,8 @@ export const McpErrorCode = {
   UnsupportedVersion: -32022,
   /** 2025 revisions: `resources/read` of a URI the server has no resource for (2026-07-28 says -32602). */
   ResourceNotFound: -32002,
+  /** 2026-07-28: the request needs a client capability (an extension) the client did not declare (HTTP 400). */
+  MissingCapability: -32021,
 } as const;
 
 /** Who may reuse a cacheable result (2026-07-28 caching): anyone, or only the same authorization. */

@@ -145,7 +145,7 @@ class McpServer implements ListeningServer {
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
       const code = body.error.code;
-      const status = code === McpErrorCode.HeaderMismatch ? 400 : code === ErrorCode.MethodNotFound && stateless ? 404 : 200;
+      const status = code === McpErrorCode.HeaderMismatch || code === McpErrorCode.MissingCapability ? 400 : code === ErrorCode.MethodNotFound && stateless ? 404 : 200;
       return { status, body };
     }
   }
@@ -177,6 +177,10 @@ class McpServer implements ListeningServer {
       case "tasks/update":
       case "tasks/result":
       case "tasks/list": {
+        // 2026-07-28: the tasks extension's methods are for a client that declared it (SEP-2663).
+        if (stateless && request.method !== "tasks/result" && request.method !== "tasks/list" && !declaresTasks(metaOf(request)?.[META.clientCapabilities])) {
+          throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${request.method} is the tasks extension's; declare "${TASKS_EXTENSION}" in _meta["${META.clientCapabilities}"].extensions`, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+        }
         const answer = await this.tasks.answer(request, slot, stateless);
         if (answer !== undefined) return answer;
         break;

@@ -55,11 +55,11 @@ export const METHODS = {
     const { items, nextCursor } = (await backend.catalog().packages()).page(pageSize, cursor);
     return { skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
   }),
-  "skills/get": row(ReadResourceParamsSchema, async ({ uri }, { backend }) => {
+  "skills/get": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching }) => {
     const named = parseSkillUri(uri);
     const entry = named?.path === SKILL_FILE ? (await backend.catalog().packages()).find(named.name)?.entry : undefined;
-    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `Unknown skill: ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
-    return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } };
+    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
+    return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources }, ...caching };
   }),
   "resources/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
     const catalog = backend.catalog();
