@@ -37,7 +37,7 @@ import {
 import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/upstream/index.js";
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
 import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
-import { AgentSkillRefused } from "../src/agent-skills/registry.js";
+import { PackageRefused } from "../src/agent-skills/registry.js";
 import { type PackageEdit, routesOf } from "../src/agent-skills/routing.js";
 import { UTF8_ENCODER } from "../src/utf8/index.js";
 import { decodeBase64 } from "hono/utils/encode";
@@ -340,10 +340,10 @@ adminRoutes.delete("/servers/:name", async (c) =>
 /** The largest upload of a package: its files at their bound, base64-encoded, and the JSON around them. */
 const MAX_PACKAGE_UPLOAD_BYTES = Math.ceil((MAX_PACKAGE_BYTES * 4) / 3) + 1024 * 1024;
 
-adminRoutes.get("/agent-skills", async (c) => c.json({ agentSkills: await gatewayRuntime(c.env).agentSkills.list() }));
+adminRoutes.get("/agent-skills", async (c) => c.json({ agentSkills: await gatewayRuntime(c.env).packages.list() }));
 
 adminRoutes.get("/agent-skills/:name", async (c) => {
-  const record = await gatewayRuntime(c.env).agentSkills.get(c.req.param("name"));
+  const record = await gatewayRuntime(c.env).packages.get(c.req.param("name"));
   return record ? c.json(record) : adminError(c, 404, `No Agent Skill ${c.req.param("name")}; GET /admin/agent-skills lists them`);
 });
 
@@ -360,10 +360,10 @@ adminRoutes.post("/agent-skills", jsonBodyGuard(MAX_PACKAGE_UPLOAD_BYTES), async
     }
   }
   try {
-    const { pkg, changed } = await gatewayRuntime(c.env).agentSkills.register(body.data.name, files);
-    return c.json({ name: pkg.name, version: pkg.version, digest: pkg.digest, tools: pkg.tools, files: pkg.files, changed }, changed ? 201 : 200);
+    const { pkg, changed, stable } = await gatewayRuntime(c.env).packages.register(body.data.name, files);
+    return c.json({ name: pkg.name, version: pkg.version, digest: pkg.digest, tools: pkg.tools, files: pkg.files, changed, stable }, changed ? 201 : 200);
   } catch (error) {
-    if (error instanceof AgentSkillRefused) return adminError(c, error.status, error.message, error.problems.length ? error.problems : undefined);
+    if (error instanceof PackageRefused) return adminError(c, error.status, error.message, error.problems.length ? error.problems : undefined);
     throw error;
   }
 });
@@ -375,10 +375,10 @@ function packageRouteEdit<T extends z.ZodType>(schema: T, edit: (body: z.output<
     if (body instanceof Response) return body;
     const name = c.req.param("name")!;
     try {
-      const { record, event } = await gatewayRuntime(c.env).agentSkills.route(name, edit(body.data), c.get("by"));
+      const { record, event } = await gatewayRuntime(c.env).packages.route(name, edit(body.data), c.get("by"));
       return c.json({ name, stable: record.stable, routes: routesOf(record), event: event! } satisfies AgentSkillRoutingAnswer);
     } catch (error) {
-      if (error instanceof AgentSkillRefused || error instanceof RoutingEditError) return adminError(c, error.status, error.message);
+      if (error instanceof PackageRefused || error instanceof RoutingEditError) return adminError(c, error.status, error.message);
       throw error;
     }
   };
@@ -392,10 +392,10 @@ adminRoutes.delete("/agent-skills/:name", async (c) => {
   const { name } = c.req.param();
   const version = c.req.query("version");
   try {
-    const removed = await gatewayRuntime(c.env).agentSkills.remove(name, version);
+    const removed = await gatewayRuntime(c.env).packages.remove(name, version);
     return removed ? c.json({ removed }) : adminError(c, 404, `No Agent Skill ${name}${version ? ` version ${version}` : ""}; GET /admin/agent-skills lists them`);
   } catch (error) {
-    if (error instanceof AgentSkillRefused) return adminError(c, error.status, error.message);
+    if (error instanceof PackageRefused) return adminError(c, error.status, error.message);
     throw error;
   }
 });

@@ -30,6 +30,8 @@ import { deploymentsPage, upstreamHealthOf } from "../src/operator-view/index.js
 import type { HeldChange, UpstreamView } from "../src/upstream/model.js";
 import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../src/upstream/held.js";
 import { hiddenIn, visibleText } from "../src/visible/index.js";
+import type { PackageRecord } from "../src/agent-skills/registry.js";
+import { compareSemver } from "../src/registry/semver.js";
 // The page's script and style, bundled as text (wrangler.toml [[rules]] type = "Text").
 import SCRIPT from "./ui-assets/app.client.js";
 import STYLES from "./ui-assets/style.css";
@@ -143,7 +145,7 @@ uiRoutes.get("/", async (c) => {
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
   const auditQuery = auditQueryOf(c.req.query());
-  const [history, auditPage, keys, upstreams] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.views()]);
+  const [history, auditPage, keys, upstreams, packages] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.views(), runtime.packages.list()]);
   const upstreamHealth = await upstreamHealthOf(runtime.store, upstreams);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
@@ -165,6 +167,10 @@ uiRoutes.get("/", async (c) => {
       <section id="upstreams">
         <h2>Upstreams</h2>
         ${upstreamsPanel(upstreams, upstreamHealth, canWrite)}
+      </section>
+      <section id="packages">
+        <h2>Agent Skills</h2>
+        ${packagesPanel(packages, canWrite)}
       </section>
       <section id="events">
         <h2>Recent rollout events</h2>
@@ -371,6 +377,38 @@ function changedFields(change: HeldChange): Html {
         ${f.after !== undefined ? html`<pre class="after">${visibleText(f.after)}</pre>` : ""}</div>`,
     )}
   </details>`;
+}
+
+/**
+ * The Agent Skills packages: one row per version (its role, the share of each group routed to it,
+ * its files, the tools it names, when it was registered); a write-level admin gets Promote for a
+ * version that is not stable and Roll back for a package with a canary.
+ */
+function packagesPanel(packages: PackageRecord[], canWrite: boolean): Html {
+  const rows = packages.flatMap((record) => {
+    const routes = record.routes ?? { "*": { [record.stable]: 100 } };
+    const path = `/admin/agent-skills/${encodeURIComponent(record.name)}`;
+    const split = Object.values(routes).some((weights) => Object.entries(weights).some(([version, weight]) => version !== record.stable && weight > 0));
+    return Object.entries(record.versions)
+      .sort(([a], [b]) => compareSemver(b, a))
+      .map(([version, v]) => [
+        record.name,
+        version,
+        version === record.stable ? "stable" : Object.values(routes).some((weights) => (weights[version] ?? 0) > 0) ? "canary" : "canary 0%",
+        Object.entries(routes)
+          .map(([group, weights]) => `${group === "*" ? "* (default)" : group}: ${weights[version] ?? 0}%`)
+          .join(", "),
+        html`<span class="count">${v.files.length}</span> ${v.archive ? ".tar.gz" : "SKILL.md"}`,
+        v.tools.join(", ") || "-",
+        utcTime(v.registeredAt),
+        ...(canWrite
+          ? [
+              html`${version !== record.stable ? control(`${path}/promote`, "POST", `Promote ${record.name} ${version}`, { version }) : ""}${version === record.stable && split ? control(`${path}/rollback`, "POST", `Roll back ${record.name}`) : ""}`,
+            ]
+          : []),
+      ]);
+  });
+  return table(["Package", "Version", "Role", "Routed", "Files", "Tools", "Registered (UTC)", ...(canWrite ? [""] : [])], rows);
 }
 
 /** Approve one held change, by the hash shown: app.js sends `{version, tools: {name: hash}}` (or `offerings`). */

@@ -20,7 +20,7 @@ import type { PackageCatalog } from "../src/gateway/packages.js";
 import { accessThrough } from "../src/gateway/door.js";
 import { perform } from "../src/gateway/invoke.js";
 import type { Operation } from "../src/gateway/operation.js";
-import type { PackageFile } from "../src/gateway/operations.js";
+import type { ServedFile } from "../src/gateway/operations.js";
 import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
 import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
@@ -124,7 +124,7 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
 async function served(c: Context<WellKnownEnv>, what: string, operation: Operation) {
   const scope = scopeOf(c);
   if (scope instanceof Response) return scope;
-  const file = await performed<PackageFile>(c, scope, operation, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`);
+  const file = await performed<ServedFile>(c, scope, operation, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`);
   if (file instanceof Response) return file;
   // A package's file never runs as a page or a script of the gateway's origin: served as data (text
   // for scripts and markup), not sniffed, and sandboxed should a browser open it anyway.

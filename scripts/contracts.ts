@@ -24,7 +24,7 @@ import { manifestChanges } from "../src/registry/contract.js";
 import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
-import { InvalidPackage, type AgentSkillPackage } from "../src/agent-skills/index.js";
+import { InvalidPackage, type CheckedPackage } from "../src/agent-skills/index.js";
 import { PACKAGE_CONTRACTS_FOLDER, type PackageContract, PackageContractSchema, changedFiles, contractOf, packageContractPath, packageProblems } from "../src/agent-skills/contract.js";
 import { agentSkillDirs, currentPackages } from "./mesh/agent-skills.js";
 import { ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
@@ -207,7 +207,7 @@ export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR, 
  * The problems, the manifests the skill folders serve now (what a deploy would upload), and the
  * packages of `agent-skills/` (what a deploy would register).
  */
-export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR, packageDirs = agentSkillDirs()): Promise<{ problems: string[]; current: SkillManifest[]; packages: AgentSkillPackage[] }> {
+export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR, packageDirs = agentSkillDirs()): Promise<{ problems: string[]; current: SkillManifest[]; packages: CheckedPackage[] }> {
   const current = await currentManifests(dirs);
   const { released, rewritten, against } = releasedContracts({ dir });
   const releasedPackages = releasedPackageContracts({ dir });
@@ -220,7 +220,7 @@ export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR, pa
   return {
     problems: [...rewrites, ...checkContracts(current, released), ...pipelineProblems(dirs, [...current, ...released]), ...packageProblems(packages, releasedPackages.released, tools)],
     current,
-    packages: packages.filter((pkg): pkg is AgentSkillPackage => !(pkg instanceof InvalidPackage)),
+    packages: packages.filter((pkg): pkg is CheckedPackage => !(pkg instanceof InvalidPackage)),
   };
 }
 
@@ -266,8 +266,8 @@ export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, ag
   const packages = await currentPackages(packageDirs);
   const invalid = packages.filter((pkg): pkg is InvalidPackage => pkg instanceof InvalidPackage);
   const releasedPackages = releasedPackageContracts({ dir, ...(against ? { against } : {}) }).released;
-  const releasedPackageOf = (pkg: AgentSkillPackage) => releasedPackages.find((c) => c.name === pkg.name && c.version === pkg.version);
-  const valid = packages.filter((pkg): pkg is AgentSkillPackage => !(pkg instanceof InvalidPackage));
+  const releasedPackageOf = (pkg: CheckedPackage) => releasedPackages.find((c) => c.name === pkg.name && c.version === pkg.version);
+  const valid = packages.filter((pkg): pkg is CheckedPackage => !(pkg instanceof InvalidPackage));
   refusals.push(
     ...invalid.flatMap((pkg) => pkg.problems.map((problem) => `${pkg.where}: ${problem}`)),
     ...valid.flatMap((pkg) => {

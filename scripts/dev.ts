@@ -162,6 +162,11 @@ async function registerPackages(url: string, adminToken: string, dirs: string[])
     try {
       const pkg = await registerAgentSkill(url, adminToken, dir);
       lines.push(`${`${pkg.name}@${pkg.version}`.padEnd(28)} ${pkg.files.length} file${pkg.files.length === 1 ? "" : "s"}, tools: ${pkg.tools.join(", ") || "none"}${pkg.changed ? "" : " (unchanged)"}`);
+      // A new version beside a stable one serves nobody until it is promoted (or canaried): say how.
+      if (pkg.stable !== pkg.version) {
+        const promote = `curl -s -X POST ${url}/admin/agent-skills/${encodeURIComponent(pkg.name)}/promote -H "authorization: Bearer $SKILLMESH_ADMIN_TOKEN" -H 'content-type: application/json' -d '{"version":"${pkg.version}"}'`;
+        lines.push(`  ↳ a canary at 0%: callers still get ${pkg.stable}. Promote it with\n      ${promote}\n    (or split callers first: …/canary with {"version":"${pkg.version}","groups":{"*":10}})`);
+      }
     } catch (error) {
       lines.push(`✗ ${relative(ROOT, dir)}: ${(error as Error).message}`);
     }
@@ -182,7 +187,7 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
     if (paths.every((path) => resolve(ROOT, path).startsWith(`${packagesRoot}/`))) {
       // Only packages changed: register them again, the Workers keep running.
       console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: registering the Agent Skills again …`);
-      for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs)) console.log(`  ${line.startsWith("✗") ? line : `✓ ${line}`}`);
+      for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs)) console.log(`  ${line.startsWith("✗") || line.startsWith("  ↳") ? line : `✓ ${line}`}`);
       return;
     }
     console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: reloading …`);

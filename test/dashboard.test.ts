@@ -140,6 +140,14 @@ describe("the dashboard", () => {
     const [first, second] = await Promise.all([0, 1].map(async (i) => (await page.locator("article.skill").nth(i).boundingBox())!));
     expect(second!.y).toBe(first!.y); // two columns
     expect(second!.x + second!.width).toBeGreaterThan(1440 * 0.95);
+    // Every control of every card is inside its card: none cut off at its right edge.
+    for (const card of await page.locator("article.skill").all()) {
+      const edge = await card.evaluate((element) => element.getBoundingClientRect().right);
+      for (const button of await card.locator("button").all()) {
+        const right = await button.evaluate((element) => element.getBoundingClientRect().right);
+        expect(right, `${await card.getAttribute("data-skill")}: ${await button.innerText()}`).toBeLessThanOrEqual(edge);
+      }
+    }
     await context.close();
   });
 
@@ -230,6 +238,23 @@ describe("the dashboard", () => {
       await admin(mesh.gatewayUrl, "DELETE", "/upstreams/fixture");
       await upstream.stop();
     }
+  });
+
+  it("shows every Agent Skills package with its versions, roles and shares, and promotes one from the page", async () => {
+    const skillMd = (version: string) => `---\nname: sign-notes\ndescription: How to read a difference's sign.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\nCall subtract.\n`;
+    for (const version of ["1.0.0", "1.1.0"]) expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "sign-notes", files: [{ path: "SKILL.md", content: skillMd(version) }] })).status).toBe(201);
+    expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/sign-notes/canary", { version: "1.1.0", groups: { beta: 100 } })).status).toBe(200);
+    const { context, page } = await signedIn(ADMIN_TOKEN);
+    const rows = page.locator("#packages tbody tr");
+    expect(await rows.allInnerTexts()).toEqual([
+      expect.stringMatching(/^sign-notes\t1\.1\.0\tcanary\t\* \(default\): 0%, beta: 100%\t1 SKILL\.md\t-\t/),
+      expect.stringMatching(/^sign-notes\t1\.0\.0\tstable\t\* \(default\): 100%, beta: 0%\t1 SKILL\.md\t-\t/),
+    ]);
+    await page.locator("#packages").screenshot({ path: join(SCREENSHOTS, "packages.png") });
+    await Promise.all([page.waitForEvent("load"), rows.first().locator("button", { hasText: "Promote sign-notes 1.1.0" }).click()]);
+    expect((await admin(mesh.gatewayUrl, "GET", "/agent-skills/sign-notes")).json.stable).toBe("1.1.0");
+    expect(await page.locator("#packages tbody tr").first().innerText()).toMatch(/^sign-notes\t1\.1\.0\tstable/);
+    await context.close();
   });
 
   it("left the browser console clean", () => {

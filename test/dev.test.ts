@@ -155,6 +155,9 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     await eventually(async () => output(), (text) => text.includes("greeting-style: POST /admin/agent-skills: HTTP 409 greeting-style@1.0.0 is registered with other files"), 30_000, 100);
     writeFileSync(join(pkg, "SKILL.md"), skillMd("1.1.0", "Greet with scratch.greet, by name."));
     await eventually(async () => output(), (text) => /✓ greeting-style@1\.1\.0\s+1 file, tools: scratch\.greet\n/.test(text), 30_000, 100);
+    // It serves nobody yet: the output says so, and how to promote it.
+    expect(output()).toContain("↳ a canary at 0%: callers still get 1.0.0. Promote it with");
+    expect(output()).toContain(`/admin/agent-skills/greeting-style/promote`);
     const versions = await admin(url, "GET", "/agent-skills/greeting-style", undefined, DEV_TOKEN);
     expect(Object.keys(versions.json.versions).sort()).toEqual(["1.0.0", "1.1.0"]);
     const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.greet", params: { name: "Ada" }, id: 1 })).json;

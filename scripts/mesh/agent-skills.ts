@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { InvalidPackage, type AgentSkillPackage, type PackageFile, SKILL_FILE, packageOf } from "../../src/agent-skills/index.js";
+import { InvalidPackage, type CheckedPackage, type PackageFile, SKILL_FILE, packageOf } from "../../src/agent-skills/index.js";
 import { type AgentSkillUpload, AgentSkillRegisteredSchema } from "../../src/admin-api/index.js";
 import { ROOT } from "./bundle.js";
 import { adminCall } from "./index.js";
@@ -44,7 +44,7 @@ export function packageFilesOf(dir: string): PackageFile[] {
 }
 
 /** Every package of the folder, checked: a package, or why it does not pass. */
-export async function currentPackages(dirs = agentSkillDirs()): Promise<Array<AgentSkillPackage | InvalidPackage>> {
+export async function currentPackages(dirs = agentSkillDirs()): Promise<Array<CheckedPackage | InvalidPackage>> {
   return Promise.all(
     dirs.map((dir) =>
       packageOf(basename(dir), packageFilesOf(dir)).catch((error: unknown) => {

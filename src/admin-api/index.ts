@@ -11,7 +11,7 @@ import { DeploymentSchema, GroupNameSchema, RoutingEventSchema, RoutingTableSche
 import { HeldChangeSchema, RefreshStatusSchema, UpstreamViewSchema } from "../upstream/model.js";
 import { ServerDefinitionSchema } from "../servers/index.js";
 import { MAX_PACKAGE_FILES } from "../agent-skills/index.js";
-import { AgentSkillRecordSchema } from "../agent-skills/registry.js";
+import { PackageRecordSchema } from "../agent-skills/registry.js";
 
 // ---------------------------------------------------------------------------------------------
 // Registration and errors
@@ -213,9 +213,10 @@ export const AgentSkillUploadSchema = z.strictObject({
 export type AgentSkillUpload = z.infer<typeof AgentSkillUploadSchema>;
 export const AgentSkillFileSchema = z.object({ path: z.string(), digest: z.string(), bytes: z.number() });
 /** What a registration did: the version, its digest and files, and whether anything changed. */
-export const AgentSkillRegisteredSchema = z.object({ name: z.string(), version: z.string(), digest: z.string(), tools: z.array(z.string()), files: z.array(AgentSkillFileSchema), changed: z.boolean() });
-export const AgentSkillViewSchema = AgentSkillRecordSchema;
-export const AgentSkillListSchema = z.object({ agentSkills: z.array(AgentSkillRecordSchema) });
+/** What a package's registration did: its version, digests and tools, whether anything changed, and the package's stable version (another one: this one is a canary at 0%). */
+export const AgentSkillRegisteredSchema = z.object({ name: z.string(), version: z.string(), digest: z.string(), tools: z.array(z.string()), files: z.array(AgentSkillFileSchema), changed: z.boolean(), stable: z.string() });
+export const AgentSkillViewSchema = PackageRecordSchema;
+export const AgentSkillListSchema = z.object({ agentSkills: z.array(PackageRecordSchema) });
 export const AgentSkillRemovedSchema = z.object({ removed: z.array(z.string()) });
 /** What a package's canary, promote or rollback did: its stable version, its table, the event. */
 export const AgentSkillRoutingAnswerSchema = z.object({ name: z.string(), stable: z.string(), routes: RoutingTableSchema, event: RoutingEventSchema });

@@ -5,7 +5,7 @@
  * under a released version, or one naming a tool nobody serves.
  */
 import { z } from "zod";
-import { type AgentSkillPackage, InvalidPackage } from "./index.js";
+import { type CheckedPackage, InvalidPackage } from "./index.js";
 
 /** Where package contracts live inside the contracts folder (a tool's contracts are `contracts/<tool>/`). */
 export const PACKAGE_CONTRACTS_FOLDER = "agent-skills";
@@ -24,7 +24,7 @@ export type PackageContract = z.infer<typeof PackageContractSchema>;
  * A checked package's contract, as `npm run contracts` commits it.
  * @example contractOf(pkg) // { name: "modbus-triage", version: "1.0.0", digest: "sha256:…", tools: ["modbus.decode"], files: […] }
  */
-export function contractOf(pkg: AgentSkillPackage): PackageContract {
+export function contractOf(pkg: CheckedPackage): PackageContract {
   return { name: pkg.name, version: pkg.version, digest: pkg.digest, tools: pkg.tools, files: pkg.files };
 }
 
@@ -37,7 +37,7 @@ export const packageContractPath = (name: string, version: string) => `${PACKAGE
  * changed since its contract was committed, a version with no contract committed.
  * @example packageProblems([pkg, new InvalidPackage("Agent Skill x", ["no SKILL.md at its root"])], released, new Set(["modbus.decode"]))
  */
-export function packageProblems(current: Array<AgentSkillPackage | InvalidPackage>, released: PackageContract[], tools: ReadonlySet<string>): string[] {
+export function packageProblems(current: Array<CheckedPackage | InvalidPackage>, released: PackageContract[], tools: ReadonlySet<string>): string[] {
   return current.flatMap((pkg) => {
     if (pkg instanceof InvalidPackage) return pkg.problems.map((problem) => `${pkg.where}: ${problem}`);
     const label = `Agent Skill ${pkg.name} ${pkg.version}`;
@@ -50,7 +50,7 @@ export function packageProblems(current: Array<AgentSkillPackage | InvalidPackag
 }
 
 /** The files that differ between a contract and a package: added, removed or with another digest. */
-export function changedFiles(contract: PackageContract, pkg: Pick<AgentSkillPackage, "files">): string[] {
+export function changedFiles(contract: PackageContract, pkg: Pick<CheckedPackage, "files">): string[] {
   const before = new Map(contract.files.map((f) => [f.path, f.digest]));
   const after = new Map(pkg.files.map((f) => [f.path, f.digest]));
   const paths = [...new Set([...before.keys(), ...after.keys()])].sort();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { InvalidPackage, type PackageFile, packageOf, pathRefusal, referencedPaths, skillEntryOf, splitSkillMd } from "./index.js";
+import { InvalidPackage, type PackageFile, packageOf, pathRefusal, referencedPaths, packageEntryOf, splitSkillMd } from "./index.js";
 
 const encoder = new TextEncoder();
 const file = (path: string, text: string): PackageFile => ({ path, bytes: encoder.encode(text) });
@@ -82,14 +82,14 @@ describe("the parts", () => {
     expect(pathRefusal("references/A.md")).toBeUndefined();
   });
 
-  it("lists a package as the Skills extension does: skill:// URIs, every file with its digest", async () => {
+  it("lists a package as the Skills extension does: skill:// URIs, every file with its digest and size", async () => {
     const pkg = await packageOf("modbus-triage", [skillMd(VALID), file("assets/frame one.txt", "11 03")]);
-    expect(skillEntryOf(pkg)).toEqual({
+    expect(packageEntryOf(pkg)).toEqual({
       uri: "skill://modbus-triage/SKILL.md",
       frontmatter: pkg.frontmatter,
       resources: [
-        { uri: "skill://modbus-triage/SKILL.md", digest: pkg.files[0]!.digest },
-        { uri: "skill://modbus-triage/assets/frame%20one.txt", digest: pkg.files[1]!.digest },
+        { uri: "skill://modbus-triage/SKILL.md", digest: pkg.files[0]!.digest, size: pkg.files[0]!.bytes },
+        { uri: "skill://modbus-triage/assets/frame%20one.txt", digest: pkg.files[1]!.digest, size: 5 },
       ],
     });
   });

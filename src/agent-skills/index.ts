@@ -78,7 +78,7 @@ export interface PackageFile {
 }
 
 /** A checked package: what the registry keeps of it and what the Skills extension lists. */
-export interface AgentSkillPackage {
+export interface CheckedPackage {
   name: string;
   version: string;
   /** The frontmatter as written (YAML rendered as JSON), as SEP-2640 lists it verbatim. */
@@ -152,7 +152,7 @@ function decoded(target: string): string {
  * the format wants equal to its `name`.
  * @example const pkg = await packageOf("modbus-triage", files)
  */
-export async function packageOf(folder: string, files: PackageFile[]): Promise<AgentSkillPackage> {
+export async function packageOf(folder: string, files: PackageFile[]): Promise<CheckedPackage> {
   const where = `Agent Skill ${folder}`;
   const problems: string[] = [];
   const byPath = new Map<string, PackageFile>();
@@ -235,14 +235,14 @@ export function pathRefusal(path: string): string | undefined {
 /**
  * The package as the MCP Skills extension (SEP-2640) lists it: the URI of its `SKILL.md`, its
  * frontmatter verbatim, and every file's URI and digest.
- * @example skillEntryOf(pkg) // { uri: "skill://modbus-triage/SKILL.md", frontmatter: {…}, resources: [{ uri, digest }, …] }
+ * @example packageEntryOf(pkg) // { uri: "skill://modbus-triage/SKILL.md", frontmatter: {…}, resources: [{ uri, digest }, …] }
  */
-export function skillEntryOf(pkg: Pick<AgentSkillPackage, "name" | "frontmatter" | "files">): SkillEntry {
+export function packageEntryOf(pkg: Pick<CheckedPackage, "name" | "frontmatter" | "files">): PackageEntry {
   return { uri: skillUriOf(pkg.name, SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest, size: file.bytes })) };
 }
 
 /** A package as SEP-2640's `skills/list` and `skills/get` answer it: every file with its digest and size in bytes. */
-export interface SkillEntry {
+export interface PackageEntry {
   uri: string;
   frontmatter: Record<string, unknown>;
   resources: Array<{ uri: string; digest: string; size: number }>;

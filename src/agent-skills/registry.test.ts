@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "../store/memory.js";
 import type { Store } from "../store/index.js";
-import { AgentSkills, type FileBucket, INDEX_TTL_MS } from "./registry.js";
+import { Packages, type FileBucket, INDEX_TTL_MS } from "./registry.js";
 
 const encoder = new TextEncoder();
 const SKILL_MD = '---\nname: notes\ndescription: Notes.\nmetadata:\n  version: "1.0.0"\n---\nRead assets/a.txt.\n';
@@ -32,11 +32,11 @@ function counted() {
   return { store: countedStore, bucket, reads };
 }
 
-describe("AgentSkills on a warm isolate", () => {
+describe("Packages on a warm isolate", () => {
   it("reads a file with no store or bucket round trip once it has read it, and sees a change within INDEX_TTL_MS", async () => {
     let now = 1_000_000;
     const { store, bucket, reads } = counted();
-    const skills = new AgentSkills(store, { bucket, unknownTools: async () => [] }, () => now);
+    const skills = new Packages(store, { bucket, unknownTools: async () => [] }, () => now);
     await skills.register("notes", [{ path: "SKILL.md", bytes: encoder.encode(SKILL_MD) }, { path: "assets/a.txt", bytes: encoder.encode("a") }]);
     expect(new TextDecoder().decode((await skills.file("notes", "1.0.0", "assets/a.txt"))!.bytes)).toBe("a");
     const before = { ...reads };
@@ -45,7 +45,7 @@ describe("AgentSkills on a warm isolate", () => {
     expect(reads).toEqual(before); // warm: neither the store nor the bucket was asked
 
     // Another isolate removes it: this one sees it gone once its copy is INDEX_TTL_MS old.
-    await new AgentSkills(store, { bucket, unknownTools: async () => [] }, () => now).remove("notes");
+    await new Packages(store, { bucket, unknownTools: async () => [] }, () => now).remove("notes");
     expect(await skills.file("notes", "1.0.0", "assets/a.txt")).toBeDefined();
     now += INDEX_TTL_MS + 1;
     expect(await skills.file("notes", "1.0.0", "assets/a.txt")).toBeUndefined();

@@ -13,7 +13,7 @@ import { safeJson } from "../json/index.js";
 import type { Store } from "../store/index.js";
 import { RoutingTableSchema, compareNames } from "../registry/model.js";
 import { rollback } from "../routing/edits.js";
-import { type AgentSkillPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
+import { type CheckedPackage, InvalidPackage, type PackageFile, packageOf } from "./index.js";
 import { type PackageEdit, routed } from "./routing.js";
 import { ARCHIVE_CONTENT_TYPE, archiveOf } from "./archive.js";
 import { sha256Hex } from "../hash/index.js";
@@ -45,7 +45,7 @@ const PackageVersionSchema = z.object({
   archive: z.object({ digest: z.string(), bytes: z.number() }).optional(),
   registeredAt: z.number(),
 });
-export const AgentSkillRecordSchema = z.object({
+export const PackageRecordSchema = z.object({
   name: z.string(),
   /** The version served when no routing says otherwise (the first registered, until promoted). */
   stable: z.string(),
@@ -54,21 +54,21 @@ export const AgentSkillRecordSchema = z.object({
   routes: RoutingTableSchema.optional(),
   createdAt: z.number(),
 });
-export type AgentSkillRecord = z.infer<typeof AgentSkillRecordSchema>;
+export type PackageRecord = z.infer<typeof PackageRecordSchema>;
 
 /** A registration refused for a reason the operator can fix: the status to answer, and why. */
-export class AgentSkillRefused extends Error {
+export class PackageRefused extends Error {
   constructor(
     readonly status: 400 | 404 | 409,
     message: string,
     readonly problems: string[] = [],
   ) {
     super(message);
-    this.name = "AgentSkillRefused";
+    this.name = "PackageRefused";
   }
 }
 
-export interface AgentSkillsSettings {
+export interface PackagesSettings {
   /** The bucket of files; without one, nothing can be registered (400, saying what to bind). */
   bucket?: FileBucket;
   /** Of the Skillmesh tools a package names, those the gateway does not serve. */
@@ -82,47 +82,48 @@ const MAX_CACHED_FILE_BYTES = 32 * 1024 * 1024;
 
 /** The packages as an isolate read them: in name order, by name, and the revision they are at. */
 export interface PackageIndex {
-  records: AgentSkillRecord[];
-  byName: ReadonlyMap<string, AgentSkillRecord>;
+  records: PackageRecord[];
+  byName: ReadonlyMap<string, PackageRecord>;
   revision: number;
 }
 
-export class AgentSkills {
+export class Packages {
   #listed: { until: number; index: Promise<PackageIndex> } | undefined;
   readonly #bytes = new Map<string, Uint8Array>();
   #cachedBytes = 0;
 
   constructor(
     private readonly store: Store,
-    private readonly settings: AgentSkillsSettings,
+    private readonly settings: PackagesSettings,
     private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * Checks a package (its folder name and files) and registers its version: the files go to the
-   * bucket, the index to the store. Throws `AgentSkillRefused` for a package that does not pass
+   * bucket, the index to the store. Throws `PackageRefused` for a package that does not pass
    * (400, naming every problem), a tool it names that the gateway does not serve (400), or a
-   * version registered before with other files (409). Answers whether anything changed.
-   * @example const { pkg, changed } = await agentSkills.register("modbus-triage", files)
+   * version registered before with other files (409). Answers whether anything changed, and the
+   * package's stable version (another than this one: this one is a canary at 0%).
+   * @example const { pkg, changed } = await packages.register("modbus-triage", files)
    */
-  async register(folder: string, files: PackageFile[], now = this.now()): Promise<{ pkg: AgentSkillPackage; changed: boolean }> {
+  async register(folder: string, files: PackageFile[], now = this.now()): Promise<{ pkg: CheckedPackage; changed: boolean; stable: string }> {
     const bucket = this.settings.bucket;
-    if (!bucket) throw new AgentSkillRefused(400, "This gateway has no bucket for Agent Skills files (bind AGENT_SKILL_FILES, an R2 bucket)");
-    let pkg: AgentSkillPackage;
+    if (!bucket) throw new PackageRefused(400, "This gateway has no bucket for Agent Skills files (bind AGENT_SKILL_FILES, an R2 bucket)");
+    let pkg: CheckedPackage;
     try {
       pkg = await packageOf(folder, files);
     } catch (error) {
-      if (error instanceof InvalidPackage) throw new AgentSkillRefused(400, `Invalid Agent Skill ${folder}`, error.problems);
+      if (error instanceof InvalidPackage) throw new PackageRefused(400, `Invalid Agent Skill ${folder}`, error.problems);
       throw error;
     }
     const unknown = await this.settings.unknownTools(pkg.tools);
-    if (unknown.length) throw new AgentSkillRefused(400, `Invalid Agent Skill: ${pkg.name} names tools the gateway does not serve`, unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`));
+    if (unknown.length) throw new PackageRefused(400, `Invalid Agent Skill: ${pkg.name} names tools the gateway does not serve`, unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`));
     const existing = await this.get(pkg.name);
     const known = existing?.versions[pkg.version];
     if (known && known.digest !== pkg.digest) {
-      throw new AgentSkillRefused(409, `${pkg.name}@${pkg.version} is registered with other files (${known.digest}); a changed package needs a new metadata.version`);
+      throw new PackageRefused(409, `${pkg.name}@${pkg.version} is registered with other files (${known.digest}); a changed package needs a new metadata.version`);
     }
-    if (known) return { pkg, changed: false };
+    if (known) return { pkg, changed: false, stable: existing!.stable };
     const byPath = new Map(files.map((file) => [file.path, file]));
     for (const file of pkg.files) await bucket.put(fileKey(file.digest), byPath.get(file.path)!.bytes, { httpMetadata: { contentType: contentTypeOf(file.path) } });
     let archive: { digest: string; bytes: number } | undefined;
@@ -131,21 +132,21 @@ export class AgentSkills {
       archive = { digest: `sha256:${await sha256Hex(bytes)}`, bytes: bytes.byteLength };
       await bucket.put(fileKey(archive.digest), bytes, { httpMetadata: { contentType: ARCHIVE_CONTENT_TYPE } });
     }
-    const record: AgentSkillRecord = existing ?? { name: pkg.name, stable: pkg.version, versions: {}, createdAt: now };
+    const record: PackageRecord = existing ?? { name: pkg.name, stable: pkg.version, versions: {}, createdAt: now };
     record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, ...(archive ? { archive } : {}), registeredAt: now };
     await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
     await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
     await this.#changed();
-    return { pkg, changed: true };
+    return { pkg, changed: true, stable: record.stable };
   }
 
-  async get(name: string): Promise<AgentSkillRecord | undefined> {
-    const parsed = AgentSkillRecordSchema.safeParse(safeJson((await this.store.get(AGENT_SKILL_KEYS.record(name))) ?? ""));
+  async get(name: string): Promise<PackageRecord | undefined> {
+    const parsed = PackageRecordSchema.safeParse(safeJson((await this.store.get(AGENT_SKILL_KEYS.record(name))) ?? ""));
     return parsed.success ? parsed.data : undefined;
   }
 
   /** Every package, in the order they were first registered (as this isolate last read them). */
-  async list(): Promise<AgentSkillRecord[]> {
+  async list(): Promise<PackageRecord[]> {
     const { records } = await this.index();
     return [...records].sort((a, b) => a.createdAt - b.createdAt);
   }
@@ -173,7 +174,7 @@ export class AgentSkills {
     const raws = names.length ? await this.store.mget(...names.map(AGENT_SKILL_KEYS.record)) : [];
     const records = raws
       .flatMap((raw) => {
-        const parsed = AgentSkillRecordSchema.safeParse(safeJson(raw ?? ""));
+        const parsed = PackageRecordSchema.safeParse(safeJson(raw ?? ""));
         return parsed.success ? [parsed.data] : [];
       })
       .sort((a, b) => compareNames(a.name, b.name));
@@ -189,7 +190,7 @@ export class AgentSkills {
   /**
    * One file of one version, its bytes as stored; undefined when the package, the version or the
    * path is not there.
-   * @example const bytes = await agentSkills.file("modbus-triage", "1.0.0", "SKILL.md")
+   * @example const bytes = await packages.file("modbus-triage", "1.0.0", "SKILL.md")
    */
   async file(name: string, version: string, path: string): Promise<{ bytes: Uint8Array; digest: string; contentType: string } | undefined> {
     const entry = (await this.index()).byName.get(name)?.versions[version]?.files.find((f) => f.path === path);
@@ -223,13 +224,13 @@ export class AgentSkills {
 
   /**
    * Applies a routing edit (canary, promote, rollback) to a package and stores it; the record and
-   * the edit's event. Throws `AgentSkillRefused` (404) for an unknown package, and the edit's
+   * the edit's event. Throws `PackageRefused` (404) for an unknown package, and the edit's
    * `RoutingEditError` for an edit that does not apply.
-   * @example await agentSkills.route("modbus-triage", (doc, name, ctx) => setCanary(doc, name, "1.1.0", { beta: 100 }, ctx), "admin")
+   * @example await packages.route("modbus-triage", (doc, name, ctx) => setCanary(doc, name, "1.1.0", { beta: 100 }, ctx), "admin")
    */
   async route(name: string, edit: PackageEdit, by: string) {
     const record = await this.get(name);
-    if (!record) throw new AgentSkillRefused(404, `No Agent Skill ${name}; GET /admin/agent-skills lists them`);
+    if (!record) throw new PackageRefused(404, `No Agent Skill ${name}; GET /admin/agent-skills lists them`);
     const result = routed(record, edit, { now: this.now(), by });
     await this.store.set(AGENT_SKILL_KEYS.record(name), JSON.stringify(result.record));
     await this.#changed();
@@ -251,7 +252,7 @@ export class AgentSkills {
       await this.#changed();
       return versions;
     }
-    if (version === record.stable) throw new AgentSkillRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
+    if (version === record.stable) throw new PackageRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
     // Its callers go back to the stable version, as a rollback of it sends them.
     const { record: next } = routed(record, (doc, n, ctx) => rollback(doc, n, { ...ctx, version: version! }), { now: this.now(), by: "admin" });
     delete next.versions[version!];

@@ -9,7 +9,7 @@ import { compareSemver } from "../registry/semver.js";
 import type { EditContext, RoutableDoc } from "../routing/edits.js";
 import { type RouteKey, selectVersion } from "../routing/index.js";
 
-/** What routing reads of a package's record (registry.ts's `AgentSkillRecord`). */
+/** What routing reads of a package's record (registry.ts's `PackageRecord`). */
 export interface RoutedRecord {
   name: string;
   stable: string;

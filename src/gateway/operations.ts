@@ -36,7 +36,7 @@ export interface OperationCall extends Call {
 }
 
 /** A package file or archive as read: its bytes, digest and media type. */
-export interface PackageFile {
+export interface ServedFile {
   bytes: Uint8Array;
   digest: string;
   contentType: string;
@@ -68,10 +68,10 @@ const read: Handler<OperationCall> = async (call) => {
     switch (target.owner) {
       case "package": {
         answeredBy = `${target.package}@${target.version}`;
-        const { agentSkills } = call.runtime;
-        const file = target.path === undefined ? await agentSkills.archive(target.package, target.version) : await agentSkills.file(target.package, target.version, target.path);
+        const { packages } = call.runtime;
+        const file = target.path === undefined ? await packages.archive(target.package, target.version) : await packages.file(target.package, target.version, target.path);
         if (!file) throw notFoundOf(operation);
-        return { ok: true, result: file satisfies PackageFile, deployment: answeredBy };
+        return { ok: true, result: file satisfies ServedFile, deployment: answeredBy };
       }
       case "skill": {
         const entry = await registryEntry(call.runtime, target.skill, call.trace, call.scope.waitUntil);

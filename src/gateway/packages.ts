@@ -10,8 +10,8 @@
  * Decided lazily, in name order: a page of `skills/list` or one `resources/read` looks at the
  * packages it answers with, not at all of them, so 10,000 packages cost a caller what 10 do.
  */
-import { type SkillEntry, skillEntryOf } from "../agent-skills/index.js";
-import type { AgentSkillRecord, PackageIndex } from "../agent-skills/registry.js";
+import { type PackageEntry, packageEntryOf } from "../agent-skills/index.js";
+import type { PackageRecord, PackageIndex } from "../agent-skills/registry.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
 import type { Access } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
@@ -22,10 +22,10 @@ import type { GatewayRuntime } from "./runtime.js";
 /** A package as a caller sees it: its record, the version served, and its SEP-2640 entry. */
 export interface VisiblePackage {
   name: string;
-  record: AgentSkillRecord;
+  record: PackageRecord;
   version: string;
   description: string;
-  entry: SkillEntry;
+  entry: PackageEntry;
 }
 
 /** The packages one caller sees: a page of them, one by name, or all. */
@@ -44,34 +44,34 @@ export interface PackageCatalog {
 
 const NO_TAGS: readonly string[] = [];
 // The packages whose callers are split between versions (a routing table), once per index read.
-const split = new WeakMap<PackageIndex, AgentSkillRecord[]>();
+const split = new WeakMap<PackageIndex, PackageRecord[]>();
 const splitOf = (index: PackageIndex) => {
   let records = split.get(index);
   if (!records) split.set(index, (records = index.records.filter((record) => record.routes)));
   return records;
 };
 // A version's entry, built once per version object (the isolate's copy of the index keeps them).
-const entries = new WeakMap<object, SkillEntry>();
+const entries = new WeakMap<object, PackageEntry>();
 
 /**
  * The packages `access` sees in a registry view, each at the version routed to `key`.
  * @example (await packageCatalog(runtime, await registryView(runtime, scope.trace), scope.access, scope.routeKey)).page(100)
  */
 export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView, access: Access, key: RouteKey): Promise<PackageCatalog> {
-  const index = await runtime.agentSkills.index();
+  const index = await runtime.packages.index();
   const { records, byName } = index;
   const callable = (tool: string) => {
     const entry = view.skills.get(tool);
     return entry !== undefined && access.allowsSkill(entry.name, entry.tags);
   };
-  const seen = (record: AgentSkillRecord): VisiblePackage | undefined => {
+  const seen = (record: PackageRecord): VisiblePackage | undefined => {
     const served = servedVersionOf(record, key);
     const version = record.versions[served];
     if (!version) return undefined;
     const granted = access.allowsSkill(record.name, NO_TAGS) || (version.tools.length > 0 && version.tools.every(callable));
     if (!granted) return undefined;
     let entry = entries.get(version);
-    if (!entry) entries.set(version, (entry = skillEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
+    if (!entry) entries.set(version, (entry = packageEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
     return { name: record.name, record, version: served, description: version.description, entry };
   };
   const routed = splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`);

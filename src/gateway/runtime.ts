@@ -20,7 +20,7 @@ import { rollback } from "../routing/edits.js";
 import { RegistrySnapshot } from "../registry/snapshot.js";
 import type { Store } from "../store/index.js";
 import { Upstreams } from "../upstream/index.js";
-import { AgentSkills, type FileBucket } from "../agent-skills/registry.js";
+import { Packages, type FileBucket } from "../agent-skills/registry.js";
 import { VirtualServers } from "../servers/index.js";
 import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { storeFor } from "../store/from-env.js";
@@ -68,10 +68,10 @@ export interface GatewayRuntime {
   /** Virtual MCP servers (`/mcp/<server>`): curated sets of tools (src/servers). */
   servers: VirtualServers;
   /** Agent Skills packages: their index in the store, their files in the `AGENT_SKILL_FILES` bucket (src/agent-skills). */
-  agentSkills: AgentSkills;
+  packages: Packages;
 }
 
-const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs" | "upstreams" | "agentSkills">>();
+const runtimes = new WeakMap<Store, Omit<GatewayRuntime, "config" | "jobs" | "upstreams" | "packages">>();
 /** Workers hand every request of an isolate the same env object: the per-request lookup is one map read. */
 const runtimesByEnv = new WeakMap<object, GatewayRuntime>();
 
@@ -118,14 +118,14 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
   const policy = { allowPrivate: config.allowPrivateEndpoints };
   const upstreams = new Upstreams(shared.store, shared.registry, { upstreamKey: config.upstreamKey, urlRefusal: (url, what) => endpointRefusal(url, policy, what) });
   const { registry } = shared;
-  const agentSkills = new AgentSkills(shared.store, {
+  const packages = new Packages(shared.store, {
     bucket: env.AGENT_SKILL_FILES satisfies FileBucket | undefined,
     unknownTools: async (names) => {
       const docs = await registry.readSkills(names);
       return names.filter((name) => !Object.keys(docs.get(name)?.deployments ?? {}).length);
     },
   });
-  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams, agentSkills };
+  const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams, packages };
   runtimesByEnv.set(env, runtime);
   return runtime;
 }

@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
-import type { PackageFile } from "../gateway/operations.js";
+import type { ServedFile } from "../gateway/operations.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
 import { GetPromptParamsSchema, McpErrorCode, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
@@ -34,7 +34,7 @@ export interface ResourceContext {
 }
 
 /** A package file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
-export function fileContentsOf(uri: string, file: PackageFile) {
+export function fileContentsOf(uri: string, file: ServedFile) {
   const mimeType = file.contentType.split(";")[0]!.trim();
   return resourceContentsOf(uri, mimeType, /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(file.bytes) : file.bytes);
 }
@@ -98,6 +98,6 @@ export function answerResources(method: ResourceMethod, params: unknown, context
 }
 
 /** Whether a read answered a package file's bytes (rather than an MCP read result). */
-export function isPackageFile(read: unknown): read is PackageFile {
+export function isPackageFile(read: unknown): read is ServedFile {
   return typeof read === "object" && read !== null && (read as { bytes?: unknown }).bytes instanceof Uint8Array;
 }
