@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { CONTRACTS_DIR, committedContracts, committedPackageContracts, contractProblems, currentManifests } from "../scripts/contracts.js";
-import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
+import { ROOT } from "../scripts/mesh/bundle.js";
 
 const run = promisify(execFile);
 // Inside the repository (ignored): a copied skill imports the SDK by a relative path.

@@ -50,7 +50,8 @@
  * catalog and Agent Skills at N (catalog.ts); `--profile` a CPU profile
  * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
  * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
- * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc); `--trivial [--pairs N]` the trivial call
+ * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc;
+ * `--route read` and `--route file`: an MCP resources/read of a skill's resource, of a package's file); `--trivial [--pairs N]` the trivial call
  * through the gateway against the bare hop alone, as a paired median (compare.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
@@ -70,7 +71,7 @@ import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runCatalog } from "./catalog.js";
 import { runSoak } from "./soak.js";
-import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, TRIVIAL_UPSTREAM_DIR, type TrivialRoute } from "./trivial.js";
+import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, TRIVIAL_ROUTES, TRIVIAL_UPSTREAM_DIR, type TrivialRoute } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -102,8 +103,9 @@ if (values.catalog) {
 }
 /** `--route`: which route the trivial call of --profile and --compare takes. */
 function routeOf(route: string | undefined): TrivialRoute {
-  if (route !== "rpc" && route !== "mcp" && route !== "mcp-2026" && route !== "fed") throw new Error(`--route: rpc, mcp, mcp-2026 or fed, not ${route}`);
-  return route;
+  const known = TRIVIAL_ROUTES.find((r) => r === route);
+  if (!known) throw new Error(`--route: ${TRIVIAL_ROUTES.join(", ")}, not ${route}`);
+  return known;
 }
 if (values.profile) {
   await runProfile(secondsOr(6), routeOf(values.route));

@@ -29,15 +29,25 @@ export const TRIVIAL_MCP_2026 = JSON.stringify({
 });
 export const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract" };
 
+/** A skill that declares MCP resources (the units fixture): `--route read` reads its table. */
+export const UNITS_DIR = join(ROOT, "test/fixtures/skills/units");
+/** A read of a skill's resource, and of an Agent Skills package's file, as MCP 2025-11-25 sends them. */
+const READ_RESOURCE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "units://table" } });
+const READ_FILE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://bench-notes/SKILL.md" } });
+const BENCH_NOTES = '---\nname: bench-notes\ndescription: A package the benchmark reads.\nmetadata:\n  version: "1.0.0"\n---\nCall subtract with two numbers; the answer is their difference.\n';
+
 /** The trivial MCP upstream (no SDK: the floor of an upstream), federated as `trivial`. */
 export const TRIVIAL_UPSTREAM_DIR = join(ROOT, "scripts/bench/trivial-upstream");
 
 /**
  * Which route a trivial side calls: `/rpc` with the JSON-RPC call, `/mcp` with the tool call
- * (2025-11-25, or 2026-07-28), or `fed`: `/rpc` with the same call of the federated tool
- * trivial.subtract (the trivial upstream's).
+ * (2025-11-25, or 2026-07-28), `fed`: `/rpc` with the same call of the federated tool
+ * trivial.subtract (the trivial upstream's); or, for the reads, `/mcp` with a `resources/read` of a
+ * skill's resource (`read`: units://table, from the skill's Worker) or of an Agent Skills
+ * package's file (`file`: skill://bench-notes/SKILL.md, from the bucket).
  */
-export type TrivialRoute = "rpc" | "mcp" | "mcp-2026" | "fed";
+export type TrivialRoute = "rpc" | "mcp" | "mcp-2026" | "fed" | "read" | "file";
+export const TRIVIAL_ROUTES: readonly TrivialRoute[] = ["rpc", "mcp", "mcp-2026", "fed", "read", "file"];
 
 /** What a trivial mesh is started with: the mesh's own options, the route, and whether the bare hop runs beside it. */
 type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean };
@@ -56,7 +66,7 @@ export async function startTrivialMesh(name: string, options?: TrivialMeshOption
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const { route, bareHop, ...meshOptions } = options;
-  const skills = [SUBTRACT_DIR, ...(bareHop ? [BARE_HOP_DIR] : []), ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : [])];
+  const skills = [SUBTRACT_DIR, ...(bareHop ? [BARE_HOP_DIR] : []), ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : []), ...(route === "read" ? [UNITS_DIR] : [])];
   const mesh = await startMesh({ ...meshOptions, skills, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
     const workerOf = (dir: string) => mesh.skills.find((skill) => skill.dir === dir)!;
@@ -64,8 +74,12 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
     const authorization = `Bearer ${key}`;
     if (route === "fed") await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
+    if (route === "read") await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(UNITS_DIR).binding });
+    if (route === "file") await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: "bench-notes", files: [{ path: "SKILL.md", content: BENCH_NOTES }] });
     const side: Side =
-      route === "fed"
+      route === "read" || route === "file"
+        ? { name, url: `${mesh.gatewayUrl}/mcp`, body: route === "read" ? READ_RESOURCE : READ_FILE, headers: () => ({ ...MCP_HEADERS, authorization }) }
+        : route === "fed"
         ? { name, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization }) }
         : route === "mcp"
         ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
@@ -90,6 +104,8 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
 async function expectTrivialAnswer(side: Side): Promise<void> {
   const response = await fetch(side.url, { method: "POST", headers: { "content-type": "application/json", ...side.headers() }, body: side.body });
   const answer = (await response.json()) as { result?: unknown };
+  const read = (answer.result as { contents?: Array<{ text?: unknown }> } | undefined)?.contents?.[0]?.text;
+  if (typeof read === "string" && read.length > 0) return; // a resource read answered its contents
   const result = answer.result as { structuredContent?: unknown; isError?: unknown } | number | undefined;
   const value = typeof result === "object" && result !== null && !result.isError ? (result.structuredContent as { result?: unknown } | undefined)?.result : result;
   if (value !== 19) throw new Error(`the trivial call through ${side.url} did not answer 19: ${JSON.stringify(answer).slice(0, 300)}`);

@@ -6,7 +6,7 @@
  */
 import { errorText } from "../jsonrpc/index.js";
 import type { Store } from "../store/index.js";
-import { type BreakerPolicy, type BreakerRecord, type BreakerStatus, DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "./state.js";
+import { type BreakerPolicy, type BreakerRecord, type BreakerStatus, claimProbe, recordOutcome, statusOf } from "./state.js";
 
 export { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerStatus, statusOf } from "./state.js";
 

@@ -4,7 +4,7 @@ import { CliError, type CliIO, gatewayBaseOf } from "../io.js";
 import type { CommandLine } from "../options.js";
 
 export async function run(io: CliIO, line: CommandLine): Promise<void> {
-  const { skill, version, positionals, values, need } = line;
+  const { skill, positionals, values, need } = line;
   const { createSkill, exampleCurl, projectRootFrom } = await import("../new-skill.js");
   const { readDevState } = await import("../../mesh/dev-state.js");
   const name = need(skill, "a skill name, e.g. skillmesh new greet");
