@@ -316,6 +316,30 @@ describe("#14 secrets in upstream URLs", () => {
   });
 });
 
+describe("one door: an upstream's offerings follow the version the caller is routed to", () => {
+  it("lists and reads the canary's resources and prompts to the callers routed to it, the stable's to the others", async () => {
+    const v1 = await startHostileMcp({ ...crmDefinitions(), prompts: [{ name: "brief", description: "Version one's brief." }] });
+    const v2 = await startHostileMcp({ ...crmDefinitions(), prompts: [{ name: "brief", description: "Version two's brief." }, { name: "new-in-two" }] });
+    peers.push(v1, v2);
+    expect((await upstream({ kind: "mcp", name: "routed", url: v1.url, include: ["echo", "brief", "new-in-two", "customers-export"] })).status).toBe(201);
+    expect((await upstream({ kind: "mcp", name: "routed", version: "2.0.0", url: v2.url, include: ["echo", "brief", "new-in-two", "customers-export"] })).status).toBe(201);
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/routed.echo/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
+    const key = await keyWith({ skills: ["routed.*"], groups: ["*"] });
+    const as = (group: string | undefined, method: string, params: unknown = {}) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-11-25", ...(group ? { "x-user-group": group } : {}) });
+    const prompts = async (group?: string) => (await as(group, "prompts/list")).json.result.prompts.map((p: { name: string; description?: string }) => [p.name, p.description]);
+    expect(await prompts()).toEqual([["routed.brief", "Version one's brief."]]);
+    expect(await prompts("beta")).toEqual([["routed.brief", "Version two's brief."], ["routed.new-in-two", undefined]]);
+    const v2Reads = v2.seen.filter((s) => s.body?.method === "resources/read").length;
+    expect((await as("beta", "resources/read", { uri: "crm://customers/export.csv" })).json.result.contents[0].text).toContain("CONTENT OF");
+    expect(v2.seen.filter((s) => s.body?.method === "resources/read").length).toBe(v2Reads + 1);
+    expect((await as(undefined, "prompts/get", { name: "routed.new-in-two", arguments: {} })).json.error.code).toBe(-32602);
+    // Audited as what answered: the version the caller was routed to.
+    const reads = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&limit=50")).json.entries as Array<{ method: string; deployment?: string }>;
+    expect(reads.find((e) => e.method === "resources/read")?.deployment).toBe("upstream:routed@2.0.0");
+  });
+});
+
 describe("defects found from outside", () => {
   it("checks a federated tool's arguments against its pinned schema before the call", async () => {
     const key = await keyWith({ skills: ["crm.*"] });

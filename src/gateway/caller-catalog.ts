@@ -12,7 +12,7 @@ import { matchUriTemplate } from "../mcp-protocol/index.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
 import { registryView } from "./lookup.js";
-import { type Offered, type OfferingOwner, type Offerings, joinOfferings, routedUpstreamVersion, skillOfferingsOf, upstreamOfferingsOf, upstreamsOfView } from "./offerings.js";
+import { type Offered, type OfferingOwner, type Offerings, joinOfferings, routedUpstreamVersion, skillOfferingsOf, upstreamOfferingsOf, upstreamsOfView, withheldKey } from "./offerings.js";
 import type { Operation, Target } from "./operation.js";
 import { type PackageCatalog, packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
@@ -114,11 +114,11 @@ function targetOf(owner: OfferingOwner, template?: string): Target {
  */
 function resourceTarget(offerings: Offerings, uri: string): Target | undefined {
   for (const kind of ["skill", "upstream"] as const) {
-    if (kind === "upstream" && offerings.withheld?.has(uri)) return undefined;
     const ofKind = <T>(list: Array<Offered<T>>) => list.filter((o) => o.owner.kind === kind);
     const fixed = ofKind(offerings.resources).find((r) => r.listed.uri === uri);
     if (fixed) return targetOf(fixed.owner);
-    const template = ofKind(offerings.resourceTemplates).find((t) => matchUriTemplate(t.listed.uriTemplate, uri));
+    const opens = (owner: OfferingOwner) => owner.kind !== "upstream" || !offerings.withheld?.has(withheldKey(owner.upstream, uri));
+    const template = ofKind(offerings.resourceTemplates).find((t) => opens(t.owner) && matchUriTemplate(t.listed.uriTemplate, uri));
     if (template) return { ...targetOf(template.owner, template.listed.uriTemplate), ...(template.owner.kind === "upstream" ? { name: uri } : {}) };
   }
   return undefined;

@@ -34,8 +34,8 @@ export interface Offerings {
   resourceTemplates: Array<Offered<ResourceTemplate>>;
   prompts: Array<Offered<Prompt>>;
   /**
-   * URIs of fixed resources the caller may not read (not granted, or left out by the operator): a
-   * template that happens to match one does not open it.
+   * Fixed resources the caller may not read (not granted, or left out by the operator), as
+   * `withheldKey(upstream, uri)`: a template of the same upstream that happens to match one does not open it.
    */
   withheld?: ReadonlySet<string>;
 }
@@ -119,7 +119,7 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
   const tags = [...record.tags, upstreamTag(record.name)];
   const granted = (name: string) => selects(record, name) && access.allowsSkill(`${record.name}.${name}`, tags);
   const owner = (name: string): OfferingOwner => ({ kind: "upstream", upstream: record.name, version, name });
-  const withheld = offered.resources.filter((r) => !granted(r.name)).map((r) => r.uri);
+  const withheld = offered.resources.filter((r) => !granted(r.name)).map((r) => withheldKey(record.name, r.uri));
   return {
     ...(withheld.length ? { withheld: new Set(withheld) } : {}),
     resources: offered.resources.filter((r) => granted(r.name)).map((listed) => ({ listed, owner: owner(listed.uri) })),
@@ -127,6 +127,9 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
     prompts: offered.prompts.filter((p) => granted(p.name)).map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
   };
 }
+
+/** How `Offerings.withheld` names a fixed resource of an upstream. */
+export const withheldKey = (upstream: string, uri: string): string => `${upstream}\n${uri}`;
 
 /** Offerings one after another (the first's come first in every list). */
 export function joinOfferings(parts: Offerings[]): Offerings {
