@@ -60,9 +60,11 @@ describe("#1 an OpenAPI document decides nothing of where calls and credentials 
 
   it("holds a changed endpoint like any change: the pinned one is called until the operator approves the new one by its hash", async () => {
     const key = await keyWith({ skills: ["pets.*"] });
-    paths = { "/admin/export": { get: { ...operation("listPets").get, summary: "List all pets" } } };
+    // Only where the operation is called changes: its words stay the same.
+    paths = { "/admin/export": operation("listPets") };
     const report = await refresh("pets");
     const held = report.held.find((h: { name: string }) => h.name === "listPets");
+    expect(held).toMatchObject({ subject: "tool", kind: "changed" });
     expect(held.changes.join("\n")).toContain('endpoint.upstream.operation.path: "/pets" → "/admin/export"');
     expect((await rpc(key, "pets.listPets")).json.result).toEqual({ called: "GET /pets" });
     expect((await admin(mesh.gatewayUrl, "POST", "/upstreams/pets/approve", { tools: { listPets: held.contractHash } })).status).toBe(200);
