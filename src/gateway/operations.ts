@@ -181,13 +181,15 @@ export function resourceOf(operation: Operation): string | undefined {
   }
 }
 
-/** The params an operation's audit entry fingerprints (a prompt's arguments, a search's query). */
+/**
+ * The params an operation's audit entry fingerprints (a prompt's arguments, a search's query); a
+ * read's are its `resource`, which the entry names whole.
+ */
 export function auditedParamsOf(operation: Operation): unknown {
   switch (operation.kind) {
     case "resource":
-      return { uri: operation.uri };
     case "archive":
-      return { package: operation.package };
+      return undefined;
     case "prompt":
       return { name: operation.name, arguments: operation.arguments };
     case "search":

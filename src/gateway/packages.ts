@@ -74,9 +74,12 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
     if (!entry) entries.set(version, (entry = packageEntryOf({ name: record.name, frontmatter: version.frontmatter, files: version.files })));
     return { name: record.name, record, version: served, description: version.description, entry };
   };
-  const routed = splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`);
+  let cacheKey: string | undefined;
   return {
-    key: JSON.stringify([index.revision, access.signature, routed]),
+    // Worked out only for what derives from every package (a search, the well-known index), not per read.
+    get key() {
+      return (cacheKey ??= JSON.stringify([index.revision, access.signature, splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`)]));
+    },
     page(limit, cursor) {
       const items: VisiblePackage[] = [];
       let i = cursor === undefined ? 0 : startAfter(records, cursor);
