@@ -323,9 +323,6 @@ function forgetIdleSessions(now: number): void {
   for (const [key] of oldest) sessions.delete(key);
 }
 
-/** How many sessions this isolate keeps (for tests). */
-export const sessionsKept = (): number => sessions.size;
-
 async function openSession(target: McpTarget): Promise<Session> {
   const params = { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: CLIENT_INFO };
   const opened: { id?: string } = {};
