@@ -32,6 +32,7 @@ beforeAll(async () => {
       fixture("counter"),
       fixture("region"),
       fixture("test_tool_with_progress"),
+      fixture("test_resources"),
     ],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_MCP_PAGE_SIZE: "3" },
@@ -74,7 +75,7 @@ describe("the official MCP SDK client", () => {
     expect(tools).toHaveLength(3);
     const names = (await allTools(client)).map((t) => t.name);
     // Every skill, and skills.call (policy routing by capability) among them in name order.
-    expect(names).toEqual(["json_schema_2020_12_tool", "skills.call", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
+    expect(names).toEqual(["json_schema_2020_12_tool", "skills.call", "sum", "test.counter", "test.region", "test_error_handling", "test_resources", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
 
     const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
     expect(result.isError).toBeFalsy();
