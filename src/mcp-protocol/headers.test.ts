@@ -43,4 +43,9 @@ describe("Mcp-Param headers", () => {
     expect(headerValueOf("us-west1")).toBe("us-west1");
     expect(headerValueOf("=?base64?!!?=")).toBe("=?base64?!!?=");
   });
+
+  it("refuses Base64 without its padding (SEP-2243's table), which atob would take", () => {
+    expect(headerValueOf("=?base64?SGVsbG8=?=")).toBe("Hello");
+    expect(headerValueOf("=?base64?SGVsbG8?=")).toBeUndefined();
+  });
 });

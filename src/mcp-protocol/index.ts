@@ -57,12 +57,14 @@ const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 /**
  * The value an `Mcp-Name` or `Mcp-Param-*` header carries: as is, or decoded from the Base64
  * sentinel form (`=?base64?…?=`, UTF-8) clients use for values that are not plain ASCII.
- * Undefined when the header is malformed (undecodable Base64 or UTF-8).
+ * Undefined when the header is malformed (unpadded or undecodable Base64, or not UTF-8).
  * @example headerValueOf("=?base64?SGVsbG8sIOS4lueVjA==?=") // "Hello, 世界"
  */
 export function headerValueOf(header: string): string | undefined {
   const encoded = BASE64_SENTINEL.exec(header);
   if (!encoded) return header;
+  // Padded Base64 only (SEP-2243's table: "SGVsbG8" without its "=" is refused); atob would take it.
+  if (encoded[1]!.length % 4 !== 0) return undefined;
   try {
     const binary = atob(encoded[1]!);
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
