@@ -47,7 +47,9 @@ async function signedIn(key: string): Promise<{ context: BrowserContext; page: P
   page.on("pageerror", (error) => consoleErrors.push(error.message));
   await page.goto(`${mesh.gatewayUrl}/admin/ui`);
   await page.fill('input[name="key"]', key);
-  await Promise.all([page.waitForURL(`${mesh.gatewayUrl}/admin/ui`), page.click('button[type="submit"]')]);
+  // The sign-in page is /admin/ui too, so wait for the page the form's answer loads, not for the URL.
+  await Promise.all([page.waitForEvent("load"), page.click('button[type="submit"]')]);
+  await page.locator("form.signin").waitFor({ state: "detached" });
   return { context, page };
 }
 
