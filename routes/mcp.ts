@@ -18,7 +18,7 @@ import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type McpBackend, SESSION_HEADER, answerMcpPost } from "../src/mcp/index.js";
+import { type McpBackend, SESSION_HEADER, answerMcpPost, renamedOf } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 
@@ -49,12 +49,14 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
   if (serverName !== undefined && !server) return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
+  if (server) scope.listedName = server.listedName;
   // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
   const catalogMode = c.req.query("catalog");
   if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {
     return c.json(failure(null, ErrorCode.InvalidRequest, `?catalog= is "search" (a search tool instead of every tool) or "full" (the default), not ${catalogMode.slice(0, 40)}`), 400);
   }
-  const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? { ...summary, name: server.listedName(summary.name) } : summary);
+  // The same renamed summary each time: a listen stream compares tools by identity.
+  const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? renamedOf(summary, server.listedName(summary.name)) : summary);
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
   const called = (name: string) => skillNamed(name) ?? name;
   const catalogOf = () => new CallerCatalog(runtime, scope);

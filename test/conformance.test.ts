@@ -1,32 +1,51 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`) run from outside as a
  * user runs it, against a gateway as shipped (the default page size: the suite's scenarios read
- * one page of `tools/list`) with the fixture skills the scenarios name and an Agent Skills package.
+ * one page of `tools/list`) with every fixture the scenarios name: fixture skills, an Agent Skills
+ * package, and — for what a skill cannot answer (image, audio and embedded-resource content, the
+ * `test_*` prompts) — an MCP server of the v2 SDK federated behind the gateway. The suite calls
+ * fixtures by bare names, so it runs against a virtual server, `/mcp/conformance`, that exposes
+ * every tool and lists the federated fixtures under those names (aliases): what an operator does
+ * to put an upstream's tools under names of its choosing.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
+import { META } from "../src/mcp-protocol/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, fixture } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { type RunningProcess, startConformanceServer } from "./support/processes.js";
 
 const run = promisify(execFile);
 
+/** The fixture skills, named as the scenarios call them. */
+const FIXTURE_SKILLS = ["test_simple_text", "test_error_handling", "test_tool_with_progress", "json_schema_2020_12_tool", "test_resources", "region", "greet", "slow_compute", "failing_job", "protocol_error_job"];
+/** The federated fixtures (test/fixtures/upstreams/conformance-server.ts), each listed by its own name. */
+const FEDERATED_TOOLS = ["test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types"];
+const FEDERATED_PROMPTS = ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"];
+
 let mesh: Mesh;
+let upstream: RunningProcess;
 let mcpUrl: string;
 
 beforeAll(async () => {
-  mesh = await startMesh({
-    skills: ["test_simple_text", "test_error_handling", "test_tool_with_progress", "json_schema_2020_12_tool", "test_resources", "region"].map(fixture),
-    adminToken: ADMIN_TOKEN,
-  });
-  mcpUrl = `${mesh.gatewayUrl}/mcp`;
+  [mesh, upstream] = await Promise.all([startMesh({ skills: FIXTURE_SKILLS.map(fixture), adminToken: ADMIN_TOKEN }), startConformanceServer()]);
+  expect((await admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "mcp", name: "conformance", url: `${upstream.url}/mcp` })).status).toBe(201);
+  const aliases = Object.fromEntries([...FEDERATED_TOOLS, ...FEDERATED_PROMPTS].map((name) => [name, `conformance.${name}`]));
+  expect((await admin(mesh.gatewayUrl, "PUT", "/servers/conformance", { tools: ["*"], aliases })).status).toBe(200);
+  mcpUrl = `${mesh.gatewayUrl}/mcp/conformance`;
+  // Servers' definitions are cached a few seconds: start once the aliases are served, or a listen
+  // stream of the first scenarios would see the list change (as a client would, rightly).
+  const listed = () => post(mcpUrl, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { [META.protocolVersion]: "2026-07-28", [META.clientCapabilities]: {} } } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+  const names = (answer: Awaited<ReturnType<typeof listed>>) => (answer.json?.result?.tools ?? []).map((tool: { name: string }) => tool.name);
+  expect(names(await eventually(listed, (answer) => names(answer).includes(FEDERATED_TOOLS[0]), 15_000))).toEqual(expect.arrayContaining(FEDERATED_TOOLS));
   // An Agent Skills package of two files, for the skills extension's scenarios.
   const notes = '---\nname: conformance-notes\ndescription: Notes for the conformance run.\nmetadata:\n  version: "1.0.0"\n---\nSee [the guide](references/GUIDE.md).\n';
   expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "conformance-notes", files: [{ path: "SKILL.md", content: notes }, { path: "references/GUIDE.md", content: "# Guide\n" }] })).status).toBe(201);
-});
-afterAll(() => mesh?.dispose());
+}, 120_000);
+afterAll(() => Promise.all([mesh?.dispose(), upstream?.stop()]));
 
 describe("the official conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12 on Node 22)", () => {
   // Every server scenario the 2025-11-25 and 2026-07-28 revisions require, and every scenario of

@@ -334,6 +334,29 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     }
   });
 
+  it("subscriptions/listen through a virtual server with aliases says nothing while nothing changes", async () => {
+    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/aliased", { tools: ["sum"], aliases: { add: "sum" } })).status).toBe(200);
+    const controller = new AbortController();
+    try {
+      const response = await fetch(`${mesh.gatewayUrl}/mcp/aliased`, {
+        method: "POST",
+        signal: controller.signal,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers("subscriptions/listen") },
+        body: JSON.stringify({ jsonrpc: "2.0", id: "sub-2", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true } } }),
+      });
+      const events = eventsOf(response.body!);
+      expect((await events.next()).value).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      // The stream looks every second: over three looks at the same tools (an aliased one listed
+      // anew each time), not one notification.
+      const next = events.next();
+      const quiet = await Promise.race([next.then((event) => event.value), new Promise((resolve) => setTimeout(() => resolve("quiet"), 3_500))]);
+      expect(quiet).toBe("quiet");
+    } finally {
+      controller.abort();
+      await admin(mesh.gatewayUrl, "DELETE", "/servers/aliased");
+    }
+  });
+
   it("subscriptions/listen needs a client that takes an event stream", async () => {
     const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } }, { ...headers("subscriptions/listen"), accept: "application/json" });
     expect(answer.status).toBe(400);

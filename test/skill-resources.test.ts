@@ -11,7 +11,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { generateHopKeys } from "../src/hop/index.js";
-import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { registerSkill } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
 
@@ -101,6 +101,23 @@ describe("a skill's MCP resources and prompts", () => {
     expect(hits[0]).toEqual({ kind: "resource", name: "units-table", summary: "Every unit this skill converts, in metres", uri: "units://table" });
     expect(hits.every((hit: { kind: string }) => hit.kind === "resource")).toBe(true);
     expect(await search(onlySubtract)).toEqual([]);
+  });
+
+  it("lists and gets a prompt under a virtual server's alias; its own name is unknown there", async () => {
+    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/units", { tools: ["units.*"], aliases: { convert_prompt: "units.convert.convert" } })).status).toBe(200);
+    try {
+      const client = new Client({ name: "skill-resources-alias", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp/units`), { requestInit: { headers: headers(everything.key) } }));
+      const listed = async () => (await client.listPrompts()).prompts.map((p) => p.name);
+      // Servers' definitions are read every few seconds.
+      expect(await eventually(listed, (names) => names.includes("convert_prompt"), 10_000)).toEqual(["convert_prompt"]);
+      const direct = await (await v1(everything.key)).getPrompt({ name: "units.convert.convert", arguments: { value: "3", from: "km", to: "mi" } });
+      expect(await client.getPrompt({ name: "convert_prompt", arguments: { value: "3", from: "km", to: "mi" } })).toEqual(direct);
+      await expect(client.getPrompt({ name: "units.convert.convert", arguments: { value: "3", from: "km", to: "mi" } })).rejects.toThrow(/Unknown prompt/);
+      await client.close();
+    } finally {
+      await admin(mesh.gatewayUrl, "DELETE", "/servers/units");
+    }
   });
 
   it("audits every read and get, with the deployment that answered", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureClassOf } from "./index.js";
+import { failureClassOf, isToolError } from "./index.js";
 
 describe("failure classes", () => {
   it("decide once what the breaker counts, what is retried and what is replayed", () => {
@@ -10,5 +10,10 @@ describe("failure classes", () => {
     expect(row(-32005)).toEqual([false, "retry-after", false]);
     expect(row(-32007)).toEqual([false, "never", false]); // cancelled: a retried request runs again
     for (const code of [-32600, -32601, -32602, -32002, -32003, 4711]) expect(row(code), String(code)).toEqual([false, "never", true]);
+  });
+
+  it("tell the tool's own error (its code, refused arguments) from a failure to run it", () => {
+    for (const code of [1, 4711, -1, -31999, -32769, -32602]) expect(isToolError(code), String(code)).toBe(true);
+    for (const code of [-32603, -32001, -32004, -32005, -32007, -32601, -32600, -32000, -32768]) expect(isToolError(code), String(code)).toBe(false);
   });
 });

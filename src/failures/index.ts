@@ -39,6 +39,17 @@ export function failureClassOf(code: number): FailureClass {
   return CLASSES.get(code) ?? FINAL;
 }
 
+/**
+ * Whether an error is the tool's own answer — an application code (outside JSON-RPC's reserved
+ * -32768…-32000) or arguments it refused (-32602) — rather than a failure to run it. A 2026-07-28
+ * task that ends with one completes with an `isError` result; any other error fails it (SEP-2663).
+ * @example isToolError(1) // true: the skill said no
+ * @example isToolError(-32603) // false: it threw
+ */
+export function isToolError(code: number): boolean {
+  return code === ErrorCode.InvalidParams || code > -32000 || code < -32768;
+}
+
 /** One error code as callers meet it: the reference's error table (docs/reference.md) is generated from these. */
 export interface ErrorCodeDoc {
   code: number;

@@ -43,9 +43,13 @@ export class CallerCatalog {
     return catalogFor(await this.view(), this.scope.access);
   }
 
-  /** The resources, templates and prompts the caller may use: its skills' own, then its upstreams'. */
+  /**
+   * The resources, templates and prompts the caller may use: its skills' own, then its
+   * upstreams'; each prompt under the name the door lists it by (a virtual server's alias).
+   */
   offerings(): Promise<Offerings> {
-    return (this.#offerings ??= this.#readOfferings());
+    const { listedName } = this.scope;
+    return (this.#offerings ??= this.#readOfferings().then((offerings) => (listedName ? withPromptsNamed(offerings, listedName) : offerings)));
   }
 
   /** The Agent Skills packages the caller sees, each at the version routed to it. */
@@ -101,10 +105,17 @@ export class CallerCatalog {
   }
 }
 
+/** Offerings with each prompt listed (and so found) by `listedName` of its own name. */
+function withPromptsNamed(offerings: Offerings, listedName: (name: string) => string): Offerings {
+  return { ...offerings, prompts: offerings.prompts.map((p) => ({ ...p, listed: { ...p.listed, name: listedName(p.listed.name) } })) };
+}
+
 /** The target of an offering's owner (a template's, with the template it matched). */
 function targetOf(owner: OfferingOwner, template?: string): Target {
   const matched = template === undefined ? {} : { template };
-  return owner.kind === "skill" ? { owner: "skill", skill: owner.skill, ...matched } : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...matched };
+  return owner.kind === "skill"
+    ? { owner: "skill", skill: owner.skill, ...(owner.name !== undefined ? { name: owner.name } : {}), ...matched }
+    : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...matched };
 }
 
 /**

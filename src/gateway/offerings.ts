@@ -20,7 +20,10 @@ import type { UpstreamRecord } from "../upstream/model.js";
 import type { SkillSummary } from "./catalog.js";
 
 /** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
-export type OfferingOwner = { kind: "skill"; skill: string } | { kind: "upstream"; upstream: string; version: string; name: string };
+export type OfferingOwner =
+  /** `name`: a prompt's own name in the skill (it is listed as `<skill>.<name>`). */
+  | { kind: "skill"; skill: string; name?: string }
+  | { kind: "upstream"; upstream: string; version: string; name: string };
 
 /** An offering as a caller sees it (`listed`), and its owner. */
 export interface Offered<T> {
@@ -60,7 +63,7 @@ export function skillOfferingsOf(catalog: SkillSummary[]): Offerings {
     found = {
       resources: catalog.flatMap((s) => (s.resources ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       resourceTemplates: catalog.flatMap((s) => (s.resourceTemplates ?? []).map((listed) => ({ listed, owner: owner(s) }))),
-      prompts: catalog.flatMap((s) => (s.prompts ?? []).map((p) => ({ listed: { ...p, name: `${s.name}.${p.name}` }, owner: owner(s) }))),
+      prompts: catalog.flatMap((s) => (s.prompts ?? []).map((p) => ({ listed: { ...p, name: `${s.name}.${p.name}` }, owner: { ...owner(s), name: p.name } }))),
     };
     skillOfferings.set(catalog, found);
   }

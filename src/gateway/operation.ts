@@ -65,8 +65,8 @@ export type OperationKind = Operation["kind"];
  * data, never read from a tag or a name's shape.
  */
 export type Target =
-  /** A skill's Worker, the version routed to the caller; `template` when the URI matched one. */
-  | { owner: "skill"; skill: string; template?: string }
+  /** A skill's Worker, the version routed to the caller; `template` when the URI matched one, `name` a prompt's own name there. */
+  | { owner: "skill"; skill: string; template?: string; name?: string }
   /** One version of an MCP upstream, asked for `name` (a URI or a prompt name) there. */
   | { owner: "upstream"; upstream: string; version: string; name: string; template?: string }
   /** One version of a package: a file (`path`), or its archive. */

@@ -78,13 +78,13 @@ const read: Handler<OperationCall> = async (call) => {
         const routed = entry && (selectDeployment(entry, call.scope.routeKey) ?? entry.degraded);
         if (!routed) throw new RpcError(ErrorCode.SkillUnavailable, `${target.skill} has no deployment to ask`, { retryAfterMs: 5_000 });
         answeredBy = routed.id;
-        const asked = askedOf(operation, target.skill);
+        const asked = askedOf(operation, target.name);
         const answer = await forwardCall(routed, { ...asked, context: call.scope.context, ...(call.runtime.config.hopKey ? { hopKey: call.runtime.config.hopKey } : {}) }, call.env);
         return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
       }
       case "upstream": {
         answeredBy = `upstream:${target.upstream}@${target.version}`;
-        const asked = askedOf(operation, target.upstream, target.name);
+        const asked = askedOf(operation, target.name);
         const { caller, traceparent } = call.scope.context;
         const answer = await call.runtime.upstreams.ask(target, { ...asked, caller, ...(traceparent ? { traceparent } : {}), signal: AbortSignal.timeout(UPSTREAM_ASK_MS) });
         return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
@@ -120,10 +120,13 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   index: { policies: [limits], answer: listing },
 };
 
-/** The MCP request a skill's Worker or an upstream is asked: its own name for what is asked. */
-function askedOf(operation: Operation, owner: string, name?: string): { method: "resources/read" | "prompts/get"; params: Record<string, unknown> } {
+/**
+ * The MCP request a skill's Worker or an upstream is asked: a prompt by its own name there (the
+ * target's `name`, whatever the caller asked it by), a resource by its URI.
+ */
+function askedOf(operation: Operation, ownName: string | undefined): { method: "resources/read" | "prompts/get"; params: Record<string, unknown> } {
   if (operation.kind === "resource") return { method: "resources/read", params: { uri: operation.uri } };
-  if (operation.kind === "prompt") return { method: "prompts/get", params: { name: name ?? operation.name.slice(owner.length + 1), arguments: operation.arguments } };
+  if (operation.kind === "prompt" && ownName !== undefined) return { method: "prompts/get", params: { name: ownName, arguments: operation.arguments } };
   throw new RpcError(ErrorCode.InternalError);
 }
 

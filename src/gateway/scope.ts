@@ -18,6 +18,11 @@ export interface CallScope {
    * to a virtual server's tools: src/gateway/door.ts; everything with auth off).
    */
   access: Access;
+  /**
+   * The name a tool or prompt is listed and asked for by through this door, given its own: a
+   * virtual server's alias (src/servers); its own name is then unknown there. Default: its own.
+   */
+  listedName?: (name: string) => string;
   /** The rate and quota the caller is held to. */
   limits: Limits;
   /** The latest rate-limit decision of this request (for its `RateLimit` headers). */

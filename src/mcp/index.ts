@@ -60,6 +60,7 @@ import { randomHex } from "../hash/index.js";
 export type { McpAnswer, McpOptions } from "./answer.js";
 export type { McpBackend } from "./backend.js";
 export { SESSION_HEADER, mcpSessionOf } from "./session.js";
+export { renamedOf } from "./tool-list.js";
 
 
 

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { SkillSummary } from "../gateway/catalog.js";
 import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../jobs/index.js";
+import { isToolError } from "../failures/index.js";
 import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
 import type { McpBackend } from "./backend.js";
@@ -75,12 +76,16 @@ export function task2025Of(job: JobView): Task2025 {
 
 /**
  * A job as a 2026-07-28 extension `Task`; with `outcome`, the `DetailedTask` of `tasks/get`
- * (the tool result when completed, the JSON-RPC error when failed).
+ * (the tool result when completed, the JSON-RPC error when failed). A job that ended with the
+ * tool's own error (`isToolError`) completed, its result an `isError` tool result: "failed" is
+ * for a call that could not run (SEP-2663's error semantics).
  * @example task2026Of(view, toolResult) // { taskId, status: "completed", result: { content, … }, ttlMs, pollIntervalMs, … }
  */
 export function task2026Of(job: JobView, outcome?: { result?: CallToolResult; error?: JsonRpcErrorObject }): Task2026 {
-  const base = { ...common(job), ttlMs: job.expiresAt - job.createdAt, pollIntervalMs: POLL_INTERVAL_MS };
+  const toolError = job.status === "failed" && job.error && isToolError(job.error.code) ? job.error : undefined;
+  const base = { ...common(job), ...(toolError ? { status: "completed" as const, statusMessage: "Completed with a tool error" } : {}), ttlMs: job.expiresAt - job.createdAt, pollIntervalMs: POLL_INTERVAL_MS };
   if (!outcome) return base;
+  if (toolError) return { ...base, result: toolErrorOf(toolError) };
   if (base.status === "completed") return { ...base, result: outcome.result };
   if (base.status === "failed") return { ...base, error: outcome.error };
   return base;

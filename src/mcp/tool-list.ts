@@ -37,6 +37,21 @@ export function listedOf(skill: SkillSummary): ListedTool {
   return listed;
 }
 
+const renamedCache = new WeakMap<SkillSummary, Map<string, SkillSummary>>();
+
+/**
+ * A skill's summary under another name (a virtual server's alias), made once per summary and
+ * name: the tool it is listed as keeps its identity while the skill is unchanged (`sameTools`).
+ * @example renamedOf(summary, "pet").name // "pet"
+ */
+export function renamedOf(skill: SkillSummary, name: string): SkillSummary {
+  let byName = renamedCache.get(skill);
+  if (!byName) renamedCache.set(skill, (byName = new Map()));
+  let renamed = byName.get(name);
+  if (!renamed) byName.set(name, (renamed = { ...skill, name }));
+  return renamed;
+}
+
 export function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {

@@ -1,7 +1,7 @@
 /**
  * Virtual MCP servers: named endpoints (`/mcp/<server>`) that each expose a curated set of the
  * gateway's tools — by skill-name and tag globs — with their own `instructions` and optional
- * aliases (a tool listed and called under another name). A key or OAuth token may be limited to
+ * aliases (a tool or prompt listed, called and got under another name). A key or OAuth token may be limited to
  * some of them (`servers` grants, `server:<name>` scopes). The default `/mcp` is unchanged. The
  * definitions are one document in the store (`sm:servers`), read at most every few seconds.
  */
@@ -23,7 +23,7 @@ export const ServerDefinitionSchema = z.strictObject({
   tags: z.array(GlobSchema).max(64).default([]),
   /** What its `initialize` (and `server/discover`) tells clients. */
   instructions: z.string().max(4_096).optional(),
-  /** Names a tool is listed and called by here: alias → skill name (the skill's own name is then not listed). */
+  /** Names a tool or prompt is listed and called by here: alias → its own name (which is then unknown here). */
   aliases: z.record(SkillNameSchema, SkillNameSchema).optional(),
   description: z.string().max(500).optional(),
 });

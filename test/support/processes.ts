@@ -65,3 +65,9 @@ export async function startV2Server(version: string): Promise<RunningProcess> {
   const tsx = bin("tsx/dist/cli.mjs");
   return run(() => [tsx, join(ROOT, "test/fixtures/upstreams/v2-server.ts")], { UPSTREAM_VERSION: version }, (port) => `http://127.0.0.1:${port}/seen`);
 }
+
+/** The conformance suite's content and prompt fixtures as an MCP server (test/fixtures/upstreams/conformance-server.ts). */
+export async function startConformanceServer(): Promise<RunningProcess> {
+  const tsx = bin("tsx/dist/cli.mjs");
+  return run(() => [tsx, join(ROOT, "test/fixtures/upstreams/conformance-server.ts")], {}, (port) => `http://127.0.0.1:${port}/mcp`);
+}
