@@ -18,7 +18,7 @@ import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type McpBackend, SESSION_HEADER, answerMcpPost, renamedOf } from "../src/mcp/index.js";
+import { type McpBackend, SESSION_HEADER, answerMcpPost, renamedOf, requestStatesOf } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 
@@ -89,6 +89,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
       const job = await runtime.jobs.ownedBy(jobId, scope.context.caller);
       return job && viewOf(job);
     },
+    requestStates: requestStatesOf(runtime.store, scope.context.caller),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),

@@ -3,7 +3,7 @@
  * user runs it, against a gateway as shipped (the default page size: the suite's scenarios read
  * one page of `tools/list`) with every fixture the scenarios name: fixture skills, an Agent Skills
  * package, and — for what a skill cannot answer (image, audio and embedded-resource content, the
- * `test_*` prompts) — an MCP server of the v2 SDK federated behind the gateway. The suite calls
+ * `test_*` prompts, tools asking for input) — an MCP server of the v2 SDK federated behind the gateway. The suite calls
  * fixtures by bare names, so it runs against a virtual server, `/mcp/conformance`, that exposes
  * every tool and lists the federated fixtures under those names (aliases): what an operator does
  * to put an upstream's tools under names of its choosing.
@@ -23,7 +23,16 @@ const run = promisify(execFile);
 /** The fixture skills, named as the scenarios call them. */
 const FIXTURE_SKILLS = ["test_simple_text", "test_error_handling", "test_tool_with_progress", "json_schema_2020_12_tool", "test_resources", "region", "greet", "slow_compute", "failing_job", "protocol_error_job"];
 /** The federated fixtures (test/fixtures/upstreams/conformance-server.ts), each listed by its own name. */
-const FEDERATED_TOOLS = ["test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types"];
+const FEDERATED_TOOLS = [
+  "test_image_content",
+  "test_audio_content",
+  "test_embedded_resource",
+  "test_multiple_content_types",
+  "test_missing_capability",
+  "test_streaming_elicitation",
+  "test_logging_tool",
+  ...["elicitation", "sampling", "list_roots", "request_state", "multiple_inputs", "multi_round", "tampered_state", "capabilities"].map((kind) => `test_input_required_result_${kind}`),
+];
 const FEDERATED_PROMPTS = ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"];
 
 let mesh: Mesh;

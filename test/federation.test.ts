@@ -228,13 +228,22 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     const wire = (capabilities: object, extra: object = {}) =>
       post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "asking.confirm", arguments: { thing: "x" }, ...extra, _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": capabilities } } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "asking.confirm" });
     const first = (await wire({ elicitation: {} })).json.result;
-    expect(first).toMatchObject({ resultType: "input_required", requestState: "asked:x", inputRequests: { confirm: { method: "elicitation/create", params: { message: "[asking.confirm] Confirm x?" } } } });
-    const second = (await wire({ elicitation: {} }, { inputResponses: { confirm: { action: "accept", content: { confirm: false } } }, requestState: "asked:x" })).json.result;
+    expect(first).toMatchObject({ resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { message: "[asking.confirm] Confirm x?" } } } });
+    // The caller holds a handle of the upstream's state (kept by the gateway, bound to the caller and the tool), not the state.
+    expect(first.requestState).toMatch(/^rs_[0-9a-f]{32}$/);
+    const declined = { inputResponses: { confirm: { action: "accept", content: { confirm: false } } } };
+    const second = (await wire({ elicitation: {} }, { ...declined, requestState: first.requestState })).json.result;
     expect(second).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "declined x (state asked:x)" }] });
-    // A caller that did not declare elicitation is not declared upstream either: the server does not ask it.
-    const undeclared = (await wire({})).json.result;
-    expect(undeclared.isError).toBe(true);
-    expect(undeclared.content[0].text).toContain("do not declare the required capability");
+    // A state of the caller's own making, or a changed handle, is refused before anything goes upstream.
+    for (const forged of ["asked:x", `${first.requestState.slice(0, -1)}${first.requestState.endsWith("0") ? "1" : "0"}`]) {
+      const refused = (await wire({ elicitation: {} }, { ...declined, requestState: forged })).json;
+      expect(refused.error).toMatchObject({ code: -32602, message: expect.stringContaining("requestState is not one this server gave") });
+    }
+    // A caller that did not declare elicitation is not declared upstream either: the server does
+    // not ask it, and says what to declare (-32021, HTTP 400).
+    const undeclared = await wire({});
+    expect(undeclared.status).toBe(400);
+    expect(undeclared.json.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
     // An upstream that asks anyway (a 2025 server has no such answer) is stopped at the gateway.
     expect((await addUpstream({ kind: "mcp", name: "pushy", url: hostileUrl, include: ["asks"] })).status).toBe(201);
     const viaRpc = await rpc("pushy.asks", {});

@@ -299,6 +299,11 @@ describe("#11 an upstream's input_required reaches the caller as the revision de
     expect(Object.keys(result).sort()).toEqual(["_meta", "inputRequests", "requestState", "resultType"]);
     expect(Object.keys(result._meta)).toEqual(["io.modelcontextprotocol/serverInfo"]);
     expect(result.inputRequests).toEqual({ pw: { method: "elicitation/create", params: { mode: "form", message: "[asker.ask] Skillmesh needs your GitHub password to continue", requestedSchema: { type: "object" } } } });
+    // Its state is kept by the gateway for this caller: another caller cannot replay it upstream.
+    expect(result.requestState).toMatch(/^rs_/);
+    const other = await keyWith({ skills: ["asker.*"] });
+    const replayed = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "asker.ask", arguments: {}, inputResponses: { pw: { action: "accept", content: {} } }, requestState: result.requestState, _meta: meta } }, { authorization: `Bearer ${other}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "asker.ask" });
+    expect(replayed.json.error).toMatchObject({ code: -32602 });
   });
 });
 

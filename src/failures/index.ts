@@ -85,7 +85,11 @@ export const ERROR_CODE_DOCS: readonly ErrorCodeDoc[] = [
   { code: ErrorCode.Unauthorized, meaning: "no, an unknown, revoked, expired or foreign credential (HTTP 401); a token without grants or a read-only admin key writing (HTTP 403)" },
   { code: ErrorCode.Cancelled, meaning: "cancelled: the caller closed its stream, sent `notifications/cancelled`, or disconnected" },
   { code: -32020, meaning: "`/mcp`: an MCP header disagrees with the body (HTTP 400)" },
-  { code: -32021, meaning: "`/mcp` (2026-07-28): the method needs a client capability the request did not declare, such as the tasks extension for `tasks/*` (HTTP 400)", data: "`requiredCapabilities` (the client capabilities it needs)" },
+  {
+    code: -32021,
+    meaning: "`/mcp` (2026-07-28): the method needs a client capability the request did not declare, such as the tasks extension for `tasks/*`, or the elicitation, sampling or roots an upstream's tool asks for (HTTP 400)",
+    data: "`requiredCapabilities` (the client capabilities it needs)",
+  },
   { code: -32022, meaning: "`/mcp`: unsupported protocol version (HTTP 400)", data: "`supported`, `requested`" },
 ];
 

@@ -255,6 +255,24 @@ export function attributedInputRequired(result: InputRequiredResult, askedBy: st
   return { ...result, inputRequests };
 }
 
+/**
+ * The client capabilities a -32021 names, as the gateway passes them on: only capability names
+ * (and extension names), each `{}` — nothing else of what a server said in its error's data.
+ * @example requiredCapabilitiesOf({ requiredCapabilities: { sampling: { tools: {} }, x: 1 } }) // { sampling: {} }
+ */
+export function requiredCapabilitiesOf(data: unknown): Record<string, unknown> | undefined {
+  const required = (data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  if (typeof required !== "object" || required === null) return undefined;
+  const named: Record<string, unknown> = {};
+  for (const name of ["elicitation", "sampling", "roots"]) if (Object.hasOwn(required, name)) named[name] = {};
+  const extensions = (required as { extensions?: unknown }).extensions;
+  if (typeof extensions === "object" && extensions !== null) {
+    const names = Object.keys(extensions).filter((name) => /^[\w.\-/]{1,128}$/.test(name)).slice(0, 16);
+    if (names.length) named.extensions = Object.fromEntries(names.map((name) => [name, {}]));
+  }
+  return Object.keys(named).length ? named : undefined;
+}
+
 /** A retried request's answers (`inputResponses`) and the server's state it echoes. */
 export const InputRetrySchema = z.object({
   inputResponses: z

@@ -10,6 +10,7 @@ import type { Operation } from "../gateway/operation.js";
 import type { PackageCatalog } from "../gateway/packages.js";
 import type { JobView } from "../jobs/index.js";
 import type { JsonRpcParams, RequestSlot, RpcError } from "../jsonrpc/index.js";
+import type { RequestStates } from "./request-state.js";
 
 /** What a caller may use besides tools, as MCP's lists show it. */
 export interface McpCatalog {
@@ -43,6 +44,8 @@ export interface McpBackend {
   submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
   /** The caller's job as it stands, read from the store (not a call: a waiting `tasks/result` polls it). */
   job(jobId: string): Promise<JobView | undefined>;
+  /** The upstreams' request states this caller holds handles of (src/mcp/request-state.ts). */
+  requestStates: RequestStates;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
   /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */

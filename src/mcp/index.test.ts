@@ -21,6 +21,7 @@ function loadingBackend(calls: string[]): McpBackend {
     call: async (name, params) => (calls.push(name), { result: (params as { minuend: number; subtrahend: number }).minuend - (params as { subtrahend: number }).subtrahend }),
     submit: () => Promise.reject(new Error("no jobs here")),
     job: async () => undefined,
+    requestStates: { keep: () => Promise.reject(new Error("no input rounds here")), kept: () => Promise.reject(new Error("no input rounds here")) },
     caller: "anonymous",
     admit: async () => {},
   };

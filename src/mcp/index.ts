@@ -27,6 +27,7 @@ import {
   CancelledNotificationSchema,
   DEFAULT_VERSION,
   HANDSHAKE_VERSIONS,
+  type InputRequiredResult,
   type InputRound,
   InitializeParamsSchema,
   ListToolsParamsSchema,
@@ -61,6 +62,7 @@ export type { McpAnswer, McpOptions } from "./answer.js";
 export type { McpBackend } from "./backend.js";
 export { SESSION_HEADER, mcpSessionOf } from "./session.js";
 export { renamedOf } from "./tool-list.js";
+export { type RequestStates, requestStatesOf } from "./request-state.js";
 
 
 
@@ -297,9 +299,12 @@ class McpServer implements ListeningServer {
     if (!known) return this.backend.refuse(params.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}; tools/list names the tools`));
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
-    // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its answers on a retry.
-    const relaysInput = stateless && known.skill.answers === "tool-result";
-    return { id: request.id!, known, args: params.arguments, ...(relaysInput ? { inputRound: inputRoundOf(request.params as Record<string, unknown>) } : {}) };
+    // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its
+    // answers on a retry, with the upstream's state its handle stands for.
+    if (!stateless || known.skill.answers !== "tool-result") return { id: request.id!, known, args: params.arguments };
+    const round = inputRoundOf(request.params as Record<string, unknown>);
+    if (round.requestState !== undefined) round.requestState = await this.backend.requestStates.kept(known.skill.name, round.requestState);
+    return { id: request.id!, known, args: params.arguments, inputRound: round };
   }
 
   /**
@@ -316,10 +321,16 @@ class McpServer implements ListeningServer {
     try {
       const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(prepared.inputRound ? { inputRound: prepared.inputRound } : {}) };
       const answer = await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, passed);
-      // An upstream asking the caller for input (2026-07-28), as checked on its way in (src/upstream/mcp-client.ts).
-      if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") return answer;
+      // An upstream asking the caller for input (2026-07-28), as checked on its way in
+      // (src/upstream/mcp-client.ts); the caller gets a handle of its state, not the state.
+      if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") {
+        const asked = answer as InputRequiredResult;
+        return asked.requestState === undefined ? asked : { ...asked, requestState: await this.backend.requestStates.keep(known.skill.name, asked.requestState) };
+      }
       return toolResultOf(known.skill, answer);
     } catch (thrown) {
+      // A capability the caller did not declare is the request's fault, not the tool's: -32021 (HTTP 400).
+      if (thrown instanceof RpcError && thrown.code === McpErrorCode.MissingCapability) throw thrown;
       // The tool's own failure (bad argument values included) is a result the model can read; an
       // upstream tool's is its result as the upstream sent it (counted by the chain as a failure).
       const error = thrown instanceof RpcError ? thrown.toJSON() : new RpcError(ErrorCode.InternalError).toJSON();

@@ -24,7 +24,10 @@ import {
   attributedInputRequired,
   ListToolsResultSchema,
   ListedToolSchema,
+  INPUT_REQUEST_CAPABILITY,
   META,
+  McpErrorCode,
+  requiredCapabilitiesOf,
   STATELESS_VERSIONS,
   type ListedTool,
   type UpstreamToolResult,
@@ -238,9 +241,12 @@ function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | un
   const result = InputRequiredResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered input_required with something that is not an input request");
   // A caller without an input round (no 2026-07-28 MCP client) declared nothing, and can answer nothing.
-  const undeclared = undeclaredInputRequests(result.data, round?.capabilities ?? {});
-  if (!round || undeclared.length) {
-    throw unavailable(target, `asked for input the caller cannot give (${[...new Set(undeclared)].join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
+  const undeclared = [...new Set(undeclaredInputRequests(result.data, round?.capabilities ?? {}))];
+  if (!round) throw unavailable(target, `asked for input the caller cannot give (${undeclared.join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
+  // One that could, had it declared it: -32021, naming what to declare.
+  if (undeclared.length) {
+    const requiredCapabilities = Object.fromEntries(undeclared.map((method) => [INPUT_REQUEST_CAPABILITY[method as keyof typeof INPUT_REQUEST_CAPABILITY], {}]));
+    throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${target.label} asked for input the request did not declare it can give (${undeclared.join(", ")})`, { requiredCapabilities });
   }
   return attributedInputRequired(result.data, target.label);
 }
@@ -458,7 +464,10 @@ async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Arr
   throw unavailable(target, "ended its event stream without an answer");
 }
 
-/** The result of a JSON-RPC response, or the `RpcError` of its error (only -32602 keeps its code). */
+/**
+ * The result of a JSON-RPC response, or the `RpcError` of its error: -32602 keeps its code, and
+ * so does -32021 with the capabilities it names (the caller did not declare what the server needs).
+ */
 function resultOf(target: McpTarget, status: number, message: unknown): unknown {
   const answer = JsonRpcResponseSchema.safeParse(message);
   if (!answer.success || (status !== 200 && !answer.data.error)) throw unavailable(target, `answered HTTP ${status} without a JSON-RPC response`);
@@ -466,6 +475,10 @@ function resultOf(target: McpTarget, status: number, message: unknown): unknown 
   if (!error) return answer.data.result;
   const said = String(error.message).slice(0, MAX_MESSAGE_CHARS);
   if (error.code === ErrorCode.InvalidParams) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${said}`);
+  if (error.code === McpErrorCode.MissingCapability) {
+    const required = requiredCapabilitiesOf(error.data);
+    throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${target.label} needs a capability the request did not declare (${said})`, required ? { requiredCapabilities: required } : undefined);
+  }
   throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${said}`, { retryAfterMs: RETRY_AFTER_MS, upstreamCode: error.code });
 }
 
