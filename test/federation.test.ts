@@ -165,6 +165,27 @@ describe("an MCP server of the 2025 era (server-everything, with sessions)", () 
     await client.close();
   });
 
+  it("completes the arguments of the upstream's prompts and templates by asking the upstream (completion/complete)", async () => {
+    const client = await v1Client();
+    expect(client.getServerCapabilities()?.completions).toEqual({});
+    const ref = { type: "ref/prompt" as const, name: "everything.completable-prompt" };
+    // The upstream's own completer (server-everything), as the caller names the prompt.
+    expect((await client.complete({ ref, argument: { name: "department", value: "S" } })).completion.values).toEqual(["Sales", "Support"]);
+    // The arguments already given reach it too: the second argument's values follow the first.
+    const led = await client.complete({ ref, argument: { name: "name", value: "" }, context: { arguments: { department: "Engineering" } } });
+    expect(led.completion.values).toEqual(["Alice", "Bob", "Charlie"]);
+    // A template's variable (its completer takes a positive integer id).
+    const template = { type: "ref/resource" as const, uri: "demo://resource/dynamic/text/{resourceId}" };
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain(template.uri);
+    expect((await client.complete({ ref: template, argument: { name: "resourceId", value: "7" } })).completion.values).toEqual(["7"]);
+    expect((await client.complete({ ref: template, argument: { name: "resourceId", value: "x" } })).completion.values).toEqual([]);
+    // A prompt the caller has none of is unknown, as for prompts/get; and the call is audited.
+    await expect(client.complete({ ref: { type: "ref/prompt", name: "everything.no-such-prompt" }, argument: { name: "a", value: "" } })).rejects.toThrow(/Unknown prompt/);
+    const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call")).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
+    expect(audit).toContainEqual(expect.objectContaining({ method: "completion/complete", resource: "prompt:everything.completable-prompt", deployment: expect.stringMatching(/^upstream:everything@/), code: 0 }));
+    await client.close();
+  });
+
   it("relays the upstream's progress to the caller", async () => {
     const client = await v1Client();
     const seen: number[] = [];

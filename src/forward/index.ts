@@ -27,13 +27,13 @@ export type BindingEnv = Record<string, unknown>;
 export interface UpstreamCaller {
   /** Calls a tool (the deployment's endpoint) for a caller. */
   call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown>;
-  /** Reads a resource or gets a prompt of one version of an MCP upstream, for a caller. */
+  /** Reads a resource, gets a prompt or completes an argument of one version of an MCP upstream, for a caller. */
   ask(target: { upstream: string; version: string }, request: UpstreamAsk): Promise<unknown>;
 }
 
-/** One read or get of an MCP upstream's resource or prompt, as the gateway asks it. */
+/** One read or get of an MCP upstream's resource or prompt, or a completion of its argument, as the gateway asks it. */
 export interface UpstreamAsk {
-  method: "resources/read" | "prompts/get";
+  method: "resources/read" | "prompts/get" | "completion/complete";
   params: Record<string, unknown>;
   /** Whose read it is: picks a `per-caller` upstream credential. Never sent upstream. */
   caller: string;

@@ -75,6 +75,16 @@ export class CallerCatalog {
         const prompt = (await this.offerings()).prompts.find((p) => p.listed.name === operation.name);
         return prompt && targetOf(prompt.owner);
       }
+      case "completion": {
+        const { ref } = operation;
+        const offerings = await this.offerings();
+        if (ref.type === "ref/prompt") {
+          const prompt = offerings.prompts.find((p) => p.listed.name === ref.name);
+          return prompt && targetOf(prompt.owner);
+        }
+        const template = offerings.resourceTemplates.find((t) => t.listed.uriTemplate === ref.uri);
+        return template && targetOf(template.owner, template.listed.uriTemplate);
+      }
       case "resource": {
         const { uri } = operation;
         const file = parseSkillUri(uri);

@@ -2,12 +2,14 @@
  * What a caller asks the gateway for, besides calling a tool (src/gateway/invoke.ts runs both
  * through the one call chain): reading a resource — a skill's, a federated upstream's, or an
  * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
- * `catalog.describe`) — reading a package's archive, getting a prompt, searching the catalog.
+ * `catalog.describe`) — reading a package's archive, getting a prompt, completing a prompt's or a
+ * template's argument, searching the catalog.
  * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
  * which policies wrap it and what answers it.
  */
 import type { CatalogEntry } from "../catalog-search/index.js";
 import type { ErrorCode } from "../jsonrpc/index.js";
+import type { CompletionRef } from "../mcp-protocol/index.js";
 
 /** What every operation says of itself. */
 interface Asked {
@@ -39,6 +41,18 @@ export interface PromptGet extends Asked {
   arguments: Record<string, string>;
 }
 
+/**
+ * `completion/complete`: values for an argument of a prompt (by its listed name) or a variable of
+ * a resource template (by its URI template), as the caller types it.
+ */
+export interface Completion extends Asked {
+  kind: "completion";
+  ref: CompletionRef;
+  argument: { name: string; value: string };
+  /** The arguments already given. */
+  given?: Record<string, string>;
+}
+
 /** A search's query and bounds, as the search tool takes them. */
 export interface CatalogQuery {
   query: string;
@@ -57,7 +71,7 @@ export interface PackageListing extends Asked {
   kind: "index";
 }
 
-export type Operation = ResourceRead | ArchiveRead | PromptGet | CatalogSearch | PackageListing;
+export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing;
 export type OperationKind = Operation["kind"];
 
 /**

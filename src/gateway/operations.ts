@@ -8,6 +8,7 @@
  * |---|---|---|
  * | resource | limits, observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller), or the package version's file |
  * | prompt | limits, observed | the skill's routed version, or the upstream version |
+ * | completion | limits, observed | the upstream version (its own completions); a skill declares none: no values |
  * | archive | limits, observed | the package version's `.tar.gz` |
  * | search | limits | the caller's catalog |
  * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key` by its route) |
@@ -18,7 +19,7 @@
  */
 import { forwardCall } from "../forward/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
-import { GetPromptResultSchema, ReadResourceResultSchema, matchUriTemplate } from "../mcp-protocol/index.js";
+import { type CompleteResult, CompleteResultSchema, GetPromptResultSchema, ReadResourceResultSchema, matchUriTemplate } from "../mcp-protocol/index.js";
 import type { Outcome } from "../outcome/index.js";
 import { selectDeployment } from "../routing/index.js";
 import type { CallerCatalog } from "./caller-catalog.js";
@@ -98,6 +99,33 @@ const read: Handler<OperationCall> = async (call) => {
   }
 };
 
+/** No values: what a prompt or template without completions of its own completes to. */
+const NO_COMPLETION: CompleteResult = { completion: { values: [] } };
+
+/**
+ * Completes an argument: an upstream's prompt or template by asking the upstream version (one
+ * that serves no completions answers none: -32601 upstream is no values); a skill's has none.
+ */
+const complete: Handler<OperationCall> = async (call) => {
+  const { target, operation } = call;
+  if (operation.kind !== "completion" || target.owner !== "upstream") return { ok: true, result: NO_COMPLETION };
+  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  // The upstream's own name for what is completed, whatever the caller named it by.
+  const ref = operation.ref.type === "ref/prompt" ? { type: "ref/prompt", name: target.name } : { type: "ref/resource", uri: target.template ?? operation.ref.uri };
+  const params = { ref, argument: operation.argument, ...(operation.given ? { context: { arguments: operation.given } } : {}) };
+  const { caller, traceparent } = call.scope.context;
+  try {
+    const answer = await call.runtime.upstreams.ask(target, { method: "completion/complete", params, caller, ...(traceparent ? { traceparent } : {}), signal: AbortSignal.timeout(UPSTREAM_ASK_MS) });
+    const completed = CompleteResultSchema.safeParse(answer);
+    if (!completed.success) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered completion/complete with something that is not a completion`);
+    return { ok: true, result: completed.data, deployment: answeredBy };
+  } catch (error) {
+    if (error instanceof RpcError && (error.data as { upstreamCode?: number } | undefined)?.upstreamCode === ErrorCode.MethodNotFound) return { ok: true, result: NO_COMPLETION, deployment: answeredBy };
+    if (!(error instanceof RpcError)) console.error(`[gateway] completion/complete failed unexpectedly, answered as -32603:`, error);
+    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+  }
+};
+
 /** A failure's outcome, with who answered it. */
 const failed = (error: JsonRpcErrorObject, deployment: string | undefined): Outcome => ({ ok: false, error, ...(deployment ? { deployment } : {}) });
 
@@ -115,6 +143,7 @@ const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: awa
 export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<OperationCall>>; answer: Handler<OperationCall> }> = {
   resource: { policies: [limits, observed], answer: read },
   prompt: { policies: [limits, observed], answer: read },
+  completion: { policies: [limits, observed], answer: complete },
   archive: { policies: [limits, observed], answer: read },
   search: { policies: [limits], answer: search },
   index: { policies: [limits], answer: listing },
@@ -163,6 +192,10 @@ export function notFoundOf(operation: Operation): RpcError {
       return new RpcError(ErrorCode.InvalidParams, `No archive of ${operation.package.slice(0, 200)} among the Agent Skills you may read`);
     case "prompt":
       return new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.name.slice(0, 200)}; prompts/list lists them`);
+    case "completion":
+      return operation.ref.type === "ref/prompt"
+        ? new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.ref.name.slice(0, 200)}; prompts/list lists them`)
+        : new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${operation.ref.uri.slice(0, 200)}; resources/templates/list lists them`);
     case "search":
     case "index":
       return new RpcError(ErrorCode.InternalError);
@@ -178,6 +211,8 @@ export function resourceOf(operation: Operation): string | undefined {
       return `skill://${encodeURIComponent(operation.package)}/.tar.gz`;
     case "prompt":
       return `prompt:${operation.name}`;
+    case "completion":
+      return operation.ref.type === "ref/prompt" ? `prompt:${operation.ref.name}` : operation.ref.uri;
     case "search":
     case "index":
       return undefined;
@@ -195,6 +230,8 @@ export function auditedParamsOf(operation: Operation): unknown {
       return undefined;
     case "prompt":
       return { name: operation.name, arguments: operation.arguments };
+    case "completion":
+      return { argument: operation.argument, ...(operation.given ? { given: operation.given } : {}) };
     case "search":
       return operation.query;
     case "index":

@@ -434,6 +434,26 @@ export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 export const ReadResourceParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
 export const GetPromptParamsSchema = z.object({ name: z.string().min(1).max(256), arguments: z.record(z.string(), z.string()).optional() }).loose();
 
+/** What `completion/complete` completes: a prompt's argument, or a resource template's variable. */
+export const CompletionRefSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ref/prompt"), name: z.string().min(1).max(256) }),
+  z.object({ type: z.literal("ref/resource"), uri: z.string().min(1).max(2_048) }),
+]);
+export type CompletionRef = z.infer<typeof CompletionRefSchema>;
+/** `completion/complete` params: the argument being typed, and the ones already given. */
+export const CompleteParamsSchema = z
+  .object({
+    ref: CompletionRefSchema,
+    argument: z.object({ name: z.string().min(1).max(256), value: z.string().max(4_096) }),
+    context: z.object({ arguments: z.record(z.string(), z.string().max(4_096)).optional() }).optional(),
+  })
+  .loose();
+/** `completion/complete`'s answer: at most 100 values (the spec's bound), each a string. */
+export const CompleteResultSchema = z.object({
+  completion: z.object({ values: z.array(z.string().max(1_024)).max(100), total: z.number().int().nonnegative().optional(), hasMore: z.boolean().optional() }),
+});
+export type CompleteResult = z.infer<typeof CompleteResultSchema>;
+
 /**
  * The variables of a URI that a template matches (each `{name}` one non-empty segment without `/`,
  * decoded); undefined when it does not match.

@@ -219,6 +219,8 @@ class McpServer implements ListeningServer {
         // Skills' own resources and prompts, Agent Skills packages' files (skill://), and the Skills extension (SEP-2640) over them.
         resources: {},
         prompts: {},
+        // Arguments of upstreams' prompts and templates, completed by their upstream.
+        completions: {},
         extensions: { [SKILLS_EXTENSION]: {} },
         ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
@@ -232,7 +234,7 @@ class McpServer implements ListeningServer {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
       // subscriptions/listen serves tools, prompts and resources list changes; long skills answer with tasks (SEP-2663).
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",

@@ -1,6 +1,6 @@
 /**
- * Resources, prompts and Agent Skills over MCP, one row of `METHODS` per method: its params'
- * schema and its answer. A list reads the caller's catalog (`McpBackend.catalog`: what its grants
+ * Resources, prompts (and completions of their arguments) and Agent Skills over MCP, one row of
+ * `METHODS` per method: its params' schema and its answer. A list reads the caller's catalog (`McpBackend.catalog`: what its grants
  * let it use, at the versions routed to it); a read or a get is an operation of the one call chain
  * (`McpBackend.run`: resolved for this caller, charged, traced, audited). What is listed:
  * - skills' own resources, templates and prompts (declared in `defineSkill`) and federated MCP
@@ -14,7 +14,7 @@ import { z } from "zod";
 import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
 import type { ServedFile } from "../gateway/operations.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
-import { GetPromptParamsSchema, McpErrorCode, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
+import { CompleteParamsSchema, GetPromptParamsSchema, McpErrorCode, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
 import type { McpBackend } from "./backend.js";
 
@@ -73,6 +73,11 @@ export const METHODS = {
   "prompts/get": row(GetPromptParamsSchema, async ({ name, arguments: args }, { backend, caching }) => {
     const prompt = await backend.run({ kind: "prompt", method: "prompts/get", name, arguments: args ?? {} });
     return { ...(prompt as object), ...caching };
+  }),
+  // Completes a prompt's argument or a template's variable of the caller's (its own name unknown
+  // there, as for a prompts/get); no caching fields: values follow what is typed.
+  "completion/complete": row(CompleteParamsSchema, async ({ ref, argument, context }, { backend }) => {
+    return (await backend.run({ kind: "completion", method: "completion/complete", ref, argument, ...(context?.arguments ? { given: context.arguments } : {}) })) as object;
   }),
   "resources/read": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching, stateless }) => {
     // 2025-11-25 and before: -32002 (the revision's "resource not found"); 2026-07-28: -32602.

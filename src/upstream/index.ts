@@ -26,7 +26,7 @@ import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, url
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
-import { type McpTarget, callTool, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
+import { type McpTarget, callTool, completeAtUpstream, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
 import {
   type HeldChange,
   type HeldDoc,
@@ -172,7 +172,7 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /**
-   * Reads a resource or gets a prompt of one version of an MCP upstream, with the version's
+   * Reads a resource, gets a prompt or completes an argument of one version of an MCP upstream, with the version's
    * credential for this caller, within `request.signal` (src/forward's `UpstreamCaller`).
    * @example await upstreams.ask({ upstream: "everything", version: "1.0.0" }, { method: "resources/read", params: { uri }, caller, signal })
    */
@@ -186,6 +186,7 @@ export class Upstreams implements UpstreamCaller {
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri));
+    if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>);
   }
 

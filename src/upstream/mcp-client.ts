@@ -199,6 +199,14 @@ export async function getUpstreamPrompt(target: McpTarget, era: McpEra, name: st
   return result.data;
 }
 
+/**
+ * Asks an upstream for completions of an argument (its answer is checked by the caller: src/gateway/operations.ts).
+ * @example await completeAtUpstream(target, era, { ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "x" } })
+ */
+export function completeAtUpstream(target: McpTarget, era: McpEra, params: Record<string, unknown>): Promise<unknown> {
+  return exchange(target, "completion/complete", params, era, {});
+}
+
 export interface ToolCallOptions {
   /** Set when the caller wants progress: the upstream is asked for it, its reports come here. */
   onProgress?: (progress: Progress) => void;
