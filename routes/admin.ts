@@ -3,7 +3,7 @@
  * $SKILLMESH_ADMIN_TOKEN` or an API key with admin access (`read`: GET only; `write`: all),
  * src/auth/admin.ts; anything else is 401 (403 for a read-only key that tries to write).
  */
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type Env, type Input } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { endpointRefusal } from "../src/forward/endpoint-policy.js";
@@ -60,7 +60,7 @@ type AdminEnv = { Bindings: GatewayEnv; Variables: { by: string } };
 export const adminRoutes = new Hono<AdminEnv>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
-function adminError(c: Context, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503, message: string, issues?: unknown) {
+function adminError<E extends Env, P extends string, I extends Input>(c: Context<E, P, I>, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503, message: string, issues?: unknown) {
   const code =
     status === 401 || status === 403 ? ErrorCode.Unauthorized
     : status === 429 ? ErrorCode.RateLimited

@@ -31,7 +31,7 @@ import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { unstable_readConfig } from "wrangler";
+import { readWranglerConfig } from "./mesh/wrangler-config.js";
 import { z } from "zod";
 import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
@@ -96,7 +96,7 @@ async function registeredDeployments(gatewayUrl: string, adminToken: string, nam
 function printSizes(bundles: Bundle[]): void {
   console.log(`\n${"worker".padEnd(34)}${"bundle".padStart(12)}${"gzip".padStart(12)}  file`);
   for (const bundle of bundles) {
-    const name = unstable_readConfig({ config: bundle.configPath }).name ?? relative(ROOT, bundle.dir);
+    const name = readWranglerConfig(bundle.configPath).name ?? relative(ROOT, bundle.dir);
     const gzip = gzipSync(readFileSync(bundle.scriptPath)).length;
     console.log(`${name.padEnd(34)}${kib(bundle.bytes).padStart(12)}${kib(gzip).padStart(12)}  ${relative(ROOT, bundle.scriptPath)}`);
   }
@@ -147,7 +147,7 @@ async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?:
     output = await wrangler(args);
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(wranglerErrorOf(`${stdout}\n${stderr}`));
+    throw new Error(wranglerErrorOf(`${stdout}\n${stderr}`), { cause: error });
   }
   return { versionId: output.match(/Current Version ID:\s*(\S+)/)?.[1], url: output.match(/https:\/\/\S+\.workers\.dev/)?.[0] };
 }
@@ -198,11 +198,11 @@ async function deploy(): Promise<void> {
     if (changed.length) throw new Error(`Not deploying: a skill changed under a version the gateway serves\n${changed.map((p) => `  ✗ ${p}`).join("\n")}`);
     if (registered) console.log(`  ✓ no skill changed under a version ${gatewayUrl} has registered`);
   }
-  const gatewayConfig = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
-  const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s: { service: string; binding: string }) => [s.service, s.binding]));
+  const gatewayConfig = readWranglerConfig(join(ROOT, "wrangler.toml"));
+  const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s) => [s.service, s.binding]));
   const skills: Upload[] = skillDirs().map((dir) => {
     const configPath = join(dir, "wrangler.toml");
-    const config = unstable_readConfig({ config: configPath });
+    const config = readWranglerConfig(configPath);
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
     if (skill.trustsContext && config.workers_dev !== false) throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
     if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined); // throws when it has no binding

@@ -69,14 +69,15 @@ beforeAll(async () => {
   hostile = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk) => (body += chunk));
-    request.on("end", async () => {
+    request.on("end", () => void answer());
+    const answer = async () => {
       const call = JSON.parse(body) as { method: string; params?: { mode?: string } };
       received.push({ method: call.method, headers: request.headers });
       const token = request.headers["x-skillmesh-delegation"];
       if (typeof token === "string") tokens.push(token);
       const result = typeof token === "string" ? await abuse(call.params?.mode ?? "", token) : { token: null };
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", result, id: 1 }));
-    });
+    };
   });
   await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
   hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`;

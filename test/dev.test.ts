@@ -22,7 +22,9 @@ afterEach(() => {
   if (child && child.exitCode === null) {
     try {
       process.kill(-child.pid!, "SIGKILL");
-    } catch {}
+    } catch {
+      // already gone
+    }
   }
 });
 

@@ -136,7 +136,9 @@ beforeAll(async () => {
 afterAll(async () => {
   try {
     if (dev && dev.exitCode === null) process.kill(-dev.pid!, "SIGINT");
-  } catch {}
+  } catch {
+    // already gone
+  }
   await Promise.all(guideServers.map((server) => server.stop()));
 });
 

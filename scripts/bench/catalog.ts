@@ -86,7 +86,7 @@ compact catalog at ${fullTools} tools (${size} corpus + the shipped skills + ski
   recall on ${QUERIES.length} queries               @1 ${first}/${QUERIES.length}   @5 ${inFive}/${QUERIES.length}
   search ms                          first ${firstMs.toFixed(0)} (builds the index)   p50 ${median(latencies).toFixed(1)}   max ${Math.max(...latencies).toFixed(1)}
   gateway JS heap after GC MB        ${heapBefore?.toFixed(1) ?? "?"} before the index, ${heapAfter?.toFixed(1) ?? "?"} after`);
-    await inspector?.close();
+    inspector?.close();
   } finally {
     await mesh.dispose();
   }

@@ -102,7 +102,7 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
     } catch (error) {
       rmSync(building, { recursive: true, force: true });
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-      throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}: ${wranglerErrorOf(`${stdout}\n${stderr}`)}`);
+      throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}: ${wranglerErrorOf(`${stdout}\n${stderr}`)}`, { cause: error });
     }
     if (building !== outdir) {
       try {

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { type AddressInfo, createServer } from "node:net";
 import { dirname } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type WorkerOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
+import { miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
@@ -72,9 +72,9 @@ function isLoopback(host: string): boolean {
 }
 
 function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.configPath);
+  const workerOptions = miniflareOptionsOfConfig(bundle.configPath);
   // Module names relative to the bundle, not to the working directory (a test run from elsewhere).
-  return { ...(workerOptions as WorkerOptions), name, modules: true, scriptPath: bundle.scriptPath, modulesRoot: dirname(bundle.scriptPath) } as WorkerOptions;
+  return { ...workerOptions, name, modules: true, scriptPath: bundle.scriptPath, modulesRoot: dirname(bundle.scriptPath) } as WorkerOptions;
 }
 
 interface MeshWorker {
@@ -124,7 +124,7 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
   };
   const gateway = workerOptionsOf(gatewayBundle, "gateway");
   // A pipeline's binding to the deployed gateway (by its wrangler name) is the mesh's gateway.
-  const gatewayName = unstable_readConfig({ config: gatewayBundle.configPath }).name;
+  const gatewayName = readWranglerConfig(gatewayBundle.configPath).name;
   return {
     // Every Worker gets its own socket (unsafeDirectSockets), the gateway on `port`: Miniflare's
     // own entry Worker would add a hop production does not have (it halves the gateway's

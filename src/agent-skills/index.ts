@@ -226,6 +226,7 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<C
 export function pathRefusal(path: string): string | undefined {
   if (!path || path.length > 512) return "a file path of 1–512 characters";
   if (path.startsWith("/") || path.includes("\\")) return "paths are relative, with / between folders";
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(path)) return "no control characters in a path";
   const segments = path.split("/");
   if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return "no empty, . or .. segments in a path";

@@ -43,7 +43,7 @@ export async function boundedText(response: Response, maxBytes: number): Promise
     throw new BodyTooLarge(maxBytes);
   }
 
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   while (length === undefined || size < length) {

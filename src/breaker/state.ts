@@ -72,7 +72,7 @@ const StoredBreakerSchema = z.object({
   /** The failures since the last success, per caller. */
   streak: FailuresByCallerSchema.default({}),
   buckets: z.preprocess(
-    (value) => (Array.isArray(value) ? value : []),
+    (value): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []),
     z.array(z.object({ t: z.number(), ok: z.number(), fail: z.number(), by: FailuresByCallerSchema.default({}) })),
   ),
   probe: z.string().optional(),

@@ -233,7 +233,7 @@ async function overHttp(
     throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
   try {
-    const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
+    const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body as ReadableStream<Uint8Array>, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
     return { status: response.status, text };
   } catch (thrown) {
     // Not worth a retry: the same call gets the same answer. A fault of the skill, so its breaker hears of it.

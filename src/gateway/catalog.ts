@@ -107,7 +107,7 @@ export function catalogOf(view: RegistryView): SkillSummary[] {
 export function catalogFor(view: RegistryView, access: Access): SkillSummary[] {
   if (access.unrestricted) return catalogOf(view);
   let byGrants = filtered.get(view.generation);
-  if (!byGrants) filtered.set(view.generation, (byGrants = new Map()));
+  if (!byGrants) filtered.set(view.generation, (byGrants = new Map<string, SkillSummary[]>()));
   let catalog = byGrants.get(access.signature);
   if (!catalog) {
     catalog = allowedOf(catalogOf(view), access);

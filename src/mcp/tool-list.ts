@@ -46,7 +46,7 @@ const renamedCache = new WeakMap<SkillSummary, Map<string, SkillSummary>>();
  */
 export function renamedOf(skill: SkillSummary, name: string): SkillSummary {
   let byName = renamedCache.get(skill);
-  if (!byName) renamedCache.set(skill, (byName = new Map()));
+  if (!byName) renamedCache.set(skill, (byName = new Map<string, SkillSummary>()));
   let renamed = byName.get(name);
   if (!renamed) byName.set(name, (renamed = { ...skill, name }));
   return renamed;

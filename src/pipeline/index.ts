@@ -230,7 +230,7 @@ async function runStep(placed: PlacedStep, scope: Record<string, unknown>, optio
   options.signal?.throwIfAborted();
   if (step.when !== undefined && !(await expression(bareExpression(step.when)).evaluate(scope))) return { output: null, skipped: true };
   if (step.forEach === undefined) return { output: await callWithPolicy(placed, scope, name, options) };
-  const items = (await expression(bareExpression(step.forEach)).evaluate(scope)) ?? [];
+  const items: unknown = (await expression(bareExpression(step.forEach)).evaluate(scope)) ?? [];
   const list: unknown[] = Array.isArray(items) ? items : [items];
   // The caller chooses the input, so it would choose N: a step fans out to a bounded number of calls (each is also counted against the caller's rate).
   if (list.length > MAX_FOR_EACH_ITEMS) {

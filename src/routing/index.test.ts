@@ -23,7 +23,10 @@ describe("bucketOf", () => {
   it("spreads keys evenly over the buckets", () => {
     const tenths = new Array(10).fill(0);
     for (const u of users) tenths[Math.floor(bucketOf("s", u) / 1000)]++;
-    for (const count of tenths) expect(count).toBeGreaterThan(900), expect(count).toBeLessThan(1100);
+    for (const count of tenths) {
+      expect(count).toBeGreaterThan(900);
+      expect(count).toBeLessThan(1100);
+    }
   });
 });
 

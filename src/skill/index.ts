@@ -162,7 +162,7 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
       if (params.length > keys.length) {
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params: expected at most ${keys.length} positional params (${keys.join(", ")})`);
       }
-      return Object.fromEntries(params.map((value, i) => [keys[i], value]));
+      return Object.fromEntries((params as unknown[]).map((value, i): [string, unknown] => [keys[i]!, value]));
     };
   }
   if (input instanceof z.ZodArray || input instanceof z.ZodTuple) {

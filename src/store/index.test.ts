@@ -45,7 +45,7 @@ describe("withDeadline", () => {
     state.mode = "hang";
     const pending = settled(withDeadline(store, 300).get("k"));
     await vi.advanceTimersByTimeAsync(299);
-    expect(await Promise.race([pending, "still waiting"])).toBe("still waiting");
+    expect(await Promise.race([pending, Promise.resolve("still waiting")])).toBe("still waiting");
     await vi.advanceTimersByTimeAsync(1);
     const { error } = await pending;
     expect(error).toBeInstanceOf(StoreUnavailable);

@@ -12,7 +12,7 @@
  * opened with). `endAllSessions` signs everyone out (`DELETE /admin/sessions`).
  */
 import { getCookie } from "hono/cookie";
-import type { Context } from "hono";
+import type { Context, Env, Input } from "hono";
 import { z } from "zod";
 import type { AdminIdentity } from "../auth/admin.js";
 import type { AdminLevel } from "../auth/access.js";
@@ -71,7 +71,7 @@ export async function startSession(ground: SessionGround, identity: AdminIdentit
 }
 
 /** The request's session token, when its cookie holds one of ours (64 hex digits). */
-export function sessionTokenOf(c: Context): string | undefined {
+export function sessionTokenOf<E extends Env, P extends string, I extends Input>(c: Context<E, P, I>): string | undefined {
   const token = getCookie(c, UI_COOKIE);
   return token && /^[0-9a-f]{64}$/.test(token) ? token : undefined;
 }

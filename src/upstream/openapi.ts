@@ -164,6 +164,7 @@ function successSchemaOf(op: Json, writeOut: (schema: unknown) => Json): Json {
 export function pathRefusal(path: string): string | undefined {
   const shown = path.slice(0, 100);
   if (!path.startsWith("/")) return `its path ${shown} does not start with /`;
+  // eslint-disable-next-line no-control-regex -- a control character in a path is refused too
   if (/\/\/|\\|[@#?]|(^|\/)\.\.?(\/|$)|[\u0000-\u001f\u007f]/.test(path)) return `its path ${shown} could lead out of the API's base URL`;
   return undefined;
 }
@@ -203,7 +204,7 @@ function writtenOut(schema: unknown, budget: { left: number }, ancestors: unknow
     if (OPENAPI_ONLY.has(key) || key.startsWith("x-")) continue;
     if ((budget.left -= key.length) < 0) throw new SchemaTooLarge();
     if (["properties", "patternProperties", "$defs", "dependentSchemas"].includes(key) && typeof value === "object" && value !== null) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, writtenOut(v, budget, within)]));
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, writtenOut(v, budget, within)]));
     } else if (["allOf", "anyOf", "oneOf", "prefixItems"].includes(key) && Array.isArray(value)) {
       out[key] = value.map((v) => writtenOut(v, budget, within));
     } else if (["items", "not", "additionalProperties", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].includes(key) && typeof value === "object" && value !== null) {

@@ -24,11 +24,12 @@ export interface Peer {
 /** Starts a peer on a free loopback port; `handle` answers each request (its body parsed as JSON when it is). */
 export async function startPeer(handle: (request: Seen, response: ServerResponse, peer: Peer) => unknown): Promise<Peer> {
   const seen: Seen[] = [];
-  let peer!: Peer;
+  const peer = {} as Peer;
   const server: Server = createServer((request, response) => {
     let text = "";
     request.on("data", (chunk) => (text += chunk));
-    request.on("end", async () => {
+    request.on("end", () => void answer());
+    const answer = async () => {
       let body: unknown = text;
       try {
         body = text ? JSON.parse(text) : undefined;
@@ -42,12 +43,11 @@ export async function startPeer(handle: (request: Seen, response: ServerResponse
       } catch (error) {
         if (!response.headersSent) response.writeHead(500).end(String(error));
       }
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  peer = { url, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
-  return peer;
+  return Object.assign(peer, { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
 }
 
 const json = (response: ServerResponse, body: unknown, headers: Record<string, string> = {}): void => void response.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
