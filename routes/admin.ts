@@ -60,7 +60,12 @@ type AdminEnv = { Bindings: GatewayEnv; Variables: { by: string } };
 export const adminRoutes = new Hono<AdminEnv>();
 
 /** The admin API's error body: `{ error: { code, message, issues? } }`. */
-function adminError<E extends Env, P extends string, I extends Input>(c: Context<E, P, I>, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503, message: string, issues?: unknown) {
+function adminError<E extends Env, P extends string, I extends Input>(
+  c: Context<E, P, I>,
+  status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 502 | 503,
+  message: string,
+  issues?: unknown,
+) {
   const code =
     status === 401 || status === 403 ? ErrorCode.Unauthorized
     : status === 429 ? ErrorCode.RateLimited
@@ -88,7 +93,8 @@ async function bodyOf<T extends z.ZodType>(c: Context, schema: T, refusal: strin
 adminRoutes.use("*", async (c, next) => {
   const runtime = gatewayRuntime(c.env);
   const action = `${c.req.method} ${c.req.path}`;
-  const audit = (entry: { by: string; status: number }) => runtime.audit.record({ type: "admin", at: Date.now(), action, ...entry }, (p) => c.executionCtx.waitUntil(p));
+  const audit = (entry: { by: string; status: number }) =>
+    runtime.audit.record({ type: "admin", at: Date.now(), action, ...entry }, (p) => c.executionCtx.waitUntil(p));
   // A credential from an address that failed too often lately is not even looked at.
   const presented = c.req.header("authorization") !== undefined;
   const address = presented ? await addressIdOf(c.req.header("cf-connecting-ip")) : undefined;
@@ -101,7 +107,8 @@ adminRoutes.use("*", async (c, next) => {
   // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
   const session = level === "none" && !c.req.header("authorization") ? await sessionOf(runtime, sessionTokenOf(c)) : undefined;
   if (session) {
-    if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1") return adminError(c, 403, `Forbidden: a change made with the dashboard's session needs the ${UI_HEADER} header`);
+    if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1")
+      return adminError(c, 403, `Forbidden: a change made with the dashboard's session needs the ${UI_HEADER} header`);
     ({ level, by } = session);
   }
   if (level === "none") {
@@ -154,14 +161,24 @@ adminRoutes.post("/deployments", jsonBodyGuard(), async (c) => {
     throw error;
   }
   const pipeline = body.data.pipeline === true;
-  if (pipeline && !manifest.pipeline?.steps.length) return adminError(c, 400, `Invalid registration: ${manifest.name}@${manifest.version} is registered as a pipeline, but its manifest declares no pipeline.steps (the skills its steps may call)`);
+  if (pipeline && !manifest.pipeline?.steps.length)
+    return adminError(
+      c,
+      400,
+      `Invalid registration: ${manifest.name}@${manifest.version} is registered as a pipeline, but its manifest declares no pipeline.steps (the skills its steps may call)`,
+    );
   const registrationId = body.data.registrationId ?? (await defaultRegistrationId(manifest, endpoint, pipeline));
 
   const { registry, snapshot } = gatewayRuntime(c.env);
-  const outcome = await registry.register({ manifest, endpoint, registrationId, ttlSeconds, force, pipeline, contractHash: await contractHashOf(manifest) }, Date.now());
+  const outcome = await registry.register(
+    { manifest, endpoint, registrationId, ttlSeconds, force, pipeline, contractHash: await contractHashOf(manifest) },
+    Date.now(),
+  );
   if (outcome.conflict) {
     const id = outcome.deployment.id;
-    return adminError(c, 409, `${id} is registered with another definition; register a new version (or send "force": true to replace it)`, { changes: outcome.conflict });
+    return adminError(c, 409, `${id} is registered with another definition; register a new version (or send "force": true to replace it)`, {
+      changes: outcome.conflict,
+    });
   }
   snapshot.invalidate();
   return c.json({ changed: outcome.changed, deployment: outcome.deployment }, outcome.changed ? 201 : 200);
@@ -183,7 +200,10 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 // ---------------------------------------------------------------------------------------------
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
-function rolloutRoute<T extends z.ZodType>(schema: T, edit: (doc: RegistryDoc, skill: string, body: z.output<T>, ctx: { now: number; by: string }) => RegistryDoc) {
+function rolloutRoute<T extends z.ZodType>(
+  schema: T,
+  edit: (doc: RegistryDoc, skill: string, body: z.output<T>, ctx: { now: number; by: string }) => RegistryDoc,
+) {
   return async (c: Context<AdminEnv>) => {
     const body = await bodyOf(c, schema, "Invalid request body");
     if (body instanceof Response) return body;
@@ -207,10 +227,26 @@ adminRoutes.get("/skills/:name", async (c) => {
   return answer ? c.json(answer) : adminError(c, 404, `No skill ${skill} is registered`);
 });
 
-adminRoutes.post("/skills/:name/canary", jsonBodyGuard(), rolloutRoute(CanaryRequestSchema, (doc, skill, body, ctx) => setCanary(doc, skill, body.version, body.groups, ctx)));
-adminRoutes.post("/skills/:name/promote", jsonBodyGuard(), rolloutRoute(PromoteRequestSchema, (doc, skill, body, ctx) => promote(doc, skill, body.version, ctx)));
-adminRoutes.post("/skills/:name/rollback", jsonBodyGuard(), rolloutRoute(RollbackRequestSchema, (doc, skill, body, ctx) => rollback(doc, skill, { ...ctx, version: body.version, reason: body.reason })));
-adminRoutes.put("/skills/:name/routes", jsonBodyGuard(), rolloutRoute(RoutesRequestSchema, (doc, skill, body, ctx) => replaceRoutes(doc, skill, body.routes, ctx)));
+adminRoutes.post(
+  "/skills/:name/canary",
+  jsonBodyGuard(),
+  rolloutRoute(CanaryRequestSchema, (doc, skill, body, ctx) => setCanary(doc, skill, body.version, body.groups, ctx)),
+);
+adminRoutes.post(
+  "/skills/:name/promote",
+  jsonBodyGuard(),
+  rolloutRoute(PromoteRequestSchema, (doc, skill, body, ctx) => promote(doc, skill, body.version, ctx)),
+);
+adminRoutes.post(
+  "/skills/:name/rollback",
+  jsonBodyGuard(),
+  rolloutRoute(RollbackRequestSchema, (doc, skill, body, ctx) => rollback(doc, skill, { ...ctx, version: body.version, reason: body.reason })),
+);
+adminRoutes.put(
+  "/skills/:name/routes",
+  jsonBodyGuard(),
+  rolloutRoute(RoutesRequestSchema, (doc, skill, body, ctx) => replaceRoutes(doc, skill, body.routes, ctx)),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Progressive delivery: a canary raised step by step while healthy (src/delivery)
@@ -309,7 +345,13 @@ adminRoutes.post("/upstreams/:name/approve", jsonBodyGuard(), async (c) => {
 adminRoutes.delete("/upstreams/:name", async (c) =>
   upstreamOperation(c, async (upstreams) => {
     const removed = await upstreams.remove(c.req.param("name"), c.req.query("version"));
-    return removed ? c.json({ removed }) : adminError(c, 404, `No upstream ${c.req.param("name")}${c.req.query("version") ? ` version ${c.req.query("version")}` : ""}; GET /admin/upstreams lists them`);
+    return removed ?
+        c.json({ removed })
+      : adminError(
+          c,
+          404,
+          `No upstream ${c.req.param("name")}${c.req.query("version") ? ` version ${c.req.query("version")}` : ""}; GET /admin/upstreams lists them`,
+        );
   }),
 );
 
@@ -330,7 +372,9 @@ adminRoutes.put("/servers/:name", jsonBodyGuard(), async (c) => {
 });
 
 adminRoutes.delete("/servers/:name", async (c) =>
-  (await gatewayRuntime(c.env).servers.remove(c.req.param("name"))) ? c.json({ removed: c.req.param("name") }) : adminError(c, 404, `No server ${c.req.param("name")}; GET /admin/servers lists them`),
+  (await gatewayRuntime(c.env).servers.remove(c.req.param("name"))) ?
+    c.json({ removed: c.req.param("name") })
+  : adminError(c, 404, `No server ${c.req.param("name")}; GET /admin/servers lists them`),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -383,9 +427,21 @@ function packageRouteEdit<T extends z.ZodType>(schema: T, edit: (body: z.output<
     }
   };
 }
-adminRoutes.post("/agent-skills/:name/canary", jsonBodyGuard(), packageRouteEdit(CanaryRequestSchema, (body) => (doc, name, ctx) => setCanary(doc, name, body.version, body.groups, ctx)));
-adminRoutes.post("/agent-skills/:name/promote", jsonBodyGuard(), packageRouteEdit(PromoteRequestSchema, (body) => (doc, name, ctx) => promote(doc, name, body.version, ctx)));
-adminRoutes.post("/agent-skills/:name/rollback", jsonBodyGuard(), packageRouteEdit(RollbackRequestSchema, (body) => (doc, name, ctx) => rollback(doc, name, { ...ctx, version: body.version, reason: body.reason })));
+adminRoutes.post(
+  "/agent-skills/:name/canary",
+  jsonBodyGuard(),
+  packageRouteEdit(CanaryRequestSchema, (body) => (doc, name, ctx) => setCanary(doc, name, body.version, body.groups, ctx)),
+);
+adminRoutes.post(
+  "/agent-skills/:name/promote",
+  jsonBodyGuard(),
+  packageRouteEdit(PromoteRequestSchema, (body) => (doc, name, ctx) => promote(doc, name, body.version, ctx)),
+);
+adminRoutes.post(
+  "/agent-skills/:name/rollback",
+  jsonBodyGuard(),
+  packageRouteEdit(RollbackRequestSchema, (body) => (doc, name, ctx) => rollback(doc, name, { ...ctx, version: body.version, reason: body.reason })),
+);
 
 /** Removes a package, or `?version=` one of its versions. */
 adminRoutes.delete("/agent-skills/:name", async (c) => {
@@ -393,7 +449,9 @@ adminRoutes.delete("/agent-skills/:name", async (c) => {
   const version = c.req.query("version");
   try {
     const removed = await gatewayRuntime(c.env).packages.remove(name, version);
-    return removed ? c.json({ removed }) : adminError(c, 404, `No Agent Skill ${name}${version ? ` version ${version}` : ""}; GET /admin/agent-skills lists them`);
+    return removed ?
+        c.json({ removed })
+      : adminError(c, 404, `No Agent Skill ${name}${version ? ` version ${version}` : ""}; GET /admin/agent-skills lists them`);
   } catch (error) {
     if (error instanceof PackageRefused) return adminError(c, error.status, error.message);
     throw error;
@@ -438,7 +496,12 @@ adminRoutes.get("/metrics", async (c) => {
     {
       name: "skillmesh_upstream_tools",
       help: "Each federated upstream version's tools: served, held for approval, or withdrawn until approved.",
-      samples: upstreamHealth.flatMap((u) => (["served", "held", "withdrawn"] as const).map((state) => ({ labels: { upstream: u.upstream, version: u.version, state }, value: state === "served" ? u.tools : u[state] }))),
+      samples: upstreamHealth.flatMap((u) =>
+        (["served", "held", "withdrawn"] as const).map((state) => ({
+          labels: { upstream: u.upstream, version: u.version, state },
+          value: state === "served" ? u.tools : u[state],
+        })),
+      ),
     },
     {
       name: "skillmesh_upstream_last_refresh_timestamp_seconds",

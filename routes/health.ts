@@ -31,7 +31,10 @@ healthRoutes.get("/", async (c) => {
   if (!allowsAdmin(level, "GET")) return c.json({ status });
   const [view, upstreamHealth] = await Promise.all([
     snapshot.current().catch(() => undefined),
-    upstreams.views().then((views) => upstreamHealthOf(store, views)).catch(() => null),
+    upstreams
+      .views()
+      .then((views) => upstreamHealthOf(store, views))
+      .catch(() => null),
   ]);
   return c.json({
     status,

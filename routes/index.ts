@@ -54,7 +54,9 @@ gateway.get("/", (c) =>
   c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", mcp: "POST /mcp", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
 );
 
-gateway.notFound((c) => c.json(failure(null, ErrorCode.MethodNotFound, `No route ${c.req.method} ${c.req.path}; JSON-RPC is served at POST /rpc, MCP at POST /mcp`), 404));
+gateway.notFound((c) =>
+  c.json(failure(null, ErrorCode.MethodNotFound, `No route ${c.req.method} ${c.req.path}; JSON-RPC is served at POST /rpc, MCP at POST /mcp`), 404),
+);
 gateway.onError((error, c) => {
   if (error instanceof HTTPException) return error.getResponse(); // a ready answer, e.g. an unreadable body
   console.error("[gateway] unhandled:", error);

@@ -47,16 +47,25 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   const entered = accessThrough(c.get("caller"), { kind: "mcp", ...(serverName !== undefined ? { serverName } : {}), ...(server ? { server } : {}) });
   // A credential that may not use this server learns nothing of whether it exists.
   if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
-  if (serverName !== undefined && !server) return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
+  if (serverName !== undefined && !server)
+    return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
   if (server) scope.listedName = server.listedName;
   // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
   const catalogMode = c.req.query("catalog");
   if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {
-    return c.json(failure(null, ErrorCode.InvalidRequest, `?catalog= is "search" (a search tool instead of every tool) or "full" (the default), not ${catalogMode.slice(0, 40)}`), 400);
+    return c.json(
+      failure(
+        null,
+        ErrorCode.InvalidRequest,
+        `?catalog= is "search" (a search tool instead of every tool) or "full" (the default), not ${catalogMode.slice(0, 40)}`,
+      ),
+      400,
+    );
   }
   // The same renamed summary each time: a listen stream compares tools by identity.
-  const listed = (summary: SkillSummary) => (server && server.listedName(summary.name) !== summary.name ? renamedOf(summary, server.listedName(summary.name)) : summary);
+  const listed = (summary: SkillSummary) =>
+    server && server.listedName(summary.name) !== summary.name ? renamedOf(summary, server.listedName(summary.name)) : summary;
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
   const called = (name: string) => skillNamed(name) ?? name;
   const catalogOf = () => new CallerCatalog(runtime, scope);
@@ -80,7 +89,9 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     run: async (operation) => {
       const done = await perform(operation, scope, runtime, c.env);
       // A search's tool hits are named as this server lists them.
-      return server && operation.kind === "search" ? (done as CatalogHit[]).map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit)) : done;
+      return server && operation.kind === "search" ?
+          (done as CatalogHit[]).map((hit) => (hit.kind === "tool" ? { ...hit, name: server.listedName(hit.name) } : hit))
+        : done;
     },
     refuse: (name, refusal) => refuseUnknown(called(name), refusal, scope, runtime, c.env),
     // MCP tasks are the gateway's async jobs: the same submit as `Prefer: respond-async` on /rpc.

@@ -18,28 +18,33 @@ const RPC_DOOR = { kind: "rpc" } as const;
 
 export const rpcRoutes = new Hono<{ Bindings: GatewayEnv; Variables: { caller: Caller } }>();
 
-rpcRoutes.post("/", jsonBodyGuard(), requireCaller((env: GatewayEnv) => gatewayRuntime(env)), async (c) => {
-  const runtime = gatewayRuntime(c.env);
-  const entered = accessThrough(c.get("caller"), RPC_DOOR);
-  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
-  const body = await bodyText(c);
-  // No cancellation signal on a plain JSON call: workerd fires request.signal for streamed
-  // responses only, and combining signals costs a fifth of a trivial call's throughput.
-  if (!acceptsEventStream(c.req.raw.headers)) {
-    const processed = await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, runtime, c.env));
-    return toHttpResponse(processed, answerHeadersOf(scope));
-  }
-  // Accept: text/event-stream: each call's progress as a notifications/progress event (with the
-  // call's id), heartbeats while quiet, then the response (or batch) as the last event.
-  const stream = sseStream(async (sse) => {
-    // The stream closing is the cancellation (request.signal too, where the runtime fires it).
-    const signal = anySignal([c.req.raw.signal, sse.signal]);
-    const processed = await processJsonRpc(body, (request, slot) => {
-      const onProgress = progressRelay(sse, { id: request.id });
-      return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
-    });
-    if (processed !== undefined && !sse.signal.aborted) sse.sendJson(answerJson(processed));
-  }, runtime.config.sseHeartbeatMs);
-  return new Response(stream, { headers: SSE_HEADERS });
-});
+rpcRoutes.post(
+  "/",
+  jsonBodyGuard(),
+  requireCaller((env: GatewayEnv) => gatewayRuntime(env)),
+  async (c) => {
+    const runtime = gatewayRuntime(c.env);
+    const entered = accessThrough(c.get("caller"), RPC_DOOR);
+    if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
+    const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
+    const body = await bodyText(c);
+    // No cancellation signal on a plain JSON call: workerd fires request.signal for streamed
+    // responses only, and combining signals costs a fifth of a trivial call's throughput.
+    if (!acceptsEventStream(c.req.raw.headers)) {
+      const processed = await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, runtime, c.env));
+      return toHttpResponse(processed, answerHeadersOf(scope));
+    }
+    // Accept: text/event-stream: each call's progress as a notifications/progress event (with the
+    // call's id), heartbeats while quiet, then the response (or batch) as the last event.
+    const stream = sseStream(async (sse) => {
+      // The stream closing is the cancellation (request.signal too, where the runtime fires it).
+      const signal = anySignal([c.req.raw.signal, sse.signal]);
+      const processed = await processJsonRpc(body, (request, slot) => {
+        const onProgress = progressRelay(sse, { id: request.id });
+        return invoke(request, slot, scope, runtime, c.env, { onProgress, signal });
+      });
+      if (processed !== undefined && !sse.signal.aborted) sse.sendJson(answerJson(processed));
+    }, runtime.config.sseHeartbeatMs);
+    return new Response(stream, { headers: SSE_HEADERS });
+  },
+);

@@ -61,20 +61,21 @@ uiRoutes.use(async (c, next) => {
   c.header("cache-control", "no-store");
 });
 
-const page = (title: string, body: Html) => html`<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>${title}</title>
-    <link rel="icon" href="/admin/ui/icon.svg" />
-    <link rel="stylesheet" href="/admin/ui/app.css" />
-    <script src="/admin/ui/app.js" defer></script>
-  </head>
-  <body data-ui-header="${UI_HEADER}">
-    ${body}
-  </body>
-</html>`;
+const page = (title: string, body: Html) =>
+  html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title}</title>
+        <link rel="icon" href="/admin/ui/icon.svg" />
+        <link rel="stylesheet" href="/admin/ui/app.css" />
+        <script src="/admin/ui/app.js" defer></script>
+      </head>
+      <body data-ui-header="${UI_HEADER}">
+        ${body}
+      </body>
+    </html>`;
 
 const signIn = (problem?: string) =>
   page(
@@ -93,9 +94,21 @@ const signIn = (problem?: string) =>
 uiRoutes.onError((error, c) => {
   if (error instanceof HTTPException) return error.getResponse();
   const status = routeFailureStatus("[ui]", error);
-  const message = status === 503 ? `The gateway's store is unavailable; reload in ${RETRY_AFTER_STORE_MS / 1000} s.` : "Something went wrong on the gateway; its log has the error.";
+  const message =
+    status === 503 ?
+      `The gateway's store is unavailable; reload in ${RETRY_AFTER_STORE_MS / 1000} s.`
+    : "Something went wrong on the gateway; its log has the error.";
   c.header("cache-control", "no-store");
-  return c.html(page("Skillmesh — unavailable", html`<main class="narrow"><h1>Skillmesh</h1><p class="error">${message}</p></main>`), status);
+  return c.html(
+    page(
+      "Skillmesh — unavailable",
+      html`<main class="narrow">
+        <h1>Skillmesh</h1>
+        <p class="error">${message}</p>
+      </main>`,
+    ),
+    status,
+  );
 });
 
 uiRoutes.get("/app.css", (c) => c.body(STYLES, 200, { "content-type": "text/css; charset=utf-8" }));
@@ -104,14 +117,19 @@ uiRoutes.get("/app.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javas
 
 /** Audits a sign-in or sign-out (the request's own method and path) under who made it. */
 const audit = (c: Context<{ Bindings: GatewayEnv }>, by: string, status: number) =>
-  gatewayRuntime(c.env).audit.record({ type: "admin", at: Date.now(), by, action: `${c.req.method} ${c.req.path}`, status }, (p) => c.executionCtx.waitUntil(p));
+  gatewayRuntime(c.env).audit.record({ type: "admin", at: Date.now(), by, action: `${c.req.method} ${c.req.path}`, status }, (p) =>
+    c.executionCtx.waitUntil(p),
+  );
 
 /** Sign-in: the credential is checked as the admin API checks it, then exchanged for a session. */
 uiRoutes.post("/session", async (c) => {
   const runtime = gatewayRuntime(c.env);
   const address = await addressIdOf(c.req.header("cf-connecting-ip"));
   const waitMs = await adminThrottled(runtime.store, address);
-  if (waitMs !== undefined) return c.html(signIn(`Too many failed sign-ins from this address; try again in ${Math.ceil(waitMs / 1000)} s.`), 429, { "retry-after": String(Math.ceil(waitMs / 1000)) });
+  if (waitMs !== undefined)
+    return c.html(signIn(`Too many failed sign-ins from this address; try again in ${Math.ceil(waitMs / 1000)} s.`), 429, {
+      "retry-after": String(Math.ceil(waitMs / 1000)),
+    });
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const key = typeof form.key === "string" ? form.key : "";
   // Only the credential typed in counts: the request's own headers (an address, a stray Authorization) are not it.
@@ -123,7 +141,13 @@ uiRoutes.post("/session", async (c) => {
   }
   const token = await startSession(runtime, identity);
   audit(c, identity.by, 303);
-  setCookie(c, UI_COOKIE, token, { path: "/admin", httpOnly: true, sameSite: "Strict", secure: new URL(c.req.url).protocol === "https:", maxAge: UI_SESSION_MS / 1000 });
+  setCookie(c, UI_COOKIE, token, {
+    path: "/admin",
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: new URL(c.req.url).protocol === "https:",
+    maxAge: UI_SESSION_MS / 1000,
+  });
   return c.redirect("/admin/ui", 303);
 });
 
@@ -145,7 +169,13 @@ uiRoutes.get("/", async (c) => {
   const registry = await deploymentsPage(runtime, { limit: 100 });
   const ids = registry.deployments.slice(0, 200).map((d) => d.id);
   const auditQuery = auditQueryOf(c.req.query());
-  const [history, auditPage, keys, upstreams, packages] = await Promise.all([runtime.metrics.history(ids), runtime.audit.read(auditQuery), runtime.keys.list(), runtime.upstreams.views(), runtime.packages.list()]);
+  const [history, auditPage, keys, upstreams, packages] = await Promise.all([
+    runtime.metrics.history(ids),
+    runtime.audit.read(auditQuery),
+    runtime.keys.list(),
+    runtime.upstreams.views(),
+    runtime.packages.list(),
+  ]);
   const upstreamHealth = await upstreamHealthOf(runtime.store, upstreams);
   const names = [...new Set(registry.deployments.map((d) => d.name))];
   const body = html`<header>
@@ -159,7 +189,15 @@ uiRoutes.get("/", async (c) => {
         <h2>Skills</h2>
         <div class="cards">
           ${names.map((name) =>
-            skillCard(name, registry.deployments.filter((d) => d.name === name), registry.routes[name] ?? {}, registry, history, registry.rollouts[name], canWrite),
+            skillCard(
+              name,
+              registry.deployments.filter((d) => d.name === name),
+              registry.routes[name] ?? {},
+              registry,
+              history,
+              registry.rollouts[name],
+              canWrite,
+            ),
           )}
         </div>
         ${registry.nextCursor ? html`<p>The first 100 skills are shown; the admin API pages the rest.</p>` : ""}
@@ -180,24 +218,26 @@ uiRoutes.get("/", async (c) => {
         )}
       </section>
       <div class="lower">
-      <section id="audit">
-        <h2>Audit log</h2>
-        ${auditPanel(auditQuery, auditPage)}
-      </section>
-      <section id="keys">
-        <h2>API keys</h2>
-        ${table(
-          ["Name", "Id", "Skills", "Admin", "State", ...(canWrite ? [""] : [])],
-          keys.map(viewOf).map((k) => [
-            k.name,
-            k.id,
-            k.skills.join(", ") || "-",
-            k.admin ?? "-",
-            k.revokedAt ? "revoked" : "active",
-            ...(canWrite ? [k.revokedAt ? "" : control(`/admin/keys/${encodeURIComponent(k.id)}`, "DELETE", `Revoke ${k.name}`)] : []),
-          ]),
-        )}
-      </section>
+        <section id="audit">
+          <h2>Audit log</h2>
+          ${auditPanel(auditQuery, auditPage)}
+        </section>
+        <section id="keys">
+          <h2>API keys</h2>
+          ${table(
+            ["Name", "Id", "Skills", "Admin", "State", ...(canWrite ? [""] : [])],
+            keys
+              .map(viewOf)
+              .map((k) => [
+                k.name,
+                k.id,
+                k.skills.join(", ") || "-",
+                k.admin ?? "-",
+                k.revokedAt ? "revoked" : "active",
+                ...(canWrite ? [k.revokedAt ? "" : control(`/admin/keys/${encodeURIComponent(k.id)}`, "DELETE", `Revoke ${k.name}`)] : []),
+              ]),
+          )}
+        </section>
       </div>
     </main>`;
   return c.html(page("Skillmesh — rollouts", body));
@@ -226,11 +266,15 @@ export function auditQueryOf(query: Record<string, string>): AuditQuery {
 
 /** The page's URL query for an audit query (`auditQueryOf` reads it back). */
 const auditUrlQueryOf = (query: Partial<Record<(typeof AUDIT_FIELDS)[number], string | number>>) =>
-  new URLSearchParams(AUDIT_FIELDS.flatMap((field): Array<[string, string]> => (query[field] === undefined ? [] : [[`audit_${field}`, String(query[field])]]))).toString();
+  new URLSearchParams(
+    AUDIT_FIELDS.flatMap((field): Array<[string, string]> => (query[field] === undefined ? [] : [[`audit_${field}`, String(query[field])]])),
+  ).toString();
 
 /** One audit row's cells. */
 const auditCells = (e: AuditEntry): string[] =>
-  e.type === "admin" ? [e.by, e.action, String(e.status)] : [e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"];
+  e.type === "admin" ?
+    [e.by, e.action, String(e.status)]
+  : [e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"];
 
 /** The audit log: a filter form, entries in a row each (a run of the same who, what and outcome is one row with its count and time span), and a link to older ones. */
 function auditPanel(query: AuditQuery, page: AuditPage): Html {
@@ -243,10 +287,17 @@ function auditPanel(query: AuditQuery, page: AuditPage): Html {
       last.oldest = entry.at;
     } else rows.push({ cells, newest: entry.at, oldest: entry.at, count: 1 });
   }
-  const selected = (value: string | undefined, option: string) => (value === option ? html`<option value="${option}" selected>${option}</option>` : html`<option value="${option}">${option}</option>`);
+  const selected = (value: string | undefined, option: string) =>
+    value === option ? html`<option value="${option}" selected>${option}</option>` : html`<option value="${option}">${option}</option>`;
   const older = auditUrlQueryOf({ ...query, cursor: page.nextCursor });
   return html`<form method="get" action="/admin/ui#audit" class="filter">
-      <label>type <select name="audit_type"><option value="">any</option>${selected(query.type, "call")}${selected(query.type, "admin")}</select></label>
+      <label
+        >type
+        <select name="audit_type">
+          <option value="">any</option>
+          ${selected(query.type, "call")}${selected(query.type, "admin")}
+        </select></label
+      >
       <label>who <input name="audit_caller" value="${query.caller ?? ""}" size="14" /></label>
       <label>skill or action <input name="audit_skill" value="${query.skill ?? ""}" size="14" /></label>
       <label>outcome <input name="audit_outcome" value="${query.outcome ?? ""}" size="6" placeholder="ok, error, -32005" /></label>
@@ -254,13 +305,32 @@ function auditPanel(query: AuditQuery, page: AuditPage): Html {
     </form>
     ${table(
       ["Time (UTC)", "Who", "What", "Outcome", ""],
-      rows.map((r) => [r.count > 1 ? `${utcTime(r.oldest)} – ${utcTime(r.newest).slice(11)}` : utcTime(r.newest), ...r.cells, r.count > 1 ? html`<span class="count">×${r.count}</span>` : ""]),
+      rows.map((r) => [
+        r.count > 1 ? `${utcTime(r.oldest)} – ${utcTime(r.newest).slice(11)}` : utcTime(r.newest),
+        ...r.cells,
+        r.count > 1 ? html`<span class="count">×${r.count}</span>` : "",
+      ]),
     )}
-    <p class="pager">${page.entries.length} entries${query.cursor ? html` · <a href="/admin/ui#audit">newest</a>` : ""}${page.nextCursor ? html` · <a href="/admin/ui?${older}#audit" class="older">older entries</a>` : ""}</p>`;
+    <p class="pager">
+      ${page.entries.length}
+      entries${query.cursor ? html` · <a href="/admin/ui#audit">newest</a>` : ""}${page.nextCursor ? html` · <a href="/admin/ui?${older}#audit" class="older">older entries</a>` : ""}
+    </p>`;
 }
 
-function skillCard(name: string, deployments: Deployment[], routes: Record<string, Record<string, number>>, registry: Page, history: Record<string, Array<Observed & { start: number }>>, rollout: Rollout | undefined, canWrite: boolean): Html {
-  const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
+function skillCard(
+  name: string,
+  deployments: Deployment[],
+  routes: Record<string, Record<string, number>>,
+  registry: Page,
+  history: Record<string, Array<Observed & { start: number }>>,
+  rollout: Rollout | undefined,
+  canWrite: boolean,
+): Html {
+  const groups = Object.keys(routes).sort((a, b) =>
+    a === "*" ? -1
+    : b === "*" ? 1
+    : a.localeCompare(b),
+  );
   const rank: Record<string, number> = { stable: 0, canary: 1, degraded: 2 };
   const sorted = [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version));
   const stableVersion = sorted.find((d) => d.role === "stable")?.version;
@@ -268,7 +338,9 @@ function skillCard(name: string, deployments: Deployment[], routes: Record<strin
   const canaries = sorted.filter((d) => roleOf(d) === "canary");
   const skillPath = `/admin/skills/${encodeURIComponent(name)}`;
   const actionOf = (d: Deployment) =>
-    roleOf(d) === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version }) : roleOf(d) === "previous" ? control(`${skillPath}/promote`, "POST", "Make stable again", { version: d.version }) : "";
+    roleOf(d) === "canary" ? control(`${skillPath}/promote`, "POST", "Promote", { version: d.version })
+    : roleOf(d) === "previous" ? control(`${skillPath}/promote`, "POST", "Make stable again", { version: d.version })
+    : "";
   const pipeline = sorted.find((d) => d.pipeline);
   const federated = sorted.flatMap((d) => ("upstream" in d.endpoint ? [d.endpoint.upstream] : []))[0];
   const rows = sorted.map((d) => {
@@ -289,22 +361,31 @@ function skillCard(name: string, deployments: Deployment[], routes: Record<strin
   const weights = Object.fromEntries(canaries.map((d) => [d.version, Object.fromEntries(groups.map((g) => [g, routes[g]?.[d.version] ?? 0]))]));
   const firstWeight = canaries[0] ? (routes["*"]?.[canaries[0].version] ?? 0) : 0;
   return html`<article class="skill" data-skill="${name}">
-    <h3>${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}${federated ? html` <span class="badge" title="a tool of upstream ${federated.name}">${federated.kind === "mcp" ? "MCP upstream" : "OpenAPI upstream"}</span>` : ""}</h3>
+    <h3>
+      ${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}${federated ? html` <span class="badge" title="a tool of upstream ${federated.name}">${federated.kind === "mcp" ? "MCP upstream" : "OpenAPI upstream"}</span>` : ""}
+    </h3>
     ${pipeline?.manifest.pipeline ? html`<p class="steps">Steps call ${pipeline.manifest.pipeline.steps.join(", ")}</p>` : ""}
     ${federated ? html`<p class="steps">Federated: ${federated.kind === "mcp" ? `tool ${federated.tool}` : `operation ${federated.operation.method.toUpperCase()} ${federated.operation.path}`} of upstream ${federated.name} (see Upstreams)</p>` : ""}
     ${table(["Version", "Role", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "Breaker", "Calls (15 min)", "Errors", "p95", "Last hour", ...(canWrite ? [""] : [])], rows)}
     ${rollout ? rolloutPanel(rollout, skillPath, canWrite) : ""}
-    ${canWrite && canaries.length
-      ? html`<div class="controls">
+    ${
+      canWrite && canaries.length ?
+        html`<div class="controls">
           <form data-api="${skillPath}/canary" data-method="POST" data-shape="canary" data-weights="${JSON.stringify(weights)}" class="canary">
-            <label>Canary <select name="version">${canaries.map((d) => html`<option value="${d.version}">${d.version}</option>`)}</select></label>
+            <label
+              >Canary
+              <select name="version">
+                ${canaries.map((d) => html`<option value="${d.version}">${d.version}</option>`)}
+              </select></label
+            >
             <label>group <input name="group" value="*" size="8" required /></label>
             <label>weight <input name="weight" type="number" min="0" max="100" value="${firstWeight}" required />%</label>
             <button type="submit">Set weight</button>
           </form>
           ${control(`${skillPath}/rollback`, "POST", "Roll back every canary")}
         </div>`
-      : ""}
+      : ""
+    }
   </article>`;
 }
 
@@ -312,14 +393,17 @@ function rolloutPanel(r: Rollout, skillPath: string, canWrite: boolean): Html {
   const live = r.state === "running" || r.state === "paused";
   return html`<div class="rollout ${r.state}">
     <strong>Rollout of ${r.version}</strong>: ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(", ")}), steps
-    ${r.steps.join(" → ")}% every ${r.everyMs / 1000} s, errors ≤${(r.maxErrorRate * 100).toFixed(1)}%${r.maxP95Ratio ? html`, p95 ≤${r.maxP95Ratio}× stable` : ""}.
+    ${r.steps.join(" → ")}% every ${r.everyMs / 1000} s, errors
+    ≤${(r.maxErrorRate * 100).toFixed(1)}%${r.maxP95Ratio ? html`, p95 ≤${r.maxP95Ratio}× stable` : ""}.
     <span class="status">${r.status}</span>
-    ${canWrite && live
-      ? html`<div class="controls">
+    ${
+      canWrite && live ?
+        html`<div class="controls">
           ${r.state === "running" ? control(`${skillPath}/rollout/pause`, "POST", "Pause") : control(`${skillPath}/rollout/resume`, "POST", "Resume")}
           ${control(`${skillPath}/rollout/abort`, "POST", "Abort")}
         </div>`
-      : ""}
+      : ""
+    }
   </div>`;
 }
 
@@ -342,7 +426,9 @@ function upstreamsPanel(upstreams: UpstreamView[], health: UpstreamHealth[], can
         u.kind,
         version,
         v.url,
-        h ? html`<span class="health ${h.status}">${h.status}</span>${h.breakersOpen ? ` (${h.breakersOpen} breaker${h.breakersOpen > 1 ? "s" : ""} open)` : ""}` : "-",
+        h ?
+          html`<span class="health ${h.status}">${h.status}</span>${h.breakersOpen ? ` (${h.breakersOpen} breaker${h.breakersOpen > 1 ? "s" : ""} open)` : ""}`
+        : "-",
         html`<span class="count">${Object.keys(v.tools).length}</span> ${Object.values(v.tools).sort().join(", ")}`,
         v.refresh ? html`${utcTime(v.refresh.at)}${v.refresh.ok ? "" : html` <span class="error">${v.refresh.error ?? "failed"}</span>`}` : "-",
         ...(canWrite ? [control(`${path(u.name)}/refresh`, "POST", `Refresh ${u.name}`)] : []),
@@ -356,7 +442,9 @@ function upstreamsPanel(upstreams: UpstreamView[], health: UpstreamHealth[], can
         version,
         `${SUBJECT_WORDS[change.subject]} ${change.name}`,
         `${change.kind}${change.breaking ? " (breaking)" : ""}`,
-        change.withdrawn ? html`<span class="error">withdrawn until approved</span>` : change.kind === "new" ? "not served yet" : "the pinned definition",
+        change.withdrawn ? html`<span class="error">withdrawn until approved</span>`
+        : change.kind === "new" ? "not served yet"
+        : "the pinned definition",
         changedFields(change),
         html`<code>${change.contractHash.slice(0, 19)}…</code>`,
         utcTime(change.seenAt),
@@ -369,12 +457,17 @@ function upstreamsPanel(upstreams: UpstreamView[], health: UpstreamHealth[], can
 function changedFields(change: HeldChange): Html {
   const fields = fieldChanges(change.previous, heldDefinitionOf(change));
   const hidden = hiddenIn(fields.map((f) => `${f.before ?? ""}${f.after ?? ""}`).join(""));
-  return html`<details class="diff"${hidden.length ? " open" : ""}>
-    <summary>${hidden.length ? html`<strong class="error">hidden characters: ${hidden.map((h) => `${h.kind} ×${h.count}`).join(", ")}</strong> · ` : ""}${fields.length} field${fields.length === 1 ? "" : "s"}</summary>
+  return html`<details class="diff" ${hidden.length ? " open" : ""}>
+    <summary>
+      ${hidden.length ? html`<strong class="error">hidden characters: ${hidden.map((h) => `${h.kind} ×${h.count}`).join(", ")}</strong> · ` : ""}${fields.length}
+      field${fields.length === 1 ? "" : "s"}
+    </summary>
     ${fields.map(
-      (f) => html`<div class="field"><code>${f.path}</code>
-        ${f.before !== undefined ? html`<pre class="before">${visibleText(f.before)}</pre>` : ""}
-        ${f.after !== undefined ? html`<pre class="after">${visibleText(f.after)}</pre>` : ""}</div>`,
+      (f) =>
+        html`<div class="field">
+          <code>${f.path}</code> ${f.before !== undefined ? html`<pre class="before">${visibleText(f.before)}</pre>` : ""}
+          ${f.after !== undefined ? html`<pre class="after">${visibleText(f.after)}</pre>` : ""}
+        </div>`,
     )}
   </details>`;
 }
@@ -394,18 +487,20 @@ function packagesPanel(packages: PackageRecord[], canWrite: boolean): Html {
       .map(([version, v]) => [
         record.name,
         version,
-        version === record.stable ? "stable" : Object.values(routes).some((weights) => (weights[version] ?? 0) > 0) ? "canary" : "canary 0%",
+        version === record.stable ? "stable"
+        : Object.values(routes).some((weights) => (weights[version] ?? 0) > 0) ? "canary"
+        : "canary 0%",
         Object.entries(routes)
           .map(([group, weights]) => `${group === "*" ? "* (default)" : group}: ${weights[version] ?? 0}%`)
           .join(", "),
         html`<span class="count">${v.files.length}</span> ${v.archive ? ".tar.gz" : "SKILL.md"}`,
         v.tools.join(", ") || "-",
         utcTime(v.registeredAt),
-        ...(canWrite
-          ? [
-              html`${version !== record.stable ? control(`${path}/promote`, "POST", `Promote ${record.name} ${version}`, { version }) : ""}${version === record.stable && split ? control(`${path}/rollback`, "POST", `Roll back ${record.name}`) : ""}`,
-            ]
-          : []),
+        ...(canWrite ?
+          [
+            html`${version !== record.stable ? control(`${path}/promote`, "POST", `Promote ${record.name} ${version}`, { version }) : ""}${version === record.stable && split ? control(`${path}/rollback`, "POST", `Roll back ${record.name}`) : ""}`,
+          ]
+        : []),
       ]);
   });
   return table(["Package", "Version", "Role", "Routed", "Files", "Tools", "Registered (UTC)", ...(canWrite ? [""] : [])], rows);
@@ -415,7 +510,11 @@ function packagesPanel(packages: PackageRecord[], canWrite: boolean): Html {
 function approveControl(api: string, version: string, change: HeldChange): Html {
   const key = approvalKeyOf(change);
   return html`<form data-api="${api}" data-method="POST" data-shape="approve" class="control">
-    <input type="hidden" name="version" value="${version}" /><input type="hidden" name="subject" value="${change.subject}" /><input type="hidden" name="key" value="${key}" /><input type="hidden" name="hash" value="${change.contractHash}" /><button type="submit">Approve ${change.name}</button>
+    <input type="hidden" name="version" value="${version}" /><input type="hidden" name="subject" value="${change.subject}" /><input
+      type="hidden"
+      name="key"
+      value="${key}"
+    /><input type="hidden" name="hash" value="${change.contractHash}" /><button type="submit">Approve ${change.name}</button>
   </form>`;
 }
 
@@ -430,10 +529,17 @@ function table(head: string[], rows: Array<Array<string | Html>>): Html {
   if (!rows.length) return html`<p class="empty">None.</p>`;
   return html`<table>
     <thead>
-      <tr>${head.map((h) => html`<th>${h}</th>`)}</tr>
+      <tr>
+        ${head.map((h) => html`<th>${h}</th>`)}
+      </tr>
     </thead>
     <tbody>
-      ${rows.map((row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`)}
+      ${rows.map(
+        (row) =>
+          html`<tr>
+            ${row.map((cell) => html`<td>${cell}</td>`)}
+          </tr>`,
+      )}
     </tbody>
   </table>`;
 }
@@ -457,5 +563,3 @@ function sparkline(minutes: Array<Observed & { start: number }>): Html {
 }
 
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2563eb"/></svg>`;
-
-

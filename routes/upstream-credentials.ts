@@ -23,7 +23,10 @@ import { authOf } from "../src/upstream/index.js";
 type CredentialEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
 export const upstreamCredentialRoutes = new Hono<CredentialEnv>();
 
-upstreamCredentialRoutes.use("/:name/credential", requireCaller((env: GatewayEnv) => gatewayRuntime(env)));
+upstreamCredentialRoutes.use(
+  "/:name/credential",
+  requireCaller((env: GatewayEnv) => gatewayRuntime(env)),
+);
 
 const CREDENTIAL_DOOR = { kind: "credential" } as const;
 
@@ -31,7 +34,8 @@ const CREDENTIAL_DOOR = { kind: "credential" } as const;
 async function perCallerUpstream(c: Context<CredentialEnv>): Promise<{ name: string; caller: string } | Response> {
   const name = c.req.param("name")!;
   const caller = c.get("caller");
-  if (caller.id === "anonymous") return c.json(failure(null, ErrorCode.Unauthorized, "A credential of your own needs an identified caller: send Authorization: Bearer <your key>"), 401);
+  if (caller.id === "anonymous")
+    return c.json(failure(null, ErrorCode.Unauthorized, "A credential of your own needs an identified caller: send Authorization: Bearer <your key>"), 401);
   const entered = accessThrough(caller, CREDENTIAL_DOOR);
   if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
   const runtime = gatewayRuntime(c.env);
@@ -41,7 +45,8 @@ async function perCallerUpstream(c: Context<CredentialEnv>): Promise<{ name: str
   const tools = perCaller ? (upstreamsOfView(await new CallerCatalog(runtime, scope).view()).get(name) ?? []) : [];
   // The same answer for an upstream that does not exist, one a caller brings no token to, and one
   // whose tools the caller may not call: nothing to learn by scanning.
-  if (!tools.some((tool) => entered.access.allowsSkill(tool.name, tool.tags))) return c.json(failure(null, ErrorCode.MethodNotFound, `No upstream ${name.slice(0, 64)} you may call takes a credential of its callers`), 404);
+  if (!tools.some((tool) => entered.access.allowsSkill(tool.name, tool.tags)))
+    return c.json(failure(null, ErrorCode.MethodNotFound, `No upstream ${name.slice(0, 64)} you may call takes a credential of its callers`), 404);
   return { name, caller: caller.id };
 }
 
@@ -49,9 +54,11 @@ upstreamCredentialRoutes.put("/:name/credential", jsonBodyGuard(), async (c) => 
   const target = await perCallerUpstream(c);
   if (target instanceof Response) return target;
   const parsed = CallerCredentialSchema.safeParse(safeJson(await bodyText(c)));
-  if (!parsed.success) return c.json(failure(null, ErrorCode.InvalidParams, 'Invalid credential: send {"token": "…"}', { issues: describeIssues(parsed.error) }), 400);
+  if (!parsed.success)
+    return c.json(failure(null, ErrorCode.InvalidParams, 'Invalid credential: send {"token": "…"}', { issues: describeIssues(parsed.error) }), 400);
   const runtime = gatewayRuntime(c.env);
-  if (!runtime.config.upstreamKey) return c.json(failure(null, ErrorCode.SkillUnavailable, "This gateway cannot keep credentials (no SKILLMESH_UPSTREAM_KEY)"), 503);
+  if (!runtime.config.upstreamKey)
+    return c.json(failure(null, ErrorCode.SkillUnavailable, "This gateway cannot keep credentials (no SKILLMESH_UPSTREAM_KEY)"), 503);
   await storeCallerToken(runtime.store, runtime.config.upstreamKey, target.name, target.caller, parsed.data.token);
   return c.json({ upstream: target.name, stored: true });
 });

@@ -49,7 +49,10 @@ const caller = requireCaller((env: GatewayEnv) => gatewayRuntime(env));
  * How an answer may be cached: per credential when credentials are required, and by the headers
  * that route a caller to a package's version (a canary of a SKILL.md splits callers by them).
  */
-const cachingOf = (env: GatewayEnv) => ({ "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60", vary: "X-User-Group, X-User-Id" });
+const cachingOf = (env: GatewayEnv) => ({
+  "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60",
+  vary: "X-User-Group, X-User-Id",
+});
 
 /**
  * What an operation answers through the call chain, or the HTTP answer of its refusal: a used-up
@@ -81,9 +84,15 @@ const indexes = new Kept<string, Promise<{ body: string; etag: string }>>(32);
 async function indexOf(packages: PackageCatalog): Promise<{ body: string; etag: string }> {
   const skills = packages.all().map(({ name, description, entry, record, version }) => {
     const archive = record.versions[version]?.archive;
-    return archive
-      ? { name, type: "archive", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}${ARCHIVE_SUFFIX}`, digest: archive.digest }
-      : { name, type: "skill-md", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`, digest: entry.resources.find((r) => r.uri === entry.uri)!.digest };
+    return archive ?
+        { name, type: "archive", description, url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}${ARCHIVE_SUFFIX}`, digest: archive.digest }
+      : {
+          name,
+          type: "skill-md",
+          description,
+          url: `${AGENT_SKILLS_PATH}/${encodeURIComponent(name)}/${SKILL_FILE}`,
+          digest: entry.resources.find((r) => r.uri === entry.uri)!.digest,
+        };
   });
   const body = JSON.stringify({ $schema: AGENT_SKILLS_INDEX_SCHEMA, skills });
   return { body, etag: `"${(await sha256Hex(body)).slice(0, 32)}"` };
@@ -124,11 +133,23 @@ wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
 async function served(c: Context<WellKnownEnv>, what: string, operation: Operation) {
   const scope = scopeOf(c);
   if (scope instanceof Response) return scope;
-  const file = await performed<ServedFile>(c, scope, operation, `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`);
+  const file = await performed<ServedFile>(
+    c,
+    scope,
+    operation,
+    `No ${what.slice(0, 200)} in the Agent Skills you may read; ${AGENT_SKILLS_PATH}/index.json lists them`,
+  );
   if (file instanceof Response) return file;
   // A package's file never runs as a page or a script of the gateway's origin: served as data (text
   // for scripts and markup), not sniffed, and sandboxed should a browser open it anyway.
-  const headers = { ...answerHeadersOf(scope), "content-type": file.contentType, ...cachingOf(c.env), etag: `"${file.digest}"`, "x-content-type-options": "nosniff", "content-security-policy": "sandbox; default-src 'none'" };
+  const headers = {
+    ...answerHeadersOf(scope),
+    "content-type": file.contentType,
+    ...cachingOf(c.env),
+    etag: `"${file.digest}"`,
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox; default-src 'none'",
+  };
   if (c.req.header("if-none-match") === `"${file.digest}"`) return new Response(null, { status: 304, headers });
   return new Response(file.bytes, { headers });
 }

@@ -69,7 +69,12 @@ const edit = (summary: string, schema: z.ZodType) => ({
   summary,
   requestParams: { path: skillPath },
   requestBody: body(schema),
-  responses: { "200": json(RoutingEditAnswerSchema, "The skill's routing table and the event recorded"), "400": refusal("The edit would leave a group not adding up to 100, or names an unknown version"), "404": refusal("No such skill or version"), ...common },
+  responses: {
+    "200": json(RoutingEditAnswerSchema, "The skill's routing table and the event recorded"),
+    "400": refusal("The edit would leave a group not adding up to 100, or names an unknown version"),
+    "404": refusal("No such skill or version"),
+    ...common,
+  },
 });
 
 /** A routing edit of an Agent Skills package (its versions split as a tool's are). */
@@ -77,7 +82,12 @@ const packageEdit = (summary: string, schema: z.ZodType) => ({
   summary,
   requestParams: { path: agentSkillPath },
   requestBody: body(schema),
-  responses: { "200": json(AgentSkillRoutingAnswerSchema, "The package's stable version, routing table and the event"), "400": refusal("The edit would leave a group not adding up to 100, or names the stable version"), "404": refusal("No such package or version"), ...common },
+  responses: {
+    "200": json(AgentSkillRoutingAnswerSchema, "The package's stable version, routing table and the event"),
+    "400": refusal("The edit would leave a group not adding up to 100, or names the stable version"),
+    "404": refusal("No such package or version"),
+    ...common,
+  },
 });
 
 /**
@@ -108,13 +118,20 @@ export function adminOpenApi() {
         AuditEntry: AuditEntrySchema,
         AdminError: AdminErrorSchema,
       },
-      securitySchemes: { adminToken: { type: "http", scheme: "bearer", description: "SKILLMESH_ADMIN_TOKEN, or an API key (sm_…) granted admin read or write" } } },
+      securitySchemes: {
+        adminToken: { type: "http", scheme: "bearer", description: "SKILLMESH_ADMIN_TOKEN, or an API key (sm_…) granted admin read or write" },
+      },
+    },
     paths: {
       "/deployments": {
         get: {
           summary: "A page of the registry: deployments, routing tables, breakers, observed numbers, rollouts, events",
           requestParams: { query: DeploymentPageSchema },
-          responses: { "200": json(DeploymentsPageAnswerSchema, "A page of skills (nextCursor when more follow)"), "400": refusal("A bad limit or cursor"), ...common },
+          responses: {
+            "200": json(DeploymentsPageAnswerSchema, "A page of skills (nextCursor when more follow)"),
+            "400": refusal("A bad limit or cursor"),
+            ...common,
+          },
         },
         post: {
           summary: "Register a deployment (by service binding or URL); re-registering is its heartbeat",
@@ -152,7 +169,13 @@ export function adminOpenApi() {
           summary: "Start a progressive rollout: the canary raised step by step while it stays healthy",
           requestParams: { path: skillPath },
           requestBody: body(RolloutRequestSchema),
-          responses: { "200": json(RolloutAnswerSchema, "The rollout"), "400": refusal("An invalid plan"), "404": refusal("No such skill or version"), "409": refusal("A rollout is already running"), ...common },
+          responses: {
+            "200": json(RolloutAnswerSchema, "The rollout"),
+            "400": refusal("An invalid plan"),
+            "404": refusal("No such skill or version"),
+            "409": refusal("A rollout is already running"),
+            ...common,
+          },
         },
       },
       "/skills/{name}/rollout/{command}": {
@@ -160,7 +183,12 @@ export function adminOpenApi() {
           summary: "Pause, resume or abort (roll back) the skill's rollout",
           requestParams: { path: skillPath.extend({ command: z.enum(["pause", "resume", "abort"]) }) },
           requestBody: body(RolloutCommandSchema),
-          responses: { "200": json(RolloutAnswerSchema, "The rollout"), "404": refusal("No rollout"), "409": refusal("The rollout cannot do that now"), ...common },
+          responses: {
+            "200": json(RolloutAnswerSchema, "The rollout"),
+            "404": refusal("No rollout"),
+            "409": refusal("The rollout cannot do that now"),
+            ...common,
+          },
         },
       },
       "/keys": {
@@ -168,7 +196,12 @@ export function adminOpenApi() {
         post: {
           summary: "Issue an API key (the key is in this answer only)",
           requestBody: body(KeyCreateRequestSchema),
-          responses: { "201": json(KeyCreatedSchema, "The key, once"), "400": refusal("Invalid grants"), "409": refusal("A key of that name exists"), ...common },
+          responses: {
+            "201": json(KeyCreatedSchema, "The key, once"),
+            "400": refusal("Invalid grants"),
+            "409": refusal("A key of that name exists"),
+            ...common,
+          },
         },
       },
       "/keys/{id}": {
@@ -176,12 +209,25 @@ export function adminOpenApi() {
           summary: "Change a key's grants or limits (null clears one)",
           requestParams: { path: keyPath },
           requestBody: body(KeyUpdateRequestSchema),
-          responses: { "200": json(KeyViewSchema, "The key"), "400": refusal("Invalid changes"), "404": refusal("No such key"), "409": refusal("A key of that name exists"), ...common },
+          responses: {
+            "200": json(KeyViewSchema, "The key"),
+            "400": refusal("Invalid changes"),
+            "404": refusal("No such key"),
+            "409": refusal("A key of that name exists"),
+            ...common,
+          },
         },
-        delete: { summary: "Revoke a key: it stops working everywhere within about a second", requestParams: { path: keyPath }, responses: { "200": json(KeyViewSchema, "The revoked key"), "404": refusal("No such key"), ...common } },
+        delete: {
+          summary: "Revoke a key: it stops working everywhere within about a second",
+          requestParams: { path: keyPath },
+          responses: { "200": json(KeyViewSchema, "The revoked key"), "404": refusal("No such key"), ...common },
+        },
       },
       "/agent-skills": {
-        get: { summary: "Every Agent Skills package: its versions, each with its frontmatter, files and digests", responses: { "200": json(AgentSkillListSchema, "The packages"), ...common } },
+        get: {
+          summary: "Every Agent Skills package: its versions, each with its frontmatter, files and digests",
+          responses: { "200": json(AgentSkillListSchema, "The packages"), ...common },
+        },
         post: {
           summary: "Register a version of an Agent Skills package (a SKILL.md and its files; metadata.version is its version)",
           requestBody: body(AgentSkillUploadSchema),
@@ -195,18 +241,37 @@ export function adminOpenApi() {
         },
       },
       "/agent-skills/{name}": {
-        get: { summary: "One Agent Skills package", requestParams: { path: agentSkillPath }, responses: { "200": json(AgentSkillViewSchema, "The package"), "404": refusal("No such package"), ...common } },
+        get: {
+          summary: "One Agent Skills package",
+          requestParams: { path: agentSkillPath },
+          responses: { "200": json(AgentSkillViewSchema, "The package"), "404": refusal("No such package"), ...common },
+        },
         delete: {
           summary: "Remove a package (or ?version= one version, not its stable one: its callers go back to the stable version)",
           requestParams: { path: agentSkillPath, query: z.object({ version: z.string().optional() }) },
-          responses: { "200": json(AgentSkillRemovedSchema, "The versions removed"), "404": refusal("No such package or version"), "409": refusal("The stable version, while others remain"), ...common },
+          responses: {
+            "200": json(AgentSkillRemovedSchema, "The versions removed"),
+            "404": refusal("No such package or version"),
+            "409": refusal("The stable version, while others remain"),
+            ...common,
+          },
         },
       },
-      "/agent-skills/{name}/canary": { post: packageEdit("Give a package version a share of callers per group (X-User-Group; sticky by X-User-Id); the stable version takes the rest", CanaryRequestSchema) },
+      "/agent-skills/{name}/canary": {
+        post: packageEdit(
+          "Give a package version a share of callers per group (X-User-Group; sticky by X-User-Id); the stable version takes the rest",
+          CanaryRequestSchema,
+        ),
+      },
       "/agent-skills/{name}/promote": { post: packageEdit("Make a package version the stable one, at 100% everywhere", PromoteRequestSchema) },
-      "/agent-skills/{name}/rollback": { post: packageEdit("Send every group (or one version's share) back to the package's stable version", RollbackRequestSchema) },
+      "/agent-skills/{name}/rollback": {
+        post: packageEdit("Send every group (or one version's share) back to the package's stable version", RollbackRequestSchema),
+      },
       "/upstreams": {
-        get: { summary: "Every upstream (MCP servers and OpenAPI services): versions, tools served, held changes, refresh status (never a secret)", responses: { "200": json(UpstreamListSchema, "The upstreams"), ...common } },
+        get: {
+          summary: "Every upstream (MCP servers and OpenAPI services): versions, tools served, held changes, refresh status (never a secret)",
+          responses: { "200": json(UpstreamListSchema, "The upstreams"), ...common },
+        },
         post: {
           summary: "Register an MCP server or OpenAPI service (or another version of one): its tools become skills <name>.<tool>",
           requestBody: body(UpstreamRegistrationSchema),
@@ -220,7 +285,11 @@ export function adminOpenApi() {
         },
       },
       "/upstreams/{name}": {
-        get: { summary: "One upstream", requestParams: { path: upstreamPath }, responses: { "200": json(UpstreamViewSchema, "The upstream"), "404": refusal("No such upstream"), ...common } },
+        get: {
+          summary: "One upstream",
+          requestParams: { path: upstreamPath },
+          responses: { "200": json(UpstreamViewSchema, "The upstream"), "404": refusal("No such upstream"), ...common },
+        },
         delete: {
           summary: "Remove an upstream (or ?version= one version) and its tools' deployments",
           requestParams: { path: upstreamPath, query: z.object({ version: z.string().optional() }) },
@@ -229,14 +298,16 @@ export function adminOpenApi() {
       },
       "/upstreams/{name}/refresh": {
         post: {
-          summary: "Read the upstream's definitions again: new and changed tools are held for approval (a breaking change withdraws the tool), removed ones withdrawn",
+          summary:
+            "Read the upstream's definitions again: new and changed tools are held for approval (a breaking change withdraws the tool), removed ones withdrawn",
           requestParams: { path: upstreamPath },
           responses: { "200": json(SyncAnswerSchema, "What each version holds and removed"), "404": refusal("No such upstream"), ...common },
         },
       },
       "/upstreams/{name}/approve": {
         post: {
-          summary: "Serve the held definitions named — tools by name, resources, templates and prompts as <subject>:<name> — each with the contractHash the operator reviewed (all or nothing)",
+          summary:
+            "Serve the held definitions named — tools by name, resources, templates and prompts as <subject>:<name> — each with the contractHash the operator reviewed (all or nothing)",
           requestParams: { path: upstreamPath },
           requestBody: body(ApproveRequestSchema),
           responses: {
@@ -247,7 +318,12 @@ export function adminOpenApi() {
           },
         },
       },
-      "/servers": { get: { summary: "Every virtual MCP server (/mcp/<server>) and what it exposes", responses: { "200": json(ServerListSchema, "The servers by name"), ...common } } },
+      "/servers": {
+        get: {
+          summary: "Every virtual MCP server (/mcp/<server>) and what it exposes",
+          responses: { "200": json(ServerListSchema, "The servers by name"), ...common },
+        },
+      },
       "/servers/{name}": {
         put: {
           summary: "Define (or replace) a virtual MCP server: the tools it exposes by name and tag globs, its instructions, aliases",
@@ -255,9 +331,15 @@ export function adminOpenApi() {
           requestBody: body(ServerDefinitionSchema),
           responses: { "200": json(ServerSavedSchema, "The server"), "400": refusal("An invalid name or definition"), ...common },
         },
-        delete: { summary: "Remove a virtual MCP server", requestParams: { path: serverPath }, responses: { "200": json(z.object({ removed: z.string() }), "Removed"), "404": refusal("No such server"), ...common } },
+        delete: {
+          summary: "Remove a virtual MCP server",
+          requestParams: { path: serverPath },
+          responses: { "200": json(z.object({ removed: z.string() }), "Removed"), "404": refusal("No such server"), ...common },
+        },
       },
-      "/sessions": { delete: { summary: "Sign every dashboard session out", responses: { "200": json(z.object({ ended: z.literal(true) }), "Done"), ...common } } },
+      "/sessions": {
+        delete: { summary: "Sign every dashboard session out", responses: { "200": json(z.object({ ended: z.literal(true) }), "Done"), ...common } },
+      },
       "/audit": {
         get: {
           summary: "The audit log, newest first, a page at a time",
@@ -271,7 +353,12 @@ export function adminOpenApi() {
           responses: { "200": { description: "Counters, histograms and gauges", content: { "text/plain": { schema: z.string() } } }, ...common },
         },
       },
-      "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "The admin API as OpenAPI 3.1", content: { "application/json": { schema: z.object({}).loose() } } }, ...common } } },
+      "/openapi.json": {
+        get: {
+          summary: "This document",
+          responses: { "200": { description: "The admin API as OpenAPI 3.1", content: { "application/json": { schema: z.object({}).loose() } } }, ...common },
+        },
+      },
     },
   });
 }

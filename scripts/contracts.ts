@@ -25,7 +25,15 @@ import { checkPipeline } from "../src/pipeline/check.js";
 import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
 import { InvalidPackage, type CheckedPackage } from "../src/agent-skills/index.js";
-import { PACKAGE_CONTRACTS_FOLDER, type PackageContract, PackageContractSchema, changedFiles, contractOf, packageContractPath, packageProblems } from "../src/agent-skills/contract.js";
+import {
+  PACKAGE_CONTRACTS_FOLDER,
+  type PackageContract,
+  PackageContractSchema,
+  changedFiles,
+  contractOf,
+  packageContractPath,
+  packageProblems,
+} from "../src/agent-skills/contract.js";
 import { agentSkillDirs, currentPackages } from "./mesh/agent-skills.js";
 import { ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";
@@ -42,7 +50,8 @@ export async function currentManifests(dirs = skillDirs()): Promise<SkillManifes
   const bundles = await bundleAll(dirs);
   const cacheOf = (scriptPath: string) => join(dirname(scriptPath), "manifest.json");
   const cached = bundles.map((bundle) => {
-    const parsed = existsSync(cacheOf(bundle.scriptPath)) ? SkillManifestSchema.safeParse(JSON.parse(readFileSync(cacheOf(bundle.scriptPath), "utf8"))) : undefined;
+    const parsed =
+      existsSync(cacheOf(bundle.scriptPath)) ? SkillManifestSchema.safeParse(JSON.parse(readFileSync(cacheOf(bundle.scriptPath), "utf8"))) : undefined;
     return parsed?.success ? parsed.data : undefined;
   });
   const missing = dirs.filter((_, i) => !cached[i]);
@@ -84,11 +93,13 @@ function packageContractFrom(text: string, file: string): PackageContract {
 /** Every contract in the working tree's folder, parsed. */
 export function committedContracts(dir = CONTRACTS_DIR): SkillManifest[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name !== PACKAGE_CONTRACTS_FOLDER).flatMap((name) =>
-    readdirSync(join(dir, name))
-      .filter((file) => file.endsWith(".json"))
-      .map((file) => manifestFrom(readFileSync(join(dir, name, file), "utf8"), `contracts/${name}/${file}`)),
-  );
+  return readdirSync(dir)
+    .filter((name) => name !== PACKAGE_CONTRACTS_FOLDER)
+    .flatMap((name) =>
+      readdirSync(join(dir, name))
+        .filter((file) => file.endsWith(".json"))
+        .map((file) => manifestFrom(readFileSync(join(dir, name, file), "utf8"), `contracts/${name}/${file}`)),
+    );
 }
 
 /** Where the released contracts are read from: a folder, and the git repository it is in (if any). */
@@ -191,7 +202,9 @@ export interface Released<T> {
 function releasedOf<T>(working: Map<string, T>, source: ContractSource, baseAt: (dir: string, ref: string) => Map<string, T>): Released<T> {
   const against = source.against ?? baseRefOf(source.dir);
   const base = against ? baseAt(source.dir, against) : new Map<string, T>();
-  const rewritten = [...base].filter(([path, contract]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(contract)).map(([path]) => path);
+  const rewritten = [...base]
+    .filter(([path, contract]) => working.has(path) && canonicalJson(working.get(path)) !== canonicalJson(contract))
+    .map(([path]) => path);
   return { released: [...new Map([...working, ...base]).values()], rewritten, ...(against ? { against } : {}) };
 }
 
@@ -207,18 +220,28 @@ export async function contractProblems(dirs = skillDirs(), dir = CONTRACTS_DIR, 
  * The problems, the manifests the skill folders serve now (what a deploy would upload), and the
  * packages of `agent-skills/` (what a deploy would register).
  */
-export async function contractReport(dirs = skillDirs(), dir = CONTRACTS_DIR, packageDirs = agentSkillDirs()): Promise<{ problems: string[]; current: SkillManifest[]; packages: CheckedPackage[] }> {
+export async function contractReport(
+  dirs = skillDirs(),
+  dir = CONTRACTS_DIR,
+  packageDirs = agentSkillDirs(),
+): Promise<{ problems: string[]; current: SkillManifest[]; packages: CheckedPackage[] }> {
   const current = await currentManifests(dirs);
   const { released, rewritten, against } = releasedContracts({ dir });
   const releasedPackages = releasedPackageContracts({ dir });
   const rewrites = [...rewritten, ...releasedPackages.rewritten].map(
-    (path) => `contracts/${path} was rewritten since ${shortRef(against!)}: a released contract is never rewritten (give the changed ${path.startsWith(`${PACKAGE_CONTRACTS_FOLDER}/`) ? "package a new metadata.version" : "skill a new version"}; git checkout the file back)`,
+    (path) =>
+      `contracts/${path} was rewritten since ${shortRef(against!)}: a released contract is never rewritten (give the changed ${path.startsWith(`${PACKAGE_CONTRACTS_FOLDER}/`) ? "package a new metadata.version" : "skill a new version"}; git checkout the file back)`,
   );
   const packages = await currentPackages(packageDirs);
   // The tools a package may name: the skills of this repository, and those released elsewhere.
   const tools = new Set([...current, ...released].map((m) => m.name));
   return {
-    problems: [...rewrites, ...checkContracts(current, released), ...pipelineProblems(dirs, [...current, ...released]), ...packageProblems(packages, releasedPackages.released, tools)],
+    problems: [
+      ...rewrites,
+      ...checkContracts(current, released),
+      ...pipelineProblems(dirs, [...current, ...released]),
+      ...packageProblems(packages, releasedPackages.released, tools),
+    ],
     current,
     packages: packages.filter((pkg): pkg is CheckedPackage => !(pkg instanceof InvalidPackage)),
   };
@@ -261,7 +284,11 @@ export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, ag
   const releasedOf = (manifest: SkillManifest) => released.find((r) => r.name === manifest.name && r.version === manifest.version);
   const refusals = current.flatMap((manifest) => {
     const same = releasedOf(manifest);
-    return same && canonicalJson(same) !== canonicalJson(manifest) ? [`${manifest.name} ${manifest.version} is released (contracts/${manifest.name}/${manifest.version}.json) and its definition changed: ${nextVersionAdvice(same, manifest)}`] : [];
+    return same && canonicalJson(same) !== canonicalJson(manifest) ?
+        [
+          `${manifest.name} ${manifest.version} is released (contracts/${manifest.name}/${manifest.version}.json) and its definition changed: ${nextVersionAdvice(same, manifest)}`,
+        ]
+      : [];
   });
   const packages = await currentPackages(packageDirs);
   const invalid = packages.filter((pkg): pkg is InvalidPackage => pkg instanceof InvalidPackage);
@@ -272,10 +299,15 @@ export async function writeContracts(dirs = skillDirs(), dir = CONTRACTS_DIR, ag
     ...invalid.flatMap((pkg) => pkg.problems.map((problem) => `${pkg.where}: ${problem}`)),
     ...valid.flatMap((pkg) => {
       const same = releasedPackageOf(pkg);
-      return same && same.digest !== pkg.digest ? [`Agent Skill ${pkg.name} ${pkg.version} is released (contracts/${packageContractPath(pkg.name, pkg.version)}) and changed (${changedFiles(same, pkg).join(", ")}): give it a new metadata.version`] : [];
+      return same && same.digest !== pkg.digest ?
+          [
+            `Agent Skill ${pkg.name} ${pkg.version} is released (contracts/${packageContractPath(pkg.name, pkg.version)}) and changed (${changedFiles(same, pkg).join(", ")}): give it a new metadata.version`,
+          ]
+        : [];
     }),
   );
-  if (refusals.length) throw new ReleasedContractError(`Nothing written: a released contract is never rewritten.\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`);
+  if (refusals.length)
+    throw new ReleasedContractError(`Nothing written: a released contract is never rewritten.\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`);
   const written: string[] = [];
   for (const pkg of valid) {
     const file = join(dir, packageContractPath(pkg.name, pkg.version));

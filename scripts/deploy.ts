@@ -35,7 +35,15 @@ import { readWranglerConfig } from "./mesh/wrangler-config.js";
 import { z } from "zod";
 import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
-import { GATEWAY_SECRETS, type SecretsPlan, gatewayUrlRefusal, registrationEndpointOf, sameVersionChanges, secretsFor, skillVarsOf } from "./mesh/deploy-plan.js";
+import {
+  GATEWAY_SECRETS,
+  type SecretsPlan,
+  gatewayUrlRefusal,
+  registrationEndpointOf,
+  sameVersionChanges,
+  secretsFor,
+  skillVarsOf,
+} from "./mesh/deploy-plan.js";
 import { contractReport } from "./contracts.js";
 import { DeploymentSchema } from "../src/registry/model.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
@@ -79,14 +87,24 @@ const RegisteredSkillSchema = z.object({ deployments: z.array(DeploymentSchema.p
  * What the target gateway has registered of these skills; undefined when it cannot be reached
  * (a first deploy: the gateway is not up yet). A refused admin token stops the deploy here.
  */
-async function registeredDeployments(gatewayUrl: string, adminToken: string, names: string[]): Promise<Array<{ id: string; manifest: SkillManifest }> | undefined> {
+async function registeredDeployments(
+  gatewayUrl: string,
+  adminToken: string,
+  names: string[],
+): Promise<Array<{ id: string; manifest: SkillManifest }> | undefined> {
   const read = async (name: string) => {
-    const response = await fetch(`${gatewayUrl}/admin/skills/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${adminToken}` }, redirect: "manual", signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+    const response = await fetch(`${gatewayUrl}/admin/skills/${encodeURIComponent(name)}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+      redirect: "manual",
+      signal: AbortSignal.timeout(15_000),
+    }).catch(() => undefined);
     if (!response) return undefined; // not reachable
     if (response.status === 404) return []; // not registered there yet
-    if (response.status === 401 || response.status === 403) throw new Error(`Not deploying: the gateway at ${gatewayUrl} refused the admin token (SKILLMESH_ADMIN_TOKEN)`);
+    if (response.status === 401 || response.status === 403)
+      throw new Error(`Not deploying: the gateway at ${gatewayUrl} refused the admin token (SKILLMESH_ADMIN_TOKEN)`);
     const answer = RegisteredSkillSchema.safeParse(await response.json().catch(() => undefined));
-    if (!response.ok || !answer.success) throw new Error(`Not deploying: GET ${gatewayUrl}/admin/skills/${name} answered HTTP ${response.status}, not the deployments of ${name}`);
+    if (!response.ok || !answer.success)
+      throw new Error(`Not deploying: GET ${gatewayUrl}/admin/skills/${name} answered HTTP ${response.status}, not the deployments of ${name}`);
     return answer.data.deployments;
   };
   const answers = await Promise.all(names.map(read));
@@ -153,7 +171,13 @@ async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?:
 }
 
 /** Registers one skill, waiting (polling each second) while the gateway is unreachable or answers 5xx. */
-async function registerWhenReady(gatewayUrl: string, adminToken: string, endpoint: { binding: string } | { url: string }, extra: { registrationId?: string; pipeline?: boolean }, deadline: number) {
+async function registerWhenReady(
+  gatewayUrl: string,
+  adminToken: string,
+  endpoint: { binding: string } | { url: string },
+  extra: { registrationId?: string; pipeline?: boolean },
+  deadline: number,
+) {
   let waiting = false;
   const patience = Math.max(0, Math.round((deadline - Date.now()) / 1000));
   for (;;) {
@@ -173,7 +197,9 @@ async function deploy(): Promise<void> {
   const env = process.env;
   const adminToken = env.SKILLMESH_ADMIN_TOKEN;
   if (!adminToken || !env.CLOUDFLARE_API_TOKEN) {
-    throw new Error("npm run deploy needs CLOUDFLARE_API_TOKEN (for wrangler) and SKILLMESH_ADMIN_TOKEN (the gateway's admin token; SKILLMESH_URL too unless the gateway is on workers.dev); `npm run deploy -- --dry-run` needs none");
+    throw new Error(
+      "npm run deploy needs CLOUDFLARE_API_TOKEN (for wrangler) and SKILLMESH_ADMIN_TOKEN (the gateway's admin token; SKILLMESH_URL too unless the gateway is on workers.dev); `npm run deploy -- --dry-run` needs none",
+    );
   }
   const registerTimeout = z.coerce.number().int().min(0).max(3_600).safeParse(values["register-timeout"]);
   if (!registerTimeout.success) throw new Error("--register-timeout is a number of seconds (0–3600)");
@@ -204,11 +230,19 @@ async function deploy(): Promise<void> {
     const configPath = join(dir, "wrangler.toml");
     const config = readWranglerConfig(configPath);
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
-    if (skill.trustsContext && config.workers_dev !== false) throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
+    if (skill.trustsContext && config.workers_dev !== false)
+      throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
     if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined); // throws when it has no binding
     const binding = bindingByService.get(skill.name);
     // No skill gets a secret; one reached by URL gets the key to check the gateway's signatures with.
-    return { ...skill, configPath, secrets: { provided: {}, kept: [] }, vars: skillVarsOf({ bound: !!binding }, hopPublicKey), binding, pipeline: isPipelineDir(dir) };
+    return {
+      ...skill,
+      configPath,
+      secrets: { provided: {}, kept: [] },
+      vars: skillVarsOf({ bound: !!binding }, hopPublicKey),
+      binding,
+      pipeline: isPipelineDir(dir),
+    };
   });
   const gateway: Upload = { name: gatewayConfig.name!, configPath: join(ROOT, "wrangler.toml"), secrets: gatewaySecrets, vars: {} };
   const uploads = [...skills, gateway];
@@ -221,7 +255,9 @@ async function deploy(): Promise<void> {
   const removeSecrets = () => rmSync(secretsDir, { recursive: true, force: true });
   const onSignal = (signal: NodeJS.Signals) => {
     removeSecrets();
-    console.error(`\n✗ Deploy interrupted (${signal}) while uploading; the temporary secrets file is removed. Run \`npm run deploy\` again: uploading a Worker again is safe.`);
+    console.error(
+      `\n✗ Deploy interrupted (${signal}) while uploading; the temporary secrets file is removed. Run \`npm run deploy\` again: uploading a Worker again is safe.`,
+    );
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   // First in line: wrangler, imported above, has handlers of its own that end the process.
@@ -260,7 +296,13 @@ async function deploy(): Promise<void> {
   const registered: string[] = [];
   const toRegister = uploaded.slice(0, skills.length);
   if (!gatewayUrl) {
-    throw new DeployStopped("registering", "no gateway URL: set SKILLMESH_URL (the gateway has no workers.dev URL)", uploadedNames, toRegister.map((s) => `${s.name} registration`), "Set SKILLMESH_URL and run `npm run deploy` again.");
+    throw new DeployStopped(
+      "registering",
+      "no gateway URL: set SKILLMESH_URL (the gateway has no workers.dev URL)",
+      uploadedNames,
+      toRegister.map((s) => `${s.name} registration`),
+      "Set SKILLMESH_URL and run `npm run deploy` again.",
+    );
   }
   console.log(`Registering ${toRegister.length} skills with ${gatewayUrl} …`);
   const deadline = Date.now() + registerTimeout.data * 1_000;
@@ -300,7 +342,9 @@ async function deploy(): Promise<void> {
       );
     }
   }
-  console.log(`Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills${packages.length ? ` and ${packages.length} Agent Skills` : ""} registered with ${gatewayUrl}.`);
+  console.log(
+    `Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills${packages.length ? ` and ${packages.length} Agent Skills` : ""} registered with ${gatewayUrl}.`,
+  );
 }
 
 try {

@@ -63,7 +63,9 @@ try {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port ${values.port}: a port number (0 = any free port)`);
   // workerd's own error for a busy port is a long native stack trace: say it first, plainly.
   if (port !== 0 && (await portInUse("127.0.0.1", port))) {
-    throw new Error(`Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1} (0 = any free port).`);
+    throw new Error(
+      `Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1} (0 = any free port).`,
+    );
   }
   let upstash: { url: string; token: string } | undefined;
   let store = "memory";
@@ -73,10 +75,13 @@ try {
     stops.push(() => local.stop());
     upstash = { url: local.url, token: local.token };
     store = "upstash → a local redis-server";
-    console.log(`redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}${envUrl ? " (--redis: UPSTASH_REDIS_REST_URL of the environment is not used)" : ""}`);
+    console.log(
+      `redis-server on ${local.redisUrl}, Upstash REST endpoint on ${local.url}${envUrl ? " (--redis: UPSTASH_REDIS_REST_URL of the environment is not used)" : ""}`,
+    );
   } else if (envUrl || envToken) {
     // The environment names a Redis (Upstash or any endpoint of its REST protocol): use it.
-    if (!envUrl || !envToken) throw new Error("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set both to use that Redis, or neither for the memory store");
+    if (!envUrl || !envToken)
+      throw new Error("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set both to use that Redis, or neither for the memory store");
     upstash = { url: envUrl, token: envToken };
     store = `upstash → ${envUrl} (UPSTASH_REDIS_REST_URL)`;
   }
@@ -87,12 +92,22 @@ try {
   const meshSkillDirs = () => [...skillDirs(skillsRoot), ...extraDirs];
   const dirs = meshSkillDirs();
   console.log(`Bundling the gateway and ${dirs.length} skills with wrangler (cached after the first start)…`);
-  const gatewayVars: Record<string, string> = { ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}), ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}) };
+  const gatewayVars: Record<string, string> = {
+    ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}),
+    ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}),
+  };
   const mesh = await startMesh({ skills: dirs, adminToken, upstash, port, verbose: values.verbose, gatewayVars });
   stops.push(() => mesh.dispose());
   // No Cron Triggers run locally: tick the rollouts (src/delivery) as the gateway's once-a-minute
   // cron does in production, every few seconds so that a local rollout moves at a local pace.
-  const ticker = setInterval(() => void mesh.miniflare.getWorker("gateway").then((gateway) => gateway.scheduled({ cron: "* * * * *" })).catch(() => {}), ROLLOUT_TICK_MS);
+  const ticker = setInterval(
+    () =>
+      void mesh.miniflare
+        .getWorker("gateway")
+        .then((gateway) => gateway.scheduled({ cron: "* * * * *" }))
+        .catch(() => {}),
+    ROLLOUT_TICK_MS,
+  );
   stops.push(async () => clearInterval(ticker));
 
   const url = mesh.gatewayUrl;
@@ -100,7 +115,11 @@ try {
   // Removed on exit, however the process ends (wrangler's own SIGINT handler may exit before ours is done).
   process.once("exit", writeDevState(dirname(skillsRoot), { url, auth: values.auth, pid: process.pid }));
   // Pipelines checked against the skills they call, as `skillmesh contracts check` does.
-  for (const problem of pipelineProblems(dirs, mesh.skills.map((s) => s.manifest))) console.log(`⚠ ${problem}`);
+  for (const problem of pipelineProblems(
+    dirs,
+    mesh.skills.map((s) => s.manifest),
+  ))
+    console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
   const registry = await readRegistry(url, adminToken);
@@ -113,8 +132,12 @@ try {
   }
   const packagesRoot = resolve(values["agent-skills-dir"] ?? join(dirname(skillsRoot), "agent-skills"));
   const packageLines = await registerPackages(url, adminToken, agentSkillDirs(packagesRoot));
-  if (packageLines.length) console.log(`\nAgent Skills (${relative(ROOT, packagesRoot) || "."}/, served at ${url}/.well-known/agent-skills/index.json and over MCP):\n${packageLines.map((line) => `  ${line}`).join("\n")}`);
-  if (values.auth) console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${await createDevKey(url, adminToken)}`);
+  if (packageLines.length)
+    console.log(
+      `\nAgent Skills (${relative(ROOT, packagesRoot) || "."}/, served at ${url}/.well-known/agent-skills/index.json and over MCP):\n${packageLines.map((line) => `  ${line}`).join("\n")}`,
+    );
+  if (values.auth)
+    console.log(`\nAPI key for every skill (send it as Authorization: Bearer …):\n  export SKILLMESH_KEY=${await createDevKey(url, adminToken)}`);
   const authHeader = values.auth ? ` -H "Authorization: Bearer $SKILLMESH_KEY"` : "";
   console.log(`
 Try it:
@@ -161,11 +184,15 @@ async function registerPackages(url: string, adminToken: string, dirs: string[])
   for (const dir of dirs) {
     try {
       const pkg = await registerAgentSkill(url, adminToken, dir);
-      lines.push(`${`${pkg.name}@${pkg.version}`.padEnd(28)} ${pkg.files.length} file${pkg.files.length === 1 ? "" : "s"}, tools: ${pkg.tools.join(", ") || "none"}${pkg.changed ? "" : " (unchanged)"}`);
+      lines.push(
+        `${`${pkg.name}@${pkg.version}`.padEnd(28)} ${pkg.files.length} file${pkg.files.length === 1 ? "" : "s"}, tools: ${pkg.tools.join(", ") || "none"}${pkg.changed ? "" : " (unchanged)"}`,
+      );
       // A new version beside a stable one serves nobody until it is promoted (or canaried): say how.
       if (pkg.stable !== pkg.version) {
         const promote = `curl -s -X POST ${url}/admin/agent-skills/${encodeURIComponent(pkg.name)}/promote -H "authorization: Bearer $SKILLMESH_ADMIN_TOKEN" -H 'content-type: application/json' -d '{"version":"${pkg.version}"}'`;
-        lines.push(`  ↳ a canary at 0%: callers still get ${pkg.stable}. Promote it with\n      ${promote}\n    (or split callers first: …/canary with {"version":"${pkg.version}","groups":{"*":10}})`);
+        lines.push(
+          `  ↳ a canary at 0%: callers still get ${pkg.stable}. Promote it with\n      ${promote}\n    (or split callers first: …/canary with {"version":"${pkg.version}","groups":{"*":10}})`,
+        );
       }
     } catch (error) {
       lines.push(`✗ ${relative(ROOT, dir)}: ${(error as Error).message}`);
@@ -187,7 +214,8 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
     if (paths.every((path) => resolve(ROOT, path).startsWith(`${packagesRoot}/`))) {
       // Only packages changed: register them again, the Workers keep running.
       console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: registering the Agent Skills again …`);
-      for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs)) console.log(`  ${line.startsWith("✗") || line.startsWith("  ↳") ? line : `✓ ${line}`}`);
+      for (const line of await registerPackages(mesh.gatewayUrl, adminToken, packageDirs))
+        console.log(`  ${line.startsWith("✗") || line.startsWith("  ↳") ? line : `✓ ${line}`}`);
       return;
     }
     console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: reloading …`);
@@ -200,7 +228,12 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
     }
     // Also after a failure: a Worker that bundled but did not start had the mesh restarted twice.
     const report = await restoreRegistry(mesh, adminToken, before, () => committedContracts());
-    report.warnings.push(...pipelineProblems(meshSkillDirs(), mesh.skills.map((s) => s.manifest)));
+    report.warnings.push(
+      ...pipelineProblems(
+        meshSkillDirs(),
+        mesh.skills.map((s) => s.manifest),
+      ),
+    );
     if (failure) {
       console.error(`✗ ${failure.message}\n  Still serving the last good version; save again to retry.`);
       return;
@@ -211,7 +244,8 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
     console.log(`  ✓ reloaded in ${((Date.now() - started) / 1000).toFixed(1)} s${changes}`);
     for (const warning of report.warnings) console.log(`  ⚠ ${warning}`);
     // The memory store restarted empty: the printed key is gone with it (--redis keeps keys).
-    if (values.auth && !persistentStore) console.log(`  the memory store restarted: new API key\n  export SKILLMESH_KEY=${await createDevKey(mesh.gatewayUrl, adminToken)}`);
+    if (values.auth && !persistentStore)
+      console.log(`  the memory store restarted: new API key\n  export SKILLMESH_KEY=${await createDevKey(mesh.gatewayUrl, adminToken)}`);
   };
   return {
     schedule(paths: string[]) {

@@ -28,7 +28,7 @@ type Meta = { description?: string; values?: string };
 /** A schema's meta, looked for through its wrappers (optional, default, pipe). */
 function metaOf(schema: z.ZodType): Meta {
   const found: Meta = {};
-  for (let at: z.ZodType | undefined = schema; at; ) {
+  for (let at: z.ZodType | undefined = schema; at;) {
     Object.assign(found, { ...(at.meta() as Meta | undefined), ...found });
     const def: { innerType?: z.ZodType; out?: z.ZodType } = (at as unknown as { _zod: { def: { innerType?: z.ZodType; out?: z.ZodType } } })._zod.def;
     at = def.innerType ?? def.out;

@@ -32,7 +32,9 @@ describe("src/admin-api/openapi.json", () => {
     const served = adminRoutes.routes
       .filter((route) => route.method !== "ALL")
       .map((route) => `${route.method} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`);
-    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect([...new Set(served)].sort()).toEqual(documented.sort());
   });
 });
@@ -55,7 +57,12 @@ describe("GET /admin/openapi.json on a running gateway", () => {
 
   it("describes what the gateway really answers: the registry page, one skill, the keys, the audit log", async () => {
     const get = async (path: string) => (await fetch(`${mesh.gatewayUrl}/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
-    for (const [path, route] of [["/deployments", "/deployments"], ["/skills/test.echo", "/skills/{name}"], ["/keys", "/keys"], ["/audit", "/audit"]] as const) {
+    for (const [path, route] of [
+      ["/deployments", "/deployments"],
+      ["/skills/test.echo", "/skills/{name}"],
+      ["/keys", "/keys"],
+      ["/audit", "/audit"],
+    ] as const) {
       const valid = answerOf("get", route);
       const answer = await get(path);
       expect(valid(answer), `${path}: ${JSON.stringify(valid.errors)}`).toBe(true);

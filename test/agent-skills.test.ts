@@ -37,7 +37,12 @@ const PIXEL = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1,
 const upload = (version: string, extra = "", more: object[] = []) =>
   admin(mesh.gatewayUrl, "POST", "/agent-skills", {
     name: "arithmetic-check",
-    files: [{ path: "SKILL.md", content: SKILL_MD(version, extra) }, { path: "references/RULES.md", content: RULES }, { path: "assets/pixel.png", content: PIXEL.toString("base64"), encoding: "base64" }, ...more],
+    files: [
+      { path: "SKILL.md", content: SKILL_MD(version, extra) },
+      { path: "references/RULES.md", content: RULES },
+      { path: "assets/pixel.png", content: PIXEL.toString("base64"), encoding: "base64" },
+      ...more,
+    ],
   });
 const sha = (bytes: Buffer | string) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
@@ -89,7 +94,13 @@ describe("Agent Skills packages", () => {
   });
 
   it("refuses a package whose allowed-tools names a Skillmesh tool the gateway does not serve", async () => {
-    const files = [{ path: "SKILL.md", content: '---\nname: ghost\ndescription: Uses a tool that is not there.\nallowed-tools: nothing.here subtract\nmetadata:\n  version: "1.0.0"\n---\nCall it.\n' }];
+    const files = [
+      {
+        path: "SKILL.md",
+        content:
+          '---\nname: ghost\ndescription: Uses a tool that is not there.\nallowed-tools: nothing.here subtract\nmetadata:\n  version: "1.0.0"\n---\nCall it.\n',
+      },
+    ];
     const refused = await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "ghost", files });
     expect(refused.status).toBe(400);
     expect(refused.json.error.issues).toEqual(["allowed-tools: nothing.here is not a registered skill"]);
@@ -114,7 +125,8 @@ describe("Agent Skills over MCP", () => {
   let onlySubtract: string;
   beforeAll(async () => {
     expect((await upload("1.0.0")).status).toBe(201);
-    const notes = '---\nname: flaky-notes\ndescription: How to read test.flaky answers.\nallowed-tools: test.flaky\nmetadata:\n  version: "1.0.0"\n---\nCall test.flaky.\n';
+    const notes =
+      '---\nname: flaky-notes\ndescription: How to read test.flaky answers.\nallowed-tools: test.flaky\nmetadata:\n  version: "1.0.0"\n---\nCall test.flaky.\n';
     expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "flaky-notes", files: [{ path: "SKILL.md", content: notes }] })).status).toBe(201);
     everything = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "all", skills: ["*"] })).json.key;
     onlySubtract = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "subtract-only", skills: ["subtract"] })).json.key;
@@ -144,12 +156,26 @@ describe("Agent Skills over MCP", () => {
     expect(read.contents[0]).toMatchObject({ text: RULES });
     await client.close();
 
-    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
-    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }, { ...headers(everything), "mcp-protocol-version": "2026-07-28", "mcp-method": method });
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const call = (method: string, params: object) =>
+      post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
+        { ...headers(everything), "mcp-protocol-version": "2026-07-28", "mcp-method": method },
+      );
     const listed = (await call("skills/list", {})).json.result;
     expect(listed).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private" });
     const entry = listed.skills.find((s: { uri: string }) => s.uri === "skill://arithmetic-check/SKILL.md");
-    expect(entry.frontmatter).toEqual({ name: "arithmetic-check", description: expect.any(String), "allowed-tools": "subtract Read", metadata: { version: "1.0.0" } });
+    expect(entry.frontmatter).toEqual({
+      name: "arithmetic-check",
+      description: expect.any(String),
+      "allowed-tools": "subtract Read",
+      metadata: { version: "1.0.0" },
+    });
     // Every file, each digest the SHA-256 of the bytes a resources/read gives, and its size (SEP-2640, final).
     expect(entry.resources).toEqual([
       { uri: "skill://arithmetic-check/SKILL.md", digest: sha(SKILL_MD("1.0.0")), size: Buffer.byteLength(SKILL_MD("1.0.0")) },
@@ -157,7 +183,12 @@ describe("Agent Skills over MCP", () => {
       { uri: "skill://arithmetic-check/references/RULES.md", digest: sha(RULES), size: Buffer.byteLength(RULES) },
     ]);
     const got = (await call("skills/get", { uri: "skill://arithmetic-check/SKILL.md" })).json.result;
-    expect(got).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private", skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources } });
+    expect(got).toMatchObject({
+      resultType: "complete",
+      ttlMs: expect.any(Number),
+      cacheScope: "private",
+      skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources },
+    });
     expect((await call("skills/get", { uri: "skill://nothing/SKILL.md" })).json.error.code).toBe(-32602);
   });
 
@@ -177,7 +208,9 @@ describe("Agent Skills over MCP", () => {
       expect(sha(Buffer.from(await file.arrayBuffer()))).toBe(skill.digest);
     }
     // The archive holds every file of the package at its root, byte for byte, SKILL.md first.
-    const archive = Buffer.from(await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check.tar.gz`, { headers: headers(everything) })).arrayBuffer());
+    const archive = Buffer.from(
+      await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check.tar.gz`, { headers: headers(everything) })).arrayBuffer(),
+    );
     const entries = await unpackTar(gunzipSync(archive));
     expect(entries.map((e) => [e.header.name, e.header.type, Buffer.from(e.data!)])).toEqual([
       ["SKILL.md", "file", Buffer.from(SKILL_MD("1.0.0"))],
@@ -186,12 +219,18 @@ describe("Agent Skills over MCP", () => {
     ]);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes.tar.gz`, { headers: headers(everything) })).status).toBe(404);
     // SKILL.md's relative link resolves against its URL, and HEAD answers too.
-    const rules = await fetch(new URL("references/RULES.md", `${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`), { headers: headers(everything) });
+    const rules = await fetch(new URL("references/RULES.md", `${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`), {
+      headers: headers(everything),
+    });
     expect(await rules.text()).toBe(RULES);
-    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { method: "HEAD", headers: headers(everything) })).status).toBe(200);
+    expect(
+      (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { method: "HEAD", headers: headers(everything) })).status,
+    ).toBe(200);
     // Cacheable: an unchanged index or file is a 304.
     const etag = index.headers.get("etag")!;
-    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: { ...headers(everything), "if-none-match": etag } })).status).toBe(304);
+    expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: { ...headers(everything), "if-none-match": etag } })).status).toBe(
+      304,
+    );
     // Behind the same credentials as /mcp; what does not exist is a 404.
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`)).status).toBe(401);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/NOPE.md`, { headers: headers(everything) })).status).toBe(404);
@@ -200,7 +239,10 @@ describe("Agent Skills over MCP", () => {
   it("shows a key only the packages whose tools it may call or that its grants name, in listings and reads", async () => {
     const flakyOnly = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "flaky-only", skills: ["test.flaky"] })).json.key;
     const named = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "named-package", skills: ["subtract", "arithmetic-*"] })).json.key;
-    const indexOf = async (key: string) => ((await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(key) })).json()) as { skills: Array<{ name: string }> }).skills.map((s) => s.name);
+    const indexOf = async (key: string) =>
+      (
+        (await (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/index.json`, { headers: headers(key) })).json()) as { skills: Array<{ name: string }> }
+      ).skills.map((s) => s.name);
     // flaky-notes names test.flaky: a key that may call it sees it. arithmetic-check names no
     // Skillmesh tool ("subtract" is not dotted): only grants that name it open it, not the package's word.
     expect(await indexOf(flakyOnly)).toEqual(["flaky-notes"]);
@@ -208,37 +250,51 @@ describe("Agent Skills over MCP", () => {
     expect(await indexOf(onlySubtract)).toEqual([]);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: headers(named) })).status).toBe(404);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { headers: headers(onlySubtract) })).status).toBe(404);
-    const call = (method: string, params: object) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(named), "mcp-protocol-version": "2025-11-25" });
+    const call = (method: string, params: object) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(named), "mcp-protocol-version": "2025-11-25" });
     expect((await call("skills/list", {})).json.result.skills.map((s: { uri: string }) => s.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     // Hidden and missing are one answer: 2025-11-25's "resource not found" (-32002).
     expect((await call("resources/read", { uri: "skill://flaky-notes/SKILL.md" })).json.error).toMatchObject({ code: -32002, message: "Resource not found" });
-    expect((await call("resources/read", { uri: "skill://no-such-package/SKILL.md" })).json.error).toMatchObject({ code: -32002, message: "Resource not found" });
+    expect((await call("resources/read", { uri: "skill://no-such-package/SKILL.md" })).json.error).toMatchObject({
+      code: -32002,
+      message: "Resource not found",
+    });
     expect((await call("skills/get", { uri: "skill://flaky-notes/SKILL.md" })).json.error.code).toBe(-32602);
   });
 });
 
 describe("A canary of a SKILL.md version", () => {
   const NAME = "sign-check";
-  const skillMd = (version: string, body: string) => `---\nname: ${NAME}\ndescription: Checks the sign of a difference.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
+  const skillMd = (version: string, body: string) =>
+    `---\nname: ${NAME}\ndescription: Checks the sign of a difference.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
   const V1 = skillMd("1.0.0", "Call subtract; the sign is the answer's.");
   const V2 = skillMd("2.0.0", "Call subtract twice, once each way, and compare the signs.");
   let key: string;
   beforeAll(async () => {
-    for (const text of [V1, V2]) expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: NAME, files: [{ path: "SKILL.md", content: text }] })).status).toBe(201);
+    for (const text of [V1, V2])
+      expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: NAME, files: [{ path: "SKILL.md", content: text }] })).status).toBe(201);
     key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "canary-reader", skills: ["*"], groups: ["*"] })).json.key;
   });
   /** SKILL.md as one user of one group reads it over MCP (resources/read), with the digest skills/list gives it. */
   async function readOverMcp(user: string, group?: string) {
     const headers = { authorization: `Bearer ${key}`, "x-user-id": user, ...(group ? { "x-user-group": group } : {}), "mcp-protocol-version": "2025-11-25" };
-    const listed = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "skills/list", params: {} }, headers)).json.result.skills.find((s: { uri: string }) => s.uri === `skill://${NAME}/SKILL.md`);
-    const read = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: `skill://${NAME}/SKILL.md` } }, headers)).json.result.contents[0].text as string;
+    const listed = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "skills/list", params: {} }, headers)).json.result.skills.find(
+      (s: { uri: string }) => s.uri === `skill://${NAME}/SKILL.md`,
+    );
+    const read = (
+      await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: `skill://${NAME}/SKILL.md` } }, headers)
+    ).json.result.contents[0].text as string;
     expect(listed.resources[0].digest).toBe(sha(read)); // the listing and the read agree on the version
     return read;
   }
   /** The same over HTTP (the well-known file). */
   const readOverHttp = async (user: string, group?: string) =>
-    (await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/${NAME}/SKILL.md`, { headers: { authorization: `Bearer ${key}`, "x-user-id": user, ...(group ? { "x-user-group": group } : {}) } })).text();
+    (
+      await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/${NAME}/SKILL.md`, {
+        headers: { authorization: `Bearer ${key}`, "x-user-id": user, ...(group ? { "x-user-group": group } : {}) },
+      })
+    ).text();
   const users = Array.from({ length: 40 }, (_, i) => `user-${i}`);
 
   it("serves the stable version until a canary is set; a new version starts at 0%", async () => {
@@ -249,7 +305,12 @@ describe("A canary of a SKILL.md version", () => {
   it("splits callers by X-User-Group, sticky by user, over MCP and HTTP alike", async () => {
     const canary = await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/canary`, { version: "2.0.0", groups: { beta: 100, "*": 50 } });
     expect(canary.status, JSON.stringify(canary.json)).toBe(200);
-    expect(canary.json).toMatchObject({ name: NAME, stable: "1.0.0", routes: { beta: { "1.0.0": 0, "2.0.0": 100 }, "*": { "1.0.0": 50, "2.0.0": 50 } }, event: { type: "canary", version: "2.0.0" } });
+    expect(canary.json).toMatchObject({
+      name: NAME,
+      stable: "1.0.0",
+      routes: { beta: { "1.0.0": 0, "2.0.0": 100 }, "*": { "1.0.0": 50, "2.0.0": 50 } },
+      event: { type: "canary", version: "2.0.0" },
+    });
     // All of beta on 2.0.0.
     for (const user of users.slice(0, 5)) expect(await readOverMcp(user, "beta")).toBe(V2);
     // Everyone else split about half and half, each user on the same version every time, on both ways in.
@@ -264,13 +325,18 @@ describe("A canary of a SKILL.md version", () => {
   });
 
   it("rolls back to the stable version, and promotes the canary to it", async () => {
-    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/rollback`, {})).json.routes).toEqual({ beta: { "1.0.0": 100, "2.0.0": 0 }, "*": { "1.0.0": 100, "2.0.0": 0 } });
+    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/rollback`, {})).json.routes).toEqual({
+      beta: { "1.0.0": 100, "2.0.0": 0 },
+      "*": { "1.0.0": 100, "2.0.0": 0 },
+    });
     for (const user of users.slice(0, 10)) expect(await readOverMcp(user, user === "user-0" ? "beta" : undefined)).toBe(V1);
     const promoted = await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/promote`, { version: "2.0.0" });
     expect(promoted.json).toMatchObject({ stable: "2.0.0", event: { type: "promote" } });
     for (const user of users.slice(0, 10)) expect(await readOverHttp(user)).toBe(V2);
     // An unknown version or package is refused, naming it; nothing changes.
-    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/canary`, { version: "9.9.9", groups: { beta: 10 } })).json.error.message).toContain("has no version 9.9.9");
+    expect((await admin(mesh.gatewayUrl, "POST", `/agent-skills/${NAME}/canary`, { version: "9.9.9", groups: { beta: 10 } })).json.error.message).toContain(
+      "has no version 9.9.9",
+    );
     expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/nobody/promote", { version: "1.0.0" })).status).toBe(404);
     // The old stable version can be removed now; its callers were on 2.0.0 already.
     expect((await admin(mesh.gatewayUrl, "DELETE", `/agent-skills/${NAME}?version=1.0.0`)).json).toEqual({ removed: ["1.0.0"] });
@@ -282,12 +348,17 @@ describe("Reads of package files are charged and audited as calls", () => {
   it("counts every read against the caller's rate, over MCP and HTTP, and audits each one", async () => {
     const key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader-3-an-hour", skills: ["*"], rate: "3/h" })).json.key;
     const auth = { authorization: `Bearer ${key}` };
-    const mcpRead = (uri: string) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
+    const mcpRead = (uri: string) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
     const httpRead = (path: string) => fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/${path}`, { headers: auth });
     expect((await mcpRead("skill://arithmetic-check/SKILL.md")).json.result.contents[0].text).toContain("Call `subtract`");
     expect(await (await httpRead("references/RULES.md")).text()).toBe(RULES);
     // Listings are not charged (as tools/list is not): the third read still goes through.
-    for (let i = 0; i < 3; i++) expect((await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "skills/list", params: {} }, { ...auth, "mcp-protocol-version": "2025-11-25" })).json.result).toBeDefined();
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "skills/list", params: {} }, { ...auth, "mcp-protocol-version": "2025-11-25" }))
+          .json.result,
+      ).toBeDefined();
     const third = await httpRead("SKILL.md");
     expect(third.status).toBe(200);
     expect(third.headers.get("ratelimit")).toMatch(/r=0/);
@@ -300,7 +371,12 @@ describe("Reads of package files are charged and audited as calls", () => {
     // too — charged before it is looked up, so over the rate it is refused as any read.
     expect((await httpRead("NOPE.md")).status).toBe(429);
     const caller = (await admin(mesh.gatewayUrl, "GET", "/keys")).json.keys.find((k: { name: string }) => k.name === "reader-3-an-hour").id;
-    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${caller}&skill=arithmetic-check`)).json.entries as Array<{ method: string; resource: string; deployment?: string; code: number }>;
+    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${caller}&skill=arithmetic-check`)).json.entries as Array<{
+      method: string;
+      resource: string;
+      deployment?: string;
+      code: number;
+    }>;
     expect(entries.map((e) => [e.method, e.resource, e.deployment, e.code]).reverse()).toEqual([
       ["resources/read", "skill://arithmetic-check/SKILL.md", "arithmetic-check@1.0.0", 0],
       ["GET /.well-known/agent-skills", "skill://arithmetic-check/references/RULES.md", "arithmetic-check@1.0.0", 0],
@@ -317,7 +393,11 @@ describe("Reads of package files are charged and audited as calls", () => {
     const auth = { authorization: `Bearer ${key}` };
     // flaky-notes is hidden from this key, no-such-package does not exist: 404 either way, and each is charged.
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: auth })).status).toBe(404);
-    const miss = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://no-such-package/SKILL.md" } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
+    const miss = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://no-such-package/SKILL.md" } },
+      { ...auth, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(miss.json.error.code).toBe(-32002);
     const third = await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: auth });
     expect(third.status).toBe(429);

@@ -31,16 +31,27 @@ afterAll(async () => {
   await local?.stop();
 });
 
-const newKey = async (name: string, grants: object = {}) => (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"], ...grants })).json as { key: string; view: { id: string } };
+const newKey = async (name: string, grants: object = {}) =>
+  (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"], ...grants })).json as { key: string; view: { id: string } };
 const rpc = (key: string, body: unknown) => post(`${mesh.gatewayUrl}/rpc`, body, { authorization: `Bearer ${key}` });
 const auditOf = async (query: string) => (await admin(mesh.gatewayUrl, "GET", `/audit?${query}`)).json as { entries: Entry[]; nextCursor?: string };
 
 describe("what one entry may hold", () => {
   it("a method of a million characters is stored cut to 128, and the batch it came in loses nothing", async () => {
     const { key, view } = await newKey("long-method");
-    const answers = (await rpc(key, [{ jsonrpc: "2.0", method: "x".repeat(1_000_000), id: 1 }, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 2 }])).json;
+    const answers = (
+      await rpc(key, [
+        { jsonrpc: "2.0", method: "x".repeat(1_000_000), id: 1 },
+        { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 2 },
+      ])
+    ).json;
     expect(answers.map((a: { error?: { code: number }; result?: unknown }) => a.error?.code ?? a.result)).toEqual([-32601, 2]);
-    const { entries } = await eventually(() => auditOf(`caller=${view.id}`), (page) => page.entries.length === 2, 5_000, 100);
+    const { entries } = await eventually(
+      () => auditOf(`caller=${view.id}`),
+      (page) => page.entries.length === 2,
+      5_000,
+      100,
+    );
     const long = entries.find((e) => e.code === -32601)!;
     expect(long.method).toHaveLength(MAX_AUDIT_TEXT);
     expect(long.method.endsWith("…")).toBe(true);
@@ -64,7 +75,12 @@ describe("reading the log", () => {
       const batch = Array.from({ length: 100 }, (_, j) => ({ jsonrpc: "2.0", method: "subtract", params: [i * 100 + j, 0], id: j }));
       expect((await rpc(key, batch)).json).toHaveLength(100);
     }
-    await eventually(() => auditOf(`caller=${view.id}&limit=1000`), (page) => page.entries.length === 1_000, 10_000, 200);
+    await eventually(
+      () => auditOf(`caller=${view.id}&limit=1000`),
+      (page) => page.entries.length === 1_000,
+      10_000,
+      200,
+    );
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;

@@ -15,7 +15,13 @@ let b: Mesh;
 beforeAll(async () => {
   const upstash = { url: inject("redisRestUrl"), token: inject("redisRestToken") };
   const gatewayVars = { SKILLMESH_STORE_PREFIX: `auth-${process.pid}:`, SKILLMESH_AUTH: "required" };
-  a = await startMesh({ skills: ["subtract", "sum", "whoami", "echo-v1", "echo-v2"].map(fixture), adminToken: ADMIN_TOKEN, upstash, gatewayVars, register: false });
+  a = await startMesh({
+    skills: ["subtract", "sum", "whoami", "echo-v1", "echo-v2"].map(fixture),
+    adminToken: ADMIN_TOKEN,
+    upstash,
+    gatewayVars,
+    register: false,
+  });
   b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash, gatewayVars });
   // By URL, so that the second instance (no service bindings) can call them too.
   for (const skill of a.skills) await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: skill.url });
@@ -29,7 +35,8 @@ afterAll(async () => {
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const rpc = (gateway: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) =>
   post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
-const mcp = (gateway: Mesh, body: unknown, headers: Record<string, string> = {}) => post(`${gateway.gatewayUrl}/mcp`, body, { "mcp-protocol-version": "2025-11-25", ...headers });
+const mcp = (gateway: Mesh, body: unknown, headers: Record<string, string> = {}) =>
+  post(`${gateway.gatewayUrl}/mcp`, body, { "mcp-protocol-version": "2025-11-25", ...headers });
 /** Issues a key through the admin API; returns the secret. */
 async function issue(grants: Record<string, unknown>): Promise<string> {
   const created = await admin(a.gatewayUrl, "POST", "/keys", { name: `k-${Math.random().toString(36).slice(2, 10)}`, ...grants });
@@ -57,7 +64,11 @@ describe("credentials", () => {
   it("issues a key once: sm_ prefix, stored as a hash, listed by its hint only", async () => {
     const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "agent-once", skills: ["subtract"] });
     expect(created.json.key).toMatch(/^sm_[A-Za-z0-9_-]{43}$/);
-    expect(created.json.view).toMatchObject({ name: "agent-once", skills: ["subtract"], hint: `${created.json.key.slice(0, 7)}…${created.json.key.slice(-4)}` });
+    expect(created.json.view).toMatchObject({
+      name: "agent-once",
+      skills: ["subtract"],
+      hint: `${created.json.key.slice(0, 7)}…${created.json.key.slice(-4)}`,
+    });
     const listed = await admin(a.gatewayUrl, "GET", "/keys");
     expect(JSON.stringify(listed.json)).not.toContain(created.json.key);
     expect(JSON.stringify(listed.json)).not.toMatch(/"hash"/);
@@ -131,11 +142,23 @@ describe("edits and revocation reach every gateway instance within about a secon
   it("a revoked key stops working on the other instance", async () => {
     const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "to-revoke", skills: ["subtract"] });
     const key = created.json.key;
-    expect((await eventually(() => rpc(b, "subtract", [5, 3], bearer(key)), (r) => r.status === 200)).json.result).toBe(2);
+    expect(
+      (
+        await eventually(
+          () => rpc(b, "subtract", [5, 3], bearer(key)),
+          (r) => r.status === 200,
+        )
+      ).json.result,
+    ).toBe(2);
     const revoked = await admin(a.gatewayUrl, "DELETE", `/keys/${created.json.view.id}`);
     expect(revoked.json.revokedAt).toEqual(expect.any(Number));
     const started = Date.now();
-    const refused = await eventually(() => rpc(b, "subtract", [5, 3], bearer(key)), (r) => r.status === 401, 5_000, 50);
+    const refused = await eventually(
+      () => rpc(b, "subtract", [5, 3], bearer(key)),
+      (r) => r.status === 401,
+      5_000,
+      50,
+    );
     expect(refused.status).toBe(401);
     expect(Date.now() - started).toBeLessThan(2_500); // the snapshot is polled once a second
     expect((await rpc(a, "subtract", [5, 3], bearer(key))).status).toBe(401); // the writing isolate at once
@@ -144,9 +167,25 @@ describe("edits and revocation reach every gateway instance within about a secon
   it("a changed grant applies on the other instance", async () => {
     const created = await admin(a.gatewayUrl, "POST", "/keys", { name: "to-widen", skills: ["subtract"] });
     const key = created.json.key;
-    expect((await eventually(() => rpc(b, "sum", [1, 2], bearer(key)), (r) => r.status === 200)).json.error.code).toBe(-32601);
+    expect(
+      (
+        await eventually(
+          () => rpc(b, "sum", [1, 2], bearer(key)),
+          (r) => r.status === 200,
+        )
+      ).json.error.code,
+    ).toBe(-32601);
     expect((await admin(a.gatewayUrl, "PATCH", "/keys/to-widen", { skills: ["subtract", "sum"] })).status).toBe(200);
-    expect((await eventually(() => rpc(b, "sum", [1, 2], bearer(key)), (r) => r.json.result === 3, 5_000, 50)).json.result).toBe(3);
+    expect(
+      (
+        await eventually(
+          () => rpc(b, "sum", [1, 2], bearer(key)),
+          (r) => r.json.result === 3,
+          5_000,
+          50,
+        )
+      ).json.result,
+    ).toBe(3);
   });
 });
 
@@ -159,7 +198,10 @@ describe("rate limits and quotas", () => {
 
   it("a key's rate is exact across two gateway instances, and says so in headers", async () => {
     const key = await issue({ skills: ["subtract"], rate: "5/h" });
-    await eventually(() => rpc(b, "skills.list", undefined, bearer(key)), (r) => r.status === 200); // b knows the key (and that is a call)
+    await eventually(
+      () => rpc(b, "skills.list", undefined, bearer(key)),
+      (r) => r.status === 200,
+    ); // b knows the key (and that is a call)
     await awayFromWindowEdge(3_600_000);
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await rpc(i % 2 ? a : b, "subtract", [5, 3], bearer(key)));
@@ -176,22 +218,47 @@ describe("rate limits and quotas", () => {
 
   it("a limit of 0 allows no call at all (a suspended key), not an unlimited one", async () => {
     const key = await issue({ skills: ["subtract"], quota: "0/day" });
-    const refused = await eventually(() => rpc(a, "subtract", [5, 3], bearer(key)), (r) => r.status === 200); // once a knows the key
+    const refused = await eventually(
+      () => rpc(a, "subtract", [5, 3], bearer(key)),
+      (r) => r.status === 200,
+    ); // once a knows the key
     expect(refused.json.error).toMatchObject({ code: -32005, data: { limit: "quota" } });
     expect(refused.headers.get("ratelimit")).toMatch(/^"quota";r=0;t=\d+$/);
     const rateZero = await issue({ skills: ["subtract"], rate: "0/min" });
-    expect((await eventually(() => rpc(a, "subtract", [5, 3], bearer(rateZero)), (r) => r.status === 200)).json.error).toMatchObject({ code: -32005, data: { limit: "rate" } });
+    expect(
+      (
+        await eventually(
+          () => rpc(a, "subtract", [5, 3], bearer(rateZero)),
+          (r) => r.status === 200,
+        )
+      ).json.error,
+    ).toMatchObject({ code: -32005, data: { limit: "rate" } });
   });
 
   it("a quota stops a key at exactly its limit across two instances, on /rpc and /mcp alike", async () => {
     const key = await issue({ skills: ["subtract"], quota: "3/day" });
     await awayFromWindowEdge(86_400_000);
     // The first call that b lets through (once it knows the key: refused credentials count nothing).
-    expect((await eventually(() => rpc(b, "subtract", [5, 3], bearer(key)), (r) => r.status === 200)).json.result).toBe(2);
+    expect(
+      (
+        await eventually(
+          () => rpc(b, "subtract", [5, 3], bearer(key)),
+          (r) => r.status === 200,
+        )
+      ).json.result,
+    ).toBe(2);
     expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.result).toBe(2);
-    const third = await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } }, bearer(key));
+    const third = await mcp(
+      a,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } },
+      bearer(key),
+    );
     expect(third.json.result.structuredContent).toEqual({ result: 2 });
-    const fourth = await mcp(a, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } }, bearer(key));
+    const fourth = await mcp(
+      a,
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } } },
+      bearer(key),
+    );
     expect(fourth.json.result).toMatchObject({ isError: true, _meta: { "skillmesh/error": { code: -32005, data: { limit: "quota" } } } });
     expect(fourth.headers.get("ratelimit-policy")).toBe('"quota";q=3;w=86400');
     expect((await rpc(b, "subtract", [5, 3], bearer(key))).json.error.code).toBe(-32005);
@@ -204,9 +271,21 @@ describe("audit log", () => {
     const { key, view } = created.json;
     await rpc(a, "subtract", [98765, 4321], bearer(key));
     await rpc(a, "sum", [11111, 2], bearer(key)); // exists, but not for this key
-    const calls = await eventually(() => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`), (r) => r.json.entries.length >= 2, 5_000, 100);
+    const calls = await eventually(
+      () => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`),
+      (r) => r.json.entries.length >= 2,
+      5_000,
+      100,
+    );
     const [hidden, ok] = calls.json.entries;
-    expect(ok).toMatchObject({ type: "call", caller: view.id, method: "subtract", deployment: "subtract@1.0.0", code: 0, args: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(ok).toMatchObject({
+      type: "call",
+      caller: view.id,
+      method: "subtract",
+      deployment: "subtract@1.0.0",
+      code: 0,
+      args: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(hidden).toMatchObject({ type: "call", caller: view.id, method: "sum", code: -32601, hidden: true });
     const all = JSON.stringify((await admin(a.gatewayUrl, "GET", "/audit?limit=1000")).json);
     for (const secret of [key, ADMIN_TOKEN]) expect(all).not.toContain(secret);
@@ -224,7 +303,12 @@ describe("audit log", () => {
     const refused = await post(`${a.gatewayUrl}/rpc`, `{"jsonrpc":"2.0","method":"subtract","params":${deep},"id":1}`, bearer(key));
     expect(refused.json.error).toMatchObject({ code: -32602, message: expect.stringContaining("nested deeper") });
     await rpc(a, "subtract", [7, 2], bearer(key)); // buffered in the same batch as the deep one
-    const calls = await eventually(() => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`), (r) => r.json.entries.length >= 2, 5_000, 100);
+    const calls = await eventually(
+      () => admin(a.gatewayUrl, "GET", `/audit?caller=${view.id}`),
+      (r) => r.json.entries.length >= 2,
+      5_000,
+      100,
+    );
     const [ok, deepEntry] = calls.json.entries;
     expect(ok).toMatchObject({ method: "subtract", code: 0, args: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(deepEntry).toMatchObject({ method: "subtract", code: -32602 });
@@ -238,13 +322,24 @@ describe("audit log", () => {
     // The skill's rollout event names the key too (what `skillmesh status` and the dashboard show).
     expect(rolledBack.json.event).toMatchObject({ type: "rollback", by: writer.json.view.id });
     await admin(a.gatewayUrl, "POST", "/skills/test.echo/rollback", {}, reader.json.key);
-    const entries = await eventually(() => admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=rollback"), (r) => r.json.entries.length >= 2, 5_000, 100);
-    expect(entries.json.entries).toEqual(expect.arrayContaining([
-      expect.objectContaining({ by: writer.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 200 }),
-      expect.objectContaining({ by: reader.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 403 }),
-    ]));
+    const entries = await eventually(
+      () => admin(a.gatewayUrl, "GET", "/audit?type=admin&skill=rollback"),
+      (r) => r.json.entries.length >= 2,
+      5_000,
+      100,
+    );
+    expect(entries.json.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ by: writer.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 200 }),
+        expect.objectContaining({ by: reader.json.view.id, action: "POST /admin/skills/test.echo/rollback", status: 403 }),
+      ]),
+    );
     const lines: string[] = [];
-    await runCli(["audit", "--type", "admin", "--skill", "rollback"], { env: { SKILLMESH_URL: b.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (l) => lines.push(l), fetch });
+    await runCli(["audit", "--type", "admin", "--skill", "rollback"], {
+      env: { SKILLMESH_URL: b.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN },
+      out: (l) => lines.push(l),
+      fetch,
+    });
     expect(lines.join("\n")).toMatch(new RegExp(`${writer.json.view.id}\\s+POST /admin/skills/test.echo/rollback\\s+HTTP 200`));
   });
 });
@@ -269,9 +364,18 @@ describe("admin API requests", () => {
     const before = await routesNow();
     expect(before.gamma).toEqual({ "1.0.0": 60, "2.0.0": 40 });
     const raw = (path: string, body?: string) =>
-      fetch(`${a.gatewayUrl}/admin${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, ...(body === undefined ? {} : { body }) });
+      fetch(`${a.gatewayUrl}/admin${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
+        ...(body === undefined ? {} : { body }),
+      });
     const keysBefore = (await admin(a.gatewayUrl, "GET", "/keys")).json.keys.length;
-    for (const [path, body] of [["/skills/test.echo/rollback", '{"version":'], ["/skills/test.echo/promote", "{"], ["/keys", '{"name":"cut", "skills":["*"]'], ["/deployments", "not json"]] as const) {
+    for (const [path, body] of [
+      ["/skills/test.echo/rollback", '{"version":'],
+      ["/skills/test.echo/promote", "{"],
+      ["/keys", '{"name":"cut", "skills":["*"]'],
+      ["/deployments", "not json"],
+    ] as const) {
       const answer = await raw(path, body);
       expect(answer.status).toBe(400);
       expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(/the body is not JSON$/);
@@ -286,11 +390,27 @@ describe("admin API requests", () => {
 
 describe("skillmesh keys (CLI)", () => {
   const lines: string[] = [];
-  const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
+  const cli = (...argv: string[]) =>
+    runCli(argv, { env: { SKILLMESH_URL: a.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
 
   it("creates, lists, updates and revokes a key", async () => {
     lines.length = 0;
-    await cli("keys", "create", "--name", "agent-x", "--skills", "test.*", "--skills", "subtract", "--groups", "beta", "--rate", "100/min", "--quota", "50000/day");
+    await cli(
+      "keys",
+      "create",
+      "--name",
+      "agent-x",
+      "--skills",
+      "test.*",
+      "--skills",
+      "subtract",
+      "--groups",
+      "beta",
+      "--rate",
+      "100/min",
+      "--quota",
+      "50000/day",
+    );
     const key = lines.find((line) => /^\s+sm_/.test(line))!.trim();
     expect((await rpc(a, "subtract", [5, 3], bearer(key))).json.result).toBe(2);
     lines.length = 0;
@@ -330,20 +450,33 @@ describe("with auth off: limits per client address", () => {
 
 describe("virtual MCP servers and keys limited to them", () => {
   it("lists only what a server exposes, under its aliases, and keeps a server-limited key out of every other door", async () => {
-    const saved = await admin(a.gatewayUrl, "PUT", "/servers/math", { tools: ["subtract", "sum"], instructions: "Arithmetic only.", aliases: { minus: "subtract" } });
+    const saved = await admin(a.gatewayUrl, "PUT", "/servers/math", {
+      tools: ["subtract", "sum"],
+      instructions: "Arithmetic only.",
+      aliases: { minus: "subtract" },
+    });
     expect(saved.status, JSON.stringify(saved.json)).toBe(200);
     const key = await issue({ skills: ["*"], servers: ["math"] });
     const viaServer = (body: unknown) => post(`${a.gatewayUrl}/mcp/math`, body, { "mcp-protocol-version": "2025-11-25", ...bearer(key) });
-    const init = await viaServer({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await viaServer({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(init.json.result.instructions).toBe("Arithmetic only.");
     const listed = await viaServer({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     expect(listed.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["minus", "skills.call", "sum"]); // skills.call reaches only what the server exposes
     const called = await viaServer({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "minus", arguments: { minuend: 5, subtrahend: 3 } } });
     expect(called.json.result?.structuredContent, JSON.stringify(called.json)).toEqual({ result: 2 });
     // By its own name the aliased tool is not there, nor is a tool the server does not expose.
-    for (const name of ["subtract", "whoami"]) expect((await viaServer({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name, arguments: {} } })).json.error.code).toBe(-32602);
+    for (const name of ["subtract", "whoami"])
+      expect((await viaServer({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name, arguments: {} } })).json.error.code).toBe(-32602);
     expect((await rpc(a, "subtract", [5, 3], bearer(key))).status).toBe(403);
     expect((await mcp(a, { jsonrpc: "2.0", id: 1, method: "tools/list" }, bearer(key))).status).toBe(403);
-    expect((await post(`${a.gatewayUrl}/mcp/other`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25", ...bearer(key) })).status).toBe(403);
+    expect(
+      (await post(`${a.gatewayUrl}/mcp/other`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25", ...bearer(key) }))
+        .status,
+    ).toBe(403);
   });
 });

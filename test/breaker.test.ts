@@ -47,7 +47,13 @@ async function openStable() {
 }
 
 beforeAll(async () => {
-  a = await startMesh({ skills: ["flaky-v1", "flaky-v2", "flaky-degraded"].map(fixture), adminToken: ADMIN_TOKEN, upstash: upstash(), register: false, gatewayVars });
+  a = await startMesh({
+    skills: ["flaky-v1", "flaky-v2", "flaky-degraded"].map(fixture),
+    adminToken: ADMIN_TOKEN,
+    upstash: upstash(),
+    register: false,
+    gatewayVars,
+  });
   b = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });
   for (const version of ["1.0.0", "2.0.0", "0.9.0-lead"]) await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: skill(version).url });
   redis = createClient({ url: inject("redisUrl") });
@@ -67,7 +73,12 @@ beforeEach(async () => {
   if (keys.length) await redis.del(keys);
   await admin(a.gatewayUrl, "POST", "/skills/test.flaky/promote", { version: "1.0.0" });
   for (const gateway of [a, b]) {
-    const healthy = await eventually(() => call(gateway), (r) => answeredBy(r) === "test.flaky@1.0.0", 5_000, 100);
+    const healthy = await eventually(
+      () => call(gateway),
+      (r) => answeredBy(r) === "test.flaky@1.0.0",
+      5_000,
+      100,
+    );
     expect(answeredBy(healthy)).toBe("test.flaky@1.0.0");
   }
 });
@@ -133,7 +144,12 @@ describe("circuit breaker", () => {
     const { json } = await admin(a.gatewayUrl, "GET", "/deployments");
     const openUntil = json.breakers["test.flaky@1.0.0"].openUntil as number;
     expect(openUntil).toBeGreaterThan(Date.now() - 1_000); // the fixture's open period is 1 s
-    await eventually(async () => Date.now(), (now) => now >= openUntil + 20, 3_000, 20);
+    await eventually(
+      async () => Date.now(),
+      (now) => now >= openUntil + 20,
+      3_000,
+      20,
+    );
     // A slow call (300 ms) holds the probe open while the rest of the burst arrives: on a loaded
     // machine a call decided after a fast probe has closed the breaker rightly goes to 1.0.0.
     const burst = await Promise.all(Array.from({ length: 10 }, () => call(a, {}, "slow")));
@@ -141,7 +157,12 @@ describe("circuit breaker", () => {
     expect(burst.filter((r) => r.json.result?.version === "1.0.0")).toHaveLength(1);
     expect(burst.filter((r) => r.headers.get("x-skill-degraded") === "1")).toHaveLength(9);
     // Closed once the probe's record lands and the cached statuses refresh: polled, not slept.
-    const closed = await eventually(() => call(a), (r) => answeredBy(r) === "test.flaky@1.0.0", 3_000, 100);
+    const closed = await eventually(
+      () => call(a),
+      (r) => answeredBy(r) === "test.flaky@1.0.0",
+      3_000,
+      100,
+    );
     expect(closed.json.result.version).toBe("1.0.0");
     expect(closed.headers.get("x-skill-degraded")).toBeNull();
   });
@@ -157,7 +178,12 @@ describe("circuit breaker", () => {
     const skillNow = () => admin(a.gatewayUrl, "GET", "/skills/test.flaky");
     const { json } = await eventually(skillNow, (r) => r.json.routes.beta["2.0.0"] === 0);
     expect(json.routes.beta).toEqual({ "1.0.0": 100, "2.0.0": 0 });
-    expect(json.events[0]).toMatchObject({ type: "rollback", version: "2.0.0", by: "breaker", reason: expect.stringMatching(/breaker opened \(\d+ consecutive failures from \d+ callers\)/) });
+    expect(json.events[0]).toMatchObject({
+      type: "rollback",
+      version: "2.0.0",
+      by: "breaker",
+      reason: expect.stringMatching(/breaker opened \(\d+ consecutive failures from \d+ callers\)/),
+    });
     expect(Number.isFinite(json.events[0].at)).toBe(true);
 
     const lines: string[] = [];

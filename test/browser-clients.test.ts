@@ -30,7 +30,14 @@ let otherOrigin: string;
 let key: string;
 
 beforeAll(async () => {
-  const bundle = await build({ stdin: { contents: CLIENTS_ENTRY, resolveDir: process.cwd(), loader: "ts" }, bundle: true, platform: "browser", format: "esm", write: false, logLevel: "error" });
+  const bundle = await build({
+    stdin: { contents: CLIENTS_ENTRY, resolveDir: process.cwd(), loader: "ts" },
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    logLevel: "error",
+  });
   const clientsJs = bundle.outputFiles[0]!.text;
   // One page server, two origins: 127.0.0.1 is allowed, localhost (another host, so another origin) is not.
   pages = createServer((req, res) => {
@@ -66,30 +73,39 @@ async function pageOf(origin: string): Promise<Page> {
 
 /** What a page of `origin` gets when its script fetches `url`: "answered", or the error's name (a refused CORS request is a TypeError). */
 async function fetchFromPage(origin: string, url: string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<string> {
-  return (await pageOf(origin)).evaluate(async ({ url, init }) => {
-    try {
-      await fetch(url, init);
-      return "answered";
-    } catch (error) {
-      return (error as Error).name;
-    }
-  }, { url, init });
+  return (await pageOf(origin)).evaluate(
+    async ({ url, init }) => {
+      try {
+        await fetch(url, init);
+        return "answered";
+      } catch (error) {
+        return (error as Error).name;
+      }
+    },
+    { url, init },
+  );
 }
 
 it("the v2 client (2026-07-28) on an allowed origin lists and calls tools with a bearer key, and gets progress on the event stream", async () => {
   const page = await pageOf(allowedOrigin);
-  const seen = await page.evaluate(async ({ url, key }) => {
-    const { ClientV2, TransportV2 } = (globalThis as any).clients;
-    const client = new ClientV2({ name: "browser-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await client.connect(new TransportV2(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-    const tools = (await client.listTools()).tools.map((tool: { name: string }) => tool.name);
-    const result = await client.callTool({ name: "subtract", arguments: { minuend: 5, subtrahend: 3 } });
-    const progress: number[] = [];
-    const slow = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, { onprogress: (p: { progress: number }) => void progress.push(p.progress) });
-    const version = client.getNegotiatedProtocolVersion();
-    await client.close();
-    return { tools, result: result.structuredContent, slow: slow.content, progress, version };
-  }, { url: `${mesh.gatewayUrl}/mcp`, key });
+  const seen = await page.evaluate(
+    async ({ url, key }) => {
+      const { ClientV2, TransportV2 } = (globalThis as any).clients;
+      const client = new ClientV2({ name: "browser-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      await client.connect(new TransportV2(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      const tools = (await client.listTools()).tools.map((tool: { name: string }) => tool.name);
+      const result = await client.callTool({ name: "subtract", arguments: { minuend: 5, subtrahend: 3 } });
+      const progress: number[] = [];
+      const slow = await client.callTool(
+        { name: "test_tool_with_progress", arguments: {} },
+        { onprogress: (p: { progress: number }) => void progress.push(p.progress) },
+      );
+      const version = client.getNegotiatedProtocolVersion();
+      await client.close();
+      return { tools, result: result.structuredContent, slow: slow.content, progress, version };
+    },
+    { url: `${mesh.gatewayUrl}/mcp`, key },
+  );
   expect(seen.version).toBe("2026-07-28");
   expect(seen.tools).toEqual(expect.arrayContaining(["subtract", "test_tool_with_progress"]));
   expect(seen.result).toEqual({ result: 2 });
@@ -99,34 +115,45 @@ it("the v2 client (2026-07-28) on an allowed origin lists and calls tools with a
 
 it("the v1 client (2025-11-25) on an allowed origin lists and calls tools with a bearer key", async () => {
   const page = await pageOf(allowedOrigin);
-  const seen = await page.evaluate(async ({ url, key }) => {
-    const { Client, StreamableHTTPClientTransport } = (globalThis as any).clients;
-    const client = new Client({ name: "browser-v1", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-    const tools = (await client.listTools()).tools.map((tool: { name: string }) => tool.name);
-    const result = await client.callTool({ name: "subtract", arguments: { minuend: 9, subtrahend: 4 } });
-    await client.close();
-    return { tools, result: result.structuredContent };
-  }, { url: `${mesh.gatewayUrl}/mcp`, key });
+  const seen = await page.evaluate(
+    async ({ url, key }) => {
+      const { Client, StreamableHTTPClientTransport } = (globalThis as any).clients;
+      const client = new Client({ name: "browser-v1", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      const tools = (await client.listTools()).tools.map((tool: { name: string }) => tool.name);
+      const result = await client.callTool({ name: "subtract", arguments: { minuend: 9, subtrahend: 4 } });
+      await client.close();
+      return { tools, result: result.structuredContent };
+    },
+    { url: `${mesh.gatewayUrl}/mcp`, key },
+  );
   expect(seen.tools).toEqual(expect.arrayContaining(["subtract"]));
   expect(seen.result).toEqual({ result: 5 });
 });
 
 it("a page's script reads the headers an agent reads: X-Skill-Version on /rpc, WWW-Authenticate on a 401", async () => {
   const page = await pageOf(allowedOrigin);
-  const seen = await page.evaluate(async ({ gateway, key }) => {
-    const call = await fetch(`${gateway}/rpc`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "idempotency-key": "browser-1" },
-      body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }),
-    });
-    const anonymous = await fetch(`${gateway}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-      body: JSON.stringify({ jsonrpc: "2.0", method: "tools/list", id: 1 }),
-    });
-    return { body: await call.json(), version: call.headers.get("x-skill-version"), status: anonymous.status, challenge: anonymous.headers.get("www-authenticate") };
-  }, { gateway: mesh.gatewayUrl, key });
+  const seen = await page.evaluate(
+    async ({ gateway, key }) => {
+      const call = await fetch(`${gateway}/rpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "idempotency-key": "browser-1" },
+        body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 }),
+      });
+      const anonymous = await fetch(`${gateway}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", method: "tools/list", id: 1 }),
+      });
+      return {
+        body: await call.json(),
+        version: call.headers.get("x-skill-version"),
+        status: anonymous.status,
+        challenge: anonymous.headers.get("www-authenticate"),
+      };
+    },
+    { gateway: mesh.gatewayUrl, key },
+  );
   expect(seen.body).toEqual({ jsonrpc: "2.0", result: 19, id: 1 });
   expect(seen.version).toBe("subtract@1.0.0");
   expect(seen.status).toBe(401);
@@ -146,7 +173,10 @@ it("a page of an origin not allowed gets no answer; its preflight is refused, so
 });
 
 it("the admin API answers no page: no CORS on /admin, even for an allowed origin", async () => {
-  const preflight = await fetch(`${mesh.gatewayUrl}/admin/deployments`, { method: "OPTIONS", headers: { origin: allowedOrigin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+  const preflight = await fetch(`${mesh.gatewayUrl}/admin/deployments`, {
+    method: "OPTIONS",
+    headers: { origin: allowedOrigin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+  });
   expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
   const outcome = await fetchFromPage(allowedOrigin, `${mesh.gatewayUrl}/admin/deployments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(outcome).toBe("TypeError");

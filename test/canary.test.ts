@@ -10,7 +10,8 @@ import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
 const lines: string[] = [];
-const cli = (...argv: string[]) => runCli(argv, { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (l) => lines.push(l), fetch });
+const cli = (...argv: string[]) =>
+  runCli(argv, { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (l) => lines.push(l), fetch });
 
 beforeAll(async () => {
   mesh = await startMesh({
@@ -72,7 +73,10 @@ describe("canary by X-User-Group", () => {
     await cli("canary", "test.echo", "2.0.0", "--group", "*=50");
     const versionsOf = async (caller: string) => {
       const seen = new Set<string>();
-      for (let i = 0; i < 6; i++) seen.add((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.echo", id: 1 }, { authorization: `Bearer ${caller}` })).json.result.version);
+      for (let i = 0; i < 6; i++)
+        seen.add(
+          (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.echo", id: 1 }, { authorization: `Bearer ${caller}` })).json.result.version,
+        );
       return [...seen];
     };
     const perCaller = await Promise.all(Array.from({ length: 24 }, (_, i) => versionsOf(`caller-key-${i}`)));
@@ -116,7 +120,9 @@ describe("skillmesh CLI errors", () => {
     await expect(cli("canary", "test.echo", "2.0.0", "--group", "vip=101")).rejects.toThrow(/vip.*100/);
     await expect(cli("canary", "test.echo", "2.0.0", "--group", "vip")).rejects.toThrow(/<group>=<percent>/);
     await expect(cli("canary", "test.echo", "1.0.0", "--group", "vip=5")).rejects.toThrow(/already the stable version/);
-    await expect(runCli(["status"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: "wrong" }, out: () => {}, fetch })).rejects.toThrow(/refused the admin token/);
+    await expect(runCli(["status"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: "wrong" }, out: () => {}, fetch })).rejects.toThrow(
+      /refused the admin token/,
+    );
     await expect(runCli(["status"], { env: { SKILLMESH_URL: mesh.gatewayUrl }, out: () => {}, fetch })).rejects.toThrow(/SKILLMESH_ADMIN_TOKEN is not set/);
   });
 

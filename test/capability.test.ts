@@ -11,13 +11,19 @@ let mesh: Mesh;
 let key: string;
 // test.flaky: 0.001 a call, promises 95%, p95 100 ms; test.unsafe: 0.002, 99%, 250 ms; sum: another input shape.
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [fixture("flaky-v1"), fixture("flaky-unsafe"), fixture("sum")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  mesh = await startMesh({
+    skills: [fixture("flaky-v1"), fixture("flaky-unsafe"), fixture("sum")],
+    adminToken: ADMIN_TOKEN,
+    gatewayVars: { SKILLMESH_AUTH: "required" },
+  });
   key = `Bearer ${(await admin(mesh.gatewayUrl, "POST", "/keys", { name: "router", skills: ["*"] })).json.key}`;
 });
 afterAll(() => mesh?.dispose());
 
-const route = (params: unknown, bearer = key) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.call", params }, { authorization: bearer });
-const control = (name: string, mode: string) => fetch(`${mesh.skills.find((s) => s.manifest.name === name)!.url}/control`, { method: "POST", body: JSON.stringify({ mode }) });
+const route = (params: unknown, bearer = key) =>
+  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.call", params }, { authorization: bearer });
+const control = (name: string, mode: string) =>
+  fetch(`${mesh.skills.find((s) => s.manifest.name === name)!.url}/control`, { method: "POST", body: JSON.stringify({ mode }) });
 
 describe("skills.call", () => {
   it("picks by each preference among the candidates whose input accepts the arguments", async () => {
@@ -33,8 +39,12 @@ describe("skills.call", () => {
   });
 
   it("respects the policy's limits, and says why nothing fits", async () => {
-    expect((await route({ capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable", maxCostPerCall: 0.0015 } })).json.result.servedBy.skill).toBe("test.flaky");
-    expect((await route({ capability: "fixture", arguments: { value: "v" }, policy: { prefer: "cheapest", minSuccessRate: 0.98 } })).json.result.servedBy.skill).toBe("test.unsafe");
+    expect(
+      (await route({ capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable", maxCostPerCall: 0.0015 } })).json.result.servedBy.skill,
+    ).toBe("test.flaky");
+    expect(
+      (await route({ capability: "fixture", arguments: { value: "v" }, policy: { prefer: "cheapest", minSuccessRate: 0.98 } })).json.result.servedBy.skill,
+    ).toBe("test.unsafe");
     const none = await route({ capability: "fixture", arguments: { value: "v" }, policy: { maxP95Ms: 50 } });
     expect(none.json.error).toMatchObject({ code: -32601, message: expect.stringContaining("over the policy's limits") });
     const rejected = await route({ capability: "fixture", arguments: { value: 42 } });
@@ -74,9 +84,18 @@ describe("skills.call", () => {
     expect(tool.inputSchema).toMatchObject({ type: "object", required: ["arguments"], properties: { capability: { type: "string" } } });
     const called = await post(
       `${mesh.gatewayUrl}/mcp`,
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "skills.call", arguments: { capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable" } } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "skills.call", arguments: { capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable" } } },
+      },
       headers,
     );
-    expect(called.json.result.structuredContent).toMatchObject({ result: { value: "v" }, servedBy: { skill: "test.unsafe", version: "1.0.0" }, why: expect.stringMatching(/^reliable of 2/) });
+    expect(called.json.result.structuredContent).toMatchObject({
+      result: { value: "v" },
+      servedBy: { skill: "test.unsafe", version: "1.0.0" },
+      why: expect.stringMatching(/^reliable of 2/),
+    });
   });
 });

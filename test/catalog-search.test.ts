@@ -29,7 +29,9 @@ afterAll(() => mesh?.dispose());
 
 async function clientWith(key: string, path = "/mcp?catalog=search") {
   const client = new Client({ name: "catalog-search-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}${path}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}${path}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 type Hit = { kind: string; name: string; summary: string; signature?: string; uri?: string };
@@ -44,7 +46,11 @@ describe("the compact catalog at 10,000 tools", () => {
     console.log(`compact tools/list: ${tokens} tokens (o200k_base)`);
     expect(tokens).toBeLessThanOrEqual(2_000);
     // The same key's full list, for contrast: its first page alone is more.
-    const full = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" });
+    const full = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+      { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(tokensOf(JSON.stringify(full.json.result.tools))).toBeGreaterThan(10 * tokens);
     await client.close();
   });
@@ -67,15 +73,26 @@ describe("the compact catalog at 10,000 tools", () => {
     expect(first / QUERIES.length).toBeGreaterThanOrEqual(0.7);
     // A hit is short: a summary of one sentence, and a tool's arguments in one line.
     const [hit] = hitsOf(await client.callTool({ name: "catalog.search", arguments: { query: "decode a modbus rtu frame", limit: 1 } }));
-    expect(hit).toEqual({ kind: "tool", name: "modbus.decode", summary: expect.stringMatching(/^Decode one Modbus RTU frame/), tags: expect.arrayContaining(["protocol.modbus"]), signature: expect.stringMatching(/^frame: string, role\?: auto\|request\|response$/) });
+    expect(hit).toEqual({
+      kind: "tool",
+      name: "modbus.decode",
+      summary: expect.stringMatching(/^Decode one Modbus RTU frame/),
+      tags: expect.arrayContaining(["protocol.modbus"]),
+      signature: expect.stringMatching(/^frame: string, role\?: auto\|request\|response$/),
+    });
     await client.close();
   });
 
   it("describes a tool and an Agent Skill, and calls a tool through catalog.call", async () => {
     const client = await clientWith(everything);
-    const tool = (await client.callTool({ name: "catalog.describe", arguments: { name: "modbus.decode" } })).structuredContent as { inputSchema: { required: string[] } };
+    const tool = (await client.callTool({ name: "catalog.describe", arguments: { name: "modbus.decode" } })).structuredContent as {
+      inputSchema: { required: string[] };
+    };
     expect(tool.inputSchema.required).toEqual(["frame"]);
-    const skill = (await client.callTool({ name: "catalog.describe", arguments: { name: "modbus-triage" } })).structuredContent as { uri: string; skillMd: string };
+    const skill = (await client.callTool({ name: "catalog.describe", arguments: { name: "modbus-triage" } })).structuredContent as {
+      uri: string;
+      skillMd: string;
+    };
     expect(skill.uri).toBe("skill://modbus-triage/SKILL.md");
     expect(skill.skillMd).toContain("# Modbus capture triage");
     const [found] = hitsOf(await client.callTool({ name: "catalog.search", arguments: { query: "triage a modbus capture", kind: "skill" } }));
@@ -105,7 +122,11 @@ describe("the compact catalog at 10,000 tools", () => {
   });
 
   it("refuses an unknown catalog mode", async () => {
-    const answer = await post(`${mesh.gatewayUrl}/mcp?catalog=tiny`, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" });
+    const answer = await post(
+      `${mesh.gatewayUrl}/mcp?catalog=tiny`,
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+      { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(answer.status).toBe(400);
     expect(answer.json.error.message).toContain('?catalog= is "search"');
   });

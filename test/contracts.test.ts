@@ -37,9 +37,14 @@ describe("contracts in git", () => {
     const { writeContracts } = await import("../scripts/contracts.js");
     await writeContracts([dir], contracts, undefined, []);
     expect(await contractProblems([dir], contracts, [])).toEqual([]);
-    writeFileSync(join(dir, "index.ts"), source.replace('version: "1.0.0"', 'version: "1.1.0"').replace("z.object({", "z.object({ precision: z.number().int(),"));
+    writeFileSync(
+      join(dir, "index.ts"),
+      source.replace('version: "1.0.0"', 'version: "1.1.0"').replace("z.object({", "z.object({ precision: z.number().int(),"),
+    );
     const problems = await contractProblems([dir], contracts, []);
-    expect(problems).toEqual([expect.stringMatching(/^subtract 1\.1\.0: breaks callers of 1\.0\.0 without a major version: input\.precision added as required/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^subtract 1\.1\.0: breaks callers of 1\.0\.0 without a major version: input\.precision added as required/),
+    ]);
   });
 
   /** A copy of the subtract fixture at 1.0.0, in a git repository of its own with its contract committed on main. */
@@ -67,7 +72,9 @@ describe("contracts in git", () => {
     const { ReleasedContractError, writeContracts } = await import("../scripts/contracts.js");
     const refused = await writeContracts([dir], contracts, undefined, []).catch((error) => error);
     expect(refused).toBeInstanceOf(ReleasedContractError);
-    expect(refused.message).toContain("subtract 1.0.0 is released (contracts/subtract/1.0.0.json) and its definition changed: bump it to 2.0.0 (breaks callers: input.precision added as required)");
+    expect(refused.message).toContain(
+      "subtract 1.0.0 is released (contracts/subtract/1.0.0.json) and its definition changed: bump it to 2.0.0 (breaks callers: input.precision added as required)",
+    );
     expect(readFileSync(file, "utf8")).toBe(before);
     // Unchanged definitions are left as they are, and a new version is written beside them.
     expect(await writeContracts([join(ROOT, "test/fixtures/skills/sum")], contracts, undefined, [])).toEqual([join(contracts, "sum", "1.0.0.json")]);
@@ -116,7 +123,8 @@ describe("Agent Skills packages in git", () => {
     const { contracts, dirs } = await repoWith("refusals", {
       "bad-frontmatter": (md) => md.replace("name: modbus-triage", "name: bad-frontmatter\nversion: 2"),
       "missing-file": (md) => md.replace("name: modbus-triage", "name: missing-file").replace("references/EXCEPTIONS.md", "references/CODES.md"),
-      "unknown-tool": (md) => md.replace("name: modbus-triage", "name: unknown-tool").replace("allowed-tools: modbus.decode", "allowed-tools: modbus.decode modbus.encode Read"),
+      "unknown-tool": (md) =>
+        md.replace("name: modbus-triage", "name: unknown-tool").replace("allowed-tools: modbus.decode", "allowed-tools: modbus.decode modbus.encode Read"),
     });
     const problems = await contractProblems([], contracts, dirs);
     expect(problems).toEqual([
@@ -141,15 +149,21 @@ describe("Agent Skills packages in git", () => {
 
     // The same version with other instructions: the check and the writer refuse it.
     writeFileSync(join(dir, "references", "EXCEPTIONS.md"), "# Exceptions\n\nAsk the vendor.\n");
-    expect(await contractProblems([], contracts, dirs)).toEqual(["Agent Skill triage 1.0.0: changed under the same version (references/EXCEPTIONS.md changed): a released package is never changed, give it a new metadata.version"]);
+    expect(await contractProblems([], contracts, dirs)).toEqual([
+      "Agent Skill triage 1.0.0: changed under the same version (references/EXCEPTIONS.md changed): a released package is never changed, give it a new metadata.version",
+    ]);
     const refused = await writeContracts([], contracts, undefined, dirs).catch((error) => error);
     expect(refused).toBeInstanceOf(ReleasedContractError);
-    expect(refused.message).toContain("Agent Skill triage 1.0.0 is released (contracts/agent-skills/triage/1.0.0.json) and changed (references/EXCEPTIONS.md changed): give it a new metadata.version");
+    expect(refused.message).toContain(
+      "Agent Skill triage 1.0.0 is released (contracts/agent-skills/triage/1.0.0.json) and changed (references/EXCEPTIONS.md changed): give it a new metadata.version",
+    );
     // Writing the changed digest over the released contract does not silence the gate.
     const file = join(contracts, "agent-skills", "triage", "1.0.0.json");
     const released = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify({ ...released, digest: `sha256:${"0".repeat(64)}` }));
-    expect((await contractProblems([], contracts, dirs))[0]).toMatch(/^contracts\/agent-skills\/triage\/1\.0\.0\.json was rewritten since [0-9a-f]{10}: a released contract is never rewritten \(give the changed package a new metadata\.version/);
+    expect((await contractProblems([], contracts, dirs))[0]).toMatch(
+      /^contracts\/agent-skills\/triage\/1\.0\.0\.json was rewritten since [0-9a-f]{10}: a released contract is never rewritten \(give the changed package a new metadata\.version/,
+    );
     writeFileSync(file, JSON.stringify(released, null, 2) + "\n");
 
     // A new version passes once its contract is written.

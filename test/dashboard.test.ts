@@ -30,7 +30,12 @@ beforeAll(async () => {
   for (let i = 0; i < 10; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
   await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [10, 50, 100], every: "5m", maxErrorRate: "1%" });
   // The observed numbers land about a second after the calls.
-  await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/skills/subtract")).json.observed["subtract@1.0.0"].calls, (calls) => calls === 10, 10_000, 200);
+  await eventually(
+    async () => (await admin(mesh.gatewayUrl, "GET", "/skills/subtract")).json.observed["subtract@1.0.0"].calls,
+    (calls) => calls === 10,
+    10_000,
+    200,
+  );
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -91,13 +96,22 @@ describe("the dashboard", () => {
     expect(await page.locator('article[data-skill="test.flaky"] thead').innerText()).toContain("beta");
 
     const out: string[] = [];
-    await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
+    await runCli(["status", "test.flaky"], {
+      env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN },
+      out: (line) => out.push(line),
+      fetch,
+    });
     const table = out.join("\n");
     expect(table).toMatch(/VERSION\s+ROLE\s+\* \(default\)\s+beta/);
     expect(table).toMatch(/2\.0\.0\s+canary\s+10%\s+30%/);
     // The change is in the audit log, by the token the session was opened with.
     const canaryEntry = (entries: Array<{ action: string }>) => entries.find((e) => e.action === "POST /admin/skills/test.flaky/canary");
-    const audit = await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=admin&limit=5")).json.entries, (entries) => !!canaryEntry(entries), 5_000, 100);
+    const audit = await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=admin&limit=5")).json.entries,
+      (entries) => !!canaryEntry(entries),
+      5_000,
+      100,
+    );
     expect(canaryEntry(audit)).toMatchObject({ by: "admin-token", status: 200 });
 
     // Pause the rollout from the page.
@@ -114,14 +128,25 @@ describe("the dashboard", () => {
     expect(await page.locator("form[data-api]").count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, "read-only.png"), fullPage: true });
     // And the API refuses its session a change even when asked directly.
-    const status = await page.evaluate(async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json", "x-skillmesh-ui": "1" }, body: "{}" })).status);
+    const status = await page.evaluate(
+      async () =>
+        (
+          await fetch("/admin/skills/test.flaky/rollback", {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-skillmesh-ui": "1" },
+            body: "{}",
+          })
+        ).status,
+    );
     expect(status).toBe(403);
     await context.close();
   });
 
   it("a session cannot change anything without the dashboard's header (cross-site forms cannot send it)", async () => {
     const { context, page } = await signedIn(ADMIN_TOKEN);
-    const status = await page.evaluate(async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status);
+    const status = await page.evaluate(
+      async () => (await fetch("/admin/skills/test.flaky/rollback", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status,
+    );
     expect(status).toBe(403);
     await context.close();
   });
@@ -156,7 +181,12 @@ describe("the dashboard", () => {
   it("shows the audit log a page at a time, runs of the same entry as one row, filtered by type", async () => {
     // 60 more calls: with the 10 of the setup, more than a page (50) of identical entries.
     for (let i = 0; i < 60; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
-    await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&skill=subtract&limit=100")).json.entries.length, (n) => n >= 70, 10_000, 200);
+    await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&skill=subtract&limit=100")).json.entries.length,
+      (n) => n >= 70,
+      10_000,
+      200,
+    );
     const { context, page } = await signedIn(ADMIN_TOKEN);
     const rows = () => page.locator("#audit tbody tr").allInnerTexts();
     const calls = (await rows()).filter((row) => row.includes("subtract → subtract@1.0.0"));
@@ -192,7 +222,11 @@ describe("the dashboard", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "after-promotion.png"), fullPage: true });
     // skillmesh status reads it the same way (one rule: shownRoleOf).
     const out: string[] = [];
-    await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
+    await runCli(["status", "test.flaky"], {
+      env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN },
+      out: (line) => out.push(line),
+      fetch,
+    });
     expect(out.join("\n")).toMatch(/1\.0\.0\s+previous\s+0%/);
     await context.close();
   });
@@ -217,7 +251,9 @@ describe("the dashboard", () => {
       // The change in full: the field, its text before and after.
       expect(await held.innerText()).toMatch(/tool echo\s+changed\s+the pinned definition/);
       await held.locator("details.diff summary").click();
-      expect(await held.locator("details.diff .field", { hasText: "manifest.description" }).innerText()).toMatch(/Echoes a message back\s+Echoes a message back, politely/);
+      expect(await held.locator("details.diff .field", { hasText: "manifest.description" }).innerText()).toMatch(
+        /Echoes a message back\s+Echoes a message back, politely/,
+      );
       await page.locator("#upstreams").screenshot({ path: join(SCREENSHOTS, "upstreams.png") });
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(1440); // nothing spills past the screen's edge
 
@@ -243,8 +279,12 @@ describe("the dashboard", () => {
   });
 
   it("shows every Agent Skills package with its versions, roles and shares, and promotes one from the page", async () => {
-    const skillMd = (version: string) => `---\nname: sign-notes\ndescription: How to read a difference's sign.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\nCall subtract.\n`;
-    for (const version of ["1.0.0", "1.1.0"]) expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "sign-notes", files: [{ path: "SKILL.md", content: skillMd(version) }] })).status).toBe(201);
+    const skillMd = (version: string) =>
+      `---\nname: sign-notes\ndescription: How to read a difference's sign.\nallowed-tools: subtract\nmetadata:\n  version: "${version}"\n---\nCall subtract.\n`;
+    for (const version of ["1.0.0", "1.1.0"])
+      expect(
+        (await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "sign-notes", files: [{ path: "SKILL.md", content: skillMd(version) }] })).status,
+      ).toBe(201);
     expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/sign-notes/canary", { version: "1.1.0", groups: { beta: 100 } })).status).toBe(200);
     const { context, page } = await signedIn(ADMIN_TOKEN);
     const rows = page.locator("#packages tbody tr");

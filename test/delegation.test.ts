@@ -65,7 +65,11 @@ const manifestOf = (name: string, steps?: string[]) => ({
 });
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: ["whoami", "subtract", "inflight", "pipeline-foreach"].map(fixture), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  mesh = await startMesh({
+    skills: ["whoami", "subtract", "inflight", "pipeline-foreach"].map(fixture),
+    adminToken: ADMIN_TOKEN,
+    gatewayVars: { SKILLMESH_AUTH: "required" },
+  });
   hostile = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk) => (body += chunk));
@@ -92,7 +96,11 @@ afterAll(async () => {
   await new Promise((resolve) => hostile?.close(resolve));
 });
 
-const newKey = async (name: string, grants: object = {}) => (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["test.*", "subtract", "hostile.*"], ...grants })).json as { key: string; view: { id: string } };
+const newKey = async (name: string, grants: object = {}) =>
+  (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["test.*", "subtract", "hostile.*"], ...grants })).json as {
+    key: string;
+    view: { id: string };
+  };
 
 describe("who is a pipeline", () => {
   it("a manifest that says pipeline gets no token: only the operator's registration makes one", async () => {
@@ -103,7 +111,11 @@ describe("who is a pipeline", () => {
   });
 
   it("registering a pipeline whose manifest declares no steps is refused", async () => {
-    const refused = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { url: `${hostileUrl}nosteps` }, manifest: manifestOf("hostile.nosteps"), pipeline: true });
+    const refused = await admin(mesh.gatewayUrl, "POST", "/deployments", {
+      endpoint: { url: `${hostileUrl}nosteps` },
+      manifest: manifestOf("hostile.nosteps"),
+      pipeline: true,
+    });
     expect(refused.status).toBe(400);
     expect(refused.json.error.message).toMatch(/declares no pipeline.steps/);
   });
@@ -123,7 +135,10 @@ describe("what a pipeline can do with its token", () => {
       admin: 401,
     });
     // The call has ended: so has its token.
-    expect(await errorOf(rpc(tokens.at(-1)!, "test.whoami"))).toMatchObject({ status: 401, message: expect.stringMatching(/unknown or ended delegation token/) });
+    expect(await errorOf(rpc(tokens.at(-1)!, "test.whoami"))).toMatchObject({
+      status: 401,
+      message: expect.stringMatching(/unknown or ended delegation token/),
+    });
   });
 
   it("every step is counted against the caller's quota", async () => {
@@ -149,18 +164,41 @@ describe("what a pipeline can do with its token", () => {
   it("its token follows its key: narrowed mid-call, the step sees the key's grants as they are now; revoked, the step is refused", async () => {
     const { key, view } = await newKey("narrowed");
     const narrowedCall = rpc(key, "hostile.pipeline", { mode: "hold" });
-    await eventually(async () => held.length, (n) => n === 1, 5_000, 20);
+    await eventually(
+      async () => held.length,
+      (n) => n === 1,
+      5_000,
+      20,
+    );
     expect((await admin(mesh.gatewayUrl, "PATCH", `/keys/${view.id}`, { skills: ["hostile.*"] })).status).toBe(200);
-    await eventually(async () => (await rpc(key, "test.whoami")).json.error?.code, (code) => code === -32601, 5_000, 100);
+    await eventually(
+      async () => (await rpc(key, "test.whoami")).json.error?.code,
+      (code) => code === -32601,
+      5_000,
+      100,
+    );
     held.shift()!();
     expect((await narrowedCall).json.result.step).toMatchObject({ code: -32601 });
 
     const revoked = await newKey("revoked");
     const revokedCall = rpc(revoked.key, "hostile.pipeline", { mode: "hold" });
-    await eventually(async () => held.length, (n) => n === 1, 5_000, 20);
+    await eventually(
+      async () => held.length,
+      (n) => n === 1,
+      5_000,
+      20,
+    );
     expect((await admin(mesh.gatewayUrl, "DELETE", `/keys/${revoked.view.id}`)).status).toBe(200);
-    await eventually(async () => (await rpc(revoked.key, "test.whoami")).status, (status) => status === 401, 5_000, 100);
+    await eventually(
+      async () => (await rpc(revoked.key, "test.whoami")).status,
+      (status) => status === 401,
+      5_000,
+      100,
+    );
     held.shift()!();
-    expect((await revokedCall).json.result.step).toMatchObject({ status: 401, message: "Unauthorized: the API key this delegation token stands for is revoked" });
+    expect((await revokedCall).json.result.step).toMatchObject({
+      status: 401,
+      message: "Unauthorized: the API key this delegation token stands for is revoked",
+    });
   });
 });

@@ -31,12 +31,20 @@ async function traffic(calls: number, options: { callers?: string[]; value?: str
   const callers = options.callers ?? ["alice", "bob", "carol", "dave", "erin"];
   await Promise.all(
     Array.from({ length: calls }, (_, i) =>
-      post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: options.value ?? "x" }, id: 1 }, { "x-user-id": `u${user++}`, authorization: `Bearer caller-${callers[i % callers.length]}` }),
+      post(
+        `${mesh.gatewayUrl}/rpc`,
+        { jsonrpc: "2.0", method: "test.flaky", params: { value: options.value ?? "x" }, id: 1 },
+        { "x-user-id": `u${user++}`, authorization: `Bearer caller-${callers[i % callers.length]}` },
+      ),
     ),
   );
 }
 
-const rolloutOf = async () => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json as { rollout?: { state: string; step: number; steps: number[]; status: string; history: Array<{ type: string; reason: string }> }; routes: Record<string, Record<string, number>> };
+const rolloutOf = async () =>
+  (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json as {
+    rollout?: { state: string; step: number; steps: number[]; status: string; history: Array<{ type: string; reason: string }> };
+    routes: Record<string, Record<string, number>>;
+  };
 
 /** Traffic and ticks until the rollout is where `done` says (metrics land about a second after the calls). */
 const driveUntil = (done: (view: Awaited<ReturnType<typeof rolloutOf>>) => boolean) =>
@@ -58,11 +66,19 @@ const control = (version: string, mode: string) => {
 
 describe("progressive delivery", () => {
   it("a healthy canary climbs its steps, one per period, and is promoted at the end", async () => {
-    const started = await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [25, 50, 100], every: "1s", maxErrorRate: "10%", minCalls: 5 });
+    const started = await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", {
+      version: "2.0.0",
+      steps: [25, 50, 100],
+      every: "1s",
+      maxErrorRate: "10%",
+      minCalls: 5,
+    });
     expect(started.status).toBe(200);
     expect((await rolloutOf()).routes["*"]).toEqual({ "1.0.0": 75, "2.0.0": 25 });
     // A second rollout of the skill while one runs is refused.
-    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [50], every: "1s", maxErrorRate: 0.1 })).status).toBe(409);
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [50], every: "1s", maxErrorRate: 0.1 })).status).toBe(
+      409,
+    );
 
     const atHalf = await driveUntil((view) => view.rollout!.step === 1);
     expect(atHalf.routes["*"]).toEqual({ "1.0.0": 50, "2.0.0": 50 });
@@ -81,7 +97,13 @@ describe("progressive delivery", () => {
     // fewer failures in a row than open its breaker (which would roll it back first, and stop the rollout).
     await fetch(`${mesh.skills.find((s) => s.manifest.version === "1.0.0")!.url}/control`, { method: "POST", body: JSON.stringify({ mode: "503", times: 4 }) });
     try {
-      const started = await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], every: "1h", maxErrorRate: "5%", minCalls: 5 });
+      const started = await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", {
+        version: "1.0.0",
+        steps: [50, 100],
+        every: "1h",
+        maxErrorRate: "5%",
+        minCalls: 5,
+      });
       expect(started.status).toBe(200);
       // `every: 1h`: it does not wait for the end of the step to go back.
       const failed = await driveUntil((view) => view.rollout!.state !== "running");
@@ -90,7 +112,11 @@ describe("progressive delivery", () => {
       expect(failed.routes["*"]).toEqual({ "1.0.0": 0, "2.0.0": 100 });
 
       const out: string[] = [];
-      await runCli(["status", "test.flaky"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => out.push(line), fetch });
+      await runCli(["status", "test.flaky"], {
+        env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN },
+        out: (line) => out.push(line),
+        fetch,
+      });
       const text = out.join("\n");
       expect(text).toContain("Rollout of test.flaky 1.0.0 (vs 2.0.0): rolled-back, step 1/2 (50% in *)");
       expect(text).toMatch(/now: error rate \d+\.\d% over \d+ calls > 5\.0%/);
@@ -109,7 +135,12 @@ describe("progressive delivery", () => {
     expect((await rolloutOf()).rollout!.state).toBe("paused");
     // Healthy calls and ticks well past the step's second: a paused rollout does not move.
     await traffic(20);
-    await eventually(async () => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json.observed["test.flaky@1.0.0"]?.calls ?? 0, (calls) => calls > 0, 5_000, 100);
+    await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", "/skills/test.flaky")).json.observed["test.flaky@1.0.0"]?.calls ?? 0,
+      (calls) => calls > 0,
+      5_000,
+      100,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the step's period, on purpose
     await tick();
     expect((await rolloutOf()).rollout).toMatchObject({ state: "paused", step: 0, status: "checking the logs" });
@@ -121,15 +152,18 @@ describe("progressive delivery", () => {
     expect(aborted.routes["*"]).toEqual({ "1.0.0": 0, "2.0.0": 100 });
     // Nothing left to resume or abort.
     expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout/resume", {})).status).toBe(409);
-    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 10], every: "1s", maxErrorRate: 0.1 })).json.error.issues).toEqual(
-      expect.arrayContaining([expect.objectContaining({ message: "steps must rise, e.g. [5, 25, 50, 100]" })]),
-    );
+    expect(
+      (await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 10], every: "1s", maxErrorRate: 0.1 })).json.error
+        .issues,
+    ).toEqual(expect.arrayContaining([expect.objectContaining({ message: "steps must rise, e.g. [5, 25, 50, 100]" })]));
   }, 60_000);
 
   describe("no single caller decides a rollout (the breaker's rule)", () => {
     /** Runs `check` during a rollout of 1.0.0 made with `plan`, and aborts the rollout afterwards, whatever happened. */
     const duringRollout = async (plan: object, check: () => Promise<void>) => {
-      expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], minCalls: 5, ...plan })).status).toBe(200);
+      expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "1.0.0", steps: [50, 100], minCalls: 5, ...plan })).status).toBe(
+        200,
+      );
       try {
         await check();
       } finally {
@@ -143,7 +177,12 @@ describe("progressive delivery", () => {
       await send();
       await eventually(canaryCalls, (seen) => seen >= before + canaryShare, 5_000, 100);
       // Each isolate writes its sums about a second after its calls: tick until the step is judged.
-      return eventually(async () => (await tick(), rolloutOf()), (view) => settled(view.rollout?.status ?? ""), 5_000, 250);
+      return eventually(
+        async () => (await tick(), rolloutOf()),
+        (view) => settled(view.rollout?.status ?? ""),
+        5_000,
+        250,
+      );
     };
 
     it("one caller's failing input does not roll back a healthy canary", async () => {
@@ -177,7 +216,11 @@ describe("progressive delivery", () => {
 
     it("a canary only one caller uses waits, and says why", async () => {
       await duringRollout({ every: "1s", maxErrorRate: "10%" }, async () => {
-        const view = await afterTraffic(() => traffic(40, { callers: ["mallory"] }), 10, (status) => status.includes("no single caller decides"));
+        const view = await afterTraffic(
+          () => traffic(40, { callers: ["mallory"] }),
+          10,
+          (status) => status.includes("no single caller decides"),
+        );
         expect(view.rollout).toMatchObject({ state: "running", step: 0 });
         expect(view.rollout!.status).toMatch(/^waiting for 5 calls on 1\.0\.0 \(0 so far, not counting c_[0-9a-f]{16}: no single caller decides\)$/);
       });

@@ -28,7 +28,6 @@ const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), "skillmesh-dist-"));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-
 const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!;
 const SKILL_WORKERS = skillDirs().map(workerNameOf);
 const PACKAGES = agentSkillDirs();
@@ -46,7 +45,9 @@ describe("npm run deploy -- --dry-run", () => {
     const failed = await run("npm", ["run", "deploy", "--", "--dry-run", "--outdir", outdir], { cwd: ROOT, env }).catch((error) => error);
     rmSync(contracts, { recursive: true, force: true });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain("A deploy would stop here: the contract check failed\n  ✗ modbus.decode 1.0.0: no contract committed for it (run npm run contracts and commit contracts/modbus.decode/1.0.0.json)");
+    expect(failed.stderr).toContain(
+      "A deploy would stop here: the contract check failed\n  ✗ modbus.decode 1.0.0: no contract committed for it (run npm run contracts and commit contracts/modbus.decode/1.0.0.json)",
+    );
     const stdout: string = failed.stdout;
     const rows = stdout.split("\n").filter((line) => /KiB/.test(line));
     expect(rows.map((row) => row.split(/\s+/)[0]).sort()).toEqual([GATEWAY_WORKER, ...SKILL_WORKERS].sort());
@@ -109,7 +110,12 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
   }
-  const registered = async () => ((await admin(mesh.gatewayUrl, "GET", "/deployments")).json as { deployments: Array<{ id: string; endpoint: { binding?: string }; registrationId: string; role: string }> }).deployments;
+  const registered = async () =>
+    (
+      (await admin(mesh.gatewayUrl, "GET", "/deployments")).json as {
+        deployments: Array<{ id: string; endpoint: { binding?: string }; registrationId: string; role: string }>;
+      }
+    ).deployments;
 
   it("without credentials it stops before any request, saying what is missing", async () => {
     const result = await deploy({ CLOUDFLARE_API_TOKEN: "", SKILLMESH_ADMIN_TOKEN: "" });
@@ -144,7 +150,9 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     try {
       const result = await deploy();
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain("Not deploying: a skill changed under a version the gateway serves\n  ✗ modbus.decode 1.0.0: the gateway has another definition registered under this version (description changed): give the changed skill a new version");
+      expect(result.stderr).toContain(
+        "Not deploying: a skill changed under a version the gateway serves\n  ✗ modbus.decode 1.0.0: the gateway has another definition registered under this version (description changed): give the changed skill a new version",
+      );
       expect(cf.requests).toEqual([]);
     } finally {
       await admin(mesh.gatewayUrl, "DELETE", "/deployments/modbus.decode@1.0.0");
@@ -182,7 +190,9 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(result.stderr).toContain("was refused by the stand-in");
     expect(result.stderr).toContain("[code: 10021]");
     expect(result.stderr).toContain(`done:     ${SKILL_WORKERS[0]} uploaded\n`);
-    expect(result.stderr).toContain(`not done: ${[...SKILL_WORKERS.slice(1), GATEWAY_WORKER].map((w) => `${w} upload`).join(", ")}, ${SKILL_WORKERS.length} registrations`);
+    expect(result.stderr).toContain(
+      `not done: ${[...SKILL_WORKERS.slice(1), GATEWAY_WORKER].map((w) => `${w} upload`).join(", ")}, ${SKILL_WORKERS.length} registrations`,
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /); // a report, not a stack trace
     expect(cf.uploads.map((u) => u.worker)).toEqual([SKILL_WORKERS[0]]);
     expect(await registered()).toEqual([]);
@@ -221,15 +231,25 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
 
     // Secrets: the gateway's, from the deploy's environment; never printed. A skill gets none:
     // these are all reached by binding, so not even the gateway's public hop key.
-    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({ SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_HOP_KEY: HOP_KEY, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET, SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY });
+    expect(cf.secretsOf(GATEWAY_WORKER)).toEqual({
+      SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
+      SKILLMESH_HOP_KEY: HOP_KEY,
+      SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+      SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY,
+    });
     for (const worker of SKILL_WORKERS) expect(cf.secretsOf(worker), worker).toEqual({});
     expect(result.stdout).toContain("kept as on Cloudflare: UPSTASH_REDIS_REST_TOKEN");
-    for (const secret of [ADMIN_TOKEN, HOP_KEY.replace(/-----[A-Z ]+-----|\s/g, ""), CALLBACK_SECRET, UPSTREAM_KEY]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    for (const secret of [ADMIN_TOKEN, HOP_KEY.replace(/-----[A-Z ]+-----|\s/g, ""), CALLBACK_SECRET, UPSTREAM_KEY])
+      expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
 
     // The gateway's bindings as wrangler.toml declares them, and its Workflow.
     const gateway = uploads.at(-1)!;
     const services = Object.fromEntries(gateway.bindings.filter((b) => b.type === "service").map((b) => [b.name, b.service!]));
-    expect(services).toEqual(Object.fromEntries((unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service])));
+    expect(services).toEqual(
+      Object.fromEntries(
+        (unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service]),
+      ),
+    );
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "JOBS", type: "workflow", class_name: "JobWorkflow" }));
     // The Agent Skills files' bucket: bound, and created by wrangler on the first deploy.
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "AGENT_SKILL_FILES", type: "r2_bucket", bucket_name: "skillmesh-agent-skills" }));
@@ -242,7 +262,9 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const deployments = await registered();
     const versionOf = new Map(uploads.map((u) => [u.worker, u.versionId]));
     expect(deployments.map((d) => [d.endpoint.binding, d.registrationId]).sort()).toEqual(
-      Object.entries(services).map(([binding, worker]) => [binding, versionOf.get(worker)]).sort(),
+      Object.entries(services)
+        .map(([binding, worker]) => [binding, versionOf.get(worker)])
+        .sort(),
     );
     // …and callable through the gateway.
     const call = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: "<title>Deployed</title><p>ok</p>" }, id: 1 });
@@ -269,10 +291,21 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       child.stderr.on("data", (chunk) => (stderr += chunk));
       // "close": every process of the group holding its output has ended (npm itself ends first, by the signal).
       const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-      const secretsFile = () => readdirSync(tmp).flatMap((dir) => (existsSync(join(tmp, dir, `${GATEWAY_WORKER}.json`)) ? [join(tmp, dir, `${GATEWAY_WORKER}.json`)] : []));
-      await eventually(async () => secretsFile().length, (n) => n === 1, 90_000, 100);
+      const secretsFile = () =>
+        readdirSync(tmp).flatMap((dir) => (existsSync(join(tmp, dir, `${GATEWAY_WORKER}.json`)) ? [join(tmp, dir, `${GATEWAY_WORKER}.json`)] : []));
+      await eventually(
+        async () => secretsFile().length,
+        (n) => n === 1,
+        90_000,
+        100,
+      );
       expect(readFileSync(secretsFile()[0]!, "utf8")).toContain(ADMIN_TOKEN); // the file is there while the upload runs
-      await eventually(async () => gatewayRequests(), (n) => n > before, 30_000, 50);
+      await eventually(
+        async () => gatewayRequests(),
+        (n) => n > before,
+        30_000,
+        50,
+      );
       process.kill(-child.pid!, "SIGINT");
       await exited;
       expect(stderr).toContain("Deploy interrupted (SIGINT) while uploading; the temporary secrets file is removed");
@@ -304,11 +337,15 @@ describe("registering with a gateway that redirects", () => {
       response.writeHead(201, { "content-type": "application/json" }).end("{}");
     });
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
-    const redirecting = createHttpServer((_request, response) => response.writeHead(307, { location: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/admin/deployments` }).end());
+    const redirecting = createHttpServer((_request, response) =>
+      response.writeHead(307, { location: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/admin/deployments` }).end(),
+    );
     await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
     try {
       const gatewayUrl = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
-      await expect(registerSkill(gatewayUrl, ADMIN_TOKEN, { binding: "SKILL_A" })).rejects.toThrow(/HTTP 307 \(a redirect to .*\), which is not followed with the admin token/);
+      await expect(registerSkill(gatewayUrl, ADMIN_TOKEN, { binding: "SKILL_A" })).rejects.toThrow(
+        /HTTP 307 \(a redirect to .*\), which is not followed with the admin token/,
+      );
       await expect(adminCall(gatewayUrl, ADMIN_TOKEN, "GET", "/keys")).rejects.toThrow(/HTTP 307/);
       expect(seen).toEqual([]);
     } finally {
@@ -325,8 +362,18 @@ describe("the GitHub Actions workflow", () => {
   const runs = (job: string) => workflow.jobs[job]!.steps.flatMap((step) => (step.run ? [step.run] : []));
 
   it("runs the checks of .ci/run, in its order", () => {
-    const ciRun = readFileSync(join(ROOT, ".ci/run"), "utf8").split("\n").filter((line) => /^(npm|npx) /.test(line));
-    expect(ciRun).toEqual(["npm ci --no-audit --no-fund", "npm run typecheck", "npm run depcheck", "npx skillmesh contracts check", "npm test"]);
+    const ciRun = readFileSync(join(ROOT, ".ci/run"), "utf8")
+      .split("\n")
+      .filter((line) => /^(npm|npx) /.test(line));
+    expect(ciRun).toEqual([
+      "npm ci --no-audit --no-fund",
+      "npm run typecheck",
+      "npm run depcheck",
+      "npm run lint",
+      "npm run format:check",
+      "npx skillmesh contracts check",
+      "npm test",
+    ]);
     expect(runs("check").filter((line) => /^(npm|npx) /.test(line))).toEqual(ciRun);
   });
 
@@ -335,9 +382,7 @@ describe("the GitHub Actions workflow", () => {
     expect(deployJob.needs).toBe("check");
     expect(deployJob.if).toContain("refs/heads/main");
     const step = deployJob.steps.find((s) => s.run === "npm run deploy")!;
-    expect(Object.keys(step.env!).sort()).toEqual(
-      [...new Set(["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID", "SKILLMESH_URL", ...GATEWAY_SECRETS])].sort(),
-    );
+    expect(Object.keys(step.env!).sort()).toEqual([...new Set(["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID", "SKILLMESH_URL", ...GATEWAY_SECRETS])].sort());
     // Secrets come from the repository's secrets, never written in the file.
     for (const name of [...GATEWAY_SECRETS, "CLOUDFLARE_API_TOKEN"]) expect(step.env![name]).toBe(`\${{ secrets.${name} }}`);
   });

@@ -31,7 +31,11 @@ afterEach(() => {
 /** Starts `npm run dev -- <args>` in its own process group; resolves with the URL it prints. */
 async function startDev(args: string[], env: Record<string, string> = {}): Promise<{ url: string; output: () => string }> {
   let output = "";
-  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], { cwd: ROOT, detached: true, env: { ...process.env, SKILLMESH_ADMIN_TOKEN: DEV_TOKEN, ...env } });
+  child = spawn("npm", ["run", "dev", "--", "--port", "0", ...args], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, SKILLMESH_ADMIN_TOKEN: DEV_TOKEN, ...env },
+  });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -61,21 +65,32 @@ async function stopDev(): Promise<void> {
 }
 
 describe("npm run dev", () => {
-  it.each([["memory", []], ["redis", ["--redis"]]] as const)("serves the README example on the %s store and stops on Ctrl-C", async (store, args) => {
-    const { url, output } = await startDev([...args]);
-    expect(output()).toContain(`store: ${store === "redis" ? "upstash" : "memory"}`);
-    expect(output()).toMatch(/text\.summarize@2\.0\.0\s+canary 0%/);
-    const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
-    expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
-    // Every folder of skills/ is listed, registered, and a tool (beside the built-in skills.call).
-    const listed = [...output().matchAll(/^ {2}(\S+)@\S+\s+(?:stable|canary|degraded)/gm)].map((m) => m[1]!);
-    expect(listed).toHaveLength(skillDirs().length);
-    const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
-    expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual([...new Set([...listed, "skills.call"])].sort());
-    await stopDev();
-    const listening = () => fetch(`${url}/healthz`).then(() => "up", () => "down");
-    expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
-  }, 120_000);
+  it.each([
+    ["memory", []],
+    ["redis", ["--redis"]],
+  ] as const)(
+    "serves the README example on the %s store and stops on Ctrl-C",
+    async (store, args) => {
+      const { url, output } = await startDev([...args]);
+      expect(output()).toContain(`store: ${store === "redis" ? "upstash" : "memory"}`);
+      expect(output()).toMatch(/text\.summarize@2\.0\.0\s+canary 0%/);
+      const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+      expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
+      // Every folder of skills/ is listed, registered, and a tool (beside the built-in skills.call).
+      const listed = [...output().matchAll(/^ {2}(\S+)@\S+\s+(?:stable|canary|degraded)/gm)].map((m) => m[1]!);
+      expect(listed).toHaveLength(skillDirs().length);
+      const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
+      expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual([...new Set([...listed, "skills.call"])].sort());
+      await stopDev();
+      const listening = () =>
+        fetch(`${url}/healthz`).then(
+          () => "up",
+          () => "down",
+        );
+      expect(await eventually(listening, (state) => state === "down", 5_000, 100)).toBe("down"); // nothing left listening
+    },
+    120_000,
+  );
 });
 
 describe("npm run dev says what is wrong, and reads what it is given", () => {
@@ -86,7 +101,9 @@ describe("npm run dev says what is wrong, and reads what it is given", () => {
     try {
       const failed = await run("npm", ["run", "dev", "--", "--port", String(port)], { cwd: ROOT }).catch((error) => error);
       expect(failed.code).toBe(1);
-      expect(failed.stderr).toContain(`Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1}`);
+      expect(failed.stderr).toContain(
+        `Port ${port} on 127.0.0.1 is in use (another npm run dev?). Stop it, or pick another port: npm run dev -- --port ${port + 1}`,
+      );
       expect(`${failed.stdout}${failed.stderr}`).not.toMatch(/kj::Exception|stack:/);
     } finally {
       busy.close();
@@ -102,7 +119,10 @@ describe("npm run dev says what is wrong, and reads what it is given", () => {
       expect(answer.json.result).toMatchObject({ slave: 17 });
       expect((await redis.client.keys("*")).length).toBeGreaterThan(0); // the registry lives there
       await stopDev();
-      const half = await run("npm", ["run", "dev", "--", "--port", "0"], { cwd: ROOT, env: { ...process.env, UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: "" } }).catch((error) => error);
+      const half = await run("npm", ["run", "dev", "--", "--port", "0"], {
+        cwd: ROOT,
+        env: { ...process.env, UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: "" },
+      }).catch((error) => error);
       expect(half.stderr).toContain("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together");
     } finally {
       await redis.stop();
@@ -120,15 +140,21 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
 
   it("creates a skill that passes its own tests, is served by npm run dev, and reloads on save", async () => {
     for (const linked of ["src", "routes", "test", "scripts", "node_modules"]) symlinkSync(join(ROOT, linked), join(project, linked));
-    for (const copied of ["wrangler.toml", "worker-configuration.d.ts", "tsconfig.json", "package.json"]) copyFileSync(join(ROOT, copied), join(project, copied));
+    for (const copied of ["wrangler.toml", "worker-configuration.d.ts", "tsconfig.json", "package.json"])
+      copyFileSync(join(ROOT, copied), join(project, copied));
     mkdirSync(join(project, "skills"));
 
-    const { stdout } = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.greet", "--tags", "greeting", "--tags", "demo"], { cwd: project });
+    const { stdout } = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.greet", "--tags", "greeting", "--tags", "demo"], {
+      cwd: project,
+    });
     expect(stdout).toContain("Created scratch.greet@1.0.0 in skills/scratch-greet/:");
     const dir = join(project, "skills", "scratch-greet");
     expect(readdirSync(dir).sort()).toEqual(["README.md", "index.test.ts", "index.ts", "wrangler.toml"]);
     // The same Worker settings as a shipped skill (minified, private), and the gateway binds it.
-    const settings = (toml: string) => toml.split("\n").filter((line) => /^(compatibility_\w+|minify|keep_names|upload_source_maps|workers_dev|preview_urls|SKILLMESH_TRUST_CONTEXT) =/.test(line));
+    const settings = (toml: string) =>
+      toml
+        .split("\n")
+        .filter((line) => /^(compatibility_\w+|minify|keep_names|upload_source_maps|workers_dev|preview_urls|SKILLMESH_TRUST_CONTEXT) =/.test(line));
     expect(settings(readFileSync(join(dir, "wrangler.toml"), "utf8"))).toEqual(settings(readFileSync(join(ROOT, "skills/html-extract/wrangler.toml"), "utf8")));
     expect(readFileSync(join(project, "wrangler.toml"), "utf8")).toContain('[[services]]\nbinding = "SKILL_SCRATCH_GREET"\nservice = "skill-scratch-greet"\n');
     expect(readFileSync(join(project, "worker-configuration.d.ts"), "utf8")).toContain("SKILL_SCRATCH_GREET: Fetcher");
@@ -145,18 +171,36 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     // The project's Agent Skills package (agent-skills/ beside its skills/) uses the new skill.
     const pkg = join(project, "agent-skills", "greeting-style");
     mkdirSync(pkg, { recursive: true });
-    const skillMd = (version: string, body: string) => `---\nname: greeting-style\ndescription: Greet people warmly. Use when asked to greet someone.\nallowed-tools: scratch.greet\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
+    const skillMd = (version: string, body: string) =>
+      `---\nname: greeting-style\ndescription: Greet people warmly. Use when asked to greet someone.\nallowed-tools: scratch.greet\nmetadata:\n  version: "${version}"\n---\n${body}\n`;
     writeFileSync(join(pkg, "SKILL.md"), skillMd("1.0.0", "Greet with scratch.greet."));
-    const { url, output } = await startDev(["--skills-dir", join(project, "skills"), "--skill", join(ROOT, "skills/text-summarize-v1"), "--skill", join(ROOT, "skills/text-summarize-v2")]);
+    const { url, output } = await startDev([
+      "--skills-dir",
+      join(project, "skills"),
+      "--skill",
+      join(ROOT, "skills/text-summarize-v1"),
+      "--skill",
+      join(ROOT, "skills/text-summarize-v2"),
+    ]);
     expect(output()).toContain(`Watching ${project.slice(ROOT.length + 1)}/skills/, ${project.slice(ROOT.length + 1)}/agent-skills/, src/ and routes/`);
     expect(output()).toMatch(/^ {2}greeting-style@1\.0\.0\s+1 file, tools: scratch\.greet$/m);
     const readSkillMd = async () => (await fetch(`${url}/.well-known/agent-skills/greeting-style/SKILL.md`)).text();
     expect(await readSkillMd()).toBe(skillMd("1.0.0", "Greet with scratch.greet."));
     // An edit under the same version is refused, as a deploy would refuse it; a new version is registered beside it.
     writeFileSync(join(pkg, "SKILL.md"), skillMd("1.0.0", "Greet with scratch.greet, by name."));
-    await eventually(async () => output(), (text) => text.includes("greeting-style: POST /admin/agent-skills: HTTP 409 greeting-style@1.0.0 is registered with other files"), 30_000, 100);
+    await eventually(
+      async () => output(),
+      (text) => text.includes("greeting-style: POST /admin/agent-skills: HTTP 409 greeting-style@1.0.0 is registered with other files"),
+      30_000,
+      100,
+    );
     writeFileSync(join(pkg, "SKILL.md"), skillMd("1.1.0", "Greet with scratch.greet, by name."));
-    await eventually(async () => output(), (text) => /✓ greeting-style@1\.1\.0\s+1 file, tools: scratch\.greet\n/.test(text), 30_000, 100);
+    await eventually(
+      async () => output(),
+      (text) => /✓ greeting-style@1\.1\.0\s+1 file, tools: scratch\.greet\n/.test(text),
+      30_000,
+      100,
+    );
     // It serves nobody yet: the output says so, and how to promote it.
     expect(output()).toContain("↳ a canary at 0%: callers still get 1.0.0. Promote it with");
     expect(output()).toContain(`/admin/agent-skills/greeting-style/promote`);
@@ -172,9 +216,21 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     // served without a restart, on a port of its own, and its "Next:" curl is this mesh's.
     const created = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.wave"], { cwd: project });
     expect(created.stdout).toContain(`the running npm run dev (${url}) serves it`);
-    const curl = created.stdout.split("\n").find((line) => line.trim().startsWith("curl "))!.trim();
+    const curl = created.stdout
+      .split("\n")
+      .find((line) => line.trim().startsWith("curl "))!
+      .trim();
     expect(curl).toContain(`curl -s ${url}/rpc`);
-    const waved = await eventually(() => run("sh", ["-c", curl]).then(({ stdout }) => JSON.parse(stdout), () => undefined), (answer) => answer?.result !== undefined, 60_000, 250);
+    const waved = await eventually(
+      () =>
+        run("sh", ["-c", curl]).then(
+          ({ stdout }) => JSON.parse(stdout),
+          () => undefined,
+        ),
+      (answer) => answer?.result !== undefined,
+      60_000,
+      250,
+    );
     expect(waved.result).toEqual({ greeting: "Hello, Ada!" });
     expect(output()).not.toMatch(/Address already in use|kj::Exception/);
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
@@ -184,22 +240,42 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     const beforeEdit = reloads();
     writeFileSync(source, readFileSync(source, "utf8").replace("Hello, ", "Welcome, "));
     // While workerd restarts (a second or two) the port refuses connections: poll through it.
-    const edited = await eventually(() => greet().catch(() => undefined), (answer) => answer?.result?.greeting === "Welcome, Ada!", 60_000, 250);
+    const edited = await eventually(
+      () => greet().catch(() => undefined),
+      (answer) => answer?.result?.greeting === "Welcome, Ada!",
+      60_000,
+      250,
+    );
     expect(edited.result).toEqual({ greeting: "Welcome, Ada!" });
-    await eventually(async () => reloads(), (count) => count > beforeEdit, 10_000, 100); // the registry is restored
+    await eventually(
+      async () => reloads(),
+      (count) => count > beforeEdit,
+      10_000,
+      100,
+    ); // the registry is restored
     const summarize = await admin(url, "GET", "/skills/text.summarize", undefined, DEV_TOKEN);
     expect(summarize.json.routes.beta).toEqual({ "1.0.0": 70, "2.0.0": 30 });
 
     // A file that does not bundle: said clearly, and the last good version keeps answering.
     writeFileSync(source, `${readFileSync(source, "utf8")}\nexport const broken = ;\n`);
-    await eventually(async () => output(), (text) => text.includes("Still serving the last good version"), 60_000, 250);
+    await eventually(
+      async () => output(),
+      (text) => text.includes("Still serving the last good version"),
+      60_000,
+      250,
+    );
     expect(output()).toMatch(/✗ wrangler could not bundle .*scratch-greet\/wrangler\.toml: Build failed with 1 error:\n\s+✘ \[ERROR\] Unexpected ";"/);
     expect((await greet()).result).toEqual({ greeting: "Welcome, Ada!" });
 
     // Mended, then the new skill's folder removed: gone without a restart.
     const mended = reloads();
     writeFileSync(source, readFileSync(source, "utf8").replace("\nexport const broken = ;\n", ""));
-    await eventually(async () => reloads(), (count) => count > mended, 60_000, 250);
+    await eventually(
+      async () => reloads(),
+      (count) => count > mended,
+      60_000,
+      250,
+    );
     const wave = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.wave", params: { name: "Bo" }, id: 3 })).json;
     expect((await wave()).result).toEqual({ greeting: "Hello, Bo!" });
     rmSync(join(project, "skills", "scratch-wave"), { recursive: true });

@@ -31,7 +31,10 @@ describe("two gateway isolates on one Redis", () => {
     const registered = await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: subtract.url });
     expect(registered.deployment).toMatchObject({ id: "subtract@1.0.0", role: "stable" });
     const started = Date.now();
-    const answer = await eventually(() => call(b.gatewayUrl, "subtract", [42, 23]), (r) => r.json.result === 19);
+    const answer = await eventually(
+      () => call(b.gatewayUrl, "subtract", [42, 23]),
+      (r) => r.json.result === 19,
+    );
     expect(answer.json).toEqual({ jsonrpc: "2.0", result: 19, id: 7 });
     expect(answer.headers.get("x-skill-version")).toBe("subtract@1.0.0");
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -40,9 +43,15 @@ describe("two gateway isolates on one Redis", () => {
   it("a deregistration through one gateway reaches the other", async () => {
     const sum = a.skills.find((s) => s.manifest.name === "sum")!;
     await registerSkill(a.gatewayUrl, ADMIN_TOKEN, { url: sum.url });
-    await eventually(() => call(b.gatewayUrl, "sum", [1, 2]), (r) => r.json.result === 3);
+    await eventually(
+      () => call(b.gatewayUrl, "sum", [1, 2]),
+      (r) => r.json.result === 3,
+    );
     expect((await admin(a.gatewayUrl, "DELETE", "/deployments/sum@1.0.0")).status).toBe(200);
-    const gone = await eventually(() => call(b.gatewayUrl, "sum", [1, 2]), (r) => r.json.error?.code === -32601);
+    const gone = await eventually(
+      () => call(b.gatewayUrl, "sum", [1, 2]),
+      (r) => r.json.error?.code === -32601,
+    );
     expect(gone.json.error.code).toBe(-32601);
   });
 
@@ -56,7 +65,12 @@ describe("two gateway isolates on one Redis", () => {
 describe("under concurrent load", () => {
   let mesh: Mesh;
   beforeAll(async () => {
-    mesh = await startMesh({ skills: fixtures, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars: { SKILLMESH_STORE_PREFIX: `gw-load-${process.pid}:` } });
+    mesh = await startMesh({
+      skills: fixtures,
+      adminToken: ADMIN_TOKEN,
+      upstash: upstash(),
+      gatewayVars: { SKILLMESH_STORE_PREFIX: `gw-load-${process.pid}:` },
+    });
   });
   afterAll(() => mesh?.dispose());
 
@@ -70,9 +84,11 @@ describe("under concurrent load", () => {
       for (let i = 0; i < 20; i++) {
         // Every other call carries an Idempotency-Key: those make Redis calls of their own.
         const headers: Record<string, string> = i % 2 ? { "idempotency-key": `load-${process.pid}-${who}-${i}`, authorization: "Bearer load-test" } : {};
-        const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: 1 }, headers).catch(
-          (error: Error) => ({ status: 0, text: error.message, json: undefined }),
-        );
+        const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: 1 }, headers).catch((error: Error) => ({
+          status: 0,
+          text: error.message,
+          json: undefined,
+        }));
         calls++;
         if (answer.status !== 200 || answer.json?.result !== i - 1) failures.push(`${answer.status} ${answer.text.slice(0, 200)}`);
       }
@@ -107,7 +123,11 @@ describe("when the store goes down", () => {
   });
 
   it("refuses a call with an Idempotency-Key it cannot check (-32001), rather than risk running it twice", async () => {
-    const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 }, { "idempotency-key": "k1", authorization: "Bearer k" });
+    const { json } = await post(
+      `${mesh.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 },
+      { "idempotency-key": "k1", authorization: "Bearer k" },
+    );
     expect(json.error).toMatchObject({ code: -32001, message: expect.stringMatching(/Idempotency-Key cannot be checked/), data: { retryAfterMs: 2_000 } });
   });
 

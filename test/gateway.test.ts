@@ -17,7 +17,10 @@ const call = (method: string, params?: unknown, headers: Record<string, string> 
   post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...SHIPPED_SKILLS, ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami"), fixture("oversized")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({
+    skills: [...SHIPPED_SKILLS, ...SPEC_FIXTURES, fixture("misbehave"), fixture("whoami"), fixture("oversized")],
+    adminToken: ADMIN_TOKEN,
+  });
   rpc = `${mesh.gatewayUrl}/rpc`;
 });
 afterAll(() => mesh?.dispose());
@@ -47,15 +50,26 @@ describe("routing through the registry", () => {
       { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 },
       { jsonrpc: "2.0", method: "sum", params: [1, 2], id: 2 },
     ]);
-    expect(answer.json).toEqual([{ jsonrpc: "2.0", result: 2, id: 1 }, { jsonrpc: "2.0", result: 3, id: 2 }]);
+    expect(answer.json).toEqual([
+      { jsonrpc: "2.0", result: 2, id: 1 },
+      { jsonrpc: "2.0", result: 3, id: 2 },
+    ]);
     expect(answer.headers.get("x-skill-version")!.split(", ").sort()).toEqual(["subtract@1.0.0", "sum@1.0.0"]);
   });
 
   it("passes the caller context (hashed caller key, W3C trace) to the skill", async () => {
     const parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-    const { json } = await call("test.whoami", {}, {
-      "x-user-id": "alice", "x-user-group": "beta", "x-session-id": "s-1", authorization: "Bearer sk_secret_key", traceparent: parent,
-    });
+    const { json } = await call(
+      "test.whoami",
+      {},
+      {
+        "x-user-id": "alice",
+        "x-user-group": "beta",
+        "x-session-id": "s-1",
+        authorization: "Bearer sk_secret_key",
+        traceparent: parent,
+      },
+    );
     expect(json.result).toMatchObject({ userId: "alice", group: "beta", session: "s-1" });
     expect(json.result.caller).toMatch(/^c_[0-9a-f]{16}$/);
     expect(JSON.stringify(json)).not.toContain("sk_secret_key");
@@ -121,7 +135,11 @@ describe("failures are contained", () => {
   it("an answer ends at its Content-Length: an endless stream under a Content-Length of 100 is read to 100 bytes (not JSON-RPC: -32001)", async () => {
     const started = Date.now();
     const { json } = await call("test.oversized", { mode: "lying" });
-    expect(json.error).toEqual({ code: -32001, message: "test.oversized answered HTTP 200 without a JSON-RPC response; retry after 1 s", data: { retryAfterMs: 1000 } });
+    expect(json.error).toEqual({
+      code: -32001,
+      message: "test.oversized answered HTTP 200 without a JSON-RPC response; retry after 1 s",
+      data: { retryAfterMs: 1000 },
+    });
     expect(Date.now() - started).toBeLessThan(5_000); // not the skill's 10 s timeout: nothing waits for the stream's end
   });
 
@@ -136,9 +154,15 @@ describe("failures are contained", () => {
       await once(server, "listening");
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       const sum = mesh.skills.find((s) => s.manifest.name === "sum")!;
-      const registered = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { url }, manifest: { ...sum.manifest, name: "test.gzipped", tags: ["fixture"] } });
+      const registered = await admin(mesh.gatewayUrl, "POST", "/deployments", {
+        endpoint: { url },
+        manifest: { ...sum.manifest, name: "test.gzipped", tags: ["fixture"] },
+      });
       expect(registered.status).toBe(201);
-      const { json } = await eventually(() => call("test.gzipped", [1, 2]), (a) => a.json.error?.code !== -32601);
+      const { json } = await eventually(
+        () => call("test.gzipped", [1, 2]),
+        (a) => a.json.error?.code !== -32601,
+      );
       expect(gzipped.length).toBeLessThan(100);
       expect(json.result.pad).toHaveLength(5_000);
     } finally {
@@ -155,7 +179,11 @@ describe("failures are contained", () => {
   it("a skill that sends its headers and then trickles its body is cut at the call's deadline", async () => {
     const started = Date.now();
     const { json } = await call("test.oversized", { mode: "trickle" }, { "x-timeout-ms": "1000" });
-    expect(json.error).toMatchObject({ code: -32004, message: expect.stringMatching(/left of this call's budget \(X-Timeout-Ms\)$/), data: { cutByCaller: true } });
+    expect(json.error).toMatchObject({
+      code: -32004,
+      message: expect.stringMatching(/left of this call's budget \(X-Timeout-Ms\)$/),
+      data: { cutByCaller: true },
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -177,7 +205,11 @@ describe("failures are contained", () => {
     expect(plain.status).toBe(415);
     expect(plain.json.error.code).toBe(-32600);
     // A compressed body is refused for what it is, not answered "Parse error".
-    const gzipped = await fetch(rpc, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1], id: 1 })) });
+    const gzipped = await fetch(rpc, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: gzipSync(JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1], id: 1 })),
+    });
     expect(gzipped.status).toBe(415);
     expect(gzipped.headers.get("accept-encoding")).toBe("identity");
     expect(await gzipped.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining("Content-Encoding gzip") }, id: null });
@@ -186,7 +218,12 @@ describe("failures are contained", () => {
   it("a keep-alive connection stays usable after a refusal that did not need the body (404, 403, 415, 413)", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const send = async (path: string, body: string, headers: Record<string, string> = {}) => {
-      const { status, reused } = await rawRequest(`${mesh.gatewayUrl}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers }, body });
+      const { status, reused } = await rawRequest(`${mesh.gatewayUrl}${path}`, {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", ...headers },
+        body,
+      });
       return { status, reused };
     };
     const small = JSON.stringify({ jsonrpc: "2.0", method: "sum", params: [1, 2], id: 1 });
@@ -297,7 +334,10 @@ describe("admin API", () => {
     expect(tools.json.result.tools.find((t: { name: string }) => t.name === "modbus.decode")._meta["skillmesh/contract"]).toBe(hash);
     // Nothing changed: the same definition is still served.
     const again = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.list" });
-    expect(again.json.result.find((s: { name: string }) => s.name === "modbus.decode")).toMatchObject({ description: skill.manifest.description, contractHash: hash });
+    expect(again.json.result.find((s: { name: string }) => s.name === "modbus.decode")).toMatchObject({
+      description: skill.manifest.description,
+      contractHash: hash,
+    });
   });
 
   it("refuses a bad registration with the reasons, and a binding the gateway lacks with 502", async () => {
@@ -334,7 +374,9 @@ describe("admin API", () => {
     for (const version of ["1.0.0", "2.0.0", "1.0.0-lead"]) await admin(mesh.gatewayUrl, "DELETE", `/deployments/text.summarize@${version}`);
     for (const dir of ["text-summarize-v1", "text-summarize-v2", "text-summarize-degraded"]) {
       const skill = mesh.skills.find((s) => s.dir.endsWith(dir))!;
-      expect((await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: skill.binding }, registrationId: `fresh-${Date.now()}-${dir}` })).status).toBe(201);
+      expect(
+        (await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { binding: skill.binding }, registrationId: `fresh-${Date.now()}-${dir}` })).status,
+      ).toBe(201);
     }
   }
 
@@ -375,13 +417,23 @@ describe("health", () => {
 
 describe("settings", () => {
   it("a bad setting is named on every route and at /healthz, instead of a crash or a silent default", async () => {
-    const broken = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, register: false, gatewayVars: { SKILLMESH_AUTH: "maybe", SKILLMESH_STORE_TIMEOUT_MS: "soon" } });
+    const broken = await startMesh({
+      skills: [],
+      adminToken: ADMIN_TOKEN,
+      register: false,
+      gatewayVars: { SKILLMESH_AUTH: "maybe", SKILLMESH_STORE_TIMEOUT_MS: "soon" },
+    });
     try {
       const health = await fetch(`${broken.gatewayUrl}/healthz`);
       expect(health.status).toBe(503);
       const body = (await health.json()) as { status: string; problems: string[] };
       expect(body.status).toBe("misconfigured");
-      expect(body.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SKILLMESH_AUTH: either "required"/), expect.stringMatching(/^SKILLMESH_STORE_TIMEOUT_MS: a whole number/)]));
+      expect(body.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^SKILLMESH_AUTH: either "required"/),
+          expect.stringMatching(/^SKILLMESH_STORE_TIMEOUT_MS: a whole number/),
+        ]),
+      );
       const rpcCall = await post(`${broken.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "skills.list", id: 1 });
       expect(rpcCall.status).toBe(503);
       expect(rpcCall.json.error).toMatchObject({ code: -32001, message: expect.stringMatching(/misconfigured: .*SKILLMESH_AUTH/) });

@@ -37,7 +37,9 @@ beforeAll(async () => {
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
       captured.push({ headers: request.headers, body });
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", result: { userId: null, group: null, session: null, caller: "anonymous", traceparent: null }, id: 1 }));
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", result: { userId: null, group: null, session: null, caller: "anonymous", traceparent: null }, id: 1 }));
     });
   });
   await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
@@ -54,7 +56,8 @@ const body = JSON.stringify({ jsonrpc: "2.0", method: "test.whoami", params: {},
 const forged = encodeContext({ userId: "admin", group: "staff", caller: "k_0123456789ab" });
 const direct = (headers: Record<string, string>) => post(whoami, body, headers);
 const parts = { method: "POST", path: "/", deployment: "test.whoami@1.0.0", body, context: forged, delegation: "", callKey: "" };
-const gatewaySigned = async (changes: Partial<typeof parts> = {}, now = Date.now()) => signHop(await hopSigningKey(HOP_KEYS.privateKey), { ...parts, ...changes }, now);
+const gatewaySigned = async (changes: Partial<typeof parts> = {}, now = Date.now()) =>
+  signHop(await hopSigningKey(HOP_KEYS.privateKey), { ...parts, ...changes }, now);
 
 it("a call through the gateway is signed, and its caller context is believed", async () => {
   const { json } = await post(`${mesh.gatewayUrl}/rpc`, body, { "x-user-id": "alice", "x-user-group": "staff" });
@@ -112,7 +115,10 @@ describe("a captured call cannot be turned into another", () => {
     expect(captured).toHaveLength(1);
     const { headers, body: sent } = captured[0]!;
     expect(headers["x-skillmesh-signature"]).toMatch(/^t=\d+,ed25519=/);
-    const replayed = await post(whoami, sent, { "x-skillmesh-context": String(headers["x-skillmesh-context"]), "x-skillmesh-signature": String(headers["x-skillmesh-signature"]) });
+    const replayed = await post(whoami, sent, {
+      "x-skillmesh-context": String(headers["x-skillmesh-context"]),
+      "x-skillmesh-signature": String(headers["x-skillmesh-signature"]),
+    });
     expect(replayed.status).toBe(401);
     expect(replayed.json.error.message).toMatch(/does not match/);
   });

@@ -23,9 +23,14 @@ afterAll(() => mesh?.dispose());
 /** Keys belong to an identified caller: every call here carries a bearer key unless told otherwise. */
 const IDENTIFIED = { authorization: "Bearer idempotency-tests" };
 const call = (params: unknown, key?: string, headers: Record<string, string> = {}, id: number | string = 1) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params, id }, { ...IDENTIFIED, ...(key ? { "idempotency-key": key } : {}), ...headers });
+  post(
+    `${mesh.gatewayUrl}/rpc`,
+    { jsonrpc: "2.0", method: "test.counter", params, id },
+    { ...IDENTIFIED, ...(key ? { "idempotency-key": key } : {}), ...headers },
+  );
 /** How often the skill really ran for a label (asked directly, not through the gateway). */
-const executions = async (label: string) => (await post(counterUrl, { jsonrpc: "2.0", method: "test.counter", params: { label, peek: true }, id: 1 })).json.result.count;
+const executions = async (label: string) =>
+  (await post(counterUrl, { jsonrpc: "2.0", method: "test.counter", params: { label, peek: true }, id: 1 })).json.result.count;
 
 describe("Idempotency-Key", () => {
   it("runs the skill once for 50 concurrent duplicates; all get the same result, the others marked replayed", async () => {
@@ -63,13 +68,22 @@ describe("Idempotency-Key", () => {
     expect(first.json.result.count).toBe(1);
     expect((await call({ label: "ttl" }, "key-ttl")).headers.get("idempotent-replayed")).toBe("1"); // not forgotten at once
     // Until the TTL ends the same call is a replay (it runs nothing); then it runs once more.
-    const later = await eventually(() => call({ label: "ttl" }, "key-ttl"), (r) => r.headers.get("idempotent-replayed") === null, 6_000, 100);
+    const later = await eventually(
+      () => call({ label: "ttl" }, "key-ttl"),
+      (r) => r.headers.get("idempotent-replayed") === null,
+      6_000,
+      100,
+    );
     expect(later.json.result.count).toBe(2);
   });
 
   it("scopes keys by skill: the same key on another skill is another request", async () => {
     expect((await call({ label: "per-skill" }, "key-shared-by-skills")).json.result.count).toBe(1);
-    const other = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.misbehave", params: { mode: "ok" }, id: 1 }, { ...IDENTIFIED, "idempotency-key": "key-shared-by-skills" });
+    const other = await post(
+      `${mesh.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "test.misbehave", params: { mode: "ok" }, id: 1 },
+      { ...IDENTIFIED, "idempotency-key": "key-shared-by-skills" },
+    );
     expect(other.json).toEqual({ jsonrpc: "2.0", result: { ok: true }, id: 1 });
     expect(other.headers.get("idempotent-replayed")).toBeNull();
   });
@@ -112,7 +126,12 @@ describe("Idempotency-Key", () => {
 
   it("a duplicate that cannot wait for the first answer within its budget gets -32002", async () => {
     const first = call({ label: "slow", delayMs: 1_500 }, "key-slow", { "x-timeout-ms": "5000" });
-    await eventually(() => executions("slow"), (count) => count === 1, 3_000, 20); // the first is running
+    await eventually(
+      () => executions("slow"),
+      (count) => count === 1,
+      3_000,
+      20,
+    ); // the first is running
     const impatient = await call({ label: "slow", delayMs: 1_500 }, "key-slow", { "x-timeout-ms": "100" });
     expect(impatient.json.error).toMatchObject({ code: -32002, data: { retryAfterMs: expect.any(Number) } });
     expect((await first).json.result.count).toBe(1);

@@ -17,7 +17,12 @@ const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestTo
 // Its own key prefix in the shared redis-server, the same for the restarted gateway.
 const CALLBACK_SECRET = "callback-secret-for-tests";
 // A short job lease: a runner lost with the mesh is noticed within seconds.
-const gatewayVars = { SKILLMESH_AUTH: "required", SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:`, SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET, SKILLMESH_JOB_LEASE_MS: "2000" };
+const gatewayVars = {
+  SKILLMESH_AUTH: "required",
+  SKILLMESH_STORE_PREFIX: `jobs-test-${process.pid}:`,
+  SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+  SKILLMESH_JOB_LEASE_MS: "2000",
+};
 
 let mesh: Mesh;
 let alice: string;
@@ -40,7 +45,12 @@ const submit = (method: string, params: unknown, key: string, headers: Record<st
   rpc({ jsonrpc: "2.0", id: 1, method, params }, key, { prefer: "respond-async", ...headers });
 const getJob = async (jobId: string, key: string) => (await rpc({ jsonrpc: "2.0", id: 2, method: "jobs.get", params: { jobId } }, key)).json;
 const finished = (jobId: string, key: string, timeoutMs = 10_000) =>
-  eventually(() => getJob(jobId, key), (answer) => ["completed", "failed", "cancelled"].includes(answer.result?.status), timeoutMs, 100);
+  eventually(
+    () => getJob(jobId, key),
+    (answer) => ["completed", "failed", "cancelled"].includes(answer.result?.status),
+    timeoutMs,
+    100,
+  );
 const seen = async (): Promise<{ started: number; finished: number; cancelled: number }> =>
   (await fetch(`${mesh.skills.find((s) => s.manifest.name === "test.long")!.url}/control`)).json();
 
@@ -61,7 +71,12 @@ describe("async jobs", () => {
   it("cancels a running job: its status says so and the skill sees its signal aborted", async () => {
     const before = await seen();
     const { jobId } = (await submit("test.long", { steps: 100, stepMs: 100 }, alice)).json.result;
-    await eventually(() => getJob(jobId, alice), (answer) => answer.result?.status === "running", 5_000, 50);
+    await eventually(
+      () => getJob(jobId, alice),
+      (answer) => answer.result?.status === "running",
+      5_000,
+      50,
+    );
     await eventually(seen, (s) => s.started > before.started, 5_000, 50);
     const cancelled = await rpc({ jsonrpc: "2.0", id: 3, method: "jobs.cancel", params: { jobId } }, alice);
     expect(cancelled.json.result).toMatchObject({ jobId, status: "cancelled", error: { code: -32007 } });
@@ -72,7 +87,12 @@ describe("async jobs", () => {
 
   it("shows a running job's progress, as the skill reports it", async () => {
     const { jobId } = (await submit("test.long", { steps: 8, stepMs: 400 }, alice)).json.result;
-    const running = await eventually(() => getJob(jobId, alice), (answer) => answer.result?.progress !== undefined, 10_000, 100);
+    const running = await eventually(
+      () => getJob(jobId, alice),
+      (answer) => answer.result?.progress !== undefined,
+      10_000,
+      100,
+    );
     expect(running.result).toMatchObject({ status: "running", progress: { total: 8, message: expect.stringMatching(/^step \d of 8$/) } });
     expect((await finished(jobId, alice)).result).toMatchObject({ status: "completed", result: { steps: 8 } });
   });
@@ -135,7 +155,11 @@ describe("async jobs", () => {
         0,
       );
       const degraded = (await submit("test.flaky", { value: "v" }, alice)).json.result.jobId;
-      expect((await finished(degraded, alice)).result).toMatchObject({ status: "completed", result: { value: "v", version: "0.9.0-lead" }, deployment: "test.flaky@0.9.0-lead" });
+      expect((await finished(degraded, alice)).result).toMatchObject({
+        status: "completed",
+        result: { value: "v", version: "0.9.0-lead" },
+        deployment: "test.flaky@0.9.0-lead",
+      });
     } finally {
       await fetch(`${stable.url}/control`, { method: "POST", body: JSON.stringify({ mode: "ok" }) });
     }
@@ -161,7 +185,12 @@ describe("async jobs", () => {
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/jobs`;
       const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "x-callback-url": url })).json.result;
-      await eventually(async () => received.length, (n) => n >= 2, 15_000, 100);
+      await eventually(
+        async () => received.length,
+        (n) => n >= 2,
+        15_000,
+        100,
+      );
       const delivery = received[1]!;
       expect(JSON.parse(delivery.body)).toMatchObject({ jobId, status: "completed", result: { steps: 1 } });
       expect(await webhookRefusal(CALLBACK_SECRET, delivery.signature ?? null, { path: "/hooks/jobs", body: delivery.body })).toBeUndefined();
@@ -169,7 +198,10 @@ describe("async jobs", () => {
     } finally {
       receiver.close();
     }
-    expect((await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "x-callback-url": "ftp://example.com/x" })).json.error).toMatchObject({ code: -32600, message: expect.stringContaining("X-Callback-Url") });
+    expect((await submit("test.long", { steps: 1, stepMs: 1 }, alice, { "x-callback-url": "ftp://example.com/x" })).json.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("X-Callback-Url"),
+    });
   });
 
   it("keeps a job's record across a gateway restart", async () => {
@@ -183,7 +215,13 @@ describe("async jobs", () => {
   it("a job running when the mesh stops is recovered after the restart: run again if idempotent, else failed with -32001", async () => {
     const again = (await submit("test.long", { steps: 4, stepMs: 1_000 }, alice)).json.result.jobId;
     const unsafe = (await submit("test.long-unsafe", { steps: 4, stepMs: 1_000 }, alice)).json.result.jobId;
-    for (const id of [again, unsafe]) await eventually(() => getJob(id, alice), (answer) => answer.result?.status === "running", 10_000, 100);
+    for (const id of [again, unsafe])
+      await eventually(
+        () => getJob(id, alice),
+        (answer) => answer.result?.status === "running",
+        10_000,
+        100,
+      );
     // Stopped mid-run: the job engine's instances go with the mesh; the records stay in Redis.
     await mesh.dispose();
     mesh = await startMesh({ skills: SKILLS, adminToken: ADMIN_TOKEN, upstash: upstash(), gatewayVars });

@@ -15,7 +15,8 @@ import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
 const SYNTHETIC = 1_050;
 let mesh: Mesh;
 let everyName: string[];
-const call = async (method: string, params?: unknown) => (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 })).json;
+const call = async (method: string, params?: unknown) =>
+  (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 })).json;
 
 beforeAll(async () => {
   mesh = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN });
@@ -25,7 +26,12 @@ beforeAll(async () => {
 afterAll(() => mesh?.dispose());
 
 /** Every page of a listing, following `nextCursor` from the first. */
-async function allPages(method: string, params: Record<string, unknown>, itemsOf: (result: any) => Array<{ name: string }>, cursorOf: (result: any) => string | undefined) {
+async function allPages(
+  method: string,
+  params: Record<string, unknown>,
+  itemsOf: (result: any) => Array<{ name: string }>,
+  cursorOf: (result: any) => string | undefined,
+) {
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
@@ -55,7 +61,12 @@ describe("more skills than one answer lists", () => {
   });
 
   it("pages skills.list: every skill once, in name order, and no cursor after the last page", async () => {
-    const pages = await allPages("skills.list", { limit: 400 }, (r) => r.skills, (r) => r.nextCursor);
+    const pages = await allPages(
+      "skills.list",
+      { limit: 400 },
+      (r) => r.skills,
+      (r) => r.nextCursor,
+    );
     expect(pages.map((p) => p.length)).toEqual([400, 400, 251]);
     expect(pages.flat()).toEqual(everyName);
     // The summaries are the unpaged ones: schemas and tags included.
@@ -65,7 +76,12 @@ describe("more skills than one answer lists", () => {
   });
 
   it("pages skills.discover by glob, by position too", async () => {
-    const pages = await allPages("skills.discover", { capability: "bench.*", limit: MAX_LISTED }, (r) => r.skills, (r) => r.nextCursor);
+    const pages = await allPages(
+      "skills.discover",
+      { capability: "bench.*", limit: MAX_LISTED },
+      (r) => r.skills,
+      (r) => r.nextCursor,
+    );
     expect(pages.flat()).toEqual(everyName.filter((name) => name.startsWith("bench.")));
     // By position: capability, tags, limit, cursor.
     const byPosition = await call("skills.discover", ["bench.*", ["bench.all"], 300]);
@@ -76,7 +92,12 @@ describe("more skills than one answer lists", () => {
     const first = (await call("rpc.discover", { limit: 500 })).result;
     expect(validateOpenRPCDocument(first)).toBe(true);
     expect(first["x-nextCursor"]).toEqual(expect.any(String));
-    const pages = await allPages("rpc.discover", { limit: 500 }, (r) => r.methods, (r) => r["x-nextCursor"]);
+    const pages = await allPages(
+      "rpc.discover",
+      { limit: 500 },
+      (r) => r.methods,
+      (r) => r["x-nextCursor"],
+    );
     expect(pages.flat()).toEqual(everyName);
   });
 
@@ -108,11 +129,27 @@ describe("a batch of large answers", () => {
     expect(answered.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
     expect(answered.length + refused.length).toBe(12);
-    for (const answer of refused) expect(answer.error).toMatchObject({ code: -32600, data: { maxBatchAnswerChars: MAX_BATCH_ANSWER_CHARS }, message: expect.stringContaining("alone") });
+    for (const answer of refused)
+      expect(answer.error).toMatchObject({ code: -32600, data: { maxBatchAnswerChars: MAX_BATCH_ANSWER_CHARS }, message: expect.stringContaining("alone") });
     // The same on an event stream (the batch is its last event).
-    const streamed = await (await fetch(`${mesh.gatewayUrl}/rpc`, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(batch) })).text();
-    const last = JSON.parse(streamed.trimEnd().split("\n").filter((line) => line.startsWith("data: ")).at(-1)!.slice(6));
-    expect(last.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0)).toEqual(json.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0));
+    const streamed = await (
+      await fetch(`${mesh.gatewayUrl}/rpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify(batch),
+      })
+    ).text();
+    const last = JSON.parse(
+      streamed
+        .trimEnd()
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .at(-1)!
+        .slice(6),
+    );
+    expect(last.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0)).toEqual(
+      json.map((answer: { error?: { code: number } }) => answer.error?.code ?? 0),
+    );
     // A small answer still fits after large ones.
     const mixed = await post(`${mesh.gatewayUrl}/rpc`, [...batch, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: "small" }]);
     expect(mixed.json.at(-1)).toEqual({ jsonrpc: "2.0", result: 2, id: "small" });

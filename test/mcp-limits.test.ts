@@ -11,11 +11,16 @@ import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixture
 
 let mesh: Mesh;
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [fixture("long"), fixture("sum")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_SSE_HEARTBEAT_MS: "300" } });
+  mesh = await startMesh({
+    skills: [fixture("long"), fixture("sum")],
+    adminToken: ADMIN_TOKEN,
+    gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_SSE_HEARTBEAT_MS: "300" },
+  });
 }, 120_000);
 afterAll(() => mesh?.dispose());
 
-const newKey = async (name: string, grants: object = {}) => (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"], ...grants })).json.key as string;
+const newKey = async (name: string, grants: object = {}) =>
+  (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"], ...grants })).json.key as string;
 const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
 
 /** Opens a subscriptions/listen stream; resolves with its status and, for a stream, its first event and a way to close it. */
@@ -24,10 +29,17 @@ async function listen(key: string) {
   const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
     method: "POST",
     signal: controller.signal,
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${key}`,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: "sub", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } }),
   });
-  if (response.headers.get("content-type") !== "text/event-stream") return { status: response.status, error: ((await response.json()) as { error: { code: number; message: string } }).error, close: () => {} };
+  if (response.headers.get("content-type") !== "text/event-stream")
+    return { status: response.status, error: ((await response.json()) as { error: { code: number; message: string } }).error, close: () => {} };
   const events = sseData(response.body!)[Symbol.asyncIterator]();
   const first = JSON.parse((await events.next()).value as string) as { method?: string };
   return { status: response.status, first, close: () => controller.abort() };
@@ -61,7 +73,12 @@ describe("subscriptions/listen", () => {
       // A closed stream frees its place when it ends, or, as workerd stops it at its next heartbeat without ending it
       // (here every 300 ms, 15 s by default), once its lease has not been renewed for 5 s.
       opened.shift()!.close();
-      const again = await eventually(() => listen(key), (o) => (o.first ? true : (o.close(), false)), 20_000, 500);
+      const again = await eventually(
+        () => listen(key),
+        (o) => (o.first ? true : (o.close(), false)),
+        20_000,
+        500,
+      );
       opened.push(again);
       expect(again.first?.method).toBe("notifications/subscriptions/acknowledged");
     } finally {
@@ -74,7 +91,11 @@ describe("tasks/result", () => {
   it("waits no longer than the caller's budget, then -32004 with the task's status; asked again, it is counted again", async () => {
     const key = await newKey("waiter", { quota: "4/day" });
     const mcp = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${key}`, ...headers });
+      post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 1, method, params },
+        { "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${key}`, ...headers },
+      );
     const { task } = (await mcp("tools/call", { name: "test.long", arguments: { steps: 100, stepMs: 100 }, task: {} })).json.result;
     const started = Date.now();
     const waited = await mcp("tasks/result", { taskId: task.taskId }, { "x-timeout-ms": "1000" });

@@ -68,7 +68,17 @@ describe("the official MCP SDK client", () => {
     expect(tools).toHaveLength(3);
     const names = (await allTools(client)).map((t) => t.name);
     // Every skill, and skills.call (policy routing by capability) among them in name order.
-    expect(names).toEqual(["json_schema_2020_12_tool", "skills.call", "sum", "test.counter", "test.region", "test_error_handling", "test_simple_text", "test_tool_with_progress", "text.summarize"]);
+    expect(names).toEqual([
+      "json_schema_2020_12_tool",
+      "skills.call",
+      "sum",
+      "test.counter",
+      "test.region",
+      "test_error_handling",
+      "test_simple_text",
+      "test_tool_with_progress",
+      "text.summarize",
+    ]);
 
     const result = await client.callTool({ name: "text.summarize", arguments: { text: TEXT, sentences: 1 } });
     expect(result.isError).toBeFalsy();
@@ -108,30 +118,33 @@ describe("the official MCP SDK client", () => {
 });
 
 describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () => {
-  it.each([[{ pin: "2026-07-28" }], ["auto"]] as const)("negotiates 2026-07-28 (%j), lists every tool across pages, calls one, and gets isError for bad arguments", async (mode) => {
-    const client = new ClientV2({ name: "skillmesh-test-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
-    await client.connect(new TransportV2(new URL(mcpUrl)));
-    try {
-      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
-      const names: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {});
-        names.push(...page.tools.map((tool) => tool.name));
-        cursor = page.nextCursor;
-      } while (cursor);
-      expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name), "skills.call"].filter((n, i, all) => all.indexOf(n) === i).sort());
-      const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
-      expect(result.structuredContent).toEqual({ result: 7 });
-      const bad = await client.callTool({ name: "sum", arguments: { params: ["x"] } });
-      expect(bad.isError).toBe(true);
-      // x-mcp-header: the client mirrors the argument into Mcp-Param-Region itself, and the gateway checks it.
-      const region = await client.callTool({ name: "test.region", arguments: { region: "Hello, 世界", query: "q" } });
-      expect(region.structuredContent).toEqual({ region: "Hello, 世界", query: "q" });
-    } finally {
-      await client.close();
-    }
-  });
+  it.each([[{ pin: "2026-07-28" }], ["auto"]] as const)(
+    "negotiates 2026-07-28 (%j), lists every tool across pages, calls one, and gets isError for bad arguments",
+    async (mode) => {
+      const client = new ClientV2({ name: "skillmesh-test-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
+      await client.connect(new TransportV2(new URL(mcpUrl)));
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+        const names: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.listTools(cursor ? { cursor } : {});
+          names.push(...page.tools.map((tool) => tool.name));
+          cursor = page.nextCursor;
+        } while (cursor);
+        expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name), "skills.call"].filter((n, i, all) => all.indexOf(n) === i).sort());
+        const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
+        expect(result.structuredContent).toEqual({ result: 7 });
+        const bad = await client.callTool({ name: "sum", arguments: { params: ["x"] } });
+        expect(bad.isError).toBe(true);
+        // x-mcp-header: the client mirrors the argument into Mcp-Param-Region itself, and the gateway checks it.
+        const region = await client.callTool({ name: "test.region", arguments: { region: "Hello, 世界", query: "q" } });
+        expect(region.structuredContent).toEqual({ region: "Hello, 世界", query: "q" });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
@@ -139,7 +152,12 @@ const mcp = (body: unknown, headers: Record<string, string> = {}) => post(mcpUrl
 
 describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
   it("negotiates: echoes a version it speaks, offers its newest otherwise", async () => {
-    for (const [asked, got] of [["2025-03-26", "2025-03-26"], ["2025-06-18", "2025-06-18"], ["2024-11-05", "2025-11-25"], ["2026-07-28", "2025-11-25"]]) {
+    for (const [asked, got] of [
+      ["2025-03-26", "2025-03-26"],
+      ["2025-06-18", "2025-06-18"],
+      ["2024-11-05", "2025-11-25"],
+      ["2026-07-28", "2025-11-25"],
+    ]) {
       const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INIT, protocolVersion: asked } });
       expect(answer.status).toBe(200);
       expect(answer.json.result.protocolVersion).toBe(got);
@@ -162,10 +180,17 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
   });
 
   it("takes batches only without a version header or with 2025-03-26", async () => {
-    const batch = [{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "ping" }];
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    ];
     const old = await mcp(batch);
     expect(old.status).toBe(200);
-    expect(old.json).toEqual([{ jsonrpc: "2.0", result: {}, id: 1 }, { jsonrpc: "2.0", result: {}, id: 2 }]);
+    expect(old.json).toEqual([
+      { jsonrpc: "2.0", result: {}, id: 1 },
+      { jsonrpc: "2.0", result: {}, id: 2 },
+    ]);
     const refused = await mcp(batch, { "mcp-protocol-version": "2025-06-18" });
     expect(refused.status).toBe(400);
     expect(refused.json.error.code).toBe(-32600);
@@ -257,7 +282,10 @@ describe("the stateless era (2026-07-28) on the wire", () => {
       [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }, headers("tools/call")],
       [{ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", _meta: meta } }, headers("tools/call", { "mcp-name": "other" })],
       // The header and the body disagree: -32020 before the version is judged.
-      [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }, headers("tools/list")],
+      [
+        { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } },
+        headers("tools/list"),
+      ],
     ];
     for (const [body, h] of cases) {
       const answer = await mcp(body, h);
@@ -275,7 +303,10 @@ describe("the stateless era (2026-07-28) on the wire", () => {
   });
 
   it("takes an Mcp-Name header with surrounding whitespace (RFC 9110 §5.5), and refuses tasks/* of a client that did not declare the tasks extension (-32021)", async () => {
-    const call = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", arguments: { a: 1, b: 2 }, _meta: meta } }, headers("tools/call", { "mcp-name": "  sum\t" }));
+    const call = await mcp(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sum", arguments: { a: 1, b: 2 }, _meta: meta } },
+      headers("tools/call", { "mcp-name": "  sum\t" }),
+    );
     expect(call.status).toBe(200);
     for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
       const refused = await mcp({ jsonrpc: "2.0", id: 1, method, params: { taskId: "t_1", _meta: meta } }, headers(method, { "mcp-name": "t_1" }));
@@ -286,14 +317,23 @@ describe("the stateless era (2026-07-28) on the wire", () => {
 
   it("refuses an unsupported version with 400, -32022 and the versions it speaks", async () => {
     const future = { ...meta, "io.modelcontextprotocol/protocolVersion": "2027-01-01" };
-    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: future } }, { ...headers("server/discover"), "mcp-protocol-version": "2027-01-01" });
+    const answer = await mcp(
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: future } },
+      { ...headers("server/discover"), "mcp-protocol-version": "2027-01-01" },
+    );
     expect(answer.status).toBe(400);
-    expect(answer.json.error).toMatchObject({ code: -32022, data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"], requested: "2027-01-01" } });
+    expect(answer.json.error).toMatchObject({
+      code: -32022,
+      data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"], requested: "2027-01-01" },
+    });
   });
 
   it("takes a Base64-encoded Mcp-Name, and checks Mcp-Param-* headers against the arguments they mirror", async () => {
     const call = (args: Record<string, unknown>, extra: Record<string, string>, name = "test.region") =>
-      mcp({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name, arguments: args, _meta: meta } }, headers("tools/call", { "mcp-name": name, ...extra }));
+      mcp(
+        { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name, arguments: args, _meta: meta } },
+        headers("tools/call", { "mcp-name": name, ...extra }),
+      );
     const encodedName = await call({ region: "eu", query: "q" }, { "mcp-name": `=?base64?${btoa("test.region")}?=`, "mcp-param-region": "eu" });
     expect(encodedName.status).toBe(200);
     expect(encodedName.json.result.structuredContent).toEqual({ region: "eu", query: "q" });
@@ -305,7 +345,10 @@ describe("the stateless era (2026-07-28) on the wire", () => {
       expect(refused.json.error).toMatchObject({ code: -32020, message: expect.stringContaining("Mcp-Param-Region") });
     }
     // The tool as listed says which argument is mirrored.
-    const list = await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta, cursor: btoa(JSON.stringify({ after: "test.counter" })).replace(/=+$/, "") } }, headers("tools/list"));
+    const list = await mcp(
+      { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta, cursor: btoa(JSON.stringify({ after: "test.counter" })).replace(/=+$/, "") } },
+      headers("tools/list"),
+    );
     expect(list.json.result.tools[0]).toMatchObject({ name: "test.region", inputSchema: { properties: { region: { "x-mcp-header": "Region" } } } });
   });
 
@@ -315,19 +358,32 @@ describe("the stateless era (2026-07-28) on the wire", () => {
       method: "POST",
       signal: controller.signal,
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers("subscriptions/listen") },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "sub-1", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["x://y"] } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "sub-1",
+        method: "subscriptions/listen",
+        params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["x://y"] } },
+      }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const events = eventsOf(response.body!);
     const ack = await events.next();
     // What the server will send is acknowledged (not resource subscriptions), tagged with the listen request's id.
-    expect(ack.value).toEqual({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true, promptsListChanged: true } } });
+    expect(ack.value).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true, promptsListChanged: true } },
+    });
     const sum = mesh.skills.find((skill) => skill.manifest.name === "sum")!;
     await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: sum.binding }, { manifest: { ...sum.manifest, name: "test.listened" } });
     try {
       const changed = await events.next();
-      expect(changed.value).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } } });
+      expect(changed.value).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } },
+      });
     } finally {
       controller.abort();
       await admin(mesh.gatewayUrl, "DELETE", "/deployments/test.listened@1.0.0");
@@ -342,7 +398,12 @@ describe("the stateless era (2026-07-28) on the wire", () => {
         method: "POST",
         signal: controller.signal,
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers("subscriptions/listen") },
-        body: JSON.stringify({ jsonrpc: "2.0", id: "sub-2", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "sub-2",
+          method: "subscriptions/listen",
+          params: { _meta: meta, notifications: { toolsListChanged: true, promptsListChanged: true } },
+        }),
       });
       const events = eventsOf(response.body!);
       expect((await events.next()).value).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
@@ -358,7 +419,10 @@ describe("the stateless era (2026-07-28) on the wire", () => {
   });
 
   it("subscriptions/listen needs a client that takes an event stream", async () => {
-    const answer = await mcp({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } }, { ...headers("subscriptions/listen"), accept: "application/json" });
+    const answer = await mcp(
+      { jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } },
+      { ...headers("subscriptions/listen"), accept: "application/json" },
+    );
     expect(answer.status).toBe(400);
     expect(answer.json.error.code).toBe(-32600);
   });

@@ -57,10 +57,19 @@ describe.each([
     // No credential: refused.
     expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "x" }, id: 1 })).status).toBe(401);
     // A rollout in progress.
-    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [5, 100], every: "1h", maxErrorRate: "1%" })).status).toBe(200);
+    expect(
+      (await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [5, 100], every: "1h", maxErrorRate: "1%" })).status,
+    ).toBe(200);
 
     // Counters land about a second after the calls.
-    const families = await eventually(scrape, (f) => Number(sample(f, "skillmesh_refused_total", { status: "401" })?.value ?? 0) >= 1 && Number(sample(f, "skillmesh_calls_total", { skill: "test.flaky", outcome: "ok", code: "0" })?.value ?? 0) >= 6, 10_000, 200);
+    const families = await eventually(
+      scrape,
+      (f) =>
+        Number(sample(f, "skillmesh_refused_total", { status: "401" })?.value ?? 0) >= 1 &&
+        Number(sample(f, "skillmesh_calls_total", { skill: "test.flaky", outcome: "ok", code: "0" })?.value ?? 0) >= 6,
+      10_000,
+      200,
+    );
 
     // 3 plain calls, 2 with the key (one of them replayed), 1 before the limit: 6 results from 1.0.0.
     expect(sample(families, "skillmesh_calls_total", { skill: "test.flaky", version: "1.0.0", outcome: "ok", code: "0" })?.value).toBe("6");
@@ -78,8 +87,11 @@ describe.each([
     const histogram = families.find((f) => f.name === "skillmesh_call_duration_seconds")!;
     expect(histogram.type).toBe("HISTOGRAM");
     // (The parser's buckets are an object: integer-like keys come first, so compare sorted.)
-    expect(Object.keys(histogram.metrics[0]!.buckets!).sort()).toEqual(["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "+Inf"].sort());
-    const line = (name: string) => Number(text.match(new RegExp(`^${name}\\{skill="test\\.flaky",version="1\\.0\\.0"(?:,le="\\+Inf")?\\} ([\\d.e+-]+)$`, "m"))?.[1]);
+    expect(Object.keys(histogram.metrics[0]!.buckets!).sort()).toEqual(
+      ["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "+Inf"].sort(),
+    );
+    const line = (name: string) =>
+      Number(text.match(new RegExp(`^${name}\\{skill="test\\.flaky",version="1\\.0\\.0"(?:,le="\\+Inf")?\\} ([\\d.e+-]+)$`, "m"))?.[1]);
     expect(line("skillmesh_call_duration_seconds_count")).toBe(6 + 1); // the results and the -32602 its skill answered
     expect(line("skillmesh_call_duration_seconds_bucket")).toBe(line("skillmesh_call_duration_seconds_count"));
     // The fixture answers within milliseconds: under a second a call (a sum in ms would not be).

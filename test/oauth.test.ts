@@ -60,7 +60,12 @@ beforeAll(async () => {
         skills: [fixture("subtract"), fixture("sum"), fixture("whoami")],
         adminToken: ADMIN_TOKEN,
         port,
-        gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: `${issuer.issuer.url!},${twin.issuer.url!}`, SKILLMESH_RESOURCE_URL: resource, SKILLMESH_OAUTH_QUOTA: "25/day" },
+        gatewayVars: {
+          SKILLMESH_AUTH: "required",
+          SKILLMESH_OAUTH_ISSUERS: `${issuer.issuer.url!},${twin.issuer.url!}`,
+          SKILLMESH_RESOURCE_URL: resource,
+          SKILLMESH_OAUTH_QUOTA: "25/day",
+        },
       });
       break;
     } catch (error) {
@@ -76,9 +81,16 @@ afterAll(async () => {
 });
 
 const token = (server: OAuth2Server, claims: Record<string, unknown>, expiresIn = 3600) =>
-  server.issuer.buildToken({ expiresIn, scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: resource, sub: "agent-9", scope: "skill:*", ...claims }) });
+  server.issuer.buildToken({
+    expiresIn,
+    scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: resource, sub: "agent-9", scope: "skill:*", ...claims }),
+  });
 const listTools = (bearer?: string) =>
-  post(resource, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-11-25", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) });
+  post(
+    resource,
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    { "mcp-protocol-version": "2025-11-25", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+  );
 
 describe("discovery", () => {
   it("publishes Protected Resource Metadata and points to it from the 401", async () => {
@@ -150,7 +162,11 @@ describe("refused tokens", () => {
 
   it("gives a skill the token's subject as the caller, never the token", async () => {
     const bearer = await token(issuer, {});
-    const answer = await post(`http://127.0.0.1:${new URL(resource).port}/rpc`, { jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 }, { authorization: `Bearer ${bearer}` });
+    const answer = await post(
+      `http://127.0.0.1:${new URL(resource).port}/rpc`,
+      { jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 },
+      { authorization: `Bearer ${bearer}` },
+    );
     expect(answer.json.result.caller).toMatch(/^o:agent-9@[0-9a-f]{8}$/);
     expect(answer.text).not.toContain(bearer.split(".")[2]);
   });

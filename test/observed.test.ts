@@ -41,12 +41,17 @@ describe("observed numbers", () => {
     expect(listed.observed.p95Ms).toBeGreaterThanOrEqual(300 * 0.98);
     expect(listed.observed.p95Ms).toBeLessThan(450);
     expect(listed.observed.p50Ms).toBeLessThanOrEqual(50);
-    const discovered = (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.discover", params: { capability: "fixture" } })).json.result[0];
+    const discovered = (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.discover", params: { capability: "fixture" } })).json
+      .result[0];
     expect(discovered.observed).toEqual(listed.observed);
     const { json } = await admin(mesh.gatewayUrl, "GET", "/deployments");
     expect(json.observed["test.unsafe@1.0.0"]).toMatchObject({ calls: 9, errorRate: 2 / 9, p95Ms: listed.observed.p95Ms });
     const lines: string[] = [];
-    await runCli(["status", "test.unsafe"], { env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN }, out: (line) => lines.push(line), fetch });
+    await runCli(["status", "test.unsafe"], {
+      env: { SKILLMESH_URL: mesh.gatewayUrl, SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN },
+      out: (line) => lines.push(line),
+      fetch,
+    });
     expect(lines[0]).toBe("test.unsafe  (0.002 USD a call)");
     expect(lines.join("\n")).toContain(`9 calls, 22.2% errors (promised 1.0%), p95 ${listed.observed.p95Ms} ms (promised 250)`);
   });

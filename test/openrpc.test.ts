@@ -15,7 +15,10 @@ let mesh: Mesh;
 let client: Client;
 
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [...skillDirs(join(ROOT, "skills")), fixture("subtract"), fixture("sum"), fixture("json_schema_2020_12_tool")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({
+    skills: [...skillDirs(join(ROOT, "skills")), fixture("subtract"), fixture("sum"), fixture("json_schema_2020_12_tool")],
+    adminToken: ADMIN_TOKEN,
+  });
   client = new Client(new RequestManager([new HTTPTransport(`${mesh.gatewayUrl}/rpc`)]));
 });
 afterAll(() => mesh?.dispose());
@@ -33,7 +36,10 @@ it("returns an OpenRPC 1.2.6 document of every skill that passes the meta-schema
   const subtract = document.methods.find((m: { name: string }) => m.name === "subtract");
   expect(subtract).toMatchObject({
     paramStructure: "either",
-    params: [{ name: "minuend", required: true, schema: { type: "number" } }, { name: "subtrahend", required: true, schema: { type: "number" } }],
+    params: [
+      { name: "minuend", required: true, schema: { type: "number" } },
+      { name: "subtrahend", required: true, schema: { type: "number" } },
+    ],
     result: { schema: { type: "number" } },
   });
   const sum = document.methods.find((m: { name: string }) => m.name === "sum");

@@ -13,12 +13,14 @@ import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
-const PAGE = "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
+const PAGE =
+  "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
 
 /** A job's record once it has finished (polled with jobs.get as its owner). */
 const finishedJob = (gatewayUrl: string, key: string, jobId: string) =>
   eventually(
-    async () => (await post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
+    async () =>
+      (await post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
     (result) => result?.status === "completed" || result?.status === "failed",
     30_000,
     200,
@@ -29,7 +31,8 @@ let everything: string;
 let pipelineOnly: string;
 beforeAll(async () => {
   mesh = await startMesh({ skills: skillDirs(), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
-  everything = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader", skills: ["web.digest", "html.extract", "text.summarize"], groups: ["beta"] })).json.key;
+  everything = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader", skills: ["web.digest", "html.extract", "text.summarize"], groups: ["beta"] }))
+    .json.key;
   pipelineOnly = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "pipeline-only", skills: ["web.digest"] })).json.key;
 }, 120_000);
 afterAll(() => mesh?.dispose());
@@ -52,7 +55,11 @@ describe("web.digest, a pipeline served as a skill", () => {
   });
 
   it("is an MCP tool like any skill", async () => {
-    const { json } = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "tools/call", params: { name: "web.digest", arguments: { html: PAGE, sentences: 1 } }, id: 2 }, { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" });
+    const { json } = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", method: "tools/call", params: { name: "web.digest", arguments: { html: PAGE, sentences: 1 } }, id: 2 },
+      { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(json.result.structuredContent).toMatchObject({ title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] });
   });
 
@@ -64,7 +71,10 @@ describe("web.digest, a pipeline served as a skill", () => {
     });
     const messages: Array<{ method?: string; params?: { message?: string }; result?: unknown }> = [];
     for await (const data of sseData(response.body!)) messages.push(JSON.parse(data));
-    expect(messages.filter((m) => m.method === "notifications/progress").map((m) => m.params!.message)).toEqual(["step 1 of 2: extract", "step 2 of 2: summarize"]);
+    expect(messages.filter((m) => m.method === "notifications/progress").map((m) => m.params!.message)).toEqual([
+      "step 1 of 2: extract",
+      "step 2 of 2: summarize",
+    ]);
     expect(messages.at(-1)!.result).toMatchObject({ title: "Solar" });
   });
 
@@ -72,14 +82,26 @@ describe("web.digest, a pipeline served as a skill", () => {
     const submitted = await digest(everything, { html: PAGE, sentences: 1 }, { prefer: "respond-async" });
     const { jobId } = submitted.json.result;
     const job = await finishedJob(mesh.gatewayUrl, everything, jobId);
-    expect(job).toMatchObject({ status: "completed", deployment: "web.digest@1.0.0", result: { title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] } });
+    expect(job).toMatchObject({
+      status: "completed",
+      deployment: "web.digest@1.0.0",
+      result: { title: "Solar", sentences: ["Solar panels turn sunlight into electricity."] },
+    });
   });
 
   it("its steps run as its caller: a skill outside the caller's grants is not reachable through it", async () => {
     const { json } = await digest(pipelineOnly, { html: PAGE });
-    expect(json.error).toMatchObject({ code: -32601, message: "step extract (html.extract) failed: Method not found", data: { step: "extract", skill: "html.extract" } });
+    expect(json.error).toMatchObject({
+      code: -32601,
+      message: "step extract (html.extract) failed: Method not found",
+      data: { step: "extract", skill: "html.extract" },
+    });
     // A forged delegation token is refused like any bad credential.
-    const forged = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 }, { authorization: "Bearer smd.eyJjIjoiayIsImciOiIqIiwiZXhwIjo5OTk5OTk5OTk5OTk5LCJhdWQiOiJ4In0.AAAA" });
+    const forged = await post(
+      `${mesh.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 },
+      { authorization: "Bearer smd.eyJjIjoiayIsImciOiIqIiwiZXhwIjo5OTk5OTk5OTk5OTk5LCJhdWQiOiJ4In0.AAAA" },
+    );
     expect(forged.status).toBe(401);
   });
 
@@ -89,7 +111,12 @@ describe("web.digest, a pipeline served as a skill", () => {
       expect((await digest(everything, { html: PAGE }, { "x-user-group": "beta" })).json.result.title).toBe("Solar");
       const keyId = (await admin(mesh.gatewayUrl, "GET", "/keys")).json.keys.find((k: { name: string }) => k.name === "reader").id;
       const steps = await eventually(
-        async () => (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${keyId}&type=call&limit=10`)).json.entries as Array<{ method: string; deployment?: string; group?: string }>,
+        async () =>
+          (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${keyId}&type=call&limit=10`)).json.entries as Array<{
+            method: string;
+            deployment?: string;
+            group?: string;
+          }>,
         (entries) => entries.some((e) => e.method === "text.summarize" && e.group === "beta"),
         5_000,
         100,
@@ -112,18 +139,31 @@ describe("a pipeline checked against its skills' contracts", () => {
     expect(pipelineProblems([shipped], committedContracts())).toEqual([]);
     const broken = join(scratch, "web-digest");
     mkdirSync(broken);
-    writeFileSync(join(broken, "pipeline.yaml"), readFileSync(join(shipped, "pipeline.yaml"), "utf8").replace("$.steps.extract.output.text", "$.steps.extract.output.body"));
-    expect(pipelineProblems([broken], committedContracts())).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body"]);
+    writeFileSync(
+      join(broken, "pipeline.yaml"),
+      readFileSync(join(shipped, "pipeline.yaml"), "utf8").replace("$.steps.extract.output.text", "$.steps.extract.output.body"),
+    );
+    expect(pipelineProblems([broken], committedContracts())).toEqual([
+      "pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body",
+    ]);
   });
 
   it("a field the called skill does not declare is reported (skill inputs are strict by default)", async () => {
     const language = join(scratch, "pipeline-language");
     mkdirSync(language);
-    writeFileSync(join(language, "pipeline.yaml"), readFileSync(join(fixture("pipeline-language"), "pipeline.yaml"), "utf8").replace("input: { minuend: 10, subtrahend: 3 }", "input: { minuend: 10, subtrahend: 3, volume: 11 }"));
+    writeFileSync(
+      join(language, "pipeline.yaml"),
+      readFileSync(join(fixture("pipeline-language"), "pipeline.yaml"), "utf8").replace(
+        "input: { minuend: 10, subtrahend: 3 }",
+        "input: { minuend: 10, subtrahend: 3, volume: 11 }",
+      ),
+    );
     const manifests = await currentManifests(["subtract", "sum"].map(fixture));
     expect(manifests.find((m) => m.name === "subtract")!.inputSchema.additionalProperties).toBe(false);
     // (The fixture calls no.such.skill on purpose, to exercise onError.)
-    expect(pipelineProblems([language], manifests).filter((p) => !p.includes("no.such.skill"))).toEqual(["pipeline test.language, step maybe, input.volume: subtract's input has no field volume"]);
+    expect(pipelineProblems([language], manifests).filter((p) => !p.includes("no.such.skill"))).toEqual([
+      "pipeline test.language, step maybe, input.volume: subtract's input has no field volume",
+    ]);
   }, 60_000);
 });
 
@@ -131,14 +171,26 @@ describe("a keyed retry of a pipeline", () => {
   let retry: Mesh;
   let key: string;
   beforeAll(async () => {
-    retry = await startMesh({ skills: ["tally", "flaky-v1", "pipeline-retry"].map(fixture), adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } });
+    retry = await startMesh({
+      skills: ["tally", "flaky-v1", "pipeline-retry"].map(fixture),
+      adminToken: ADMIN_TOKEN,
+      gatewayVars: { SKILLMESH_AUTH: "required" },
+    });
     key = (await admin(retry.gatewayUrl, "POST", "/keys", { name: "retrier", skills: ["*"] })).json.key;
   }, 120_000);
   afterAll(() => retry?.dispose());
 
-  const control = (mode: string, times?: number) => fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode, times }) });
-  const run = () => post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "order-7" }, id: 1 }, { authorization: `Bearer ${key}`, "idempotency-key": "order-7" });
-  const tally = async (label: string) => (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.tally", params: { label, peek: true }, id: 2 }, { authorization: `Bearer ${key}` })).json.result.count;
+  const control = (mode: string, times?: number) =>
+    fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode, times }) });
+  const run = () =>
+    post(
+      `${retry.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "order-7" }, id: 1 },
+      { authorization: `Bearer ${key}`, "idempotency-key": "order-7" },
+    );
+  const tally = async (label: string) =>
+    (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.tally", params: { label, peek: true }, id: 2 }, { authorization: `Bearer ${key}` }))
+      .json.result.count;
 
   it("does not run again a step that succeeded: each step's key is derived from the call's", async () => {
     await control("503");
@@ -154,7 +206,11 @@ describe("a keyed retry of a pipeline", () => {
   it("as an async job, a failing step is retried by the engine later, the steps before it not run again", async () => {
     // Every attempt fails for a while: the step's 3, times the pipeline call's 3 (it is idempotent).
     await control("503", 9);
-    const submitted = await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "job-1" }, id: 1 }, { authorization: `Bearer ${key}`, prefer: "respond-async" });
+    const submitted = await post(
+      `${retry.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "job-1" }, id: 1 },
+      { authorization: `Bearer ${key}`, prefer: "respond-async" },
+    );
     const { jobId } = submitted.json.result;
     const job = await finishedJob(retry.gatewayUrl, key, jobId);
     // The engine's second run: the count step replayed (1), the flaky step ran again and succeeded.
@@ -214,12 +270,22 @@ describe("a step's breaker fallback inside a pipeline", () => {
     const stable = fallback.skills.find((s) => s.manifest.name === "test.flaky" && s.manifest.version === "1.0.0")!;
     await fetch(`${stable.url}/control`, { method: "POST", body: JSON.stringify({ mode: "throw" }) });
     // Several callers' failures open the breaker (one caller alone never does).
-    const direct = (i: number) => post(`${fallback.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "v" }, id: 1 }, { authorization: `Bearer caller-${i}` });
+    const direct = (i: number) =>
+      post(`${fallback.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value: "v" }, id: 1 }, { authorization: `Bearer caller-${i}` });
     // (Isolates see a breaker's state within a second: poll until the degraded deployment answers.)
     let i = 0;
-    const answer = await eventually(() => direct(i++), (r) => r.headers.get("x-skill-degraded") === "1", 10_000, 50);
+    const answer = await eventually(
+      () => direct(i++),
+      (r) => r.headers.get("x-skill-degraded") === "1",
+      10_000,
+      50,
+    );
     expect(answer.headers.get("x-skill-degraded")).toBe("1");
-    const { json } = await post(`${fallback.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "fallback" }, id: 1 }, { authorization: "Bearer caller-pipeline" });
+    const { json } = await post(
+      `${fallback.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "fallback" }, id: 1 },
+      { authorization: "Bearer caller-pipeline" },
+    );
     expect(json.result).toEqual({ count: 1, version: "0.9.0-lead" });
   });
 });

@@ -60,7 +60,12 @@ async function firstMessage(response: Response): Promise<any> {
 async function closeAfterFirstProgress(path: string, headers: Record<string, string>, body: unknown) {
   const before = await seen();
   const controller = new AbortController();
-  const response = await fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", signal: controller.signal, headers: { ...STREAM, ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${mesh.gatewayUrl}${path}`, {
+    method: "POST",
+    signal: controller.signal,
+    headers: { ...STREAM, ...headers },
+    body: JSON.stringify(body),
+  });
   expect((await firstMessage(response)).method).toBe("notifications/progress"); // the skill is at work
   controller.abort();
   return { before, after: await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50) };
@@ -71,12 +76,19 @@ describe("progress", () => {
     const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
       method: "POST",
       headers: { ...STREAM, "mcp-protocol-version": "2025-11-25" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps: 4, stepMs: 400 }, _meta: { progressToken: "tok-1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "test.long", arguments: { steps: 4, stepMs: 400 }, _meta: { progressToken: "tok-1" } },
+      }),
     });
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const { messages, heartbeats, order } = await readStream(response);
     const progress = messages.filter((m) => m.method === "notifications/progress");
-    expect(progress.map((m) => m.params)).toEqual([1, 2, 3, 4].map((step) => ({ progressToken: "tok-1", progress: step, total: 4, message: `step ${step} of 4` })));
+    expect(progress.map((m) => m.params)).toEqual(
+      [1, 2, 3, 4].map((step) => ({ progressToken: "tok-1", progress: step, total: 4, message: `step ${step} of 4` })),
+    );
     expect(order.at(-1)).toBe("response"); // the result is the last message
     expect(messages.at(-1)).toMatchObject({ id: 7, result: { structuredContent: { steps: 4 } } });
     expect(heartbeats).toBeGreaterThanOrEqual(4); // 1.6 s of work, a heartbeat every 150 ms here
@@ -86,7 +98,12 @@ describe("progress", () => {
     const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
       method: "POST",
       headers: { ...STREAM, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test.long" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "test.long", arguments: { steps: 3, stepMs: 10 }, _meta: { ...META_2026, progressToken: 99 } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "a",
+        method: "tools/call",
+        params: { name: "test.long", arguments: { steps: 3, stepMs: 10 }, _meta: { ...META_2026, progressToken: 99 } },
+      }),
     });
     const { messages } = await readStream(response);
     expect(messages.filter((m) => m.method).map((m) => m.params.progress)).toEqual([1, 2, 3]);
@@ -125,7 +142,9 @@ describe("progress", () => {
     const v1 = new Client({ name: "progress-v1", version: "1" });
     await v1.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`)));
     const v1Progress: number[] = [];
-    const v1Result = await v1.callTool({ name: "test.long", arguments: { steps: 3, stepMs: 10 } }, undefined, { onprogress: (p) => void v1Progress.push(p.progress) });
+    const v1Result = await v1.callTool({ name: "test.long", arguments: { steps: 3, stepMs: 10 } }, undefined, {
+      onprogress: (p) => void v1Progress.push(p.progress),
+    });
     expect(v1Result.structuredContent).toEqual({ steps: 3 });
     expect(v1Progress).toEqual([1, 2, 3]);
     await v1.close();
@@ -137,7 +156,12 @@ describe("cancellation", () => {
     const { before, after } = await closeAfterFirstProgress(
       "/mcp",
       { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test.long" },
-      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 }, _meta: { ...META_2026, progressToken: "c" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test.long", arguments: { steps: 100, stepMs: 100 }, _meta: { ...META_2026, progressToken: "c" } },
+      },
     );
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);
@@ -154,10 +178,18 @@ describe("cancellation", () => {
   it("MCP 2025: notifications/cancelled naming a running tools/call stops it", async () => {
     const before = await seen();
     const headers = { "mcp-protocol-version": "2025-11-25" };
-    const call = post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: "long-1", method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 } } }, headers);
+    const call = post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: "long-1", method: "tools/call", params: { name: "test.long", arguments: { steps: 100, stepMs: 100 } } },
+      headers,
+    );
     await eventually(seen, (s) => s.started > before.started, 5_000, 20);
     const cancelledAt = Date.now();
-    const cancelled = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "long-1", reason: "user" } }, headers);
+    const cancelled = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "long-1", reason: "user" } },
+      headers,
+    );
     expect(cancelled.status).toBe(202);
     const answer = await call;
     // Stopped by the cancel, not by the skill's own 2 s timeout.
@@ -172,23 +204,48 @@ describe("cancellation", () => {
     const headers = { "mcp-protocol-version": "2025-11-25" };
     // Each client's handshake gives it a session (auth is off: both are the caller "anonymous").
     const sessionOf = async () => {
-      const answer = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, headers);
+      const answer = await post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+        headers,
+      );
       return answer.headers.get("mcp-session-id")!;
     };
     const [a, b] = [await sessionOf(), await sessionOf()];
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(b).not.toBe(a);
     const before = await seen();
-    const call = (session: string) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps: 15, stepMs: 100 } } }, { ...headers, "mcp-session-id": session });
+    const call = (session: string) =>
+      post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps: 15, stepMs: 100 } } },
+        { ...headers, "mcp-session-id": session },
+      );
     const [callA, callB] = [call(a), call(b)];
     await eventually(seen, (s) => s.started >= before.started + 2, 5_000, 20);
-    expect((await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }, { ...headers, "mcp-session-id": a })).status).toBe(202);
+    expect(
+      (
+        await post(
+          `${mesh.gatewayUrl}/mcp`,
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } },
+          { ...headers, "mcp-session-id": a },
+        )
+      ).status,
+    ).toBe(202);
     expect((await callA).json.result).toMatchObject({ isError: true, _meta: { "skillmesh/error": { code: -32007 } } });
     expect((await callB).json.result.isError).toBeFalsy(); // B's call ran to its end
-    expect(await eventually(seen, (s) => s.finished > before.finished, 5_000, 50)).toMatchObject({ cancelled: before.cancelled + 1, finished: before.finished + 1 });
+    expect(await eventually(seen, (s) => s.finished > before.finished, 5_000, 50)).toMatchObject({
+      cancelled: before.cancelled + 1,
+      finished: before.finished + 1,
+    });
 
     // Two calls with id 8 and no session: a cancel cannot tell them apart, and stops neither.
-    const plain = () => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "test.long", arguments: { steps: 8, stepMs: 100 } } }, headers);
+    const plain = () =>
+      post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "test.long", arguments: { steps: 8, stepMs: 100 } } },
+        headers,
+      );
     const [first, second] = [plain(), plain()];
     await eventually(seen, (s) => s.started >= before.started + 4, 5_000, 20);
     await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8 } }, headers);
@@ -197,7 +254,11 @@ describe("cancellation", () => {
 
   it("the caller's timeout (X-Timeout-Ms) aborts the skill's call too", async () => {
     const before = await seen();
-    const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } }, { "x-timeout-ms": "500" });
+    const answer = await post(
+      `${mesh.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } },
+      { "x-timeout-ms": "500" },
+    );
     expect(answer.json.error.code).toBe(-32004);
     const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
     expect(after.cancelled).toBe(before.cancelled + 1);

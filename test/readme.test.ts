@@ -67,20 +67,35 @@ function blocksOf({ file, from, to }: (typeof TOUR)[number]): TourBlock[] {
     }
     if (lang !== "sh") continue;
     const section = before.match(/^#{1,4} .+$/gm)!.at(-1)!;
-    const skip = before.trimEnd().split("\n").at(-1)!.match(/^<!-- tour-test: skip \((.+)\) -->$/)?.[1];
+    const skip = before
+      .trimEnd()
+      .split("\n")
+      .at(-1)!
+      .match(/^<!-- tour-test: skip \((.+)\) -->$/)?.[1];
     blocks.push({ file, section, line: before.split("\n").length, script: body, skip });
   }
   return blocks;
 }
 
 /** Loose text: one space for any run of spaces, `<time>` for a date and time. */
-const loose = (text: string) => text.replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>").replace(/[ \t]+/g, " ").trim();
+const loose = (text: string) =>
+  text
+    .replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>")
+    .replace(/[ \t]+/g, " ")
+    .trim();
 
 /**
  * A pattern for one expected line: literal text, `…` matching anything within a line (as little
  * as it can: curl prints answers without a newline, so several can share a line).
  */
-const patternOf = (expected: string) => new RegExp(loose(expected).split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*?"), "g");
+const patternOf = (expected: string) =>
+  new RegExp(
+    loose(expected)
+      .split("…")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*?"),
+    "g",
+  );
 
 /** The answers written under commands: `# {…}` / `# […]` (continuation lines `#   …` joined) and `# → text`. */
 function commentedAnswers(script: string): string[] {
@@ -167,17 +182,21 @@ describe("the README's tour and the guides, in order", () => {
   for (const block of blocks) {
     const title = `${block.section.replace(/^#+ /, "")} (${block.file}:${block.line})`;
     if (block.skip) continue; // listed in the tour-test comments; nothing to run
-    it(title, async () => {
-      // The reader's 127.0.0.1:8787 is this mesh's port; the CLI finds it by SKILLMESH_URL.
-      const script = block.script.replaceAll("http://127.0.0.1:8787", gatewayUrl);
-      const { stdout, stderr } = await run("bash", ["-e", "-o", "pipefail", "-c", script], {
-        cwd: ROOT,
-        env: { ...process.env, SKILLMESH_URL: gatewayUrl, SKILLMESH_ADMIN_TOKEN: TOUR_TOKEN },
-        timeout: 60_000,
-      });
-      const actual = `${stdout}\n${stderr}`;
-      expectInOrder(actual, commentedAnswers(block.script), `${title}, its # answers`);
-      if (block.output) expectInOrder(actual, block.output.split("\n"), `${title}, the output shown after it`);
-    }, 90_000);
+    it(
+      title,
+      async () => {
+        // The reader's 127.0.0.1:8787 is this mesh's port; the CLI finds it by SKILLMESH_URL.
+        const script = block.script.replaceAll("http://127.0.0.1:8787", gatewayUrl);
+        const { stdout, stderr } = await run("bash", ["-e", "-o", "pipefail", "-c", script], {
+          cwd: ROOT,
+          env: { ...process.env, SKILLMESH_URL: gatewayUrl, SKILLMESH_ADMIN_TOKEN: TOUR_TOKEN },
+          timeout: 60_000,
+        });
+        const actual = `${stdout}\n${stderr}`;
+        expectInOrder(actual, commentedAnswers(block.script), `${title}, its # answers`);
+        if (block.output) expectInOrder(actual, block.output.split("\n"), `${title}, the output shown after it`);
+      },
+      90_000,
+    );
   }
 });

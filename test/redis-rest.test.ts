@@ -42,7 +42,12 @@ describe("Upstash REST endpoint in front of redis-server", () => {
   });
 
   it("/pipeline answers each command in order, errors in place", async () => {
-    const answer = await send("/pipeline", [["SET", key("p"), "1"], ["INCR", key("p")], ["HGET", key("p"), "f"], ["GET", key("p")]]);
+    const answer = await send("/pipeline", [
+      ["SET", key("p"), "1"],
+      ["INCR", key("p")],
+      ["HGET", key("p"), "f"],
+      ["GET", key("p")],
+    ]);
     expect(answer.status).toBe(200);
     expect(answer.json[0]).toEqual({ result: "OK" });
     expect(answer.json[1]).toEqual({ result: 2 });
@@ -51,7 +56,11 @@ describe("Upstash REST endpoint in front of redis-server", () => {
   });
 
   it("/multi-exec runs the commands as one transaction", async () => {
-    const answer = await send("/multi-exec", [["SET", key("m"), "5"], ["INCRBY", key("m"), 3], ["GET", key("m")]]);
+    const answer = await send("/multi-exec", [
+      ["SET", key("m"), "5"],
+      ["INCRBY", key("m"), 3],
+      ["GET", key("m")],
+    ]);
     expect(answer.json).toEqual([{ result: "OK" }, { result: 8 }, { result: "8" }]);
   });
 

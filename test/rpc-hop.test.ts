@@ -25,7 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
-const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 }, headers);
+const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) =>
+  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 }, headers);
 
 describe("which hop a call takes", () => {
   it("a plain call to a bound skill goes over RPC, with the attempt's timeout and the caller context", async () => {
@@ -56,7 +57,10 @@ describe("a bad RPC answer is the skill's failure", () => {
       message: "test.transport answered its RPC call without a JSON-RPC response; retry after 1 s",
       data: { retryAfterMs: 1000 },
     });
-    expect((await rpc("test.transport", { mode: "huge" })).json.error).toEqual({ code: -32603, message: "test.transport answered more than 8 MiB, the largest answer the gateway reads" });
+    expect((await rpc("test.transport", { mode: "huge" })).json.error).toEqual({
+      code: -32603,
+      message: "test.transport answered more than 8 MiB, the largest answer the gateway reads",
+    });
     const thrown = await rpc("test.transport", { mode: "throw" });
     expect(thrown.json.error).toEqual({ code: -32001, message: "test.transport is unreachable; retry after 1 s", data: { retryAfterMs: 1000 } });
     expect(thrown.text).not.toContain("secret internal detail");
@@ -75,7 +79,11 @@ describe("the SDK's RPC hop", () => {
     // Another bound Worker calling the skill's RPC method, with a forged context and no signature.
     const whoami = await mesh.miniflare.getWorker(mesh.skills.find((s) => s.manifest.name === "test.whoami")!.workerName);
     const forged = encodeContext({ userId: "admin", group: "staff", caller: "k_0123456789ab" });
-    const call = { body: JSON.stringify({ jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 }), headers: { "x-skillmesh-context": forged }, timeoutMs: 1_000 };
+    const call = {
+      body: JSON.stringify({ jsonrpc: "2.0", method: "test.whoami", params: {}, id: 1 }),
+      headers: { "x-skillmesh-context": forged },
+      timeoutMs: 1_000,
+    };
     const answer = JSON.parse(await (whoami as unknown as { skillmeshCall(c: unknown): Promise<string> }).skillmeshCall(call));
     expect(answer.error).toEqual({ code: -32006, message: "Unauthorized: the call is not signed by the gateway" });
     const malformed = JSON.parse(await (whoami as unknown as { skillmeshCall(c: unknown): Promise<string> }).skillmeshCall({ body: 1 }));
@@ -87,7 +95,13 @@ describe("the SDK's RPC hop", () => {
     const refusal = "refused a scheduled event that no Cron Trigger sent";
     const { json } = await post(mesh.skills.find((s) => s.manifest.name === "test.prober")!.url, {});
     expect(json).toMatchObject({ handler: { reached: false }, app: { reached: false }, manifest: { reached: true, value: "test.whoami" } });
-    expect(await eventually(async () => logs.filter((line) => line.includes(refusal)).length, (n) => n === 1, 5_000)).toBe(1);
+    expect(
+      await eventually(
+        async () => logs.filter((line) => line.includes(refusal)).length,
+        (n) => n === 1,
+        5_000,
+      ),
+    ).toBe(1);
     // The Cron Trigger itself is still served.
     await (await mesh.miniflare.getWorker("gateway")).scheduled({ cron: "* * * * *" });
     expect(logs.filter((line) => line.includes(refusal))).toHaveLength(1);

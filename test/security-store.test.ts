@@ -70,20 +70,40 @@ describe("1. one caller cannot open a breaker or decide its probe", () => {
     // Callers in turn until the breaker opens. Not a fixed number of calls: the earlier tests' successes
     // reach the store in batches (about once a second), and a late batch resets the run of failures.
     let turn = 0;
-    const answer = await eventually(() => call("v", CALLERS[turn++ % 3]), (a) => a.headers.get("x-skill-degraded") === "1", 15_000, 0);
+    const answer = await eventually(
+      () => call("v", CALLERS[turn++ % 3]),
+      (a) => a.headers.get("x-skill-degraded") === "1",
+      15_000,
+      0,
+    );
     expect(answer.headers.get("x-skill-degraded")).toBe("1");
   });
 
   it("after the open period, one caller's failing probe does not keep it open for the others", async () => {
     await control("1.0.0", "ok");
     // The attacker calls until its call is the half-open probe (it reaches 1.0.0) and fails it.
-    const probe = await eventually(() => call("poison", bearer("mallory")), (answer) => answeredBy(answer) === "test.flaky@1.0.0", 5_000, 50);
+    const probe = await eventually(
+      () => call("poison", bearer("mallory")),
+      (answer) => answeredBy(answer) === "test.flaky@1.0.0",
+      5_000,
+      50,
+    );
     expect(probe.json.error.code).toBe(-32603);
     // Another caller takes the next probe at once, and its success closes the breaker.
-    const next = await eventually(() => call("v", bearer("alice")), (answer) => answeredBy(answer) === "test.flaky@1.0.0", 1_200, 50);
+    const next = await eventually(
+      () => call("v", bearer("alice")),
+      (answer) => answeredBy(answer) === "test.flaky@1.0.0",
+      1_200,
+      50,
+    );
     expect(answeredBy(next)).toBe("test.flaky@1.0.0");
     // Closed once Alice's probe is recorded (after her response): then it stays closed.
-    await eventually(() => call("v", bearer("bob")), (answer) => answeredBy(answer) === "test.flaky@1.0.0", 1_000, 50);
+    await eventually(
+      () => call("v", bearer("bob")),
+      (answer) => answeredBy(answer) === "test.flaky@1.0.0",
+      1_000,
+      50,
+    );
     expect(await alwaysAnsweredBy("test.flaky@1.0.0", bearer("bob"))).toEqual(["test.flaky@1.0.0"]);
   });
 });
@@ -122,14 +142,22 @@ describe("4 and 13. idempotency keys belong to one identified caller", () => {
       const answer = await counter({ label: "anon" }, "order-42", headers);
       expect(answer.json.error).toMatchObject({ code: -32600, message: expect.stringMatching(/Authorization: Bearer/) });
     }
-    const peek = await post(mesh.skills.find((s) => s.manifest.name === "test.counter")!.url, { jsonrpc: "2.0", method: "test.counter", params: { label: "anon", peek: true }, id: 1 });
+    const peek = await post(mesh.skills.find((s) => s.manifest.name === "test.counter")!.url, {
+      jsonrpc: "2.0",
+      method: "test.counter",
+      params: { label: "anon", peek: true },
+      id: 1,
+    });
     expect(peek.json.result.count).toBe(0);
     expect((await counter({ label: "anon" }, "order-42", bearer("alice"))).json.result.count).toBe(1);
   });
 
   it("a single request's key never collides with a batch element's", async () => {
     expect((await counter({ label: "single" }, "B1#0", bearer("alice"))).json.result).toMatchObject({ label: "single" });
-    const batch = await post(`${mesh.gatewayUrl}/rpc`, [{ jsonrpc: "2.0", method: "test.counter", params: { label: "batch" }, id: 1 }], { "idempotency-key": "B1", ...bearer("alice") });
+    const batch = await post(`${mesh.gatewayUrl}/rpc`, [{ jsonrpc: "2.0", method: "test.counter", params: { label: "batch" }, id: 1 }], {
+      "idempotency-key": "B1",
+      ...bearer("alice"),
+    });
     expect(batch.json[0].result).toMatchObject({ label: "batch" });
     expect(batch.headers.get("idempotent-replayed")).toBeNull();
   });

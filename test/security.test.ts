@@ -37,10 +37,14 @@ afterAll(async () => {
 
 const rpc = (mesh: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) =>
   post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
-const skillOf = (mesh: Mesh, name: string, version?: string) => mesh.skills.find((s) => s.manifest.name === name && (!version || s.manifest.version === version))!;
+const skillOf = (mesh: Mesh, name: string, version?: string) =>
+  mesh.skills.find((s) => s.manifest.name === name && (!version || s.manifest.version === version))!;
 /** A registration of `subtract`'s Worker under another manifest (a binding: no URL is fetched). */
 const registerAs = (manifest: Record<string, unknown>) =>
-  admin(prod.gatewayUrl, "POST", "/deployments", { endpoint: { binding: skillOf(prod, "subtract").binding }, manifest: { ...skillOf(prod, "subtract").manifest, ...manifest } });
+  admin(prod.gatewayUrl, "POST", "/deployments", {
+    endpoint: { binding: skillOf(prod, "subtract").binding },
+    manifest: { ...skillOf(prod, "subtract").manifest, ...manifest },
+  });
 
 /** An HTTP server on loopback for the duration of a test; `hits` counts requests per path. */
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; hits: string[]; close: () => Promise<void> }> {
@@ -68,9 +72,15 @@ describe("1. a handler failure caused by the input is the caller's (-32602)", ()
 describe("3. skills trust the caller-context header only when configured to", () => {
   it("a skill that does not trust its caller sees an empty context on a forged direct call", async () => {
     const forged = base64url({ userId: "admin", group: "staff", caller: "c_0123456789abcdef" });
-    const { json } = await post(skillOf(dev, "test.whoami").url, { jsonrpc: "2.0", method: "test.whoami", id: 1 }, {
-      "x-skillmesh-context": forged, "x-user-id": "admin", "x-user-group": "staff",
-    });
+    const { json } = await post(
+      skillOf(dev, "test.whoami").url,
+      { jsonrpc: "2.0", method: "test.whoami", id: 1 },
+      {
+        "x-skillmesh-context": forged,
+        "x-user-id": "admin",
+        "x-user-group": "staff",
+      },
+    );
     expect(json.result).toMatchObject({ userId: null, group: null, session: null, caller: "anonymous" });
   });
 
@@ -95,7 +105,9 @@ describe("3. skills trust the caller-context header only when configured to", ()
     const bindings = new Map([["skill-a", "SKILL_A"]]);
     expect(registrationEndpointOf({ name: "skill-a", trustsContext: true }, bindings, "https://a.example.workers.dev")).toEqual({ binding: "SKILL_A" });
     expect(() => registrationEndpointOf({ name: "skill-b", trustsContext: true }, bindings, "https://b.example.workers.dev")).toThrow(/service binding/);
-    expect(registrationEndpointOf({ name: "skill-c", trustsContext: false }, bindings, "https://c.example.workers.dev")).toEqual({ url: "https://c.example.workers.dev" });
+    expect(registrationEndpointOf({ name: "skill-c", trustsContext: false }, bindings, "https://c.example.workers.dev")).toEqual({
+      url: "https://c.example.workers.dev",
+    });
   });
 });
 
@@ -150,7 +162,9 @@ describe("8 and 11. names that are not plain data are refused; built-ins are not
   it("refuses group names that collide with object properties, and routing stays intact", async () => {
     expect((await registerAs({ version: "2.0.0" })).status).toBe(201);
     for (const group of ["__proto__", "constructor"]) {
-      const answer = await post(`${prod.gatewayUrl}/admin/skills/subtract/canary`, `{"version":"2.0.0","groups":{"${group}":100}}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      const answer = await post(`${prod.gatewayUrl}/admin/skills/subtract/canary`, `{"version":"2.0.0","groups":{"${group}":100}}`, {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+      });
       expect(answer.status, group).toBe(400);
     }
     for (const group of ["__proto__", "constructor", "toString", "beta"]) {
@@ -216,7 +230,9 @@ describe("10. registration cannot be turned against private networks", () => {
   });
 
   it("the manifest fetch does not follow redirects", async () => {
-    const target = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(skillOf(dev, "subtract").manifest)));
+    const target = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(skillOf(dev, "subtract").manifest)),
+    );
     const redirect = await serve((_req, res) => res.writeHead(307, { location: `${target.url}manifest` }).end());
     try {
       const answer = await admin(dev.gatewayUrl, "POST", "/deployments", { endpoint: { url: redirect.url } });
@@ -307,13 +323,19 @@ describe("14. what an anonymous caller sees, and what the logs get", () => {
     const { port } = new URL(prod.gatewayUrl);
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.write(`POST /rpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"jsonrpc":"2.0","method":"subtract","params":[`);
+        socket.write(
+          `POST /rpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"jsonrpc":"2.0","method":"subtract","params":[`,
+        );
         setTimeout(() => (socket.destroy(), resolve()), 100);
       });
       socket.on("error", reject);
     });
     expect((await rpc(prod, "subtract", [5, 3])).json.result).toBe(2);
-    const noisy = await eventually(async () => logs.filter((line) => /unhandled|Network connection lost|\n\s+at /.test(line)), (found) => found.length > 0, 1_500);
+    const noisy = await eventually(
+      async () => logs.filter((line) => /unhandled|Network connection lost|\n\s+at /.test(line)),
+      (found) => found.length > 0,
+      1_500,
+    );
     expect(noisy).toEqual([]);
   });
 });

@@ -13,7 +13,10 @@ let gateway: Mesh;
 let rotated: Mesh;
 
 beforeAll(async () => {
-  const store = { upstash: { url: inject("redisRestUrl"), token: inject("redisRestToken") }, gatewayVars: { SKILLMESH_STORE_PREFIX: `sessions-${process.pid}:` } };
+  const store = {
+    upstash: { url: inject("redisRestUrl"), token: inject("redisRestToken") },
+    gatewayVars: { SKILLMESH_STORE_PREFIX: `sessions-${process.pid}:` },
+  };
   gateway = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN, ...store });
   rotated = await startMesh({ skills: [fixture("subtract")], adminToken: ROTATED_TOKEN, register: false, ...store });
 }, 120_000);
@@ -24,14 +27,25 @@ afterAll(async () => {
 
 /** Signs in on the dashboard as a browser does (a form POST); returns the session cookie. */
 async function signIn(gatewayUrl: string, credential: string): Promise<string> {
-  const response = await fetch(`${gatewayUrl}/admin/ui/session`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ key: credential }) });
+  const response = await fetch(`${gatewayUrl}/admin/ui/session`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ key: credential }),
+  });
   expect(response.status).toBe(303);
   return response.headers.get("set-cookie")!.split(";")[0]!;
 }
 
 /** What the dashboard's script does with a session: read, or change with X-Skillmesh-UI. */
 const withSession = async (gatewayUrl: string, cookie: string, method: string, path: string, body?: unknown) =>
-  (await fetch(`${gatewayUrl}/admin${path}`, { method, headers: { cookie, "x-skillmesh-ui": "1", "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) })).status;
+  (
+    await fetch(`${gatewayUrl}/admin${path}`, {
+      method,
+      headers: { cookie, "x-skillmesh-ui": "1", "content-type": "application/json" },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+  ).status;
 const createKey = (gatewayUrl: string, cookie: string, name: string) => withSession(gatewayUrl, cookie, "POST", "/keys", { name, admin: "write" });
 
 describe("a dashboard session follows its credential", () => {
@@ -41,7 +55,14 @@ describe("a dashboard session follows its credential", () => {
     expect(await createKey(gateway.gatewayUrl, cookie, "made-by-session")).toBe(201);
     expect((await admin(gateway.gatewayUrl, "DELETE", `/keys/${view.id}`)).status).toBe(200);
     // The key snapshot of every isolate catches up within about a second.
-    expect(await eventually(() => createKey(gateway.gatewayUrl, cookie, "after-revocation"), (status) => status === 401, 5_000, 100)).toBe(401);
+    expect(
+      await eventually(
+        () => createKey(gateway.gatewayUrl, cookie, "after-revocation"),
+        (status) => status === 401,
+        5_000,
+        100,
+      ),
+    ).toBe(401);
     expect(await withSession(gateway.gatewayUrl, cookie, "GET", "/keys")).toBe(401);
   });
 
@@ -49,7 +70,14 @@ describe("a dashboard session follows its credential", () => {
     const { key, view } = (await admin(gateway.gatewayUrl, "POST", "/keys", { name: "ops-downgraded", admin: "write" })).json;
     const cookie = await signIn(gateway.gatewayUrl, key);
     expect((await admin(gateway.gatewayUrl, "PATCH", `/keys/${view.id}`, { admin: "read" })).status).toBe(200);
-    expect(await eventually(() => createKey(gateway.gatewayUrl, cookie, "after-downgrade"), (status) => status === 403, 5_000, 100)).toBe(403);
+    expect(
+      await eventually(
+        () => createKey(gateway.gatewayUrl, cookie, "after-downgrade"),
+        (status) => status === 403,
+        5_000,
+        100,
+      ),
+    ).toBe(403);
     expect(await withSession(gateway.gatewayUrl, cookie, "GET", "/keys")).toBe(200);
   });
 
@@ -66,7 +94,12 @@ describe("a dashboard session follows its credential", () => {
     expect(await withSession(gateway.gatewayUrl, byKey, "DELETE", "/sessions")).toBe(200);
     for (const cookie of [byToken, byKey]) expect(await withSession(gateway.gatewayUrl, cookie, "GET", "/keys")).toBe(401);
     // The end is audited under who asked for it; a new sign-in works.
-    const entries = await eventually(async () => (await admin(gateway.gatewayUrl, "GET", "/audit?type=admin&skill=sessions")).json.entries, (found) => found.length > 0, 5_000, 100);
+    const entries = await eventually(
+      async () => (await admin(gateway.gatewayUrl, "GET", "/audit?type=admin&skill=sessions")).json.entries,
+      (found) => found.length > 0,
+      5_000,
+      100,
+    );
     expect(entries[0]).toMatchObject({ action: "DELETE /admin/sessions", status: 200, by: expect.stringMatching(/^k_/) });
     expect(await withSession(gateway.gatewayUrl, await signIn(gateway.gatewayUrl, ADMIN_TOKEN), "GET", "/keys")).toBe(200);
   });
@@ -75,10 +108,16 @@ describe("a dashboard session follows its credential", () => {
 describe("failed admin credentials are throttled per address and audited; sign-in and sign-out are audited", () => {
   type Entry = { at: number; by: string; action: string; status: number };
   const auditOf = (filter: (entry: Entry) => boolean, count: number) =>
-    eventually(async () => ((await admin(gateway.gatewayUrl, "GET", "/audit?type=admin&limit=1000")).json.entries as Entry[]).filter(filter), (found) => found.length >= count, 5_000, 100);
+    eventually(
+      async () => ((await admin(gateway.gatewayUrl, "GET", "/audit?type=admin&limit=1000")).json.entries as Entry[]).filter(filter),
+      (found) => found.length >= count,
+      5_000,
+      100,
+    );
 
   it("ten wrong admin bearers from one address, then that address is refused 429 (the right token too) while others are not", async () => {
-    const from = (address: string, token: string) => fetch(`${gateway.gatewayUrl}/admin/keys`, { headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
+    const from = (address: string, token: string) =>
+      fetch(`${gateway.gatewayUrl}/admin/keys`, { headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await from("203.0.113.7", `wrong-token-${i}`)).status);
     expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
@@ -95,7 +134,12 @@ describe("failed admin credentials are throttled per address and audited; sign-i
 
   it("the dashboard's sign-in: failures counted and audited, a success and a sign-out audited under the credential", async () => {
     const signInFrom = (address: string, credential: string) =>
-      fetch(`${gateway.gatewayUrl}/admin/ui/session`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": address }, body: new URLSearchParams({ key: credential }) });
+      fetch(`${gateway.gatewayUrl}/admin/ui/session`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": address },
+        body: new URLSearchParams({ key: credential }),
+      });
     for (let i = 0; i < 3; i++) expect((await signInFrom("198.51.100.9", `guess-${i}`)).status).toBe(401);
     const failed = await auditOf((e) => e.action === "POST /admin/ui/session" && e.status === 401, 3);
     expect(failed[0]!.by).toMatch(/^a_/);
@@ -120,19 +164,30 @@ describe("SKILLMESH_ALLOWED_ORIGINS=* opens /rpc and /mcp to pages, never the da
   afterAll(() => open?.dispose());
 
   const form = (path: string, origin: string, body = "") =>
-    fetch(`${open.gatewayUrl}/admin/ui/${path}`, { method: "POST", redirect: "manual", headers: { origin, "content-type": "application/x-www-form-urlencoded" }, body });
+    fetch(`${open.gatewayUrl}/admin/ui/${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
 
   it("a page elsewhere cannot sign a browser in (login CSRF) or out", async () => {
     const signInElsewhere = await form("session", "https://evil.example", new URLSearchParams({ key: ADMIN_TOKEN }).toString());
     expect(signInElsewhere.status).toBe(403);
     expect(signInElsewhere.headers.get("set-cookie")).toBeNull();
     expect((await form("logout", "https://evil.example")).status).toBe(403);
-    expect((await fetch(`${open.gatewayUrl}/admin/keys`, { headers: { origin: "https://evil.example", authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(403);
+    expect((await fetch(`${open.gatewayUrl}/admin/keys`, { headers: { origin: "https://evil.example", authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(
+      403,
+    );
   });
 
   it("the gateway's own page still signs in, and other pages still call /rpc", async () => {
     expect((await form("session", open.gatewayUrl, new URLSearchParams({ key: ADMIN_TOKEN }).toString())).status).toBe(303);
-    const call = await fetch(`${open.gatewayUrl}/rpc`, { method: "POST", headers: { origin: "https://app.example", "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [3, 1], id: 1 }) });
+    const call = await fetch(`${open.gatewayUrl}/rpc`, {
+      method: "POST",
+      headers: { origin: "https://app.example", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "subtract", params: [3, 1], id: 1 }),
+    });
     expect(call.status).toBe(200);
     expect(call.headers.get("access-control-allow-origin")).toBe("https://app.example");
   });

@@ -53,7 +53,9 @@ describe("a skill's MCP resources and prompts", () => {
     expect(resources.map((r) => r.uri)).toEqual(["units://table", "units://logo"]);
     expect(resources[0]).toMatchObject({ name: "units-table", title: "Length units", mimeType: "text/markdown" });
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toEqual([{ uriTemplate: "units://factor/{from}/{to}", name: "units-factor", description: "How many `to` one `from` is", mimeType: "application/json" }]);
+    expect(resourceTemplates).toEqual([
+      { uriTemplate: "units://factor/{from}/{to}", name: "units-factor", description: "How many `to` one `from` is", mimeType: "application/json" },
+    ]);
     const table = await client.readResource({ uri: "units://table" });
     expect(table.contents).toEqual([{ uri: "units://table", mimeType: "text/markdown", text: expect.stringContaining("| km | 1000 |") }]);
     const logo = await client.readResource({ uri: "units://logo" });
@@ -65,9 +67,21 @@ describe("a skill's MCP resources and prompts", () => {
     await expect(client.readResource({ uri: "units://factor/km/parsec" })).rejects.toThrow(/Unknown unit: parsec/);
     await expect(client.readResource({ uri: "units://nothing" })).rejects.toThrow(/Resource not found/);
     const { prompts } = await client.listPrompts();
-    expect(prompts).toEqual([expect.objectContaining({ name: "units.convert.convert", title: "Convert a length", arguments: [expect.objectContaining({ name: "value", required: true }), expect.objectContaining({ name: "from", required: true }), expect.objectContaining({ name: "to" })] })]);
+    expect(prompts).toEqual([
+      expect.objectContaining({
+        name: "units.convert.convert",
+        title: "Convert a length",
+        arguments: [
+          expect.objectContaining({ name: "value", required: true }),
+          expect.objectContaining({ name: "from", required: true }),
+          expect.objectContaining({ name: "to" }),
+        ],
+      }),
+    ]);
     const prompt = await client.getPrompt({ name: "units.convert.convert", arguments: { value: "3", from: "mi" } });
-    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "Convert 3 mi to m with units.convert, and say the result in one sentence." } }]);
+    expect(prompt.messages).toEqual([
+      { role: "user", content: { type: "text", text: "Convert 3 mi to m with units.convert, and say the result in one sentence." } },
+    ]);
     await expect(client.getPrompt({ name: "units.convert.convert", arguments: { from: "mi" } })).rejects.toThrow(/Missing required argument: value/);
     await expect(client.getPrompt({ name: "units.convert.nope", arguments: {} })).rejects.toThrow(/Unknown prompt/);
     await client.close();
@@ -77,10 +91,33 @@ describe("a skill's MCP resources and prompts", () => {
     const client = await v2(everything.key);
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["units://table", "units://logo"]);
     expect(((await client.readResource({ uri: "units://table" })).contents[0] as { text: string }).text).toContain("| mi | 1609.344 |");
-    expect((await client.getPrompt({ name: "units.convert.convert", arguments: { value: "1", from: "km", to: "ft" } })).messages[0]!.content).toEqual({ type: "text", text: "Convert 1 km to ft with units.convert, and say the result in one sentence." });
+    expect((await client.getPrompt({ name: "units.convert.convert", arguments: { value: "1", from: "km", to: "ft" } })).messages[0]!.content).toEqual({
+      type: "text",
+      text: "Convert 1 km to ft with units.convert, and say the result in one sentence.",
+    });
     await client.close();
-    const raw = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "prompts/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } }, { ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list" });
-    expect(raw.json.result).toMatchObject({ prompts: [expect.objectContaining({ name: "units.convert.convert" })], ttlMs: expect.any(Number), cacheScope: "private", resultType: "complete" });
+    const raw = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "prompts/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+      { ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list" },
+    );
+    expect(raw.json.result).toMatchObject({
+      prompts: [expect.objectContaining({ name: "units.convert.convert" })],
+      ttlMs: expect.any(Number),
+      cacheScope: "private",
+      resultType: "complete",
+    });
   });
 
   it("hides a skill's resources and prompts from a key that may not call it", async () => {
@@ -96,7 +133,13 @@ describe("a skill's MCP resources and prompts", () => {
 
   it("finds a skill's resources with the compact catalog's search, for the keys that may call the skill", async () => {
     const search = async (key: string) =>
-      (await post(`${mesh.gatewayUrl}/mcp?catalog=search`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "catalog.search", arguments: { query: "length units in metres", kind: "resource" } } }, { ...headers(key), "mcp-protocol-version": "2025-11-25" })).json.result.structuredContent.results;
+      (
+        await post(
+          `${mesh.gatewayUrl}/mcp?catalog=search`,
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "catalog.search", arguments: { query: "length units in metres", kind: "resource" } } },
+          { ...headers(key), "mcp-protocol-version": "2025-11-25" },
+        )
+      ).json.result.structuredContent.results;
     const hits = await search(everything.key);
     expect(hits[0]).toEqual({ kind: "resource", name: "units-table", summary: "Every unit this skill converts, in metres", uri: "units://table" });
     expect(hits.every((hit: { kind: string }) => hit.kind === "resource")).toBe(true);
@@ -104,7 +147,9 @@ describe("a skill's MCP resources and prompts", () => {
   });
 
   it("lists and gets a prompt under a virtual server's alias; its own name is unknown there", async () => {
-    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/units", { tools: ["units.*"], aliases: { convert_prompt: "units.convert.convert" } })).status).toBe(200);
+    expect((await admin(mesh.gatewayUrl, "PUT", "/servers/units", { tools: ["units.*"], aliases: { convert_prompt: "units.convert.convert" } })).status).toBe(
+      200,
+    );
     try {
       const client = new Client({ name: "skill-resources-alias", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp/units`), { requestInit: { headers: headers(everything.key) } }));
@@ -121,7 +166,12 @@ describe("a skill's MCP resources and prompts", () => {
   });
 
   it("audits every read and get, with the deployment that answered", async () => {
-    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${everything.id}`)).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
+    const entries = (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${everything.id}`)).json.entries as Array<{
+      method: string;
+      resource?: string;
+      deployment?: string;
+      code: number;
+    }>;
     const reads = entries.filter((e) => e.resource).map((e) => [e.method, e.resource, e.deployment, e.code]);
     expect(reads).toContainEqual(["resources/read", "units://table", "units.convert@1.0.0", 0]);
     expect(reads).toContainEqual(["resources/read", "units://factor/km/parsec", "units.convert@1.0.0", -32602]);
@@ -136,23 +186,43 @@ describe("subscriptions/listen for prompts and resources (2026-07-28)", () => {
     const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
       method: "POST",
       signal: controller.signal,
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "sub", method: "subscriptions/listen", params: { _meta: meta, notifications: { promptsListChanged: true, resourcesListChanged: true } } }),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers(everything.key),
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "sub",
+        method: "subscriptions/listen",
+        params: { _meta: meta, notifications: { promptsListChanged: true, resourcesListChanged: true } },
+      }),
     });
     const events = (async function* () {
       for await (const data of sseData(response.body!)) yield JSON.parse(data) as { method?: string; params?: { notifications?: object } };
     })();
     try {
-      expect((await events.next()).value).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { promptsListChanged: true, resourcesListChanged: true } } });
+      expect((await events.next()).value).toMatchObject({
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { promptsListChanged: true, resourcesListChanged: true } },
+      });
       // A skill without prompts or resources changes neither list: the next event is the package's.
       const subtract = mesh.skills.find((skill) => skill.manifest.name === "subtract")!;
       await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.again" } });
-      const notes = '---\nname: unit-notes\ndescription: How to convert units.\nallowed-tools: units.convert\nmetadata:\n  version: "1.0.0"\n---\nUse units.convert.\n';
+      const notes =
+        '---\nname: unit-notes\ndescription: How to convert units.\nallowed-tools: units.convert\nmetadata:\n  version: "1.0.0"\n---\nUse units.convert.\n';
       expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "unit-notes", files: [{ path: "SKILL.md", content: notes }] })).status).toBe(201);
       expect((await events.next()).value).toMatchObject({ method: "notifications/resources/list_changed" });
       // A skill that declares a prompt changes the prompts.
       const units = mesh.skills.find((skill) => skill.manifest.name === "units.convert")!;
-      await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: units.binding }, { manifest: { ...units.manifest, name: "units.other", resources: [], resourceTemplates: [] } });
+      await registerSkill(
+        mesh.gatewayUrl,
+        ADMIN_TOKEN,
+        { binding: units.binding },
+        { manifest: { ...units.manifest, name: "units.other", resources: [], resourceTemplates: [] } },
+      );
       expect((await events.next()).value).toMatchObject({ method: "notifications/prompts/list_changed" });
     } finally {
       controller.abort();
@@ -162,4 +232,3 @@ describe("subscriptions/listen for prompts and resources (2026-07-28)", () => {
     }
   });
 });
-

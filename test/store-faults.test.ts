@@ -23,7 +23,8 @@ let key: string;
 /** A dashboard session cookie, taken while the store answered. */
 let dashboardCookie: string;
 /** subtract(5, 3) on the keyed gateway, with these headers. */
-const subtractOnKeyed = (headers: Record<string, string>) => post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, headers);
+const subtractOnKeyed = (headers: Record<string, string>) =>
+  post(`${keyed.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, headers);
 
 beforeAll(async () => {
   local = await startLocalUpstash("faults");
@@ -44,7 +45,12 @@ beforeAll(async () => {
     skills: [fixture("subtract")],
     adminToken: ADMIN_TOKEN,
     upstash: { url: local.url, token: local.token },
-    gatewayVars: { SKILLMESH_STORE_PREFIX: "keyed:", SKILLMESH_AUTH: "required", SKILLMESH_SNAPSHOT_MAX_AGE_MS: "0", SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) },
+    gatewayVars: {
+      SKILLMESH_STORE_PREFIX: "keyed:",
+      SKILLMESH_AUTH: "required",
+      SKILLMESH_SNAPSHOT_MAX_AGE_MS: "0",
+      SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
+    },
   });
   const created = await admin(keyed.gatewayUrl, "POST", "/keys", { name: "faults", skills: ["*"], rate: "1000/min", quota: "100000/day" });
   key = `Bearer ${created.json.key}`;
@@ -132,24 +138,33 @@ function everyPathAnswers(what: string) {
   it(`${what}: MCP tools/call answers in both eras`, async () => {
     const args = { name: "subtract", arguments: { minuend: 5, subtrahend: 3 } };
     const v2025 = await timed(() =>
-      post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/call", params: args }, { authorization: key, "mcp-protocol-version": "2025-11-25" }),
+      post(
+        `${keyed.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: args },
+        { authorization: key, "mcp-protocol-version": "2025-11-25" },
+      ),
     );
     expect(v2025.value.json.result.structuredContent).toEqual({ result: 2 });
     expect(v2025.ms).toBeLessThan(ANSWER_WITHIN_MS);
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
     const v2026 = await timed(() =>
-      post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { ...args, _meta: meta } }, {
-        authorization: key, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract",
-      }),
+      post(
+        `${keyed.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { ...args, _meta: meta } },
+        {
+          authorization: key,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "subtract",
+        },
+      ),
     );
     expect(v2026.value.json.result).toMatchObject({ structuredContent: { result: 2 }, resultType: "complete" });
     expect(v2026.ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: an async job submit answers -32001 (nowhere to keep the job); jobs.list and MCP tasks/list too`, async () => {
-    const { value, ms } = await timed(() =>
-      subtractOnKeyed({ authorization: key, prefer: "respond-async" }),
-    );
+    const { value, ms } = await timed(() => subtractOnKeyed({ authorization: key, prefer: "respond-async" }));
     expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
     expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
     const { value: got, ms: getMs } = await timed(() =>
@@ -158,13 +173,24 @@ function everyPathAnswers(what: string) {
     expect(got.json.error).toMatchObject({ code: -32001 });
     expect(getMs).toBeLessThan(ANSWER_WITHIN_MS);
     // The same jobs as MCP tasks (2025-11-25).
-    const tasks = await timed(() => post(`${keyed.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} }, { authorization: key, "mcp-protocol-version": "2025-11-25" }));
+    const tasks = await timed(() =>
+      post(
+        `${keyed.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} },
+        { authorization: key, "mcp-protocol-version": "2025-11-25" },
+      ),
+    );
     expect(tasks.value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
     expect(tasks.ms).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
   it(`${what}: a gateway that never saw the registry answers -32001 with retryAfterMs`, async () => {
-    const fresh = await startMesh({ skills: [], adminToken: ADMIN_TOKEN, upstash: { url: local.url, token: local.token }, gatewayVars: { SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) } });
+    const fresh = await startMesh({
+      skills: [],
+      adminToken: ADMIN_TOKEN,
+      upstash: { url: local.url, token: local.token },
+      gatewayVars: { SKILLMESH_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) },
+    });
     try {
       const { value, ms } = await timed(() => post(`${fresh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }));
       expect(value.json.error).toMatchObject({ code: -32001, data: { retryAfterMs: expect.any(Number) } });
@@ -202,13 +228,21 @@ describe("a store that hangs while a keyed call runs", () => {
       post(`${midMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.counter", params: { label: "mid", ...params }, id: 1 }, headers);
     const running = counter({ delayMs: 1_500 }, { "idempotency-key": "mid-call", authorization: "Bearer faults" });
     // The key is claimed and the skill runs (its count moved): now the store stops answering.
-    await eventually(() => counter({ peek: true }), (answer) => answer.json.result?.count === 1, 5_000);
+    await eventually(
+      () => counter({ peek: true }),
+      (answer) => answer.json.result?.count === 1,
+      5_000,
+    );
     expect((await counter({ peek: true })).json.result.count).toBe(1);
     process.kill(midLocal.redisPid, "SIGSTOP");
     const { value, ms } = await timed(() => running);
     expect(value.json).toEqual({ jsonrpc: "2.0", result: { label: "mid", count: 1 }, id: 1 });
     expect(ms).toBeLessThan(1_500 + ANSWER_WITHIN_MS);
-    await eventually(async () => logs.join("\n"), (text) => /\[idempotency\] .*the call ran, but its answer could not be stored/.test(text), 5_000);
+    await eventually(
+      async () => logs.join("\n"),
+      (text) => /\[idempotency\] .*the call ran, but its answer could not be stored/.test(text),
+      5_000,
+    );
     expect(logs.join("\n")).toMatch(/\[idempotency\] .*the call ran, but its answer could not be stored/);
   });
 });
@@ -230,7 +264,11 @@ describe("a store that answers again (redis-server continued)", () => {
     );
     expect(idempotent.json.result).toBe(2);
     expect(Date.now() - started).toBeLessThan(10_000);
-    const health = await eventually(async () => (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as { status?: string }, (body) => body.status === "ok", 10_000);
+    const health = await eventually(
+      async () => (await (await fetch(`${mesh.gatewayUrl}/healthz`)).json()) as { status?: string },
+      (body) => body.status === "ok",
+      10_000,
+    );
     expect(health).toEqual({ status: "ok" });
     expect((await admin(mesh.gatewayUrl, "GET", "/deployments")).status).toBe(200);
   });

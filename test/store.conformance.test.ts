@@ -31,7 +31,16 @@ const drivers: Array<[string, () => Store]> = [
 ];
 
 const manifest = (name: string, version: string, extra: Partial<SkillManifest> = {}): SkillManifest => ({
-  name, version, description: "d", tags: ["t"], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {}, ...extra,
+  name,
+  version,
+  description: "d",
+  tags: ["t"],
+  idempotent: true,
+  degraded: false,
+  timeoutMs: 1000,
+  inputSchema: {},
+  outputSchema: {},
+  ...extra,
 });
 
 describe.each(drivers)("store driver %s", (driver, make) => {
@@ -75,7 +84,14 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   it("expires keys set with px", async () => {
     await store.set("k", "v", { px: 50 });
     expect(await store.get("k")).toBe("v");
-    expect(await eventually(() => store.get("k"), (value) => value === null, 2_000, 10)).toBeNull();
+    expect(
+      await eventually(
+        () => store.get("k"),
+        (value) => value === null,
+        2_000,
+        10,
+      ),
+    ).toBeNull();
     expect(await store.set("k", "again", { nx: true })).toBe(true);
   });
 
@@ -92,7 +108,11 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   });
 
   it("orders a sorted set by score and ranges by score", async () => {
-    await store.zadd("z", [{ member: "c", score: 30 }, { member: "a", score: 10 }, { member: "b", score: 20 }]);
+    await store.zadd("z", [
+      { member: "c", score: 30 },
+      { member: "a", score: 10 },
+      { member: "b", score: 20 },
+    ]);
     await store.zadd("z", [{ member: "a", score: 25 }]);
     expect(await store.zrangeByScore("z", 0, 100)).toEqual(["b", "a", "c"]);
     expect(await store.zrangeByScore("z", 21, 29)).toEqual(["a"]);
@@ -101,7 +121,13 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   });
 
   it("ranges a sorted set highest first and a page at a time, ties by member as Redis orders them", async () => {
-    await store.zadd("zr", [{ member: "a", score: 1 }, { member: "b", score: 2 }, { member: "c", score: 2 }, { member: "d", score: 3 }, { member: "e", score: 4 }]);
+    await store.zadd("zr", [
+      { member: "a", score: 1 },
+      { member: "b", score: 2 },
+      { member: "c", score: 2 },
+      { member: "d", score: 3 },
+      { member: "e", score: 4 },
+    ]);
     expect(await store.zrangeByScore("zr", -Infinity, Infinity, { reverse: true })).toEqual(["e", "d", "c", "b", "a"]);
     expect(await store.zrangeByScore("zr", 2, 3, { reverse: true })).toEqual(["d", "c", "b"]);
     expect(await store.zrangeByScore("zr", -Infinity, 3, { reverse: true, page: { offset: 1, count: 2 } })).toEqual(["c", "b"]);
@@ -114,7 +140,17 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     const now = Date.now();
     for (let i = 0; i < 230; i++) {
       const createdAt = now - 230 + i;
-      await jobs.create({ id: `j_${String(i).padStart(3, "0")}`, owner: "k_many", method: "m", context: { caller: "k_many" }, status: i % 2 ? "completed" : "queued", createdAt, updatedAt: createdAt, expiresAt: createdAt + 3_600_000, fingerprint: "f" });
+      await jobs.create({
+        id: `j_${String(i).padStart(3, "0")}`,
+        owner: "k_many",
+        method: "m",
+        context: { caller: "k_many" },
+        status: i % 2 ? "completed" : "queued",
+        createdAt,
+        updatedAt: createdAt,
+        expiresAt: createdAt + 3_600_000,
+        fingerprint: "f",
+      });
     }
     const seen: string[] = [];
     let before: number | undefined;
@@ -153,11 +189,15 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   it("idempotency: 20 concurrent runOnce calls execute once and agree", async () => {
     let runs = 0;
     const options = { ttlMs: 10_000, pendingTtlMs: 10_000, waitMs: 5_000, pollMs: 10 };
-    const results = await Promise.all(Array.from({ length: 20 }, () => runOnce(store, "once", "fp", options, async () => {
-      runs++;
-      await new Promise((r) => setTimeout(r, 50));
-      return { ok: true as const, result: { n: runs }, deployment: "s@1" };
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        runOnce(store, "once", "fp", options, async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 50));
+          return { ok: true as const, result: { n: runs }, deployment: "s@1" };
+        }),
+      ),
+    );
     expect(runs).toBe(1);
     expect(new Set(results.map((r) => JSON.stringify(r.outcome)))).toEqual(new Set([JSON.stringify({ ok: true, result: { n: 1 }, deployment: "s@1" })]));
     expect(results.filter((r) => r.replayed)).toHaveLength(19);
@@ -166,7 +206,8 @@ describe.each(drivers)("store driver %s", (driver, make) => {
   describe("breaker", () => {
     const policy = JSON.stringify(DEFAULT_BREAKER_POLICY);
     /** One record: `successes` since the last one, then a failure of `failedBy` ("" = none). */
-    const record = (key: string, now: number, successes: number, failedBy = "", probe = "") => store.run(recordOutcome, [key], [now, successes, failedBy, probe, policy]);
+    const record = (key: string, now: number, successes: number, failedBy = "", probe = "") =>
+      store.run(recordOutcome, [key], [now, successes, failedBy, probe, policy]);
     const claim = (key: string, now: number, token: string, caller: string) => store.run(claimProbe, [key], [now, token, 15_000, caller]);
 
     it("opens on 5 failures in a row not counting the caller with most of them; a success resets the streak", async () => {
@@ -225,7 +266,7 @@ describe.each(drivers)("store driver %s", (driver, make) => {
       for (let i = 0; i < 9; i++) await record("cap", t, 0, ["a", "b", "c"][i % 3]);
       const periods: number[] = [];
       let now = t;
-      let openUntil = (statusOf(await store.get("cap"))).openUntil;
+      let openUntil = statusOf(await store.get("cap")).openUntil;
       for (let round = 0; round < 6; round++) {
         periods.push(openUntil - now);
         now = openUntil;
@@ -276,7 +317,12 @@ describe.each(drivers)("store driver %s", (driver, make) => {
     expect(await store.run(addMetrics, ["m"], [60_000, add({ k_d: sums(5, 0), k_e: sums(1, 0) }), 3])).toBe(13);
     const window = TallySchema.parse(JSON.parse((await store.get("m"))!));
     expect({ calls: window.calls, errors: window.errors, latency: window.latency }).toEqual({ calls: 13, errors: 2, latency: { "231": 13, "12": 2 } });
-    expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency["231"], s.latency["12"]]]))).toEqual({ k_a: [5, 1, 5, 1], k_b: [1, 0, 1, undefined], k_c: [1, 1, 1, 1], [OTHER_CALLERS]: [6, 0, 6, undefined] });
+    expect(Object.fromEntries(Object.entries(window.callers).map(([c, s]) => [c, [s.calls, s.errors, s.latency["231"], s.latency["12"]]]))).toEqual({
+      k_a: [5, 1, 5, 1],
+      k_b: [1, 0, 1, undefined],
+      k_c: [1, 1, 1, 1],
+      [OTHER_CALLERS]: [6, 0, 6, undefined],
+    });
     // A window written before callers were counted reads as one with none.
     await store.set("old", JSON.stringify(sums(2, 0)));
     await store.run(addMetrics, ["old"], [60_000, JSON.stringify({ ...sums(0, 0), callers: {} }), 3]);
@@ -320,7 +366,19 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
       const to = Math.min(list.length - 1, stop < 0 ? list.length + stop : stop);
       return from > to ? [] : list.slice(from, to + 1);
     };
-    for (const [start, stop] of [[0, 2], [0, -1], [1, 3], [-2, -1], [2, 1], [0, 99], [4, 99], [-99, 0], [6, 9], [0, -7], [-3, 4]] as const) {
+    for (const [start, stop] of [
+      [0, 2],
+      [0, -1],
+      [1, 3],
+      [-2, -1],
+      [2, 1],
+      [0, 99],
+      [4, 99],
+      [-99, 0],
+      [6, 9],
+      [0, -7],
+      [-3, 4],
+    ] as const) {
       const reply = await store.run(trimmed, ["list"], [start, stop]);
       const kept = driver === "memory" ? (reply as [string[], number])[0] : reply;
       expect(kept, `LTRIM ${start} ${stop}`).toEqual(reference(start, stop));
@@ -331,7 +389,18 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
   it("jobs: move only along their statuses; a cancel that comes first is not overwritten; [] stays []", async () => {
     const jobs = new JobStore(store, 60_000);
     const now = Date.now();
-    const job = { id: "j_1", owner: "k_1", method: "m", params: [], context: { caller: "k_1" }, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + 60_000, fingerprint: "f" };
+    const job = {
+      id: "j_1",
+      owner: "k_1",
+      method: "m",
+      params: [],
+      context: { caller: "k_1" },
+      status: "queued" as const,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + 60_000,
+      fingerprint: "f",
+    };
     expect(await jobs.create(job)).toBe(true);
     expect(await jobs.create(job)).toBe(false); // a retried submit finds it
     expect((await jobs.move("j_1", ["queued"], { status: "running" }, now + 1))?.status).toBe("running");
@@ -346,10 +415,21 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
   it("jobs: an owner's index keeps about a ttl of jobs, and expires a ttl after the newest", async () => {
     const ttl = 60_000;
     const jobs = new JobStore(store, ttl);
-    const at = (id: string, createdAt: number) => ({ id, owner: "k_9", method: "m", context: { caller: "k_9" }, status: "queued" as const, createdAt, updatedAt: createdAt, expiresAt: createdAt + ttl, fingerprint: "f" });
+    const at = (id: string, createdAt: number) => ({
+      id,
+      owner: "k_9",
+      method: "m",
+      context: { caller: "k_9" },
+      status: "queued" as const,
+      createdAt,
+      updatedAt: createdAt,
+      expiresAt: createdAt + ttl,
+      fingerprint: "f",
+    });
     const now = Date.now();
     // Jobs submitted over three ttls: an index that kept every one would grow without end.
-    for (const [i, createdAt] of [now - 3 * ttl, now - 2 * ttl, now - ttl - 1, now - ttl + 1_000, now].entries()) expect(await jobs.create(at(`j_${i}`, createdAt))).toBe(true);
+    for (const [i, createdAt] of [now - 3 * ttl, now - 2 * ttl, now - ttl - 1, now - ttl + 1_000, now].entries())
+      expect(await jobs.create(at(`j_${i}`, createdAt))).toBe(true);
     const indexed = await store.zrangeByScore("sm:jobs:k_9", -Infinity, Infinity);
     expect(indexed).toEqual(["j_3", "j_4"]);
     expect((await jobs.list("k_9", { limit: 10 }, now)).jobs.map((j) => j.id)).toEqual(["j_4", "j_3"]);
@@ -357,7 +437,12 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
     const short = new JobStore(store, 300);
     expect(await short.create({ ...at("j_short", Date.now()), owner: "k_short", context: { caller: "k_short" } })).toBe(true);
     expect(await store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity)).toEqual(["j_short"]);
-    await eventually(() => store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity), (left) => left.length === 0, 3_000, 50);
+    await eventually(
+      () => store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity),
+      (left) => left.length === 0,
+      3_000,
+      50,
+    );
     expect(await store.zrangeByScore("sm:jobs:k_short", -Infinity, Infinity)).toEqual([]);
   });
 
@@ -388,7 +473,9 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
     const versions = Array.from({ length: 10 }, (_, i) => `1.${i}.0`);
     await Promise.all([
       ...names.map((name) => repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now())),
-      ...versions.map((version) => repo.register({ manifest: manifest("skill.same", version), endpoint: { binding: "X" }, registrationId: version }, Date.now())),
+      ...versions.map((version) =>
+        repo.register({ manifest: manifest("skill.same", version), endpoint: { binding: "X" }, registrationId: version }, Date.now()),
+      ),
     ]);
     const { rev, doc } = await repo.read();
     expect(Object.keys(doc.deployments).length).toBe(110);
@@ -400,7 +487,8 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
 
   it("registry: a poll names the skills written after a revision, and only those", async () => {
     const repo = new RegistryRepository(store);
-    for (const name of ["a", "b", "c"]) await repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now());
+    for (const name of ["a", "b", "c"])
+      await repo.register({ manifest: manifest(name, "1.0.0"), endpoint: { binding: "X" }, registrationId: name }, Date.now());
     const { rev } = await repo.poll(Date.now());
     await repo.register({ manifest: manifest("b", "2.0.0"), endpoint: { binding: "X" }, registrationId: "b2" }, Date.now());
     await repo.deregister(["c@1.0.0"], Date.now());
@@ -435,8 +523,20 @@ redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.
     expect(stored.expired).toEqual(["s@1.0.0"]);
     // The heartbeat lands between the sweeper's read and its write (by a gateway whose clock is
     // behind: the deployment had not expired for it, so the heartbeat moved only the deadline).
-    expect((await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 }, now + 9_000)).changed).toBe(false);
-    const sweep = { name: "s", expectedVersion: stored.version, raw: "", now: now + 11_000, mustBeExpired: stored.expired, forget: stored.expired, deadlines: [], events: [], keepEvents: 100 };
+    expect(
+      (await repo.register({ manifest: manifest("s", "1.0.0"), endpoint: { binding: "X" }, registrationId: "r", ttlSeconds: 10 }, now + 9_000)).changed,
+    ).toBe(false);
+    const sweep = {
+      name: "s",
+      expectedVersion: stored.version,
+      raw: "",
+      now: now + 11_000,
+      mustBeExpired: stored.expired,
+      forget: stored.expired,
+      deadlines: [],
+      events: [],
+      keepEvents: 100,
+    };
     expect((await store.run(writeSkill, keys, skillWriteArgs(sweep))).version).toBe(-1);
     expect(Object.keys((await repo.read()).doc.deployments)).toEqual(["s@1.0.0"]);
   });

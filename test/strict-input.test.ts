@@ -17,12 +17,16 @@ beforeAll(async () => {
 afterAll(() => mesh?.dispose());
 
 const rpc = (method: string, params: unknown) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method, params });
-const mcp = (method: string, params: unknown) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { "mcp-protocol-version": "2025-11-25" });
+const mcp = (method: string, params: unknown) =>
+  post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { "mcp-protocol-version": "2025-11-25" });
 
 describe("strict inputs", () => {
   it("refuses a field the input does not declare, naming it", async () => {
     const { json } = await rpc("subtract", { minuend: 5, subtrahend: 2, volume: 11 });
-    expect(json.error).toMatchObject({ code: -32602, data: { issues: [{ path: "volume", code: "unrecognized_keys", message: expect.stringContaining("unknown field") }] } });
+    expect(json.error).toMatchObject({
+      code: -32602,
+      data: { issues: [{ path: "volume", code: "unrecognized_keys", message: expect.stringContaining("unknown field") }] },
+    });
     expect((await rpc("subtract", { minuend: 5, subtrahend: 2 })).json.result).toBe(3);
     // A model reads the field's name in the tool error.
     const tool = await mcp("tools/call", { name: "subtract", arguments: { minuend: 5, subtrahnd: 2 } });

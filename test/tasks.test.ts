@@ -19,7 +19,8 @@ const seen = async (): Promise<{ started: number; finished: number; cancelled: n
   (await fetch(`${mesh.skills.find((s) => s.manifest.name === "test.long")!.url}/control`)).json();
 
 describe("MCP 2025-11-25 tasks", () => {
-  const mcp = (method: string, params: unknown, id: string | number = 1) => post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id, method, params }, { "mcp-protocol-version": "2025-11-25" });
+  const mcp = (method: string, params: unknown, id: string | number = 1) =>
+    post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id, method, params }, { "mcp-protocol-version": "2025-11-25" });
 
   it("advertises tasks for tools/call, and every tool may run as one", async () => {
     const init = await mcp("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });
@@ -34,7 +35,13 @@ describe("MCP 2025-11-25 tasks", () => {
   it("creates a task on request, findable at once; tasks/result waits for the tool result; tasks/list lists it", async () => {
     const created = await mcp("tools/call", { name: "test.long", arguments: { steps: 3, stepMs: 200 }, task: { ttl: 60_000 } });
     const { task } = created.json.result;
-    expect(task).toMatchObject({ taskId: expect.stringMatching(/^j_/), status: "working", pollInterval: 1_000, ttl: expect.any(Number), createdAt: expect.stringMatching(/Z$/) });
+    expect(task).toMatchObject({
+      taskId: expect.stringMatching(/^j_/),
+      status: "working",
+      pollInterval: 1_000,
+      ttl: expect.any(Number),
+      createdAt: expect.stringMatching(/Z$/),
+    });
     expect((await mcp("tasks/get", { taskId: task.taskId })).json.result).toMatchObject({ taskId: task.taskId, status: "working" });
     const result = await mcp("tasks/result", { taskId: task.taskId });
     expect(result.json.result).toMatchObject({ structuredContent: { steps: 3 }, _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
@@ -59,14 +66,20 @@ describe("MCP 2025-11-25 tasks", () => {
 
   it("answers an unknown task with -32602", async () => {
     for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
-      expect((await mcp(method, { taskId: "j_nope" })).json.error, method).toMatchObject({ code: -32602, message: expect.stringMatching(/^Unknown task: j_nope \(tasks are kept \d+ h/) });
+      expect((await mcp(method, { taskId: "j_nope" })).json.error, method).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/^Unknown task: j_nope \(tasks are kept \d+ h/),
+      });
     }
     expect((await mcp("tasks/list", { cursor: "not-a-cursor" })).json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid cursor/) });
   });
 });
 
 describe("MCP 2026-07-28 tasks extension", () => {
-  const withTasks = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } };
+  const withTasks = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
   const without = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
   const mcp = (method: string, params: Record<string, unknown>, meta: object, name?: string) =>
     post(
@@ -85,12 +98,26 @@ describe("MCP 2026-07-28 tasks extension", () => {
     const sync = await mcp("tools/call", call, without, "test.long");
     expect(sync.json.result).toMatchObject({ resultType: "complete", structuredContent: { steps: 2 } });
     // A short skill is answered at once, extension or not.
-    expect((await mcp("tools/call", { name: "sum", arguments: { params: [1, 2] } }, withTasks, "sum")).json.result).toMatchObject({ resultType: "complete", structuredContent: { result: 3 } });
+    expect((await mcp("tools/call", { name: "sum", arguments: { params: [1, 2] } }, withTasks, "sum")).json.result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { result: 3 },
+    });
 
     const created = await mcp("tools/call", call, withTasks, "test.long");
-    expect(created.json.result).toMatchObject({ resultType: "task", taskId: expect.stringMatching(/^j_/), status: "working", ttlMs: expect.any(Number), pollIntervalMs: 1_000 });
+    expect(created.json.result).toMatchObject({
+      resultType: "task",
+      taskId: expect.stringMatching(/^j_/),
+      status: "working",
+      ttlMs: expect.any(Number),
+      pollIntervalMs: 1_000,
+    });
     const { taskId } = created.json.result;
-    const done = await eventually(() => mcp("tasks/get", { taskId }, withTasks, taskId), (answer) => answer.json.result?.status === "completed", 10_000, 100);
+    const done = await eventually(
+      () => mcp("tasks/get", { taskId }, withTasks, taskId),
+      (answer) => answer.json.result?.status === "completed",
+      10_000,
+      100,
+    );
     expect(done.json.result).toMatchObject({ resultType: "complete", taskId, status: "completed", result: { structuredContent: { steps: 2 } } });
   });
 

@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, TRACING_FIXTURES, post } from "./support/fixtures.js";
 
-interface ExportedSpan { name: string; traceId: string; spanId: string; parentSpanId: string | null; attributes: Record<string, unknown> }
+interface ExportedSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  attributes: Record<string, unknown>;
+}
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -22,7 +28,11 @@ const spansOf = async (url: string) => (await (await fetch(`${url}/__spans`)).js
 
 it("joins the gateway's spans and the skill's span into the caller's trace", async () => {
   const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
-  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, "x-user-group": "beta" });
+  const answer = await post(
+    `${mesh.gatewayUrl}/rpc`,
+    { jsonrpc: "2.0", method: "test.traced", id: 1 },
+    { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, "x-user-group": "beta" },
+  );
   expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-01$`));
 
   const gatewaySpans = (await spansOf(mesh.gatewayUrl)).filter((s) => s.traceId === callerTrace);
@@ -39,8 +49,13 @@ it("joins the gateway's spans and the skill's span into the caller's trace", asy
   // The skill was told the forward span's id: its ctx.traceparent names its parent.
   expect(answer.json.result.traceparent.split("-")[2]).toBe(forward.spanId);
   expect(call.attributes).toMatchObject({
-    "rpc.method": "test.traced", "skillmesh.skill": "test.traced", "skillmesh.version": "1.0.0", "skillmesh.group": "beta",
-    "skillmesh.outcome": "ok", "skillmesh.degraded": false, "skillmesh.replayed": false,
+    "rpc.method": "test.traced",
+    "skillmesh.skill": "test.traced",
+    "skillmesh.version": "1.0.0",
+    "skillmesh.group": "beta",
+    "skillmesh.outcome": "ok",
+    "skillmesh.degraded": false,
+    "skillmesh.replayed": false,
   });
 });
 
@@ -55,7 +70,11 @@ it("starts one trace per call when the caller sends none, still joined across Wo
 
 it("hangs a pipeline's steps under its call, and each step's gateway call under its step", async () => {
   const callerTrace = "5ce0e9a56015fec5aadfa328ae398115";
-  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced-pipeline", params: {}, id: 3 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` });
+  const answer = await post(
+    `${mesh.gatewayUrl}/rpc`,
+    { jsonrpc: "2.0", method: "test.traced-pipeline", params: {}, id: 3 },
+    { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` },
+  );
   expect(answer.json.result).toEqual({ first: expect.stringContaining(callerTrace), second: expect.stringContaining(callerTrace) });
 
   const pipelineUrl = mesh.skills.find((s) => s.manifest.name === "test.traced-pipeline")!.url;
@@ -75,7 +94,12 @@ it("hangs a pipeline's steps under its call, and each step's gateway call under 
 });
 
 describe("export with @microlabs/otel-cf-workers (the writing-skills guide's example)", () => {
-  interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string }
+  interface OtlpSpan {
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    name: string;
+  }
   const received: OtlpSpan[] = [];
   /** The span ids above `span` in its trace, nearest first. */
   const ancestorsOf = (span: OtlpSpan | undefined): string[] => {
@@ -110,7 +134,11 @@ describe("export with @microlabs/otel-cf-workers (the writing-skills guide's exa
 
   it("exports the gateway's spans in the caller's trace, and the skill's span nests under the forward", async () => {
     const callerTrace = "5bf92f3577b34da6a3ce929d0e0e4737";
-    const answer = await post(`${otelMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` });
+    const answer = await post(
+      `${otelMesh.gatewayUrl}/rpc`,
+      { jsonrpc: "2.0", method: "test.traced", id: 1 },
+      { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` },
+    );
     expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-`));
     const deadline = Date.now() + 10_000;
     while (!received.some((s) => s.name === "skillmesh.forward") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -133,7 +161,8 @@ describe("export with @microlabs/otel-cf-workers (the writing-skills guide's exa
     await post(`${otelMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.otel", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b9-01` });
     const deadline = Date.now() + 10_000;
     const skillSpan = () => received.find((s) => s.traceId === callerTrace && s.name === "skill test.otel");
-    while (!(skillSpan() && received.some((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!(skillSpan() && received.some((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     const forward = received.find((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")!;
     expect(ancestorsOf(skillSpan())).toContain(forward.spanId);
   });

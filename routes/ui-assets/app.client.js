@@ -9,7 +9,9 @@ for (const form of document.querySelectorAll("form[data-api]")) {
     const fields = Object.fromEntries(new FormData(form));
     const shape = form.dataset.shape;
     const body =
-      shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } } : shape === "approve" ? { version: fields.version, [fields.subject === "tool" ? "tools" : "offerings"]: { [fields.key]: fields.hash } } : fields;
+      shape === "canary" ? { version: fields.version, groups: { [fields.group]: Number(fields.weight) } }
+      : shape === "approve" ? { version: fields.version, [fields.subject === "tool" ? "tools" : "offerings"]: { [fields.key]: fields.hash } }
+      : fields;
     const method = form.dataset.method;
     const response = await fetch(form.dataset.api, {
       method,

@@ -94,7 +94,8 @@ compact catalog at ${fullTools} tools (${size} corpus + the shipped skills + ski
 
 /** A SKILL.md of about `tokens` tokens of instructions. */
 function largeSkillMd(name: string, description: string, tokens: number): string {
-  const paragraph = "When a frame fails its CRC, check the wiring, the baud rate and the parity before anything else; several in a row mean the line settings differ between the master and the slaves. ";
+  const paragraph =
+    "When a frame fails its CRC, check the wiring, the baud rate and the parity before anything else; several in a row mean the line settings differ between the master and the slaves. ";
   const header = `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\nallowed-tools: subtract\nmetadata:\n  version: "1.0.0"\n---\n# ${name}\n\n`;
   let body = "";
   while (tokensOf(header + body) < tokens) body += paragraph.repeat(20);
@@ -121,7 +122,10 @@ export async function packagesAtScale(size: number): Promise<void> {
         Array.from({ length: 8 }, async () => {
           while (next < count) {
             const i = next++;
-            await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: packageNameOf(i), files: [{ path: "SKILL.md", content: skillMd(i) }] });
+            await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", {
+              name: packageNameOf(i),
+              files: [{ path: "SKILL.md", content: skillMd(i) }],
+            });
           }
         }),
       );
@@ -156,12 +160,15 @@ export async function packagesAtScale(size: number): Promise<void> {
         ratios.push(rates[0]! / rates[1]!);
       }
       const sorted = [...ratios].sort((a, b) => a - b);
-      console.log(`  ${label.padEnd(36)} ${`${median(perSide[0]!)}/s`.padStart(11)}  ${`${median(perSide[1]!)}/s`.padStart(13)}  cost ratio ${median(ratios).toFixed(2)}x (aim <= 1.2x; quartiles ${sorted[2]!.toFixed(2)}–${sorted[5]!.toFixed(2)})`);
+      console.log(
+        `  ${label.padEnd(36)} ${`${median(perSide[0]!)}/s`.padStart(11)}  ${`${median(perSide[1]!)}/s`.padStart(13)}  cost ratio ${median(ratios).toFixed(2)}x (aim <= 1.2x; quartiles ${sorted[2]!.toFixed(2)}–${sorted[5]!.toFixed(2)})`,
+      );
     }
     // A search among every package: the first builds the caller's index (kept per package revision
     // and grants); then the corpus's queries for its tools, asked of the packages named after them.
     const search = async (query: string): Promise<Array<{ name: string }>> =>
-      (await mcp(`${meshes[1]!.gatewayUrl}/mcp?catalog=search`, "tools/call", { name: "catalog.search", arguments: { query, kind: "skill", limit: 5 } })).structuredContent.results;
+      (await mcp(`${meshes[1]!.gatewayUrl}/mcp?catalog=search`, "tools/call", { name: "catalog.search", arguments: { query, kind: "skill", limit: 5 } }))
+        .structuredContent.results;
     const firstMs = await timedMs(() => search("decode a modbus frame"));
     const asked = QUERIES.flatMap(({ query, want }) => {
       const i = CORPUS_NAMES.indexOf(want);
@@ -177,7 +184,9 @@ export async function packagesAtScale(size: number): Promise<void> {
     // The worst case: a word of every package's description, so every package is scored.
     const everywhere: number[] = [];
     for (let i = 0; i < 20; i++) everywhere.push(await timedMs(() => search("reads its")));
-    console.log(`  catalog.search among ${size} packages    first ${firstMs.toFixed(0)} ms (builds the index)   p50 ${median(latencies).toFixed(1)} ms (aim <= 10)   max ${Math.max(...latencies).toFixed(1)} ms   recall@5 ${found}/${asked.length}`);
+    console.log(
+      `  catalog.search among ${size} packages    first ${firstMs.toFixed(0)} ms (builds the index)   p50 ${median(latencies).toFixed(1)} ms (aim <= 10)   max ${Math.max(...latencies).toFixed(1)} ms   recall@5 ${found}/${asked.length}`,
+    );
     console.log(`    a word every package has ("reads")    p50 ${median(everywhere).toFixed(1)} ms`);
   } finally {
     for (const mesh of meshes) await mesh.dispose();

@@ -105,7 +105,9 @@ export async function runTrivialRatio(options: { pairs: number; seconds: number 
   const { mesh, side, bare } = await startTrivialMesh("trivial-gateway", { bareHop: true });
   try {
     const s = await pairedRuns(bare, side, options);
-    console.log(`\nThe trivial call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): bare hop ${s.meanA.toFixed(0)} req/s, gateway ${s.meanB.toFixed(0)} req/s`);
+    console.log(
+      `\nThe trivial call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): bare hop ${s.meanA.toFixed(0)} req/s, gateway ${s.meanB.toFixed(0)} req/s`,
+    );
     console.log(`  gateway/bare hop: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})   (target >= 0.80x)`);
   } finally {
     await mesh.dispose();

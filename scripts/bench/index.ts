@@ -71,7 +71,17 @@ import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runCatalog } from "./catalog.js";
 import { runSoak } from "./soak.js";
-import { BARE_HOP_DIR, MCP_HEADERS, SUBTRACT_DIR, TRIVIAL, TRIVIAL_MCP_2026, MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS, TRIVIAL_ROUTES, TRIVIAL_UPSTREAM_DIR, type TrivialRoute } from "./trivial.js";
+import {
+  BARE_HOP_DIR,
+  MCP_HEADERS,
+  SUBTRACT_DIR,
+  TRIVIAL,
+  TRIVIAL_MCP_2026,
+  MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS,
+  TRIVIAL_ROUTES,
+  TRIVIAL_UPSTREAM_DIR,
+  type TrivialRoute,
+} from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
 const { values } = parseArgs({
@@ -132,17 +142,41 @@ const PAGE = `<html><head><title>Solar</title></head><body><p>${"Solar panels tu
 /** web.digest (html.extract → text.summarize, one pipeline call) vs the same two calls made by the client. */
 const DIGEST = JSON.stringify({ jsonrpc: "2.0", method: "web.digest", params: { html: PAGE }, id: 1 });
 const EXTRACT = JSON.stringify({ jsonrpc: "2.0", method: "html.extract", params: { html: PAGE }, id: 1 });
-const ROUTED = JSON.stringify({ jsonrpc: "2.0", method: "skills.call", params: { capability: "grid.*", arguments: { frame: "11 03 00 6B 00 03 76 87" }, policy: { prefer: "reliable" } }, id: 1 });
-const SUMMARIZE = JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 }, id: 1 });
+const ROUTED = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "skills.call",
+  params: { capability: "grid.*", arguments: { frame: "11 03 00 6B 00 03 76 87" }, policy: { prefer: "reliable" } },
+  id: 1,
+});
+const SUMMARIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "text.summarize",
+  params: { text: "Meters speak Modbus. Gateways route calls. Skills answer.", sentences: 1 },
+  id: 1,
+});
 
-const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } }, id: 1 });
+const MCP_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "tools/call",
+  params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" } },
+  id: 1,
+});
 const MCP_2026_CALL = JSON.stringify({
   jsonrpc: "2.0",
   method: "tools/call",
-  params: { name: "modbus.decode", arguments: { frame: "11 03 00 6B 00 03 76 87" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+  params: {
+    name: "modbus.decode",
+    arguments: { frame: "11 03 00 6B 00 03 76 87" },
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+  },
   id: 1,
 });
-const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "modbus.decode" };
+const MCP_2026_HEADERS = {
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "modbus.decode",
+};
 
 /** Starts an SDK reference server (`script`, beside this file) in its own Node process; resolves its URL. */
 async function startSdkServer(stops: Array<() => Promise<void>>, script: string): Promise<string> {
@@ -182,9 +216,17 @@ try {
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
   const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir, upstreamDir, fetchHopDir];
-  const mesh = await startMesh({ skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const mesh = await startMesh({
+    skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered],
+    adminToken,
+    upstash,
+    register: false,
+    gatewayVars: { SKILLMESH_AUTH: "required" },
+  });
   stops.push(() => mesh.dispose());
-  for (const skill of mesh.skills) if (!unregistered.includes(skill.dir)) await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
+  for (const skill of mesh.skills)
+    if (!unregistered.includes(skill.dir))
+      await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
   const urlOf = (dir: string) => mesh.skills.find((s) => s.dir === dir)!.url;
   const newKey = async (grants: object) => `Bearer ${KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", grants)).key}`;
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
@@ -214,7 +256,13 @@ try {
       url: rpc,
       body: EXTRACT,
       headers: () => ({ authorization: key }),
-      follow: (extracted, step) => (step ? undefined : { url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: (extracted as { text: string }).text, sentences: 3 }, id: 2 }) }),
+      follow: (extracted, step) =>
+        step ? undefined : (
+          {
+            url: rpc,
+            body: JSON.stringify({ jsonrpc: "2.0", method: "text.summarize", params: { text: (extracted as { text: string }).text, sentences: 3 }, id: 2 }),
+          }
+        ),
     },
     { name: "ratelimited", url: rpc, body: MODBUS, headers: () => ({ authorization: limitedKey }) },
     { name: "idempotent", url: rpc, body: MODBUS, headers: () => ({ "idempotency-key": randomUUID(), authorization: key }) },
@@ -226,18 +274,35 @@ try {
     { name: "mcp-sdk-v2", url: sdkV2Url, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "mcp-cf-handler", url: `${urlOf(cfMcpDir)}/`, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "fed-direct", url: `${urlOf(upstreamDir)}/`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
-    { name: "fed-fetch-hop", url: `${urlOf(fetchHopDir)}/?to=${encodeURIComponent(`${urlOf(upstreamDir)}/`)}`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
-    { name: "fed-mcp", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026.replace('"subtract"', '"trivial.subtract"'), headers: () => ({ ...TRIVIAL_MCP_2026_HEADERS, "mcp-name": "trivial.subtract", authorization: key }) },
+    {
+      name: "fed-fetch-hop",
+      url: `${urlOf(fetchHopDir)}/?to=${encodeURIComponent(`${urlOf(upstreamDir)}/`)}`,
+      body: TRIVIAL_MCP_2026,
+      headers: () => TRIVIAL_MCP_2026_HEADERS,
+    },
+    {
+      name: "fed-mcp",
+      url: `${mesh.gatewayUrl}/mcp`,
+      body: TRIVIAL_MCP_2026.replace('"subtract"', '"trivial.subtract"'),
+      headers: () => ({ ...TRIVIAL_MCP_2026_HEADERS, "mcp-name": "trivial.subtract", authorization: key }),
+    },
     {
       name: "fed-sdk",
       url: `${mesh.gatewayUrl}/mcp`,
       body: MCP_2026_CALL.replace('"modbus.decode"', '"sdk.modbus.decode"'),
       headers: () => ({ ...MCP_2026_HEADERS, "mcp-name": "sdk.modbus.decode", authorization: key }),
     },
-    { name: "fed-rpc", url: rpc, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization: key }) },
+    {
+      name: "fed-rpc",
+      url: rpc,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+      headers: () => ({ authorization: key }),
+    },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
-  console.log(`Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`);
+  console.log(
+    `Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`,
+  );
   console.log(`  warming every side …`);
   for (const side of sides) await load(side, 500, empty(), CONCURRENCY); // warm every isolate and cache
 
@@ -326,15 +391,23 @@ fed-list:                      ${(pages.count / Math.max(1, listSample.requests)
     const rps = await wrkSides(trivial, runs);
     for (const [name, value] of rps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const over = (a: string, b: string) => (rps.get(a)! / rps.get(b)!).toFixed(2);
-    console.log(`trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`);
-    console.log(`inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   over RPC: ${over("trivial-inspect-rpc", "trivial-bare")}x   gateway/inspecting RPC hop: ${over("trivial-gateway", "trivial-inspect-rpc")}x   (what reading the call and the answer costs, on each transport; what the gateway adds to it)`);
+    console.log(
+      `trivial gateway/bare hop (wrk): ${over("trivial-gateway", "trivial-bare")}x   (target >= 0.80x)   gateway/direct: ${over("trivial-gateway", "trivial-direct")}x`,
+    );
+    console.log(
+      `inspecting hop/bare hop (wrk): ${over("trivial-inspect", "trivial-bare")}x   over RPC: ${over("trivial-inspect-rpc", "trivial-bare")}x   gateway/inspecting RPC hop: ${over("trivial-gateway", "trivial-inspect-rpc")}x   (what reading the call and the answer costs, on each transport; what the gateway adds to it)`,
+    );
     const mcp = sides.filter((side) => side.name.startsWith("mcp") || (side.name.startsWith("fed-") && !side.follow));
     console.log(`\nThe MCP sides with wrk (the Node load generator no longer competes with the Node SDK servers):`);
     const mcpRps = await wrkSides(mcp, runs);
     for (const [name, value] of mcpRps) console.log(`${name.padEnd(20)}${value.toFixed(0).padStart(8)} req/s`);
     const mcpOver = (a: string, b: string) => (mcpRps.get(a)! / mcpRps.get(b)!).toFixed(2);
-    console.log(`mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`);
-    console.log(`fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)   fetch hop/direct: ${mcpOver("fed-fetch-hop", "fed-direct")}x   fed-rpc/fetch hop: ${mcpOver("fed-rpc", "fed-fetch-hop")}x   fed-sdk/mcp-sdk-v2: ${mcpOver("fed-sdk", "mcp-sdk-v2")}x`);
+    console.log(
+      `mcp/mcp-sdk (wrk): ${mcpOver("mcp", "mcp-sdk")}x   mcp-2026/mcp-sdk-v2 (wrk): ${mcpOver("mcp-2026", "mcp-sdk-v2")}x   mcp-2026/mcp-cf-handler (wrk): ${mcpOver("mcp-2026", "mcp-cf-handler")}x`,
+    );
+    console.log(
+      `fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)   fetch hop/direct: ${mcpOver("fed-fetch-hop", "fed-direct")}x   fed-rpc/fetch hop: ${mcpOver("fed-rpc", "fed-fetch-hop")}x   fed-sdk/mcp-sdk-v2: ${mcpOver("fed-sdk", "mcp-sdk-v2")}x`,
+    );
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));
   if (Object.values(results).some((r) => r.errors)) process.exitCode = 1;

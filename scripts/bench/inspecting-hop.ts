@@ -27,7 +27,10 @@ export function inspectingHop<Env extends { SKILL: SkillBinding }>(send: (env: E
     async fetch(request, env) {
       if (request.method !== "POST") return env.SKILL.fetch(request);
       const call = JSON.parse(await request.text()) as Call;
-      const answer = JSON.parse(await send(env, JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 }))) as { result?: unknown; error?: unknown };
+      const answer = JSON.parse(await send(env, JSON.stringify({ jsonrpc: "2.0", method: call.method, params: call.params, id: 1 }))) as {
+        result?: unknown;
+        error?: unknown;
+      };
       return Response.json({ jsonrpc: "2.0", ...("error" in answer ? { error: answer.error } : { result: answer.result }), id: call.id ?? null });
     },
   };

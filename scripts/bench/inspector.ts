@@ -40,7 +40,11 @@ export async function inspectGateway(port: number, gatewayUrl: string): Promise<
       send,
       async heapMb() {
         // The command may reach the isolate after a request: wake it until the GC has run.
-        const wake = () => void fetch(`${gatewayUrl}/healthz`).then((r) => r.body?.cancel(), () => {});
+        const wake = () =>
+          void fetch(`${gatewayUrl}/healthz`).then(
+            (r) => r.body?.cancel(),
+            () => {},
+          );
         wake();
         const waking = setInterval(wake, 100);
         await send("HeapProfiler.collectGarbage").finally(() => clearInterval(waking));

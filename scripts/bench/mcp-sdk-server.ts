@@ -19,7 +19,15 @@ function serverWithTool(): McpServer {
     definition.name,
     { description: definition.description, inputSchema: definition.input.shape, outputSchema: definition.output.shape, annotations: { idempotentHint: true } },
     async (args) => {
-      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal, trace: ROOT_CONTEXT });
+      const result = await definition.handler(args as never, {
+        caller: "anonymous",
+        env: {},
+        requestId: undefined,
+        waitUntil: () => {},
+        progress: () => {},
+        signal: new AbortController().signal,
+        trace: ROOT_CONTEXT,
+      });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     },
   );

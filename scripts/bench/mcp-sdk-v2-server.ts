@@ -10,5 +10,7 @@ import { modbusToolServer } from "./modbus-tool-v2.js";
 
 const handler = createMcpHandler(() => modbusToolServer("sdk-v2-reference"));
 
-const server = serve({ fetch: (request) => handler.fetch(request), port: 0, hostname: "127.0.0.1" }, (info) => console.log(JSON.stringify({ port: info.port })));
+const server = serve({ fetch: (request) => handler.fetch(request), port: 0, hostname: "127.0.0.1" }, (info) =>
+  console.log(JSON.stringify({ port: info.port })),
+);
 process.on("SIGTERM", () => server.close());

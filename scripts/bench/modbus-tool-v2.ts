@@ -20,7 +20,15 @@ export function modbusToolServer(name: string): McpServer {
     definition.name,
     { description: definition.description, inputSchema: definition.input, outputSchema: definition.output, annotations: { idempotentHint: true } },
     async (args) => {
-      const result = await definition.handler(args as never, { caller: "anonymous", env: {}, requestId: undefined, waitUntil: () => {}, progress: () => {}, signal: new AbortController().signal, trace: ROOT_CONTEXT });
+      const result = await definition.handler(args as never, {
+        caller: "anonymous",
+        env: {},
+        requestId: undefined,
+        waitUntil: () => {},
+        progress: () => {},
+        signal: new AbortController().signal,
+        trace: ROOT_CONTEXT,
+      });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     },
   );

@@ -30,7 +30,15 @@ export function busyByModule(profile: CpuProfile, bundle: string): Array<{ where
   const sections: Array<[number, string]> = [];
   bundle.split("\n").forEach((line, i) => {
     const match = /^\/\/ ((?:src|routes|node_modules)\/\S+)/.exec(line);
-    if (match) sections.push([i, match[1]!.replace(/^node_modules\/(?:\.pnpm\/)?/, "node_modules: ").split("/").slice(0, 3).join("/")]);
+    if (match)
+      sections.push([
+        i,
+        match[1]!
+          .replace(/^node_modules\/(?:\.pnpm\/)?/, "node_modules: ")
+          .split("/")
+          .slice(0, 3)
+          .join("/"),
+      ]);
   });
   const moduleAt = (line: number) => {
     let found = "(bundle prelude)";

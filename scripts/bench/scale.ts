@@ -64,7 +64,12 @@ interface Snapshot {
 }
 
 /** Reads every page of a listing (`method` on `url`, following `nextCursor`): how long it took, and how many pages. */
-async function everyPage(url: string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ ms: number; pages: number }> {
+async function everyPage(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; pages: number }> {
   let pages = 0;
   const ms = await timed(async () => {
     let cursor: string | undefined;
@@ -139,7 +144,13 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const inspectors: Array<GatewayInspector | undefined> = [];
     console.log("Starting two meshes (a small and a large registry) …");
     for (const [i, prefix] of ["small:", "large:"].entries()) {
-      const mesh = await startMesh({ skills: [SUBTRACT_DIR], adminToken, upstash, inspectorPort: INSPECTOR_PORTS[i], gatewayVars: { SKILLMESH_STORE_PREFIX: prefix } });
+      const mesh = await startMesh({
+        skills: [SUBTRACT_DIR],
+        adminToken,
+        upstash,
+        inspectorPort: INSPECTOR_PORTS[i],
+        gatewayVars: { SKILLMESH_STORE_PREFIX: prefix },
+      });
       stops.push(() => mesh.dispose());
       meshes.push(mesh);
       const inspector = await inspectGateway(INSPECTOR_PORTS[i]!, mesh.gatewayUrl);
@@ -200,7 +211,10 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     if (upstash) {
       const cold = () => startMesh({ skills: [SUBTRACT_DIR], adminToken, upstash, register: false, gatewayVars: { SKILLMESH_STORE_PREFIX: "large:" } });
       const [forCall, forList] = [await cold(), await cold()];
-      stops.push(() => forCall.dispose(), () => forList.dispose());
+      stops.push(
+        () => forCall.dispose(),
+        () => forList.dispose(),
+      );
       coldMs = await timed(async () => {
         const { json } = await post(`${forCall.gatewayUrl}/rpc`, TRIVIAL_CALL);
         if (json.result !== 19) throw new Error(`the first call of a new isolate failed: ${JSON.stringify(json)}`);
@@ -219,14 +233,35 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     const row = (label: string, a: string, b: string, note = "") => console.log(`${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}  ${note}`);
     console.log("");
     row("", `${counts[0]} skills`, `${counts[1]} skills`);
-    row("calls/s (subtract via gateway)", smallCalls.rps.toFixed(0), largeCalls.rps.toFixed(0), `call cost ratio ${callCost.median.toFixed(2)}x (aim <= 1.1x; median of ${CALL_SEGMENTS} pairs of 1 s, quartiles ${callCost.q1.toFixed(2)}–${callCost.q3.toFixed(2)})`);
-    if (wrkCost) row("calls/s under wrk -c16", wrkCost.meanB.toFixed(0), wrkCost.meanA.toFixed(0), `call cost ratio ${wrkCost.median.toFixed(2)}x (median of ${WRK_PAIRS} pairs of 2 s, quartiles ${wrkCost.q1.toFixed(2)}–${wrkCost.q3.toFixed(2)})`);
+    row(
+      "calls/s (subtract via gateway)",
+      smallCalls.rps.toFixed(0),
+      largeCalls.rps.toFixed(0),
+      `call cost ratio ${callCost.median.toFixed(2)}x (aim <= 1.1x; median of ${CALL_SEGMENTS} pairs of 1 s, quartiles ${callCost.q1.toFixed(2)}–${callCost.q3.toFixed(2)})`,
+    );
+    if (wrkCost)
+      row(
+        "calls/s under wrk -c16",
+        wrkCost.meanB.toFixed(0),
+        wrkCost.meanA.toFixed(0),
+        `call cost ratio ${wrkCost.median.toFixed(2)}x (median of ${WRK_PAIRS} pairs of 2 s, quartiles ${wrkCost.q1.toFixed(2)}–${wrkCost.q3.toFixed(2)})`,
+      );
     row("call p50 ms", smallCalls.p50.toFixed(2), largeCalls.p50.toFixed(2));
     const pair = (m: { median: number; max: number }) => `${m.median.toFixed(1)}/${m.max.toFixed(1)}`;
     row("call after a change ms (med/max)", pair(small.afterChangeMs), pair(large.afterChangeMs), `(aim < 10 ms; ${CHANGES} changes)`);
     row("the next call ms (med/max)", pair(small.unchangedMs), pair(large.unchangedMs), "(nothing to reload)");
-    row("tools/list, every page ms", `${small.toolsListMs.toFixed(0)} (${small.toolsListPages})`, `${large.toolsListMs.toFixed(0)} (${large.toolsListPages})`, "(pages)");
-    row("skills.list, every page ms", `${small.skillsListMs.toFixed(0)} (${small.skillsListPages})`, `${large.skillsListMs.toFixed(0)} (${large.skillsListPages})`, "(pages of 1,000)");
+    row(
+      "tools/list, every page ms",
+      `${small.toolsListMs.toFixed(0)} (${small.toolsListPages})`,
+      `${large.toolsListMs.toFixed(0)} (${large.toolsListPages})`,
+      "(pages)",
+    );
+    row(
+      "skills.list, every page ms",
+      `${small.skillsListMs.toFixed(0)} (${small.skillsListPages})`,
+      `${large.skillsListMs.toFixed(0)} (${large.skillsListPages})`,
+      "(pages of 1,000)",
+    );
     row("skills.discover exact tag ms", small.discoverExactMs.toFixed(1), large.discoverExactMs.toFixed(1));
     row("skills.discover glob ms", small.discoverGlobMs.toFixed(1), large.discoverGlobMs.toFixed(1));
     row("gateway JS heap after GC MB", small.heapMb?.toFixed(1) ?? "n/a", large.heapMb?.toFixed(1) ?? "n/a", "(Workers allow 128 MB)");
@@ -234,7 +269,9 @@ export async function runScale(target: number, redis: boolean): Promise<void> {
     if (coldListMs !== undefined) row("first tools/list of a new isolate ms", "", coldListMs.toFixed(0), "(waits for the whole registry)");
     const first = perThousand[0]!;
     const last = perThousand.at(-1)!;
-    console.log(`\nregistration s per 1,000: first ${(first / 1000).toFixed(1)}, last ${(last / 1000).toFixed(1)} (last/first ${(last / first).toFixed(2)}x, aim <= 1.5x); all: ${perThousand.map((ms) => (ms / 1000).toFixed(1)).join(" ")}`);
+    console.log(
+      `\nregistration s per 1,000: first ${(first / 1000).toFixed(1)}, last ${(last / 1000).toFixed(1)} (last/first ${(last / first).toFixed(2)}x, aim <= 1.5x); all: ${perThousand.map((ms) => (ms / 1000).toFixed(1)).join(" ")}`,
+    );
     console.log(`100 registrations at once: ${burstMs.toFixed(0)} ms (${(burstMs / 100).toFixed(1)} ms each)`);
     const errors = small.errors + large.errors + smallCalls.errors + largeCalls.errors;
     console.log(`errors: ${errors}`);

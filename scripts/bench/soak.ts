@@ -33,14 +33,27 @@ function callKinds(gatewayUrl: string, trivial: Side): Array<{ side: Side; succe
     body: typeof body === "string" ? body : JSON.stringify(body),
     headers: () => ({ ...auth, ...extra }),
   });
-  const toolCall = (params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: args, ...params }, id: 1 });
+  const toolCall = (params: Record<string, unknown> = {}) => ({
+    jsonrpc: "2.0",
+    method: "tools/call",
+    params: { name: "subtract", arguments: args, ...params },
+    id: 1,
+  });
   const succeeding = [
     mcp("mcp 2025-11-25", "2025-11-25", toolCall()),
     mcp("mcp with progress", "2025-11-25", toolCall({ _meta: { progressToken: 7 } })),
-    mcp("mcp 2026-07-28", "2026-07-28", toolCall({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }), { "mcp-method": "tools/call", "mcp-name": "subtract" }),
+    mcp(
+      "mcp 2026-07-28",
+      "2026-07-28",
+      toolCall({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }),
+      { "mcp-method": "tools/call", "mcp-name": "subtract" },
+    ),
     mcp("tools/list", "2025-11-25", { jsonrpc: "2.0", method: "tools/list", id: 1 }),
     rpc("event stream", trivial.body, { accept: "text/event-stream" }),
-    rpc("batch of 3", [1, 2, 3].map((id) => ({ jsonrpc: "2.0", method: "subtract", params: args, id }))),
+    rpc(
+      "batch of 3",
+      [1, 2, 3].map((id) => ({ jsonrpc: "2.0", method: "subtract", params: args, id })),
+    ),
   ];
   const failing = [
     rpc("bad params", { jsonrpc: "2.0", method: "subtract", params: { minuend: "x" }, id: 1 }),
@@ -79,7 +92,9 @@ export async function runSoak(rounds: number, seconds: number, redis: boolean): 
         if (succeeds && sample.errors) throw new Error(`${kind.name}: ${sample.errors} of ${sample.requests} calls failed`);
       }
     };
-    console.log(`Soak: ${rounds} rounds of ${seconds} s of the trivial call (${withWrk ? "wrk" : "Node fetch"}, ${CONCURRENCY} connections) and 1.5 s of each of: ${kinds.map((k) => k.side.name).join(", ")}\n`);
+    console.log(
+      `Soak: ${rounds} rounds of ${seconds} s of the trivial call (${withWrk ? "wrk" : "Node fetch"}, ${CONCURRENCY} connections) and 1.5 s of each of: ${kinds.map((k) => k.side.name).join(", ")}\n`,
+    );
     await round();
     const baseline = await inspector.heapMb();
     console.log(`after the warm-up round  ${String(Math.round(calls)).padStart(9)} calls   heap ${baseline.toFixed(2)} MB`);
@@ -90,7 +105,9 @@ export async function runSoak(rounds: number, seconds: number, redis: boolean): 
       console.log(`after round ${String(r).padEnd(12)} ${String(Math.round(calls)).padStart(9)} calls   heap ${last.toFixed(2)} MB`);
     }
     inspector.close();
-    console.log(`\nheap growth since the warm-up: ${(last - baseline).toFixed(2)} MB over ${Math.round(calls)} calls (JS heap after a full GC; Workers allow 128 MB)`);
+    console.log(
+      `\nheap growth since the warm-up: ${(last - baseline).toFixed(2)} MB over ${Math.round(calls)} calls (JS heap after a full GC; Workers allow 128 MB)`,
+    );
   } finally {
     await mesh.dispose();
     await local?.stop();

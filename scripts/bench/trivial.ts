@@ -17,24 +17,39 @@ export const BARE_HOP_DIR = join(ROOT, "scripts/bench/bare-hop");
 export const TRIVIAL_CALL = { jsonrpc: "2.0", method: "subtract", params: [42, 23], id: 1 };
 export const TRIVIAL = JSON.stringify(TRIVIAL_CALL);
 /** The same call as an MCP `tools/call` (2025-11-25), its arguments by name. */
-export const TRIVIAL_MCP = JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 } }, id: 1 });
+export const TRIVIAL_MCP = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "tools/call",
+  params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 } },
+  id: 1,
+});
 /** The headers an MCP client of that revision sends with it. */
 export const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
 /** The same tool call in the 2026-07-28 revision: its version in `_meta`, mirrored by headers. */
 export const TRIVIAL_MCP_2026 = JSON.stringify({
   jsonrpc: "2.0",
   method: "tools/call",
-  params: { name: "subtract", arguments: { minuend: 42, subtrahend: 23 }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+  params: {
+    name: "subtract",
+    arguments: { minuend: 42, subtrahend: 23 },
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+  },
   id: 1,
 });
-export const MCP_2026_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "subtract" };
+export const MCP_2026_HEADERS = {
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "subtract",
+};
 
 /** A skill that declares MCP resources (the units fixture): `--route read` reads its table. */
 export const UNITS_DIR = join(ROOT, "test/fixtures/skills/units");
 /** A read of a skill's resource, and of an Agent Skills package's file, as MCP 2025-11-25 sends them. */
 const READ_RESOURCE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "units://table" } });
 const READ_FILE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://bench-notes/SKILL.md" } });
-const BENCH_NOTES = '---\nname: bench-notes\ndescription: A package the benchmark reads.\nmetadata:\n  version: "1.0.0"\n---\nCall subtract with two numbers; the answer is their difference.\n';
+const BENCH_NOTES =
+  '---\nname: bench-notes\ndescription: A package the benchmark reads.\nmetadata:\n  version: "1.0.0"\n---\nCall subtract with two numbers; the answer is their difference.\n';
 
 /** The trivial MCP upstream (no SDK: the floor of an upstream), federated as `trivial`. */
 export const TRIVIAL_UPSTREAM_DIR = join(ROOT, "scripts/bench/trivial-upstream");
@@ -66,26 +81,36 @@ export async function startTrivialMesh(name: string, options?: TrivialMeshOption
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
   const { route, bareHop, ...meshOptions } = options;
-  const skills = [SUBTRACT_DIR, ...(bareHop ? [BARE_HOP_DIR] : []), ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : []), ...(route === "read" ? [UNITS_DIR] : [])];
+  const skills = [
+    SUBTRACT_DIR,
+    ...(bareHop ? [BARE_HOP_DIR] : []),
+    ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : []),
+    ...(route === "read" ? [UNITS_DIR] : []),
+  ];
   const mesh = await startMesh({ ...meshOptions, skills, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
   try {
     const workerOf = (dir: string) => mesh.skills.find((skill) => skill.dir === dir)!;
     await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(SUBTRACT_DIR).binding });
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
     const authorization = `Bearer ${key}`;
-    if (route === "fed") await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
+    if (route === "fed")
+      await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
     if (route === "read") await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(UNITS_DIR).binding });
-    if (route === "file") await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: "bench-notes", files: [{ path: "SKILL.md", content: BENCH_NOTES }] });
+    if (route === "file")
+      await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: "bench-notes", files: [{ path: "SKILL.md", content: BENCH_NOTES }] });
     const side: Side =
-      route === "read" || route === "file"
-        ? { name, url: `${mesh.gatewayUrl}/mcp`, body: route === "read" ? READ_RESOURCE : READ_FILE, headers: () => ({ ...MCP_HEADERS, authorization }) }
-        : route === "fed"
-        ? { name, url: `${mesh.gatewayUrl}/rpc`, body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }), headers: () => ({ authorization }) }
-        : route === "mcp"
-        ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
-        : route === "mcp-2026"
-          ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026, headers: () => ({ ...MCP_2026_HEADERS, authorization }) }
-          : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
+      route === "read" || route === "file" ?
+        { name, url: `${mesh.gatewayUrl}/mcp`, body: route === "read" ? READ_RESOURCE : READ_FILE, headers: () => ({ ...MCP_HEADERS, authorization }) }
+      : route === "fed" ?
+        {
+          name,
+          url: `${mesh.gatewayUrl}/rpc`,
+          body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+          headers: () => ({ authorization }),
+        }
+      : route === "mcp" ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }
+      : route === "mcp-2026" ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP_2026, headers: () => ({ ...MCP_2026_HEADERS, authorization }) }
+      : { name, url: `${mesh.gatewayUrl}/rpc`, body: TRIVIAL, headers: () => ({ authorization }) };
     await expectTrivialAnswer(side);
     if (!bareHop) return { mesh, side };
     const bare: Side = { name: "trivial-bare", url: workerOf(BARE_HOP_DIR).url, body: TRIVIAL, headers: () => ({}) };
@@ -107,6 +132,7 @@ async function expectTrivialAnswer(side: Side): Promise<void> {
   const read = (answer.result as { contents?: Array<{ text?: unknown }> } | undefined)?.contents?.[0]?.text;
   if (typeof read === "string" && read.length > 0) return; // a resource read answered its contents
   const result = answer.result as { structuredContent?: unknown; isError?: unknown } | number | undefined;
-  const value = typeof result === "object" && result !== null && !result.isError ? (result.structuredContent as { result?: unknown } | undefined)?.result : result;
+  const value =
+    typeof result === "object" && result !== null && !result.isError ? (result.structuredContent as { result?: unknown } | undefined)?.result : result;
   if (value !== 19) throw new Error(`the trivial call through ${side.url} did not answer 19: ${JSON.stringify(answer).slice(0, 300)}`);
 }

@@ -21,6 +21,8 @@ describe("a request the admin API's schema refuses", () => {
     );
   it("is named by the option typed, and a missing one says so", async () => {
     expect(await refusal("keys", "create")).toBe("--name: missing");
-    expect(await refusal("rollout", "x", "1.0.0", "--steps", "5,500", "--every", "5m", "--max-error-rate", "1%")).toBe("--steps (item 2): Too big: expected number to be <=100");
+    expect(await refusal("rollout", "x", "1.0.0", "--steps", "5,500", "--every", "5m", "--max-error-rate", "1%")).toBe(
+      "--steps (item 2): Too big: expected number to be <=100",
+    );
   });
 });

@@ -22,7 +22,9 @@ describe("createSkill's refusals (nothing is written)", () => {
   };
 
   it("refuses a name@version already released in contracts/ (the registry would refuse its second definition)", async () => {
-    await expect(createSkill(root, { name: "text.summarize" })).rejects.toThrow("text.summarize@1.0.0 is already released (contracts/text.summarize/1.0.0.json)");
+    await expect(createSkill(root, { name: "text.summarize" })).rejects.toThrow(
+      "text.summarize@1.0.0 is already released (contracts/text.summarize/1.0.0.json)",
+    );
     untouched();
   });
   it("refuses a tag the manifest would refuse at load", async () => {

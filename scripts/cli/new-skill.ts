@@ -31,7 +31,10 @@ export interface NewSkill {
 
 /** `math.subtract` → the folder `math-subtract` (its Worker and binding are named after it, as the mesh names them). */
 export function namesOf(name: string): { folder: string; workerName: string; binding: string } {
-  const folder = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  const folder = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
   return { folder, workerName: workerNameOf(folder), binding: bindingNameOf(folder) };
 }
 
@@ -62,7 +65,9 @@ export async function createSkill(root: string, options: NewSkillOptions): Promi
   // A released name@version is one definition (the registry refuses another under it).
   const released = join(root, "contracts", name.data, `${version.data}.json`);
   if (existsSync(released)) {
-    throw new Error(`${name.data}@${version.data} is already released (${relative(root, released)}): give the new skill another name, or --version for a new version of it`);
+    throw new Error(
+      `${name.data}@${version.data} is already released (${relative(root, released)}): give the new skill another name, or --version for a new version of it`,
+    );
   }
   const { folder, workerName, binding } = namesOf(name.data);
   if (!folder) throw new Error(`${JSON.stringify(options.name)} has no letters or digits to name a folder after`);
@@ -72,7 +77,14 @@ export async function createSkill(root: string, options: NewSkillOptions): Promi
   const gatewayToml = readFileSync(gatewayConfig, "utf8");
   if (new RegExp(`^binding = "${binding}"$`, "m").test(gatewayToml)) throw new Error(`the gateway's wrangler.toml already has a binding ${binding}`);
 
-  const skill = { name: name.data, version: version.data, tags: options.tags?.length ? options.tags : [name.data], idempotent: options.idempotent ?? false, workerName, folder };
+  const skill = {
+    name: name.data,
+    version: version.data,
+    tags: options.tags?.length ? options.tags : [name.data],
+    idempotent: options.idempotent ?? false,
+    workerName,
+    folder,
+  };
   mkdirSync(dir, { recursive: true });
   const files = {
     "index.ts": indexTs(skill),
@@ -83,7 +95,11 @@ export async function createSkill(root: string, options: NewSkillOptions): Promi
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   writeFileSync(gatewayConfig, withServiceBinding(gatewayToml, binding, workerName));
   // The gateway's Env type names every binding (`npm run typecheck` checks it is current).
-  await run(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "types", "--include-runtime=false", "--path", "worker-configuration.d.ts"], { cwd: root });
+  await run(
+    process.execPath,
+    [join(root, "node_modules/wrangler/bin/wrangler.js"), "types", "--include-runtime=false", "--path", "worker-configuration.d.ts"],
+    { cwd: root },
+  );
   return { dir, workerName, binding, files: [...Object.keys(files).map((file) => join(dir, file)), gatewayConfig, join(root, "worker-configuration.d.ts")] };
 }
 

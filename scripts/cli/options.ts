@@ -118,6 +118,11 @@ export function optionOf(path: readonly PropertyKey[]): string {
 /** Validates a request body before it is sent, with the admin API's own schema; a mistake is named by its option. */
 export function requestOf<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `${optionOf(i.path)}: ${i.code === "invalid_type" && valueAt(body, i.path) === undefined ? "missing" : i.message}`).join("\n"));
+  if (!parsed.success)
+    throw new CliError(
+      parsed.error.issues
+        .map((i) => `${optionOf(i.path)}: ${i.code === "invalid_type" && valueAt(body, i.path) === undefined ? "missing" : i.message}`)
+        .join("\n"),
+    );
   return parsed.data;
 }

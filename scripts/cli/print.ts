@@ -24,8 +24,19 @@ export function describeObserved(observed: Observed | undefined, declared: Deplo
 }
 
 /** A skill's deployments as a table: role, weight per group, breaker, observed numbers, endpoint. */
-export function printSkill(io: CliIO, name: string, deployments: Deployment[], routes: RoutingTable, breakers: Record<string, BreakerStatus> = {}, observed: Record<string, Observed> = {}): void {
-  const groups = Object.keys(routes).sort((a, b) => (a === "*" ? -1 : b === "*" ? 1 : a.localeCompare(b)));
+export function printSkill(
+  io: CliIO,
+  name: string,
+  deployments: Deployment[],
+  routes: RoutingTable,
+  breakers: Record<string, BreakerStatus> = {},
+  observed: Record<string, Observed> = {},
+): void {
+  const groups = Object.keys(routes).sort((a, b) =>
+    a === "*" ? -1
+    : b === "*" ? 1
+    : a.localeCompare(b),
+  );
   const cost = deployments.find((d) => d.role === "stable")?.manifest?.cost;
   io.out(cost?.perCall !== undefined ? `${name}  (${cost.perCall} ${cost.currency} a call)` : name);
   const rows = [["  VERSION", "ROLE", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "BREAKER", "OBSERVED", "ENDPOINT", "REGISTERED", "TTL"]];
@@ -33,7 +44,16 @@ export function printSkill(io: CliIO, name: string, deployments: Deployment[], r
   const stableVersion = deployments.find((d) => d.role === "stable")?.version;
   for (const d of [...deployments].sort((a, b) => (rank[a.role] ?? 3) - (rank[b.role] ?? 3) || a.version.localeCompare(b.version))) {
     const weights = groups.map((g) => (d.role === "degraded" ? "-" : `${routes[g]?.[d.version] ?? 0}%`));
-    rows.push([`  ${d.version}`, shownRoleOf(d, stableVersion), ...weights, describeBreaker(breakers[d.id]), describeObserved(observed[d.id], d.manifest), endpointLabel(d.endpoint), utcTime(d.registeredAt), d.ttlSeconds ? `${d.ttlSeconds}s` : "-"]);
+    rows.push([
+      `  ${d.version}`,
+      shownRoleOf(d, stableVersion),
+      ...weights,
+      describeBreaker(breakers[d.id]),
+      describeObserved(observed[d.id], d.manifest),
+      endpointLabel(d.endpoint),
+      utcTime(d.registeredAt),
+      d.ttlSeconds ? `${d.ttlSeconds}s` : "-",
+    ]);
   }
   table(rows).forEach((line) => io.out(line));
   io.out("");
@@ -43,13 +63,22 @@ export function printSkill(io: CliIO, name: string, deployments: Deployment[], r
 export function printEvents(io: CliIO, events: RoutingEvent[]): void {
   io.out("Recent events");
   if (!events.length) return io.out("  (none)");
-  table([["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"], ...events.slice(0, 10).map((e) => [`  ${utcTime(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason])]).forEach((l) => io.out(l));
+  table([
+    ["  TIME (UTC)", "SKILL", "EVENT", "VERSION", "BY", "REASON"],
+    ...events.slice(0, 10).map((e) => [`  ${utcTime(e.at)}`, e.skill, e.type, e.version ?? "-", e.by, e.reason]),
+  ]).forEach((l) => io.out(l));
 }
 
 /** Where a rollout stands, why it last moved or stopped, and its latest decisions. */
 export function printRollout(io: CliIO, r: Rollout): void {
-  const limits = [`errors ≤${(r.maxErrorRate * 100).toFixed(1)}%`, ...(r.maxP95Ratio ? [`p95 ≤${r.maxP95Ratio}x stable`] : []), `≥${r.minCalls} calls a step`].join(", ");
-  io.out(`Rollout of ${r.skill} ${r.version} (vs ${r.stable}): ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(",")}), steps ${r.steps.join("→")}% every ${r.everyMs / 1000} s; ${limits}`);
+  const limits = [
+    `errors ≤${(r.maxErrorRate * 100).toFixed(1)}%`,
+    ...(r.maxP95Ratio ? [`p95 ≤${r.maxP95Ratio}x stable`] : []),
+    `≥${r.minCalls} calls a step`,
+  ].join(", ");
+  io.out(
+    `Rollout of ${r.skill} ${r.version} (vs ${r.stable}): ${r.state}, step ${r.step + 1}/${r.steps.length} (${r.steps[r.step]}% in ${r.groups.join(",")}), steps ${r.steps.join("→")}% every ${r.everyMs / 1000} s; ${limits}`,
+  );
   io.out(`  now: ${r.status}`);
   for (const event of r.history.slice(0, 5)) io.out(`  ${utcTime(event.at)}  ${event.type.padEnd(8)} ${event.reason}`);
   io.out("");
@@ -60,7 +89,19 @@ export function printKeys(io: CliIO, keys: KeyView[]): void {
   const list = (items: string[]) => (items.length ? items.join(",") : "-");
   const rows = [["ID", "NAME", "KEY", "SKILLS", "TAGS", "GROUPS", "ADMIN", "RATE", "QUOTA", "CREATED", "REVOKED"]];
   for (const k of keys) {
-    rows.push([k.id, k.name, k.hint, list(k.skills), list(k.tags), list(k.groups), k.admin ?? "-", k.rate ?? "-", k.quota ?? "-", utcTime(k.createdAt), k.revokedAt ? utcTime(k.revokedAt) : "-"]);
+    rows.push([
+      k.id,
+      k.name,
+      k.hint,
+      list(k.skills),
+      list(k.tags),
+      list(k.groups),
+      k.admin ?? "-",
+      k.rate ?? "-",
+      k.quota ?? "-",
+      utcTime(k.createdAt),
+      k.revokedAt ? utcTime(k.revokedAt) : "-",
+    ]);
   }
   table(rows).forEach((line) => io.out(line));
 }
@@ -72,7 +113,15 @@ export function printAudit(io: CliIO, entries: AuditEntry[]): void {
   for (const e of entries) {
     if (e.type === "admin") rows.push([utcTime(e.at), e.by, e.action, `HTTP ${e.status}`, "-", "admin"]);
     else {
-      const notes = [e.group && `group ${e.group}`, e.replayed && "replayed", e.degraded && "degraded", e.hidden && "hidden from caller", e.args && `args ${e.args.slice(0, 12)}`].filter(Boolean).join(", ");
+      const notes = [
+        e.group && `group ${e.group}`,
+        e.replayed && "replayed",
+        e.degraded && "degraded",
+        e.hidden && "hidden from caller",
+        e.args && `args ${e.args.slice(0, 12)}`,
+      ]
+        .filter(Boolean)
+        .join(", ");
       rows.push([utcTime(e.at), e.caller, e.deployment ?? e.method, e.code === 0 ? "ok" : String(e.code), String(e.ms), notes || "-"]);
     }
   }

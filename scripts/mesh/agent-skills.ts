@@ -36,7 +36,8 @@ export function packageFilesOf(dir: string): PackageFile[] {
       if (entry.name.startsWith(".")) continue;
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() || statSync(path).isFile()) files.push({ path: relative(dir, path).split("\\").join("/"), bytes: new Uint8Array(readFileSync(path)) });
+      else if (entry.isFile() || statSync(path).isFile())
+        files.push({ path: relative(dir, path).split("\\").join("/"), bytes: new Uint8Array(readFileSync(path)) });
     }
   };
   walk(dir);

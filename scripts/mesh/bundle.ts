@@ -53,7 +53,9 @@ function hashOf(paths: string[]): string {
 function siblingModulesOf(absDir: string): string[] {
   const parent = dirname(absDir);
   if (absDir === ROOT || !parent.startsWith(ROOT)) return [];
-  return readdirSync(parent).filter((name) => /\.[cm]?[jt]s$/.test(name)).map((name) => join(parent, name));
+  return readdirSync(parent)
+    .filter((name) => /\.[cm]?[jt]s$/.test(name))
+    .map((name) => join(parent, name));
 }
 
 /** The mark of a cached bundle still being built (`<key>.partial-<pid>-<random>`). */
@@ -94,11 +96,15 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
     rmSync(building, { recursive: true, force: true });
     mkdirSync(building, { recursive: true });
     try {
-      await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", building, "-c", configPath, ...(options.unminified ? ["--minify=false"] : [])], {
-        cwd: ROOT,
-        env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" },
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      await run(
+        process.execPath,
+        [WRANGLER, "deploy", "--dry-run", "--outdir", building, "-c", configPath, ...(options.unminified ? ["--minify=false"] : [])],
+        {
+          cwd: ROOT,
+          env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "true" },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
     } catch (error) {
       rmSync(building, { recursive: true, force: true });
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
@@ -120,12 +126,16 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
  * @example const bundles = await bundleAll(["skills/a", "skills/b"])
  */
 export async function bundleAll(dirs: string[], options: { outRoot?: string; unminified?: boolean } = {}): Promise<Bundle[]> {
-  return mapConcurrently(dirs, 2, (dir) => bundleWorker(dir, { outdir: options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined, unminified: options.unminified }));
+  return mapConcurrently(dirs, 2, (dir) =>
+    bundleWorker(dir, { outdir: options.outRoot ? join(options.outRoot, folderNameOf(dir)) : undefined, unminified: options.unminified }),
+  );
 }
 
 /** `SKILL_` + the folder name in upper snake case: `skills/text-summarize-v2` → `SKILL_TEXT_SUMMARIZE_V2` (the gateway's binding to it). */
 export function bindingNameOf(dir: string): string {
-  return `SKILL_${basename(dir).toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+  return `SKILL_${basename(dir)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, "_")}`;
 }
 
 /** `skill-` + the folder name: `skills/text-summarize-v2` → `skill-text-summarize-v2` (its Worker). */
@@ -162,5 +172,10 @@ export function wranglerErrorOf(output: string): string {
   const start = plain.indexOf("[ERROR]");
   if (start < 0) return plain.trim().split("\n").slice(-3).join(" ").trim() || "wrangler failed without a message";
   const block = plain.slice(start + "[ERROR]".length).split(/\n\s*(?:If you think this is a bug|🪵)/)[0]!;
-  return block.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim()).join("\n").trim();
+  return block
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim())
+    .join("\n")
+    .trim();
 }

@@ -21,7 +21,11 @@ export interface DeployedSkill {
  * The endpoint to register a deployed skill with.
  * @example registrationEndpointOf({ name: "skill-a", trustsContext: true }, new Map([["skill-a", "SKILL_A"]]), url) // { binding: "SKILL_A" }
  */
-export function registrationEndpointOf(skill: DeployedSkill, bindingByService: ReadonlyMap<string, string>, url: string | undefined): { binding: string } | { url: string } {
+export function registrationEndpointOf(
+  skill: DeployedSkill,
+  bindingByService: ReadonlyMap<string, string>,
+  url: string | undefined,
+): { binding: string } | { url: string } {
   const binding = bindingByService.get(skill.name);
   if (binding) return { binding };
   if (skill.trustsContext) {
@@ -38,7 +42,13 @@ export function registrationEndpointOf(skill: DeployedSkill, bindingByService: R
  * there). Skills get no secret at all: a skill reached by URL gets the gateway's public hop key as
  * a plain var (`skillVarsOf`), a skill reached by binding nothing.
  */
-export const GATEWAY_SECRETS = ["SKILLMESH_ADMIN_TOKEN", "SKILLMESH_HOP_KEY", "SKILLMESH_CALLBACK_SECRET", "SKILLMESH_UPSTREAM_KEY", "UPSTASH_REDIS_REST_TOKEN"] as const;
+export const GATEWAY_SECRETS = [
+  "SKILLMESH_ADMIN_TOKEN",
+  "SKILLMESH_HOP_KEY",
+  "SKILLMESH_CALLBACK_SECRET",
+  "SKILLMESH_UPSTREAM_KEY",
+  "UPSTASH_REDIS_REST_TOKEN",
+] as const;
 
 /**
  * The vars the deploy adds to a skill Worker: for a skill the gateway reaches by URL (no service
@@ -107,6 +117,8 @@ export function sameVersionChanges(current: SkillManifest[], registered: Array<{
   return current.flatMap((manifest) => {
     const there = byId.get(`${manifest.name}@${manifest.version}`);
     if (!there || canonicalJson(there) === canonicalJson(manifest)) return [];
-    return [`${manifest.name} ${manifest.version}: the gateway has another definition registered under this version (${manifestChanges(there, manifest, 3).join("; ")}): give the changed skill a new version`];
+    return [
+      `${manifest.name} ${manifest.version}: the gateway has another definition registered under this version (${manifestChanges(there, manifest, 3).join("; ")}): give the changed skill a new version`,
+    ];
   });
 }

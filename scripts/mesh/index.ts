@@ -117,9 +117,9 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
     // Upstreams' credentials are sealed with a key of this mesh, stable while its admin token is.
     SKILLMESH_UPSTREAM_KEY: createHash("sha256").update(`skillmesh-upstream-key:${options.adminToken}`).digest("hex"),
     ...(isLoopback(host) ? { SKILLMESH_ALLOWED_HOSTS: "localhost,127.0.0.1,[::1]" } : {}),
-    ...(options.upstash
-      ? { SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: options.upstash.url, UPSTASH_REDIS_REST_TOKEN: options.upstash.token }
-      : { SKILLMESH_STORE: "memory" }),
+    ...(options.upstash ?
+      { SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: options.upstash.url, UPSTASH_REDIS_REST_TOKEN: options.upstash.token }
+    : { SKILLMESH_STORE: "memory" }),
     ...options.gatewayVars,
   };
   const gateway = workerOptionsOf(gatewayBundle, "gateway");
@@ -148,9 +148,17 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
         const worker = workerOptionsOf(s.bundle, s.workerName);
         const port = ports?.skills.get(s.workerName) ?? 0;
         const serviceBindings = Object.fromEntries(
-          Object.entries((worker.serviceBindings ?? {}) as Record<string, string | { name: string }>).map(([binding, target]) => [binding, (typeof target === "string" ? target : target.name) === gatewayName ? "gateway" : target]),
+          Object.entries((worker.serviceBindings ?? {}) as Record<string, string | { name: string }>).map(([binding, target]) => [
+            binding,
+            (typeof target === "string" ? target : target.name) === gatewayName ? "gateway" : target,
+          ]),
         );
-        return { ...worker, serviceBindings, bindings: { ...(worker.bindings ?? {}), ...options.skillVars }, unsafeDirectSockets: [{ host: "127.0.0.1", port }] } as WorkerOptions;
+        return {
+          ...worker,
+          serviceBindings,
+          bindings: { ...(worker.bindings ?? {}), ...options.skillVars },
+          unsafeDirectSockets: [{ host: "127.0.0.1", port }],
+        } as WorkerOptions;
       }),
     ],
   } as MiniflareOptions;
@@ -201,7 +209,10 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         const [nextGateway, ...nextBundles] = await bundleAll([options.gateway ?? ROOT, ...dirs], { unminified: options.unminified });
         const next = meshWorkersOf(nextBundles);
         // Same ports after the restart: the gateway's URL and every skill's direct URL stay valid.
-        const ports: Ports = { gateway: Number(new URL(gatewayUrl).port), skills: new Map(mesh.skills.map((s) => [s.workerName, Number(new URL(s.url).port)])) };
+        const ports: Ports = {
+          gateway: Number(new URL(gatewayUrl).port),
+          skills: new Map(mesh.skills.map((s) => [s.workerName, Number(new URL(s.url).port)])),
+        };
         // A new skill gets a free port picked here: asked for port 0, Miniflare would reuse the
         // port of the Worker that had its position before — another skill's, still asked for.
         for (const s of next) if (!ports.skills.has(s.workerName)) ports.skills.set(s.workerName, await freePort("127.0.0.1"));
@@ -218,7 +229,8 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       },
     };
     if (options.register ?? true) {
-      for (const skill of mesh.skills) await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
+      for (const skill of mesh.skills)
+        await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
     }
     return mesh;
   } catch (error) {
@@ -256,7 +268,10 @@ export async function adminCall(gatewayUrl: string, adminToken: string, method: 
   if (!response.ok) {
     const refusal = AdminErrorSchema.safeParse(answer).data?.error;
     // A refusal that names its problems (a package's) lists them, one a line.
-    const problems = Array.isArray(refusal?.issues) && refusal.issues.every((issue) => typeof issue === "string") ? refusal.issues.map((issue) => `\n  - ${issue}`).join("") : "";
+    const problems =
+      Array.isArray(refusal?.issues) && refusal.issues.every((issue) => typeof issue === "string") ?
+        refusal.issues.map((issue) => `\n  - ${issue}`).join("")
+      : "";
     throw new Error(`${method} /admin${path}: HTTP ${response.status} ${refusal?.message ?? ""}${problems}`);
   }
   return answer;
@@ -294,7 +309,11 @@ export async function registerSkill(
     const refusal = AdminErrorSchema.safeParse(body);
     const changes = refusal.data?.error.issues as { changes?: string[] } | undefined;
     const detail = changes?.changes?.map((change) => `\n  - ${change}`).join("") ?? "";
-    throw new RegistrationError(what, `HTTP ${response.status} ${refusal.data?.error.message ?? "(not a Skillmesh gateway's answer)"}${detail}`, response.status);
+    throw new RegistrationError(
+      what,
+      `HTTP ${response.status} ${refusal.data?.error.message ?? "(not a Skillmesh gateway's answer)"}${detail}`,
+      response.status,
+    );
   }
   const answer = RegistrationAnswerSchema.safeParse(body);
   if (!answer.success) throw new RegistrationError(what, `the answer is not a registration (is ${gatewayUrl} a Skillmesh gateway?)`, response.status);

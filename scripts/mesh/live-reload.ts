@@ -25,7 +25,9 @@ export async function readRegistry(gatewayUrl: string, adminToken: string): Prom
   const view: RegistryView = { deployments: [], routes: {} };
   let cursor: string | undefined;
   do {
-    const page = DeploymentsPageAnswerSchema.parse(await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`));
+    const page = DeploymentsPageAnswerSchema.parse(
+      await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
+    );
     view.deployments.push(...page.deployments);
     Object.assign(view.routes, page.routes);
     cursor = page.nextCursor;
@@ -45,7 +47,12 @@ export interface RestoreReport {
  * binding with their current manifests, deployments registered by URL as they were, routing
  * tables re-applied for the versions still there, removed skills deregistered.
  */
-export async function restoreRegistry(mesh: Mesh, adminToken: string, before: RegistryView, committed: () => Parameters<typeof checkContracts>[1]): Promise<RestoreReport> {
+export async function restoreRegistry(
+  mesh: Mesh,
+  adminToken: string,
+  before: RegistryView,
+  committed: () => Parameters<typeof checkContracts>[1],
+): Promise<RestoreReport> {
   const report: RestoreReport = { changes: [], warnings: [] };
   const previous = new Map(before.deployments.map((d) => [d.id, d]));
   const served = new Set<string>();
@@ -62,17 +69,28 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
     let answer: Awaited<ReturnType<typeof registerSkill>>;
     try {
       const pipeline = skill.pipeline ? { pipeline: true } : {};
-      answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, old && "binding" in old.endpoint ? { registrationId: old.registrationId, ...pipeline } : pipeline);
+      answer = await registerSkill(
+        mesh.gatewayUrl,
+        adminToken,
+        endpoint,
+        old && "binding" in old.endpoint ? { registrationId: old.registrationId, ...pipeline } : pipeline,
+      );
     } catch (error) {
       if (!(error instanceof RegistrationError) || error.status !== 409) throw error;
       // The store kept the old definition (--redis): in development the edit wins, with a warning.
       report.warnings.push(`${id}: its definition changed under the same version (a deployed gateway refuses that: bump the version). ${error.reason}`);
       answer = await registerSkill(mesh.gatewayUrl, adminToken, endpoint, { force: true, ...(skill.pipeline ? { pipeline: true } : {}) });
     }
-    const changed = !old ? "new" : old.contractHash !== answer.deployment.contractHash ? "definition changed" : undefined;
+    const changed =
+      !old ? "new"
+      : old.contractHash !== answer.deployment.contractHash ? "definition changed"
+      : undefined;
     if (changed) {
       report.changes.push(`${id} (${changed})`);
-      for (const problem of checkContracts([skill.manifest], committed().filter((c) => c.name === name))) {
+      for (const problem of checkContracts(
+        [skill.manifest],
+        committed().filter((c) => c.name === name),
+      )) {
         if (!/no contract committed/.test(problem)) report.warnings.push(problem);
       }
     }
@@ -92,7 +110,10 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
   for (const d of deployments) versions.set(d.name, (versions.get(d.name) ?? new Set()).add(d.version));
   for (const [name, table] of Object.entries(before.routes)) {
     const kept = Object.fromEntries(
-      Object.entries(table).map(([group, weights]) => [group, Object.fromEntries(Object.entries(weights).filter(([version]) => versions.get(name)?.has(version)))]),
+      Object.entries(table).map(([group, weights]) => [
+        group,
+        Object.fromEntries(Object.entries(weights).filter(([version]) => versions.get(name)?.has(version))),
+      ]),
     );
     const nonEmpty = Object.fromEntries(Object.entries(kept).filter(([, weights]) => Object.keys(weights).length));
     if (!Object.keys(nonEmpty).length) continue;
@@ -105,7 +126,12 @@ export async function restoreRegistry(mesh: Mesh, adminToken: string, before: Re
 
 /** A deployment registered by URL, registered again as it was (its manifest, id and TTL). */
 async function reregister(gatewayUrl: string, adminToken: string, deployment: Deployment, endpoint: { url: string }): Promise<void> {
-  const extra = { manifest: deployment.manifest, registrationId: deployment.registrationId, ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}), ...(deployment.pipeline ? { pipeline: true } : {}) };
+  const extra = {
+    manifest: deployment.manifest,
+    registrationId: deployment.registrationId,
+    ...(deployment.ttlSeconds ? { ttlSeconds: deployment.ttlSeconds } : {}),
+    ...(deployment.pipeline ? { pipeline: true } : {}),
+  };
   await registerSkill(gatewayUrl, adminToken, endpoint, extra).catch(() => undefined); // a URL that stopped answering stays out
 }
 

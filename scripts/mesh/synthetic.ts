@@ -14,7 +14,10 @@ export function syntheticManifest(i: number): SkillManifest {
   const properties = Object.fromEntries(
     Array.from({ length: 12 }, (_, p) => [
       `field_${p}`,
-      { type: p % 3 ? "string" : "number", description: `Field ${p} of synthetic skill ${i}: what the caller passes, in a sentence or two, as real manifests do.` },
+      {
+        type: p % 3 ? "string" : "number",
+        description: `Field ${p} of synthetic skill ${i}: what the caller passes, in a sentence or two, as real manifests do.`,
+      },
     ]),
   );
   return {
@@ -35,7 +38,15 @@ export function syntheticManifest(i: number): SkillManifest {
  * time; `manifestOf` says what skill `i` is (another corpus than `syntheticManifest`'s).
  * @example await registerSynthetic(mesh.gatewayUrl, ADMIN_TOKEN, mesh.skills[0].binding, 0, 1_050)
  */
-export async function registerSynthetic(gatewayUrl: string, adminToken: string, binding: string, from: number, to: number, inFlight = 8, manifestOf: (i: number) => SkillManifest = syntheticManifest): Promise<void> {
+export async function registerSynthetic(
+  gatewayUrl: string,
+  adminToken: string,
+  binding: string,
+  from: number,
+  to: number,
+  inFlight = 8,
+  manifestOf: (i: number) => SkillManifest = syntheticManifest,
+): Promise<void> {
   let next = from;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {

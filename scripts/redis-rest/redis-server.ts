@@ -48,9 +48,16 @@ export async function startRedisServer(): Promise<RunningRedis> {
   child.stderr?.on("data", (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`redis-server exited with ${code}:\n${output}`)); });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${output}`));
+    });
     const poll = setInterval(() => {
-      if (output.includes("Ready to accept connections")) { clearInterval(poll); clearTimeout(timer); resolve(); }
+      if (output.includes("Ready to accept connections")) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve();
+      }
     }, 20);
   });
   child.removeAllListeners("exit");

@@ -48,7 +48,9 @@ export async function startRedisRest(options: { redisUrl: string; token: string;
 /** The REST endpoint (cli.ts) in a Node process of its own; resolves once it listens. */
 async function startRedisRestProcess(options: { redisUrl: string; token: string }): Promise<RunningRedisRest> {
   const cli = new URL("./cli.ts", import.meta.url).pathname;
-  const child = spawn(process.execPath, ["--import", "tsx", cli, "--redis", options.redisUrl, "--port", String(await freePort()), "--token", options.token], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", cli, "--redis", options.redisUrl, "--port", String(await freePort()), "--token", options.token], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = once(child, "exit").then(([code]) => code as number | null);
   try {
     for await (const line of createInterface({ input: child.stdout! })) {
@@ -83,7 +85,10 @@ async function startRedisRestProcess(options: { redisUrl: string; token: string 
  * the benchmarks use it, so their load generator does not hold up its event loop.
  * @example const local = await startLocalUpstash(); startMesh({ upstash: local, … })
  */
-export async function startLocalUpstash(token = randomBytes(16).toString("hex"), options: { ownProcess?: boolean } = {}): Promise<RunningRedisRest & { redisUrl: string; redisPid: number }> {
+export async function startLocalUpstash(
+  token = randomBytes(16).toString("hex"),
+  options: { ownProcess?: boolean } = {},
+): Promise<RunningRedisRest & { redisUrl: string; redisPid: number }> {
   const redis = await startRedisServer();
   try {
     const rest = options.ownProcess ? await startRedisRestProcess({ redisUrl: redis.url, token }) : await startRedisRest({ redisUrl: redis.url, token });

@@ -32,14 +32,39 @@ export interface ExtractOptions {
 const SKIPPED = "script, style, noscript, template, svg, iframe, object, head";
 /** Navigation: menus and breadcrumbs repeat on every page, so they are noise in its text; their links are kept. */
 const isNavigation = (el: Element) => el.tagName === "nav" || el.getAttribute("role")?.toLowerCase() === "navigation";
-const BLOCKS = new Set(["p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li", "ul", "ol", "table", "tr", "br", "hr", "blockquote", "pre", "dt", "dd", "figcaption"]);
+const BLOCKS = new Set([
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "footer",
+  "aside",
+  "nav",
+  "li",
+  "ul",
+  "ol",
+  "table",
+  "tr",
+  "br",
+  "hr",
+  "blockquote",
+  "pre",
+  "dt",
+  "dd",
+  "figcaption",
+]);
 // An element keeps one end-tag handler (a second `onEndTag` replaces the first), so headings add
 // their own line breaks instead of being listed in BLOCKS, and one handler serves blocks and
 // navigation (a <nav> is both).
 
 /** Collapses runs of spaces and decodes the few entities HTMLRewriter leaves in text chunks. */
 export function cleanText(text: string): string {
-  return decodeEntities(text).replace(/[ \t\f\v\u00a0]+/g, " ").replace(/ *\n[ \n]*/g, "\n").trim();
+  return decodeEntities(text)
+    .replace(/[ \t\f\v\u00a0]+/g, " ")
+    .replace(/ *\n[ \n]*/g, "\n")
+    .trim();
 }
 
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0", mdash: "—", ndash: "–", hellip: "…", copy: "©" };
@@ -81,7 +106,18 @@ function resolveUrl(href: string, baseUrl: string | undefined): string {
  * @example const page = await extractPage("<title>Hi</title><p>Hello</p>", { maxTextChars: 20_000, maxItems: 200 })
  */
 export async function extractPage(html: string, options: ExtractOptions): Promise<ExtractedPage> {
-  const page: ExtractedPage = { title: null, description: null, lang: null, canonical: null, headings: [], links: [], images: [], text: "", wordCount: 0, truncated: false };
+  const page: ExtractedPage = {
+    title: null,
+    description: null,
+    lang: null,
+    canonical: null,
+    headings: [],
+    links: [],
+    images: [],
+    text: "",
+    wordCount: 0,
+    truncated: false,
+  };
   let skipDepth = 0;
   let navigationDepth = 0;
   let body = "";
@@ -137,7 +173,8 @@ export async function extractPage(html: string, options: ExtractOptions): Promis
     })
     .on("img[src]", {
       element: (el) => {
-        if (page.images.length < options.maxItems) page.images.push({ src: resolveUrl(el.getAttribute("src") ?? "", options.baseUrl), alt: cleanText(el.getAttribute("alt") ?? "") });
+        if (page.images.length < options.maxItems)
+          page.images.push({ src: resolveUrl(el.getAttribute("src") ?? "", options.baseUrl), alt: cleanText(el.getAttribute("alt") ?? "") });
       },
     })
     .on(`${[...BLOCKS].join(", ")}, [role="navigation" i]`, {

@@ -39,7 +39,10 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
       description: "How meters talk",
       lang: "en",
       canonical: "https://example.org/guide",
-      headings: [{ level: 1, text: "Reading meters" }, { level: 2, text: "Frames" }],
+      headings: [
+        { level: 1, text: "Reading meters" },
+        { level: 2, text: "Frames" },
+      ],
       links: [
         { href: "https://example.org/home", text: "Home" },
         { href: "https://example.org/docs/spec.html", text: "the spec" },
@@ -58,11 +61,16 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
   });
 
   it("keeps menus out of the text and headings but lists their links", async () => {
-    const html = '<div role="navigation"><h2>Menu</h2><a href="/a">Docs</a><hr role="navigation"></div><nav><ul><li><a href="/b">Blog</a></li></ul></nav><h1>Meters</h1><p>See <a href="/c">it</a>.</p>';
+    const html =
+      '<div role="navigation"><h2>Menu</h2><a href="/a">Docs</a><hr role="navigation"></div><nav><ul><li><a href="/b">Blog</a></li></ul></nav><h1>Meters</h1><p>See <a href="/c">it</a>.</p>';
     const { result } = await skill.call({ html });
     expect(result.text).toBe("Meters\nSee it.");
     expect(result.headings).toEqual([{ level: 1, text: "Meters" }]);
-    expect(result.links).toEqual([{ href: "/a", text: "Docs" }, { href: "/b", text: "Blog" }, { href: "/c", text: "it" }]);
+    expect(result.links).toEqual([
+      { href: "/a", text: "Docs" },
+      { href: "/b", text: "Blog" },
+      { href: "/c", text: "it" },
+    ]);
   });
 
   it("keeps the title out of the text even without a <head>", async () => {
@@ -73,7 +81,10 @@ describe("html.extract Worker (workerd, HTMLRewriter)", () => {
   it("takes self-closing elements inside SVG and MathML (no end tag) in its stride", async () => {
     const { result } = await skill.call({ html: '<p>Before</p><svg><a href="x"/><title/></svg><math><h1/></math><p>After <a href="/y">link</a></p>' });
     expect(result.text).toBe("Before\nAfter link");
-    expect(result.links).toEqual([{ href: "x", text: "" }, { href: "/y", text: "link" }]);
+    expect(result.links).toEqual([
+      { href: "x", text: "" },
+      { href: "/y", text: "link" },
+    ]);
   });
 
   it("truncates long text and says so", async () => {

@@ -9,7 +9,10 @@ export default defineSkill({
   tags: ["html.extract", "web.scrape", "text"],
   input: z.object({
     html: z.string().min(1).max(900_000).describe("The HTML document (up to 900,000 characters)"),
-    baseUrl: z.url({ protocol: /^https?$/ }).optional().describe("The page's URL, to resolve relative links"),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe("The page's URL, to resolve relative links"),
     maxTextChars: z.number().int().min(100).max(200_000).default(20_000).describe("Longest text returned"),
     maxItems: z.number().int().min(0).max(2_000).default(200).describe("Most links and images returned"),
   }),

@@ -12,7 +12,7 @@ export default defineSkill({
       .string()
       .min(8)
       .max(1_024)
-      .refine((s) => parseHex(s) !== undefined, "frame must be hex bytes, e.g. \"01 03 00 00 00 0A C5 CD\"")
+      .refine((s) => parseHex(s) !== undefined, 'frame must be hex bytes, e.g. "01 03 00 00 00 0A C5 CD"')
       .describe("The RTU frame as hex, spaces optional, CRC included"),
     role: z.enum(["auto", "request", "response"]).default("auto").describe("Who sent the frame"),
   }),

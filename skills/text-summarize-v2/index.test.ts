@@ -6,12 +6,21 @@ import { ARTICLE } from "../../test/fixtures/texts.js";
 
 describe("pageRank", () => {
   it("gives symmetric nodes equal rank and sums to 1", () => {
-    const rank = pageRank([[0, 1, 1], [1, 0, 1], [1, 1, 0]]);
+    const rank = pageRank([
+      [0, 1, 1],
+      [1, 0, 1],
+      [1, 1, 0],
+    ]);
     expect(rank.reduce((a, b) => a + b)).toBeCloseTo(1, 6);
     expect(rank[0]).toBeCloseTo(rank[1]!, 9);
   });
   it("ranks the hub of a star above its leaves", () => {
-    const rank = pageRank([[0, 1, 1, 1], [1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]);
+    const rank = pageRank([
+      [0, 1, 1, 1],
+      [1, 0, 0, 0],
+      [1, 0, 0, 0],
+      [1, 0, 0, 0],
+    ]);
     expect(rank[0]).toBeGreaterThan(rank[1]!);
   });
 });

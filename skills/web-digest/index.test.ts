@@ -13,7 +13,8 @@ describe("web.digest (workerd, through the gateway)", () => {
   afterAll(() => mesh?.dispose());
 
   it("digests a page", async () => {
-    const html = "<title>Solar</title><p>Solar panels turn sunlight into electricity. The weather was nice. Batteries store solar electricity for the night.</p>";
+    const html =
+      "<title>Solar</title><p>Solar panels turn sunlight into electricity. The weather was nice. Batteries store solar electricity for the night.</p>";
     const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "web.digest", params: { html, sentences: 1 }, id: 1 });
     expect(json.result).toEqual({ title: "Solar", words: 17, summary: expect.any(String), sentences: [expect.any(String)] });
   });

@@ -47,14 +47,26 @@ export const DurationSchema = z.union([
 ]);
 
 /** A share: a fraction (0.01) or a percentage string (`1%`). */
-export const ShareSchema = z.union([z.number().min(0).max(1), z.string().regex(/^\d+(\.\d+)?%$/, "a percentage such as 1% or 0.5%").transform((text) => Number(text.slice(0, -1)) / 100)]);
+export const ShareSchema = z.union([
+  z.number().min(0).max(1),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?%$/, "a percentage such as 1% or 0.5%")
+    .transform((text) => Number(text.slice(0, -1)) / 100),
+]);
 
 /** `POST /admin/skills/:name/rollout`: progressive delivery of a canary (src/delivery). */
 export const RolloutRequestSchema = z
   .strictObject({
     version: z.string().min(1),
     /** The canary's weight per step, e.g. [5, 25, 50, 100] or "5,25,50,100". */
-    steps: z.union([z.array(z.number()), z.string().regex(/^\d+(,\d+)*$/, "steps such as 5,25,50,100").transform((text) => text.split(",").map(Number))]),
+    steps: z.union([
+      z.array(z.number()),
+      z
+        .string()
+        .regex(/^\d+(,\d+)*$/, "steps such as 5,25,50,100")
+        .transform((text) => text.split(",").map(Number)),
+    ]),
     every: DurationSchema,
     groups: z.array(z.string()).optional(),
     maxErrorRate: ShareSchema,
@@ -155,9 +167,17 @@ export const ApproveRequestSchema = z
   .strictObject({
     version: z.string().min(1).optional(),
     tools: z.record(z.string().min(1).max(256), ContractHashSchema).optional(),
-    offerings: z.record(z.string().regex(/^(resource|resourceTemplate|prompt):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize"), ContractHashSchema).optional(),
+    offerings: z
+      .record(
+        z.string().regex(/^(resource|resourceTemplate|prompt):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize"),
+        ContractHashSchema,
+      )
+      .optional(),
   })
-  .refine((approval) => Object.keys(approval.tools ?? {}).length + Object.keys(approval.offerings ?? {}).length > 0, "name what you approve: tools and/or offerings, each with the contractHash you reviewed");
+  .refine(
+    (approval) => Object.keys(approval.tools ?? {}).length + Object.keys(approval.offerings ?? {}).length > 0,
+    "name what you approve: tools and/or offerings, each with the contractHash you reviewed",
+  );
 
 /** What a registration, refresh or approval did to one upstream version. */
 export const SyncReportSchema = z.object({
@@ -214,7 +234,15 @@ export type AgentSkillUpload = z.infer<typeof AgentSkillUploadSchema>;
 export const AgentSkillFileSchema = z.object({ path: z.string(), digest: z.string(), bytes: z.number() });
 /** What a registration did: the version, its digest and files, and whether anything changed. */
 /** What a package's registration did: its version, digests and tools, whether anything changed, and the package's stable version (another one: this one is a canary at 0%). */
-export const AgentSkillRegisteredSchema = z.object({ name: z.string(), version: z.string(), digest: z.string(), tools: z.array(z.string()), files: z.array(AgentSkillFileSchema), changed: z.boolean(), stable: z.string() });
+export const AgentSkillRegisteredSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  digest: z.string(),
+  tools: z.array(z.string()),
+  files: z.array(AgentSkillFileSchema),
+  changed: z.boolean(),
+  stable: z.string(),
+});
 export const AgentSkillViewSchema = PackageRecordSchema;
 export const AgentSkillListSchema = z.object({ agentSkills: z.array(PackageRecordSchema) });
 export const AgentSkillRemovedSchema = z.object({ removed: z.array(z.string()) });

@@ -19,7 +19,12 @@ export const ARCHIVE_SUFFIX = ".tar.gz";
  * @example const bytes = await archiveOf([{ path: "SKILL.md", bytes }, { path: "references/A.md", bytes: more }])
  */
 export async function archiveOf(files: PackageFile[]): Promise<Uint8Array> {
-  const tar = await packTar(files.map((file) => ({ header: { name: file.path, size: file.bytes.byteLength, type: "file" as const, mode: modeOf(file.path), uid: 0, gid: 0, mtime: new Date(0) }, body: file.bytes })));
+  const tar = await packTar(
+    files.map((file) => ({
+      header: { name: file.path, size: file.bytes.byteLength, type: "file" as const, mode: modeOf(file.path), uid: 0, gid: 0, mtime: new Date(0) },
+      body: file.bytes,
+    })),
+  );
   const gzipped = new Blob([tar]).stream().pipeThrough(new CompressionStream("gzip"));
   return new Uint8Array(await new Response(gzipped).arrayBuffer());
 }

@@ -3,7 +3,8 @@ import { changedFiles, packageContractPath, packageProblems } from "./contract.j
 import { InvalidPackage, packageOf } from "./index.js";
 
 const file = (path: string, text: string) => ({ path, bytes: new TextEncoder().encode(text) });
-const skillMd = (tools: string) => `---\nname: triage\ndescription: Triage.\nallowed-tools: ${tools}\nmetadata:\n  version: "1.0.0"\n---\nSee [notes](references/NOTES.md).\n`;
+const skillMd = (tools: string) =>
+  `---\nname: triage\ndescription: Triage.\nallowed-tools: ${tools}\nmetadata:\n  version: "1.0.0"\n---\nSee [notes](references/NOTES.md).\n`;
 
 describe("package contracts", () => {
   it("names the files that changed, were added or removed", async () => {
@@ -21,7 +22,13 @@ describe("package contracts", () => {
       `Agent Skill triage 1.0.0: no contract committed for it (run npm run contracts and commit contracts/${packageContractPath("triage", "1.0.0")})`,
       "Agent Skill broken: no SKILL.md at its root",
     ]);
-    const released = { name: "triage", version: "1.0.0", digest: `sha256:${"0".repeat(64)}`, tools: pkg.tools, files: pkg.files.map((f) => ({ ...f, digest: f.path === "SKILL.md" ? f.digest : "sha256:other" })) };
+    const released = {
+      name: "triage",
+      version: "1.0.0",
+      digest: `sha256:${"0".repeat(64)}`,
+      tools: pkg.tools,
+      files: pkg.files.map((f) => ({ ...f, digest: f.path === "SKILL.md" ? f.digest : "sha256:other" })),
+    };
     expect(packageProblems([pkg], [released], new Set(["modbus.decode", "web.fetch"]))).toEqual([
       "Agent Skill triage 1.0.0: changed under the same version (references/NOTES.md changed): a released package is never changed, give it a new metadata.version",
     ]);

@@ -41,10 +41,16 @@ export function packageProblems(current: Array<CheckedPackage | InvalidPackage>,
   return current.flatMap((pkg) => {
     if (pkg instanceof InvalidPackage) return pkg.problems.map((problem) => `${pkg.where}: ${problem}`);
     const label = `Agent Skill ${pkg.name} ${pkg.version}`;
-    const problems = pkg.tools.filter((tool) => !tools.has(tool)).map((tool) => `${label}: allowed-tools names ${tool}, which no skill serves (deploy it, or drop it from allowed-tools)`);
+    const problems = pkg.tools
+      .filter((tool) => !tools.has(tool))
+      .map((tool) => `${label}: allowed-tools names ${tool}, which no skill serves (deploy it, or drop it from allowed-tools)`);
     const same = released.find((c) => c.name === pkg.name && c.version === pkg.version);
-    if (!same) problems.push(`${label}: no contract committed for it (run npm run contracts and commit contracts/${packageContractPath(pkg.name, pkg.version)})`);
-    else if (same.digest !== pkg.digest) problems.push(`${label}: changed under the same version (${changedFiles(same, pkg).join(", ")}): a released package is never changed, give it a new metadata.version`);
+    if (!same)
+      problems.push(`${label}: no contract committed for it (run npm run contracts and commit contracts/${packageContractPath(pkg.name, pkg.version)})`);
+    else if (same.digest !== pkg.digest)
+      problems.push(
+        `${label}: changed under the same version (${changedFiles(same, pkg).join(", ")}): a released package is never changed, give it a new metadata.version`,
+      );
     return problems;
   });
 }

@@ -5,7 +5,8 @@ import { InvalidPackage, type PackageFile, packageOf, pathRefusal, referencedPat
 const encoder = new TextEncoder();
 const file = (path: string, text: string): PackageFile => ({ path, bytes: encoder.encode(text) });
 const skillMd = (frontmatter: string, body = "Decode the capture with modbus.decode.\n") => file("SKILL.md", `---\n${frontmatter}\n---\n${body}`);
-const VALID = 'name: modbus-triage\ndescription: Triage a Modbus capture. Use when a user pastes Modbus RTU frames.\nallowed-tools: modbus.decode Read\nmetadata:\n  version: "1.2.0"';
+const VALID =
+  'name: modbus-triage\ndescription: Triage a Modbus capture. Use when a user pastes Modbus RTU frames.\nallowed-tools: modbus.decode Read\nmetadata:\n  version: "1.2.0"';
 
 /** The problems of a package that must not pass. */
 async function problemsOf(folder: string, files: PackageFile[]): Promise<string[]> {
@@ -20,12 +21,20 @@ async function problemsOf(folder: string, files: PackageFile[]): Promise<string[
 
 describe("packageOf", () => {
   it("describes a valid package: version, the Skillmesh tools it uses, every file's digest, SKILL.md first", async () => {
-    const pkg = await packageOf("modbus-triage", [file("references/REGISTERS.md", "# Registers\n"), skillMd(VALID, "See [the registers](references/REGISTERS.md#holding).\n")]);
+    const pkg = await packageOf("modbus-triage", [
+      file("references/REGISTERS.md", "# Registers\n"),
+      skillMd(VALID, "See [the registers](references/REGISTERS.md#holding).\n"),
+    ]);
     expect(pkg).toMatchObject({ name: "modbus-triage", version: "1.2.0", tools: ["modbus.decode"], description: expect.stringContaining("Triage") });
     expect(pkg.files.map((f) => f.path)).toEqual(["SKILL.md", "references/REGISTERS.md"]);
     // The SHA-256 of the raw bytes, as a client checks it (Node's own implementation here).
     expect(pkg.files[1]!.digest).toBe(`sha256:${createHash("sha256").update("# Registers\n").digest("hex")}`);
-    expect(pkg.frontmatter).toEqual({ name: "modbus-triage", description: expect.any(String), "allowed-tools": "modbus.decode Read", metadata: { version: "1.2.0" } });
+    expect(pkg.frontmatter).toEqual({
+      name: "modbus-triage",
+      description: expect.any(String),
+      "allowed-tools": "modbus.decode Read",
+      metadata: { version: "1.2.0" },
+    });
   });
 
   it("gives the same digest to the same files in any order, another to any change", async () => {
@@ -46,9 +55,14 @@ describe("packageOf", () => {
 
   it("refuses a name that is not its folder's, a missing version, and a file SKILL.md refers to that is not there", async () => {
     expect(await problemsOf("other", [skillMd(VALID)])).toContain("name modbus-triage must be the name of its folder (other)");
-    expect((await problemsOf("modbus-triage", [skillMd("name: modbus-triage\ndescription: d")])).join()).toMatch(/metadata\.version must be the package's semver version/);
+    expect((await problemsOf("modbus-triage", [skillMd("name: modbus-triage\ndescription: d")])).join()).toMatch(
+      /metadata\.version must be the package's semver version/,
+    );
     const missing = await problemsOf("modbus-triage", [skillMd(VALID, "Run scripts/decode.py, then read [the notes](references/NOTES.md).\n")]);
-    expect(missing.sort()).toEqual(["SKILL.md refers to references/NOTES.md, which is not in the package", "SKILL.md refers to scripts/decode.py, which is not in the package"]);
+    expect(missing.sort()).toEqual([
+      "SKILL.md refers to references/NOTES.md, which is not in the package",
+      "SKILL.md refers to scripts/decode.py, which is not in the package",
+    ]);
   });
 
   it("refuses no SKILL.md, no frontmatter, and paths that leave the package", async () => {
@@ -73,7 +87,11 @@ describe("the parts", () => {
   });
 
   it("finds the paths a body refers to, not URLs or anchors", () => {
-    expect(referencedPaths("[a](references/A.md) [b](https://x.y/z) [c](#top) [d](./assets/logo%20big.png) use scripts/run.sh.")).toEqual(["references/A.md", "assets/logo big.png", "scripts/run.sh"]);
+    expect(referencedPaths("[a](references/A.md) [b](https://x.y/z) [c](#top) [d](./assets/logo%20big.png) use scripts/run.sh.")).toEqual([
+      "references/A.md",
+      "assets/logo big.png",
+      "scripts/run.sh",
+    ]);
   });
 
   it("refuses absolute paths and backslashes", () => {

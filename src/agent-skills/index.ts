@@ -165,7 +165,8 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<C
     const fold = file.path.normalize("NFC").toLowerCase();
     if (refusal) problems.push(`${file.path}: ${refusal}`);
     else if (byPath.has(file.path)) problems.push(`${file.path}: listed twice`);
-    else if (folded.has(fold)) problems.push(`${file.path}: the same path as ${folded.get(fold)} but for case or Unicode form (a case-insensitive disk would keep only one)`);
+    else if (folded.has(fold))
+      problems.push(`${file.path}: the same path as ${folded.get(fold)} but for case or Unicode form (a case-insensitive disk would keep only one)`);
     else {
       byPath.set(file.path, file);
       folded.set(fold, file.path);
@@ -194,7 +195,10 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<C
   const checked = FrontmatterSchema.safeParse(frontmatter);
   if (!checked.success) {
     for (const issue of checked.error.issues) {
-      if (issue.code === "unrecognized_keys") problems.push(`${SKILL_FILE} frontmatter: unexpected field(s) ${issue.keys.join(", ")} (the format allows ${Object.keys(FrontmatterSchema.shape).join(", ")})`);
+      if (issue.code === "unrecognized_keys")
+        problems.push(
+          `${SKILL_FILE} frontmatter: unexpected field(s) ${issue.keys.join(", ")} (the format allows ${Object.keys(FrontmatterSchema.shape).join(", ")})`,
+        );
       else problems.push(`${SKILL_FILE} frontmatter: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
     }
   }
@@ -205,8 +209,19 @@ export async function packageOf(folder: string, files: PackageFile[]): Promise<C
   for (const path of referencedPaths(body)) if (!byPath.has(path)) problems.push(`${SKILL_FILE} refers to ${path}, which is not in the package`);
   if (problems.length || !checked.success || !version.success) throw new InvalidPackage(where, problems);
 
-  const ordered = [skillFile, ...[...byPath.values()].filter((f) => f !== skillFile).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))];
-  const described = await Promise.all(ordered.map(async (file) => ({ path: file.path, digest: `sha256:${await sha256Hex(file.bytes)}`, bytes: file.bytes.byteLength })));
+  const ordered = [
+    skillFile,
+    ...[...byPath.values()]
+      .filter((f) => f !== skillFile)
+      .sort((a, b) =>
+        a.path < b.path ? -1
+        : a.path > b.path ? 1
+        : 0,
+      ),
+  ];
+  const described = await Promise.all(
+    ordered.map(async (file) => ({ path: file.path, digest: `sha256:${await sha256Hex(file.bytes)}`, bytes: file.bytes.byteLength })),
+  );
   const tools = (checked.data["allowed-tools"] ?? "").split(/\s+/).filter((entry) => SKILLMESH_TOOL.test(entry));
   return {
     name: checked.data.name,
@@ -239,7 +254,11 @@ export function pathRefusal(path: string): string | undefined {
  * @example packageEntryOf(pkg) // { uri: "skill://modbus-triage/SKILL.md", frontmatter: {…}, resources: [{ uri, digest }, …] }
  */
 export function packageEntryOf(pkg: Pick<CheckedPackage, "name" | "frontmatter" | "files">): PackageEntry {
-  return { uri: skillUriOf(pkg.name, SKILL_FILE), frontmatter: pkg.frontmatter, resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest, size: file.bytes })) };
+  return {
+    uri: skillUriOf(pkg.name, SKILL_FILE),
+    frontmatter: pkg.frontmatter,
+    resources: pkg.files.map((file) => ({ uri: skillUriOf(pkg.name, file.path), digest: file.digest, size: file.bytes })),
+  };
 }
 
 /** A package as SEP-2640's `skills/list` and `skills/get` answer it: every file with its digest and size in bytes. */

@@ -37,7 +37,10 @@ describe("Packages on a warm isolate", () => {
     let now = 1_000_000;
     const { store, bucket, reads } = counted();
     const skills = new Packages(store, { bucket, unknownTools: async () => [] }, () => now);
-    await skills.register("notes", [{ path: "SKILL.md", bytes: encoder.encode(SKILL_MD) }, { path: "assets/a.txt", bytes: encoder.encode("a") }]);
+    await skills.register("notes", [
+      { path: "SKILL.md", bytes: encoder.encode(SKILL_MD) },
+      { path: "assets/a.txt", bytes: encoder.encode("a") },
+    ]);
     expect(new TextDecoder().decode((await skills.file("notes", "1.0.0", "assets/a.txt"))!.bytes)).toBe("a");
     const before = { ...reads };
     for (let i = 0; i < 100; i++) await skills.file("notes", "1.0.0", "assets/a.txt");

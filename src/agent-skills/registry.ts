@@ -117,15 +117,24 @@ export class Packages {
       throw error;
     }
     const unknown = await this.settings.unknownTools(pkg.tools);
-    if (unknown.length) throw new PackageRefused(400, `Invalid Agent Skill: ${pkg.name} names tools the gateway does not serve`, unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`));
+    if (unknown.length)
+      throw new PackageRefused(
+        400,
+        `Invalid Agent Skill: ${pkg.name} names tools the gateway does not serve`,
+        unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`),
+      );
     const existing = await this.get(pkg.name);
     const known = existing?.versions[pkg.version];
     if (known && known.digest !== pkg.digest) {
-      throw new PackageRefused(409, `${pkg.name}@${pkg.version} is registered with other files (${known.digest}); a changed package needs a new metadata.version`);
+      throw new PackageRefused(
+        409,
+        `${pkg.name}@${pkg.version} is registered with other files (${known.digest}); a changed package needs a new metadata.version`,
+      );
     }
     if (known) return { pkg, changed: false, stable: existing!.stable };
     const byPath = new Map(files.map((file) => [file.path, file]));
-    for (const file of pkg.files) await bucket.put(fileKey(file.digest), byPath.get(file.path)!.bytes, { httpMetadata: { contentType: contentTypeOf(file.path) } });
+    for (const file of pkg.files)
+      await bucket.put(fileKey(file.digest), byPath.get(file.path)!.bytes, { httpMetadata: { contentType: contentTypeOf(file.path) } });
     let archive: { digest: string; bytes: number } | undefined;
     if (pkg.files.length > 1) {
       const bytes = await archiveOf(pkg.files.map((file) => byPath.get(file.path)!));
@@ -133,7 +142,15 @@ export class Packages {
       await bucket.put(fileKey(archive.digest), bytes, { httpMetadata: { contentType: ARCHIVE_CONTENT_TYPE } });
     }
     const record: PackageRecord = existing ?? { name: pkg.name, stable: pkg.version, versions: {}, createdAt: now };
-    record.versions[pkg.version] = { frontmatter: pkg.frontmatter, description: pkg.description, tools: pkg.tools, files: pkg.files, digest: pkg.digest, ...(archive ? { archive } : {}), registeredAt: now };
+    record.versions[pkg.version] = {
+      frontmatter: pkg.frontmatter,
+      description: pkg.description,
+      tools: pkg.tools,
+      files: pkg.files,
+      digest: pkg.digest,
+      ...(archive ? { archive } : {}),
+      registeredAt: now,
+    };
     await this.store.set(AGENT_SKILL_KEYS.record(pkg.name), JSON.stringify(record));
     await this.store.zadd(AGENT_SKILL_KEYS.index, [{ score: record.createdAt, member: pkg.name }]);
     await this.#changed();
@@ -252,7 +269,8 @@ export class Packages {
       await this.#changed();
       return versions;
     }
-    if (version === record.stable) throw new PackageRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
+    if (version === record.stable)
+      throw new PackageRefused(409, `${name}@${version} is the stable version; promote another first, or remove the whole package`);
     // Its callers go back to the stable version, as a rollback of it sends them.
     const { record: next } = routed(record, (doc, n, ctx) => rollback(doc, n, { ...ctx, version: version! }), { now: this.now(), by: "admin" });
     delete next.versions[version!];

@@ -53,7 +53,11 @@ export function servedVersionOf(record: RoutedRecord, key: RouteKey): string {
  * edit's event. Throws `RoutingEditError` as the edit does (an unknown version, weights over 100).
  * @example const { record: next } = routed(record, (doc, name, ctx) => setCanary(doc, name, "1.1.0", { beta: 100 }, ctx), { now, by })
  */
-export function routed<R extends RoutedRecord>(record: R, edit: PackageEdit, ctx: EditContext): { record: R; event: RoutableDoc["events"][number] | undefined } {
+export function routed<R extends RoutedRecord>(
+  record: R,
+  edit: PackageEdit,
+  ctx: EditContext,
+): { record: R; event: RoutableDoc["events"][number] | undefined } {
   const deployments = Object.fromEntries(versionsOf(record).map((v) => [`${record.name}@${v.version}`, v]));
   const doc = edit({ deployments, routes: { [record.name]: routesOf(record) }, events: [] }, record.name, ctx);
   const stable = Object.values(doc.deployments).find((d) => d.role === "stable")?.version ?? record.stable;

@@ -141,7 +141,10 @@ export class AuditLog {
         await this.store.run(appendAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [MAX_AUDIT_ENTRIES, ...slice.map((e) => JSON.stringify(e))]);
       } catch (error) {
         this.#keep(entries.slice(i));
-        console.error(`[gateway] could not write ${entries.length - i} audit entries (kept for the next write, ${this.#backlog.length} waiting):`, errorText(error));
+        console.error(
+          `[gateway] could not write ${entries.length - i} audit entries (kept for the next write, ${this.#backlog.length} waiting):`,
+          errorText(error),
+        );
         return;
       }
     }
@@ -153,7 +156,9 @@ export class AuditLog {
     const over = kept.length - MAX_AUDIT_BACKLOG;
     if (over > 0) {
       this.#dropped += over;
-      console.error(`[gateway] the audit backlog is full (${MAX_AUDIT_BACKLOG} entries): ${over} of the oldest dropped (${this.#dropped} since this isolate started)`);
+      console.error(
+        `[gateway] the audit backlog is full (${MAX_AUDIT_BACKLOG} entries): ${over} of the oldest dropped (${this.#dropped} since this isolate started)`,
+      );
     }
     this.#backlog = over > 0 ? kept.slice(over) : kept;
   }
@@ -187,7 +192,7 @@ export class AuditLog {
     const since = sinceOf(query.since);
     const matches: AuditEntry[] = [];
     let from = query.cursor === undefined ? -1 : Number(query.cursor);
-    for (let scanned = 0; scanned < MAX_AUDIT_ENTRIES; ) {
+    for (let scanned = 0; scanned < MAX_AUDIT_ENTRIES;) {
       const { count, lines } = await this.store.run(readAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [from, AUDIT_READ_PAGE]);
       const start = from < 0 ? count : Math.min(from, count);
       let oldest = Infinity;
@@ -258,7 +263,11 @@ function sinceOf(since: string | undefined): number {
 }
 
 function dataPointOf(entry: AuditEntry): { blobs: string[]; doubles: number[]; indexes: string[] } {
-  return entry.type === "call"
-    ? { indexes: [entry.caller], blobs: ["call", entry.method, entry.deployment ?? "", entry.group ?? "", entry.args ?? ""], doubles: [entry.at, entry.code, entry.ms] }
+  return entry.type === "call" ?
+      {
+        indexes: [entry.caller],
+        blobs: ["call", entry.method, entry.deployment ?? "", entry.group ?? "", entry.args ?? ""],
+        doubles: [entry.at, entry.code, entry.ms],
+      }
     : { indexes: [entry.by], blobs: ["admin", entry.action], doubles: [entry.at, entry.status, 0] };
 }

@@ -55,7 +55,10 @@ export const AuditQuerySchema = z.object({
     .optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
   /** The `nextCursor` of the page before: go on with older entries. */
-  cursor: z.string().regex(/^\d{1,16}$/, "a cursor is the nextCursor of the page before").optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,16}$/, "a cursor is the nextCursor of the page before")
+    .optional(),
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 

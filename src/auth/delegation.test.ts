@@ -36,7 +36,8 @@ describe("delegation tokens", () => {
   it("a made-up or malformed token stands for nobody", async () => {
     const delegations = new Delegations(memoryStore());
     await delegations.issue(delegation, 1_000);
-    for (const token of [`smd.${"0".repeat(64)}`, "smd.eyJjIjoiayJ9.bWFj", "smd.", "sm_notadelegation"]) expect(await delegations.find(token, 2_000), token).toBeUndefined();
+    for (const token of [`smd.${"0".repeat(64)}`, "smd.eyJjIjoiayJ9.bWFj", "smd.", "sm_notadelegation"])
+      expect(await delegations.find(token, 2_000), token).toBeUndefined();
   });
 
   it("the access of a step: the caller's grants, narrowed to the skills every pipeline on the way declares, never admin", () => {

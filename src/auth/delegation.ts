@@ -34,7 +34,10 @@ export const DelegationSchema = z.object({
    * The skills the steps may call: one list per pipeline the call went through (a pipeline's
    * step that is itself a pipeline adds its own list); a skill must be on every list.
    */
-  steps: z.array(z.array(z.string().max(64)).max(128)).min(1).max(8),
+  steps: z
+    .array(z.array(z.string().max(64)).max(128))
+    .min(1)
+    .max(8),
   /** The rate and quota its steps are counted against (a key's are read again at each step). */
   limits: LimitsSchema,
   /** The caller context of the call: a step's own `X-User-Id`, group and session headers are not read. */

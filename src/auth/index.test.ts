@@ -8,7 +8,17 @@ import { MAX_BEARER_CHARS, authenticate, rememberedDigests } from "./index.js";
 const VALID = `sm_${"a".repeat(43)}`;
 
 async function keyRing(): Promise<KeyRing> {
-  const key = { id: "k_0123456789ab", name: "a", hash: await sha256Hex(VALID), hint: "", skills: ["*"], tags: [], groups: [], createdAt: 0, updatedAt: 0 } as ApiKey;
+  const key = {
+    id: "k_0123456789ab",
+    name: "a",
+    hash: await sha256Hex(VALID),
+    hint: "",
+    skills: ["*"],
+    tags: [],
+    groups: [],
+    createdAt: 0,
+    updatedAt: 0,
+  } as ApiKey;
   return { find: async (hash: string) => (hash === key.hash ? key : undefined), byId: async () => undefined } as unknown as KeyRing;
 }
 const headers = (bearer: string) => new Headers({ authorization: `Bearer ${bearer}` });
@@ -32,9 +42,13 @@ describe("authenticate", () => {
     const keys = await keyRing();
     for (const required of [true, false]) {
       const outcome = await authenticate(headers("y".repeat(MAX_BEARER_CHARS + 1)), { required }, keys);
-      expect(outcome).toEqual({ refused: expect.objectContaining({ status: 401, error: "invalid_token", message: expect.stringMatching(/more than 8192 characters/) }) });
+      expect(outcome).toEqual({
+        refused: expect.objectContaining({ status: 401, error: "invalid_token", message: expect.stringMatching(/more than 8192 characters/) }),
+      });
     }
-    expect(await authenticate(headers("y".repeat(MAX_BEARER_CHARS)), { required: false }, keys)).toMatchObject({ caller: { id: expect.stringMatching(/^c_/) } });
+    expect(await authenticate(headers("y".repeat(MAX_BEARER_CHARS)), { required: false }, keys)).toMatchObject({
+      caller: { id: expect.stringMatching(/^c_/) },
+    });
   });
 
   it("with auth off, names a caller by its bearer's hash and remembers at most 1,024 of them, each key-sized", async () => {
@@ -49,11 +63,21 @@ describe("authenticate", () => {
     const delegations = new Delegations(memoryStore());
     const now = Date.now();
     const { token } = await delegations.issue(
-      { caller: "o:alice@5f3c91ab", grants: JSON.stringify([["*"], [], [], null]), pipeline: "p@1.0.0", steps: [["s"]], limits: { identifier: "o:alice@5f3c91ab" }, context: {}, expiresAt: now + 60_000 },
+      {
+        caller: "o:alice@5f3c91ab",
+        grants: JSON.stringify([["*"], [], [], null]),
+        pipeline: "p@1.0.0",
+        steps: [["s"]],
+        limits: { identifier: "o:alice@5f3c91ab" },
+        context: {},
+        expiresAt: now + 60_000,
+      },
       now,
     );
     const quota = { limit: 5, windowMs: 86_400_000 };
     const outcome = await authenticate(headers(token), { required: true, oauthQuota: quota }, await keyRing(), delegations);
-    expect(outcome).toMatchObject({ caller: { id: "o:alice@5f3c91ab", limits: { identifier: "o:alice@5f3c91ab", quota }, delegation: { pipeline: "p@1.0.0" } } });
+    expect(outcome).toMatchObject({
+      caller: { id: "o:alice@5f3c91ab", limits: { identifier: "o:alice@5f3c91ab", quota }, delegation: { pipeline: "p@1.0.0" } },
+    });
   });
 });

@@ -138,10 +138,22 @@ export function rememberedDigests(): { count: number; chars: number } {
  * narrowed to the skills the pipeline declares, its limits, never admin access.
  * @example const outcome = await authenticate(request.headers, runtime.config.auth, runtime.keys, runtime.delegations)
  */
-export async function authenticate(headers: Headers, settings: AuthSettings, keys: KeyRing, delegations?: Delegations): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+export async function authenticate(
+  headers: Headers,
+  settings: AuthSettings,
+  keys: KeyRing,
+  delegations?: Delegations,
+): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const bearer = bearerOf(headers.get("authorization"));
   if (bearer && bearer.length > MAX_BEARER_CHARS) {
-    return { refused: { status: 401, oauth: settings.oauth, error: "invalid_token", message: `Unauthorized: a credential of more than ${MAX_BEARER_CHARS} characters is no API key or access token` } };
+    return {
+      refused: {
+        status: 401,
+        oauth: settings.oauth,
+        error: "invalid_token",
+        message: `Unauthorized: a credential of more than ${MAX_BEARER_CHARS} characters is no API key or access token`,
+      },
+    };
   }
   if (bearer && delegations && isDelegationToken(bearer)) return delegatedCaller(await delegations.find(bearer, Date.now()), keys, settings);
   const hash = bearer ? await bearerDigest(bearer) : undefined;
@@ -151,11 +163,14 @@ export async function authenticate(headers: Headers, settings: AuthSettings, key
   }
   const { oauth } = settings;
   if (!bearer || !hash) {
-    return { refused: { status: 401, oauth, message: `This gateway needs a credential: send Authorization: Bearer <API key${oauth ? " or access token" : ""}>` } };
+    return {
+      refused: { status: 401, oauth, message: `This gateway needs a credential: send Authorization: Bearer <API key${oauth ? " or access token" : ""}>` },
+    };
   }
   if (bearer.startsWith(KEY_PREFIX) || !oauth) {
     const key = bearer.startsWith(KEY_PREFIX) ? await keys.find(hash) : undefined;
-    if (!key) return { refused: { status: 401, oauth, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
+    if (!key)
+      return { refused: { status: 401, oauth, error: "invalid_token", message: "Unauthorized: the credential is not a valid API key (unknown or revoked)" } };
     rememberDigest(bearer, hash);
     return { caller: callerOfKey(key) };
   }
@@ -179,7 +194,11 @@ function oauthLimitsOf(id: string, { oauthRate: rate, oauthQuota: quota }: AuthS
  * snapshot: a revoked key ends its tokens, and its grants and limits are what they are now; an
  * OAuth caller's limits are the settings' (a job's call, run after its submit, carried none).
  */
-async function delegatedCaller(delegation: Delegation | undefined, keys: KeyRing, settings: AuthSettings): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
+async function delegatedCaller(
+  delegation: Delegation | undefined,
+  keys: KeyRing,
+  settings: AuthSettings,
+): Promise<{ caller: Caller } | { refused: AuthRefusal }> {
   const refused = (why: string) => ({ refused: { status: 401 as const, error: "invalid_token" as const, message: `Unauthorized: ${why}` } });
   if (!delegation) return refused("an unknown or ended delegation token (a pipeline's token lives only as long as the call it was issued for)");
   let base = accessOfSignature(delegation.grants);

@@ -10,14 +10,19 @@ describe("OAuth settings", () => {
       scopes: "skill:*",
       metadataUrl: "https://gw.example.com/.well-known/oauth-protected-resource/mcp",
     });
-    expect(oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://a.example", SKILLMESH_RESOURCE_URL: "https://gw.example.com/" })!.metadataUrl).toBe("https://gw.example.com/.well-known/oauth-protected-resource");
+    expect(oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://a.example", SKILLMESH_RESOURCE_URL: "https://gw.example.com/" })!.metadataUrl).toBe(
+      "https://gw.example.com/.well-known/oauth-protected-resource",
+    );
   });
 });
 
 describe("grantsOfScopes", () => {
   it("maps skill:, tag:, group: and admin: scopes, and ignores the rest", () => {
     expect(grantsOfScopes(["openid", "skill:text.*", "tag:grid.*", "group:beta", "admin:read", "skill:", "email"])).toEqual({
-      skills: ["text.*"], tags: ["grid.*"], groups: ["beta"], admin: "read",
+      skills: ["text.*"],
+      tags: ["grid.*"],
+      groups: ["beta"],
+      admin: "read",
     });
     expect(grantsOfScopes(["admin:write", "admin:read"]).admin).toBe("write");
     expect(grantsOfScopes(["admin:root"]).admin).toBeUndefined();

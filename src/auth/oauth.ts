@@ -36,12 +36,20 @@ export interface OAuthConfig {
  * @example oauthConfigOf({ SKILLMESH_OAUTH_ISSUERS: "https://auth.example.com", SKILLMESH_RESOURCE_URL: "https://gw.example.com/mcp" })
  */
 export function oauthConfigOf(env: OAuthEnv): OAuthConfig | undefined {
-  const issuers = (env.SKILLMESH_OAUTH_ISSUERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const issuers = (env.SKILLMESH_OAUTH_ISSUERS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const resource = env.SKILLMESH_RESOURCE_URL?.trim();
   if (!issuers.length || !resource) return undefined;
   const url = new URL(resource);
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
-  return { issuers, resource, scopes: env.SKILLMESH_OAUTH_SCOPES?.trim() || "skill:*", metadataUrl: `${url.origin}/.well-known/oauth-protected-resource${path}` };
+  return {
+    issuers,
+    resource,
+    scopes: env.SKILLMESH_OAUTH_SCOPES?.trim() || "skill:*",
+    metadataUrl: `${url.origin}/.well-known/oauth-protected-resource${path}`,
+  };
 }
 
 /**
@@ -165,7 +173,10 @@ export async function verifyAccessToken(token: string, config: OAuthConfig, now 
     if (error instanceof errors.JWKSNoMatchingKey) payload = await verify(true).then((r) => r.payload, refusal);
     else refusal(error);
   }
-  const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
+  const scopes =
+    typeof payload.scope === "string" ? payload.scope.split(" ")
+    : Array.isArray(payload.scp) ? payload.scp.map(String)
+    : [];
   const grants = grantsOfScopes(scopes);
   if (!grants.skills.length && !grants.tags.length && !grants.admin) {
     throw new TokenRefused(`the token grants no skill: ask for a scope such as ${config.scopes}`, true);

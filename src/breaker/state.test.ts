@@ -3,7 +3,15 @@ import { DEFAULT_BREAKER_POLICY, recordInMemory, statusOf } from "./state.js";
 
 describe("statusOf", () => {
   it("reads a record as the Lua twin writes it (an empty list comes back as {})", () => {
-    const lua = JSON.stringify({ state: "open", openUntil: 5_000, opens: 2, closedAt: 0, streak: {}, buckets: {}, reason: "6 consecutive failures from 2 callers" });
+    const lua = JSON.stringify({
+      state: "open",
+      openUntil: 5_000,
+      opens: 2,
+      closedAt: 0,
+      streak: {},
+      buckets: {},
+      reason: "6 consecutive failures from 2 callers",
+    });
     expect(statusOf(lua)).toEqual({ state: "open", openUntil: 5_000, opens: 2, reason: "6 consecutive failures from 2 callers", tripped: false });
   });
   it("takes a missing or damaged record for a closed breaker instead of throwing", () => {
@@ -73,7 +81,12 @@ describe("the breaker, as documented", () => {
     expect(barred.status).toMatchObject({ opens: 1, tripped: false });
     expect(barred.stored).toMatchObject({ probeFailedBy: "a", probeBarredUntil: later + 30_000 });
     // b's probe fails too: open again for twice the period.
-    const doubled = recordInMemory(JSON.stringify({ ...barred.stored, probe: "p2", probeAt: later }), later + 1, { successes: 0, failedBy: "b", probe: "p2" }, policy);
+    const doubled = recordInMemory(
+      JSON.stringify({ ...barred.stored, probe: "p2", probeAt: later }),
+      later + 1,
+      { successes: 0, failedBy: "b", probe: "p2" },
+      policy,
+    );
     expect(doubled.status).toMatchObject({ state: "open", opens: 2, tripped: true, openUntil: later + 1 + 60_000 });
   });
 
@@ -92,7 +105,12 @@ describe("the breaker, as documented", () => {
     let stored = feed(failures("abcabcab")).stored;
     let now = 2_000_000;
     for (let i = 0; i < 6; i++) {
-      stored = recordInMemory(JSON.stringify({ ...stored, state: "half-open", probe: "p", probeFailedBy: "a", probeAt: now }), (now += 1), { successes: 0, failedBy: "b", probe: "p" }, policy).stored;
+      stored = recordInMemory(
+        JSON.stringify({ ...stored, state: "half-open", probe: "p", probeFailedBy: "a", probeAt: now }),
+        (now += 1),
+        { successes: 0, failedBy: "b", probe: "p" },
+        policy,
+      ).stored;
     }
     expect(stored.openUntil - now).toBe(300_000);
   });

@@ -127,7 +127,12 @@ function count(by: FailuresByCaller, caller: string): void {
 
 /** The failures of the caller who failed most (never `OTHERS`: that is many callers). */
 function top(by: FailuresByCaller): number {
-  return Math.max(0, ...Object.entries(by).filter(([caller]) => caller !== OTHERS).map(([, n]) => n));
+  return Math.max(
+    0,
+    ...Object.entries(by)
+      .filter(([caller]) => caller !== OTHERS)
+      .map(([, n]) => n),
+  );
 }
 
 const sum = (by: FailuresByCaller) => Object.values(by).reduce((a, b) => a + b, 0);
@@ -152,7 +157,12 @@ function open(s: StoredBreaker, now: number, policy: BreakerPolicy, reason: stri
 }
 
 /** The memory twin of `recordOutcome`: the same transitions on a parsed document. */
-export function recordInMemory(raw: string | null, now: number, record: BreakerRecord, policy: BreakerPolicy): { stored: StoredBreaker; status: BreakerStatus } {
+export function recordInMemory(
+  raw: string | null,
+  now: number,
+  record: BreakerRecord,
+  policy: BreakerPolicy,
+): { stored: StoredBreaker; status: BreakerStatus } {
   const s = storedBreakerOf(raw);
   let tripped = false;
   if (s.state !== "closed") {
@@ -287,9 +297,16 @@ redis.call('SET', KEYS[1], cjson.encode(s), 'PX', ${STATE_TTL_MS})
 return cjson.encode({state=s.state, openUntil=s.openUntil, opens=s.opens, reason=s.reason or '', tripped=tripped})
 `,
   memory: (data, [key], [now, successes, failedBy, probe, policy]) => {
-    const { stored, status: result } = recordInMemory(data.get(key!), Number(now), {
-      successes: Number(successes), failedBy: failedBy || undefined, probe: probe || undefined,
-    }, JSON.parse(policy!) as BreakerPolicy);
+    const { stored, status: result } = recordInMemory(
+      data.get(key!),
+      Number(now),
+      {
+        successes: Number(successes),
+        failedBy: failedBy || undefined,
+        probe: probe || undefined,
+      },
+      JSON.parse(policy!) as BreakerPolicy,
+    );
     data.set(key!, JSON.stringify(stored), { px: STATE_TTL_MS });
     return result;
   },

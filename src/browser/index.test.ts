@@ -35,7 +35,10 @@ describe("isAllowedHost", () => {
 
 describe("browserCors", () => {
   const app = new Hono();
-  app.use("/rpc", browserCors(() => ({ allowedOrigins: ["https://app.example"] }), ["x-skill-version"]));
+  app.use(
+    "/rpc",
+    browserCors(() => ({ allowedOrigins: ["https://app.example"] }), ["x-skill-version"]),
+  );
   app.post("/rpc", (c) => c.json({ ok: true }, 200, { "x-skill-version": "subtract@1.0.0" }));
 
   it("answers an allowed origin's preflight with the headers it asked for, cached for two hours", async () => {

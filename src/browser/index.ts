@@ -71,7 +71,10 @@ export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllow
     // A page of the gateway itself (the dashboard) is same-origin: its host passed the check above.
     const sameOrigin = !!origin && origin.toLowerCase() === new URL(c.req.url).origin.toLowerCase();
     if (!sameOrigin && origin && OWN_ORIGIN_ONLY.test(c.req.path)) {
-      return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} may not call the admin API or the dashboard: only the gateway's own pages may`), 403);
+      return c.json(
+        failure(null, ErrorCode.InvalidRequest, `Origin ${origin} may not call the admin API or the dashboard: only the gateway's own pages may`),
+        403,
+      );
     }
     if (!sameOrigin && !isAllowedOrigin(origin, allowedOrigins)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `Origin ${origin} is not allowed to call this gateway`), 403);

@@ -62,7 +62,10 @@ export function signatureOf(inputSchema: Record<string, unknown>): string {
   const required = new Set(Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []);
   return Object.entries(properties)
     .map(([name, schema]) => {
-      const type = Array.isArray(schema?.enum) ? schema.enum.slice(0, 6).map(String).join("|") : Array.isArray(schema?.type) ? schema.type.join("|") : String(schema?.type ?? "any");
+      const type =
+        Array.isArray(schema?.enum) ? schema.enum.slice(0, 6).map(String).join("|")
+        : Array.isArray(schema?.type) ? schema.type.join("|")
+        : String(schema?.type ?? "any");
       return `${name}${required.has(name) ? "" : "?"}: ${type}`;
     })
     .join(", ");

@@ -21,7 +21,9 @@ describe("gateway settings", () => {
     const { privateKey, publicKey } = await generateHopKeys();
     expect(configOf({ ...memory, SKILLMESH_HOP_KEY: privateKey }).config!.hopKey).toBe(privateKey);
     expect(configOf({ ...memory, SKILLMESH_HOP_KEY: publicKey }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_KEY: an Ed25519 private key/)]);
-    expect(configOf({ ...memory, SKILLMESH_HOP_SECRET: "a-secret-every-skill-had" }).problems).toEqual([expect.stringMatching(/^SKILLMESH_HOP_SECRET is no longer used .* set SKILLMESH_HOP_KEY/)]);
+    expect(configOf({ ...memory, SKILLMESH_HOP_SECRET: "a-secret-every-skill-had" }).problems).toEqual([
+      expect.stringMatching(/^SKILLMESH_HOP_SECRET is no longer used .* set SKILLMESH_HOP_KEY/),
+    ]);
   });
 
   it("read lists, numbers, rates and flags into their types", () => {
@@ -57,14 +59,23 @@ describe("gateway settings", () => {
       SKILLMESH_RATE_PER_ADDRESS: "lots",
     });
     expect(problems!.map((p) => p.split(":")[0]).sort()).toEqual([
-      "SKILLMESH_ADMIN_TOKEN", "SKILLMESH_ALLOW_PRIVATE_ENDPOINTS", "SKILLMESH_AUTH", "SKILLMESH_MCP_PAGE_SIZE", "SKILLMESH_RATE_PER_ADDRESS", "SKILLMESH_STORE_TIMEOUT_MS",
+      "SKILLMESH_ADMIN_TOKEN",
+      "SKILLMESH_ALLOW_PRIVATE_ENDPOINTS",
+      "SKILLMESH_AUTH",
+      "SKILLMESH_MCP_PAGE_SIZE",
+      "SKILLMESH_RATE_PER_ADDRESS",
+      "SKILLMESH_STORE_TIMEOUT_MS",
     ]);
   });
 
   it("refuse to run on the per-isolate memory store unless asked to, and half-set stores and OAuth", () => {
     expect(configOf({}).problems).toEqual([expect.stringMatching(/no store: set UPSTASH_REDIS_REST_URL .* or SKILLMESH_STORE=memory/)]);
-    expect(configOf({ SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: "https://r.example.com" }).problems).toEqual([expect.stringMatching(/UPSTASH_REDIS_REST_TOKEN/)]);
+    expect(configOf({ SKILLMESH_STORE: "upstash", UPSTASH_REDIS_REST_URL: "https://r.example.com" }).problems).toEqual([
+      expect.stringMatching(/UPSTASH_REDIS_REST_TOKEN/),
+    ]);
     expect(configOf({ UPSTASH_REDIS_REST_URL: "https://r.example.com", UPSTASH_REDIS_REST_TOKEN: "t" }).config!.store.driver).toBe("upstash");
-    expect(configOf({ ...memory, SKILLMESH_RESOURCE_URL: "https://gw.example.com/mcp" }).problems).toEqual([expect.stringMatching(/both SKILLMESH_OAUTH_ISSUERS/)]);
+    expect(configOf({ ...memory, SKILLMESH_RESOURCE_URL: "https://gw.example.com/mcp" }).problems).toEqual([
+      expect.stringMatching(/both SKILLMESH_OAUTH_ISSUERS/),
+    ]);
   });
 });

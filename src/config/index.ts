@@ -16,7 +16,12 @@ import type { StoreSettings } from "../store/from-env.js";
 /** `a, b, c` → ["a", "b", "c"] (trimmed, lower-cased, trailing slashes dropped); empty → undefined. */
 const list = z
   .string()
-  .transform((value) => value.split(",").map((s) => s.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((s) => s.trim().replace(/\/+$/, "").toLowerCase())
+      .filter(Boolean),
+  )
   .transform((items) => (items.length ? items : undefined))
   .meta({ values: "a comma-separated list" });
 
@@ -41,38 +46,102 @@ const rate = (description: string) => RateSchema.optional().meta(about(descripti
  * (`.meta`): docs/reference.md's settings table is generated from this schema.
  */
 export const SettingsSchema = z.object({
-  SKILLMESH_ADMIN_TOKEN: z.string().min(16, "the admin token needs at least 16 characters").optional().meta(about("The operator's credential for the admin API and the dashboard (16+ characters).")),
-  SKILLMESH_STORE: z.enum(["memory", "upstash"], { error: 'either "memory" or "upstash"' }).optional().meta(about("The store driver; unset means upstash when UPSTASH_REDIS_REST_URL is set. memory is one isolate's own memory: local use only.")),
-  UPSTASH_REDIS_REST_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional().meta(about("The Redis REST endpoint (Upstash, or `npm run redis-rest` in front of a redis-server).")),
+  SKILLMESH_ADMIN_TOKEN: z
+    .string()
+    .min(16, "the admin token needs at least 16 characters")
+    .optional()
+    .meta(about("The operator's credential for the admin API and the dashboard (16+ characters).")),
+  SKILLMESH_STORE: z
+    .enum(["memory", "upstash"], { error: 'either "memory" or "upstash"' })
+    .optional()
+    .meta(about("The store driver; unset means upstash when UPSTASH_REDIS_REST_URL is set. memory is one isolate's own memory: local use only.")),
+  UPSTASH_REDIS_REST_URL: z
+    .url({ protocol: /^https?$/, error: "an http(s) URL" })
+    .optional()
+    .meta(about("The Redis REST endpoint (Upstash, or `npm run redis-rest` in front of a redis-server).")),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional().meta(about("Its token.")),
-  SKILLMESH_STORE_PREFIX: z.string().max(64).regex(/^[A-Za-z0-9_.:-]*$/, "letters, digits and _.:-").default("").meta(about("Put before every key, so several meshes can share one Redis.", "up to 64 of A–Z a–z 0–9 _ . : -")),
-  SKILLMESH_STORE_TIMEOUT_MS: milliseconds(10, 60_000).default(DEFAULT_STORE_TIMEOUT_MS).meta(about("The deadline of one store operation; past it the isolate takes the store for down for 2 s.")),
-  SKILLMESH_SNAPSHOT_MAX_AGE_MS: milliseconds(0, 60_000).default(SNAPSHOT_MAX_AGE_MS).meta(about("How old an isolate's copy of the registry and the keys may get before it is revalidated.")),
-  SKILLMESH_AUTH: z.enum(["required", "off"], { error: 'either "required" (the default) or "off"' }).default("required").meta(about("off: callers of /rpc and /mcp need no credential (local development).")),
+  SKILLMESH_STORE_PREFIX: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9_.:-]*$/, "letters, digits and _.:-")
+    .default("")
+    .meta(about("Put before every key, so several meshes can share one Redis.", "up to 64 of A–Z a–z 0–9 _ . : -")),
+  SKILLMESH_STORE_TIMEOUT_MS: milliseconds(10, 60_000)
+    .default(DEFAULT_STORE_TIMEOUT_MS)
+    .meta(about("The deadline of one store operation; past it the isolate takes the store for down for 2 s.")),
+  SKILLMESH_SNAPSHOT_MAX_AGE_MS: milliseconds(0, 60_000)
+    .default(SNAPSHOT_MAX_AGE_MS)
+    .meta(about("How old an isolate's copy of the registry and the keys may get before it is revalidated.")),
+  SKILLMESH_AUTH: z
+    .enum(["required", "off"], { error: 'either "required" (the default) or "off"' })
+    .default("required")
+    .meta(about("off: callers of /rpc and /mcp need no credential (local development).")),
   SKILLMESH_RATE_PER_ADDRESS: rate("With auth off: each client address's rate, e.g. 100/min."),
   SKILLMESH_QUOTA_PER_ADDRESS: rate("With auth off: each client address's quota, e.g. 50000/day."),
   SKILLMESH_ALLOWED_ORIGINS: list.optional().meta(about("Comma-separated browser origins allowed on every route; unset: loopback pages only.")),
   SKILLMESH_ALLOWED_HOSTS: list.optional().meta(about("Comma-separated host names the gateway answers to; unset: any (npm run dev sets the loopback names).")),
-  SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag.default(false).meta(about("true: skills may register on http and private or loopback URLs (local development only).")),
-  SKILLMESH_MCP_PAGE_SIZE: z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().int().min(1).max(1_000)).default(100).meta(about("Tools per tools/list page.", "1–1000")),
-  SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000).default(30_000).meta(about("How long an MCP 2026-07-28 client may cache tools/list and server/discover (ttlMs).")),
+  SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag
+    .default(false)
+    .meta(about("true: skills may register on http and private or loopback URLs (local development only).")),
+  SKILLMESH_MCP_PAGE_SIZE: z
+    .string()
+    .regex(/^\d+$/, "a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1_000))
+    .default(100)
+    .meta(about("Tools per tools/list page.", "1–1000")),
+  SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000)
+    .default(30_000)
+    .meta(about("How long an MCP 2026-07-28 client may cache tools/list and server/discover (ttlMs).")),
   SKILLMESH_SSE_HEARTBEAT_MS: milliseconds(100, 60_000).default(HEARTBEAT_MS).meta(about("How often a quiet event stream sends a comment line.")),
-  SKILLMESH_JOB_TTL_MS: milliseconds(60_000, 7 * 86_400_000).default(86_400_000).meta(about("How long a job's record and result are kept after its last change.")),
-  SKILLMESH_JOB_LEASE_MS: milliseconds(1_000, 600_000).default(30_000).meta(about("How long a job's runner holds it without renewing before the job counts as stranded and is recovered.")),
-  SKILLMESH_OAUTH_ISSUERS: z.string().optional().meta(about("The issuers whose access tokens are accepted (OAuth 2.1; with SKILLMESH_RESOURCE_URL).", "a comma-separated list of issuer URLs")),
-  SKILLMESH_RESOURCE_URL: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional().meta(about("This gateway's URL as the tokens' audience (RFC 8707 resource).")),
-  SKILLMESH_OAUTH_SCOPES: z.string().max(512).optional().meta(about("The scopes the Protected Resource Metadata advertises, space-separated (default skill:*).")),
+  SKILLMESH_JOB_TTL_MS: milliseconds(60_000, 7 * 86_400_000)
+    .default(86_400_000)
+    .meta(about("How long a job's record and result are kept after its last change.")),
+  SKILLMESH_JOB_LEASE_MS: milliseconds(1_000, 600_000)
+    .default(30_000)
+    .meta(about("How long a job's runner holds it without renewing before the job counts as stranded and is recovered.")),
+  SKILLMESH_OAUTH_ISSUERS: z
+    .string()
+    .optional()
+    .meta(about("The issuers whose access tokens are accepted (OAuth 2.1; with SKILLMESH_RESOURCE_URL).", "a comma-separated list of issuer URLs")),
+  SKILLMESH_RESOURCE_URL: z
+    .url({ protocol: /^https?$/, error: "an http(s) URL" })
+    .optional()
+    .meta(about("This gateway's URL as the tokens' audience (RFC 8707 resource).")),
+  SKILLMESH_OAUTH_SCOPES: z
+    .string()
+    .max(512)
+    .optional()
+    .meta(about("The scopes the Protected Resource Metadata advertises, space-separated (default skill:*).")),
   SKILLMESH_OAUTH_RATE: rate("Each OAuth caller's rate (a subject of one issuer), as an API key's rate."),
   SKILLMESH_OAUTH_QUOTA: rate("Each OAuth caller's quota."),
   SKILLMESH_HOP_KEY: z
     .string()
     .refine((key) => privateKeyBytes(key) !== undefined, "an Ed25519 private key (PKCS#8 PEM): npx skillmesh hop-key makes a pair")
     .optional()
-    .meta(about("The key forwarded calls are signed with; skills hold only its public key. `npx skillmesh hop-key` makes a pair.", "an Ed25519 private key (PKCS#8 PEM)")),
-  SKILLMESH_HOP_SECRET: z.string().optional().meta(about("Retired (a secret shared with every skill let any skill sign as the gateway): set, it is a problem that names SKILLMESH_HOP_KEY.")),
-  SKILLMESH_CALLBACK_SECRET: z.string().min(16, "the callback secret needs at least 16 characters").optional().meta(about("Signs the POSTs of jobs' results to their X-Callback-Url; without it, callback URLs are refused.")),
-  SKILLMESH_UPSTREAM_KEY: z.string().min(32, "the upstream key needs at least 32 characters").optional().meta(about("Seals upstreams' credentials in the store (AES-GCM, a key derived from it); without it, only upstreams without a secret can be registered.")),
-  SKILLMESH_UPSTREAM_REFRESH_MS: milliseconds(10_000, 86_400_000).default(300_000).meta(about("How often the scheduled handler reads each upstream's definitions again (new, changed and removed tools).")),
+    .meta(
+      about(
+        "The key forwarded calls are signed with; skills hold only its public key. `npx skillmesh hop-key` makes a pair.",
+        "an Ed25519 private key (PKCS#8 PEM)",
+      ),
+    ),
+  SKILLMESH_HOP_SECRET: z
+    .string()
+    .optional()
+    .meta(about("Retired (a secret shared with every skill let any skill sign as the gateway): set, it is a problem that names SKILLMESH_HOP_KEY.")),
+  SKILLMESH_CALLBACK_SECRET: z
+    .string()
+    .min(16, "the callback secret needs at least 16 characters")
+    .optional()
+    .meta(about("Signs the POSTs of jobs' results to their X-Callback-Url; without it, callback URLs are refused.")),
+  SKILLMESH_UPSTREAM_KEY: z
+    .string()
+    .min(32, "the upstream key needs at least 32 characters")
+    .optional()
+    .meta(about("Seals upstreams' credentials in the store (AES-GCM, a key derived from it); without it, only upstreams without a secret can be registered.")),
+  SKILLMESH_UPSTREAM_REFRESH_MS: milliseconds(10_000, 86_400_000)
+    .default(300_000)
+    .meta(about("How often the scheduled handler reads each upstream's definitions again (new, changed and removed tools).")),
   SKILLMESH_LOG_CALLS: flag.default(false).meta(about("true: one log line per call (method, deployment, outcome, ms); npm run dev -- --verbose sets it.")),
 });
 
@@ -141,7 +210,13 @@ function parse(env: object): ConfigResult {
   return {
     config: {
       adminToken: s.SKILLMESH_ADMIN_TOKEN,
-      store: { driver: driver!, url: s.UPSTASH_REDIS_REST_URL, token: s.UPSTASH_REDIS_REST_TOKEN, prefix: s.SKILLMESH_STORE_PREFIX, timeoutMs: s.SKILLMESH_STORE_TIMEOUT_MS },
+      store: {
+        driver: driver!,
+        url: s.UPSTASH_REDIS_REST_URL,
+        token: s.UPSTASH_REDIS_REST_TOKEN,
+        prefix: s.SKILLMESH_STORE_PREFIX,
+        timeoutMs: s.SKILLMESH_STORE_TIMEOUT_MS,
+      },
       snapshotMaxAgeMs: s.SKILLMESH_SNAPSHOT_MAX_AGE_MS,
       auth: {
         required: s.SKILLMESH_AUTH === "required",

@@ -10,7 +10,12 @@ describe("caller context header", () => {
 
   it("is empty unless the skill trusts its caller, whatever the headers claim", () => {
     const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-    const claimed = { [CONTEXT_HEADER]: encodeContext({ userId: "admin", group: "staff", caller: "c_1" }), "x-user-id": "bob", "x-user-group": "vip", traceparent };
+    const claimed = {
+      [CONTEXT_HEADER]: encodeContext({ userId: "admin", group: "staff", caller: "c_1" }),
+      "x-user-id": "bob",
+      "x-user-group": "vip",
+      traceparent,
+    };
     expect(readContext(new Headers(claimed), false)).toEqual({ caller: "anonymous", traceparent });
   });
 
@@ -30,7 +35,13 @@ describe("validTraceparent", () => {
 describe("callerContextOf", () => {
   it("reads the routing headers, and drops a group the caller may not use", () => {
     const headers = new Headers({ "x-user-id": "alice", "x-user-group": "beta", "mcp-session-id": "s1" });
-    expect(callerContextOf(headers, "k_0123456789ab", () => true)).toEqual({ userId: "alice", group: "beta", session: "s1", caller: "k_0123456789ab", traceparent: undefined });
+    expect(callerContextOf(headers, "k_0123456789ab", () => true)).toEqual({
+      userId: "alice",
+      group: "beta",
+      session: "s1",
+      caller: "k_0123456789ab",
+      traceparent: undefined,
+    });
     expect(callerContextOf(headers, "k_0123456789ab", (group) => group === "vip").group).toBeUndefined();
   });
 });

@@ -102,7 +102,12 @@ export async function addressIdOf(address: string | null | undefined): Promise<s
  * pipeline's step: those of the call it is part of).
  * @example const context = callerContextOf(request.headers, caller.id, caller.access.allowsGroup)
  */
-export function callerContextOf(headers: Headers, caller: string, allowsGroup: (group: string) => boolean, given?: Pick<CallerContext, "userId" | "group" | "session">): CallerContext {
+export function callerContextOf(
+  headers: Headers,
+  caller: string,
+  allowsGroup: (group: string) => boolean,
+  given?: Pick<CallerContext, "userId" | "group" | "session">,
+): CallerContext {
   const fields = given ?? headerFields(headers);
   return {
     ...fields,

@@ -80,7 +80,8 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
       const gone = ex ? ex.filter((v) => !ey || !ey.includes(v)) : [];
       const fresh = ey ? ey.filter((v) => !ex || !ex.includes(v)) : [];
       if (side === "input") {
-        if (ey && (!ex || gone.length)) diff.breaking.push(`${path}: enum value${gone.length === 1 ? "" : "s"} ${gone.join(", ") || "(all but the new)"} removed`);
+        if (ey && (!ex || gone.length))
+          diff.breaking.push(`${path}: enum value${gone.length === 1 ? "" : "s"} ${gone.join(", ") || "(all but the new)"} removed`);
         else if (fresh.length || !ey) diff.additive.push(`${path}: enum value${fresh.length === 1 ? "" : "s"} ${fresh.join(", ")} added`);
       } else if (gone.length) diff.additive.push(`${path}: enum value${gone.length === 1 ? "" : "s"} ${gone.join(", ")} no longer returned`);
       else if (fresh.length) diff.breaking.push(`${path}: enum value${fresh.length === 1 ? "" : "s"} ${fresh.join(", ")} may now be returned`);
@@ -104,7 +105,8 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
     // A property removed breaks callers either way: one they send would be refused or silently ignored.
     for (const key of Object.keys(px)) if (!(key in py)) diff.breaking.push(`${path}.${key} removed`);
     for (const key of Object.keys(py)) {
-      if (!(key in px)) (side === "input" && ry.has(key) ? diff.breaking : diff.additive).push(`${path}.${key} added${side === "input" && ry.has(key) ? " as required" : ""}`);
+      if (!(key in px))
+        (side === "input" && ry.has(key) ? diff.breaking : diff.additive).push(`${path}.${key} added${side === "input" && ry.has(key) ? " as required" : ""}`);
       else visit(px[key], py[key], `${path}.${key}`, depth + 1);
     }
     for (const key of ry) if (key in px && !rx.has(key)) (side === "input" ? diff.breaking : diff.additive).push(`${path}.${key} now required`);
@@ -161,7 +163,11 @@ const partsOf = (version: string) => version.split(/[-+]/)[0]!.split(".").map(Nu
  */
 export function nextVersion(version: string, bump: "major" | "minor" | "patch"): string {
   const [major, minor, patch] = partsOf(version);
-  return bump === "major" ? `${major + 1}.0.0` : bump === "minor" ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
+  return (
+    bump === "major" ? `${major + 1}.0.0`
+    : bump === "minor" ? `${major}.${minor + 1}.0`
+    : `${major}.${minor}.${patch + 1}`
+  );
 }
 
 /** The kind of version bump from `before` to `after`: major, minor, patch, or none (same or older). */
@@ -189,7 +195,8 @@ export function checkContracts(current: SkillManifest[], committed: SkillManifes
     const history = committed.filter((c) => c.name === manifest.name).sort((a, b) => compareSemver(a.version, b.version));
     const same = history.find((c) => c.version === manifest.version);
     if (same) {
-      if (canonicalJson(same) !== canonicalJson(manifest)) problems.push(`${label}: its definition changed under the same version (run npm run contracts only for a new version: bump it)`);
+      if (canonicalJson(same) !== canonicalJson(manifest))
+        problems.push(`${label}: its definition changed under the same version (run npm run contracts only for a new version: bump it)`);
       continue;
     }
     const previous = history.filter((c) => compareSemver(c.version, manifest.version) < 0).at(-1);
@@ -200,8 +207,12 @@ export function checkContracts(current: SkillManifest[], committed: SkillManifes
     const { breaking, additive } = changesBetween(previous, manifest);
     const bump = bumpOf(previous.version, manifest.version);
     if (breaking.length && bump !== "major") problems.push(`${label}: breaks callers of ${previous.version} without a major version: ${breaking.join("; ")}`);
-    else if (additive.length && bump === "patch") problems.push(`${label}: adds to ${previous.version} in a patch version (needs at least a minor): ${additive.join("; ")}`);
-    else problems.push(`${label}: compatible with ${previous.version} (a ${bump} bump), but its contract is not committed (run npm run contracts and commit contracts/${manifest.name}/${manifest.version}.json)`);
+    else if (additive.length && bump === "patch")
+      problems.push(`${label}: adds to ${previous.version} in a patch version (needs at least a minor): ${additive.join("; ")}`);
+    else
+      problems.push(
+        `${label}: compatible with ${previous.version} (a ${bump} bump), but its contract is not committed (run npm run contracts and commit contracts/${manifest.name}/${manifest.version}.json)`,
+      );
   }
   return problems;
 }

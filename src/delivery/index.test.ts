@@ -42,7 +42,10 @@ describe("judge: the rule of a rollout step", () => {
   });
 
   it("holds until the canary has minCalls calls, whatever its numbers", () => {
-    expect(judge(rollout(), observed(19, 1, 5_000), observed(100, 0, 10), 120_000)).toEqual({ type: "hold", reason: "waiting for 20 calls on 2.0.0 (19 so far)" });
+    expect(judge(rollout(), observed(19, 1, 5_000), observed(100, 0, 10), 120_000)).toEqual({
+      type: "hold",
+      reason: "waiting for 20 calls on 2.0.0 (19 so far)",
+    });
   });
 
   it("rolls back at once above the error rate, before the step's period is over", () => {
@@ -52,7 +55,10 @@ describe("judge: the rule of a rollout step", () => {
   });
 
   it("rolls back when the canary's p95 is more than maxP95Ratio times the stable's", () => {
-    expect(judge(rollout(), observed(20, 0, 250), observed(100, 0, 100), 1_000)).toMatchObject({ type: "rollback", reason: "p95 250 ms is 2.50x the stable's 100 ms > 1.5x" });
+    expect(judge(rollout(), observed(20, 0, 250), observed(100, 0, 100), 1_000)).toMatchObject({
+      type: "rollback",
+      reason: "p95 250 ms is 2.50x the stable's 100 ms > 1.5x",
+    });
     expect(judge(rollout(), observed(20, 0, 150), observed(100, 0, 100), 1_000).type).toBe("hold");
     // No stable latency to compare with: not judged on latency.
     expect(judge(rollout(), observed(20, 0, 250), observed(0), 120_000).type).toBe("advance");

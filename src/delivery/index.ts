@@ -40,7 +40,11 @@ export const RolloutPlanSchema = z.object({
     .max(20)
     .refine((steps) => steps.every((w, i) => i === 0 || w > steps[i - 1]!), "steps must rise, e.g. [5, 25, 50, 100]"),
   /** How long each step lasts at least (ms); the Cron Trigger checks once a minute. */
-  everyMs: z.number().int().min(1_000).max(7 * 86_400_000),
+  everyMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000),
   /** Routing groups the canary takes weight in (default: `*`, everyone). */
   groups: z.array(GroupNameSchema).min(1).max(20).default(["*"]),
   /** The canary fails the step above this error rate (0.01 = 1%). */
@@ -108,9 +112,15 @@ export function judge(rollout: Rollout, canary: Observed, stable: Observed, now:
   }
   const left = rollout.stepStartedAt + rollout.everyMs - now;
   if (!judged) return { type: "hold", reason: `waiting for ${rollout.minCalls} calls on ${rollout.version} (${canary.calls} so far${apart})` };
-  if (left > 0) return { type: "hold", reason: `healthy so far (${percent(canary.errorRate)} errors over ${canary.calls} calls); next step in ${Math.ceil(left / 1000)} s` };
+  if (left > 0)
+    return {
+      type: "hold",
+      reason: `healthy so far (${percent(canary.errorRate)} errors over ${canary.calls} calls); next step in ${Math.ceil(left / 1000)} s`,
+    };
   const healthy = `healthy: ${percent(canary.errorRate)} errors over ${canary.calls} calls, ${p95(canary)} (stable ${p95(stable)})`;
-  return rollout.step + 1 >= rollout.steps.length ? { type: "complete", reason: `${healthy}; promoted` } : { type: "advance", reason: `${healthy}; to ${rollout.steps[rollout.step + 1]}%` };
+  return rollout.step + 1 >= rollout.steps.length ?
+      { type: "complete", reason: `${healthy}; promoted` }
+    : { type: "advance", reason: `${healthy}; to ${rollout.steps[rollout.step + 1]}%` };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,7 +173,11 @@ export class Rollouts {
       const found = Object.values(doc.deployments).find((d) => d.name === skill && d.role === "stable");
       if (!found) throw new RoutingEditError(`${skill} has no stable version to compare a canary with`, 404);
       stable = found.version;
-      return setCanary(doc, skill, plan.version, weightsAt(plan, 0), { now, by, reason: `rollout of ${plan.version}: step 1/${plan.steps.length}, ${plan.steps[0]}% in ${plan.groups.join(",")}` });
+      return setCanary(doc, skill, plan.version, weightsAt(plan, 0), {
+        now,
+        by,
+        reason: `rollout of ${plan.version}: step 1/${plan.steps.length}, ${plan.steps[0]}% in ${plan.groups.join(",")}`,
+      });
     });
     const baseline = await this.#baseline(skill, plan.version, stable, now);
     const rollout: Rollout = withHistory(
@@ -179,14 +193,20 @@ export class Rollouts {
     const rollout = (await this.list())[skill];
     const allowed = command === "resume" ? ["paused"] : ["running", "paused"];
     if (!rollout || !allowed.includes(rollout.state)) {
-      throw new RoutingEditError(rollout ? `the rollout of ${skill}@${rollout.version} is ${rollout.state}: it cannot ${command}` : `${skill} has no rollout`, rollout ? 409 : 404);
+      throw new RoutingEditError(
+        rollout ? `the rollout of ${skill}@${rollout.version} is ${rollout.state}: it cannot ${command}` : `${skill} has no rollout`,
+        rollout ? 409 : 404,
+      );
     }
     const why = reason ?? `${command} by ${by}`;
     if (command === "abort") await this.#rollBack(rollout, now, `aborted by ${by}${reason ? `: ${reason}` : ""}`);
     const next: Rollout = withHistory(
       {
         ...rollout,
-        state: command === "pause" ? "paused" : command === "resume" ? "running" : "aborted",
+        state:
+          command === "pause" ? "paused"
+          : command === "resume" ? "running"
+          : "aborted",
         ...(command === "resume" ? { stepStartedAt: now, baseline: await this.#baseline(skill, rollout.version, rollout.stable, now) } : {}),
         status: why,
       },
@@ -214,7 +234,9 @@ export class Rollouts {
         const moved = rollout.groups.find((group) => (routes[group]?.[rollout.version] ?? 0) !== rollout.steps[rollout.step]);
         if (moved) {
           const weight = routes[moved]?.[rollout.version] ?? 0;
-          throw new RoutingEditError(`${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`);
+          throw new RoutingEditError(
+            `${rollout.version} has ${weight}% in ${moved}, not the ${rollout.steps[rollout.step]}% of step ${rollout.step + 1}: changed outside the rollout${weight === 0 ? " (rolled back)" : ""}`,
+          );
         }
         const totals = await this.metrics.totals([canaryId, stableId], rollout.stepStartedAt, now);
         const step = (window: Tally) => ({ ...observedOf([window]), windowMs: now - rollout.stepStartedAt });
@@ -226,7 +248,10 @@ export class Rollouts {
       } catch (error) {
         // The version went away, or the weights were changed elsewhere: the rollout stops there.
         if (!(error instanceof RoutingEditError)) throw error;
-        await this.#save(withHistory({ ...rollout, state: "aborted", status: error.message }, { at: now, type: "abort", step: rollout.step, reason: error.message }), rollout);
+        await this.#save(
+          withHistory({ ...rollout, state: "aborted", status: error.message }, { at: now, type: "abort", step: rollout.step, reason: error.message }),
+          rollout,
+        );
         verdicts[rollout.skill] = { type: "rollback", reason: error.message };
       }
     }
@@ -240,12 +265,20 @@ export class Rollouts {
     }
     if (verdict.type === "rollback") {
       await this.#rollBack(rollout, now, `rollout of ${rollout.version} failed step ${rollout.step + 1}/${rollout.steps.length}: ${verdict.reason}`);
-      await this.#save(withHistory({ ...rollout, state: "rolled-back", status: verdict.reason }, { at: now, type: "rollback", step: rollout.step, reason: verdict.reason }), rollout);
+      await this.#save(
+        withHistory({ ...rollout, state: "rolled-back", status: verdict.reason }, { at: now, type: "rollback", step: rollout.step, reason: verdict.reason }),
+        rollout,
+      );
       return;
     }
     if (verdict.type === "complete") {
-      await this.registry.update(rollout.skill, now, (doc) => promote(doc, rollout.skill, rollout.version, { now, by: "rollout", reason: `rollout of ${rollout.version} completed: ${verdict.reason}` }));
-      await this.#save(withHistory({ ...rollout, state: "completed", status: verdict.reason }, { at: now, type: "complete", step: rollout.step, reason: verdict.reason }), rollout);
+      await this.registry.update(rollout.skill, now, (doc) =>
+        promote(doc, rollout.skill, rollout.version, { now, by: "rollout", reason: `rollout of ${rollout.version} completed: ${verdict.reason}` }),
+      );
+      await this.#save(
+        withHistory({ ...rollout, state: "completed", status: verdict.reason }, { at: now, type: "complete", step: rollout.step, reason: verdict.reason }),
+        rollout,
+      );
       return;
     }
     const step = rollout.step + 1;
@@ -257,7 +290,10 @@ export class Rollouts {
       }),
     );
     const baseline = await this.#baseline(rollout.skill, rollout.version, rollout.stable, now);
-    await this.#save(withHistory({ ...rollout, step, stepStartedAt: now, status: verdict.reason, baseline }, { at: now, type: "advance", step, reason: verdict.reason }), rollout);
+    await this.#save(
+      withHistory({ ...rollout, step, stepStartedAt: now, status: verdict.reason, baseline }, { at: now, type: "advance", step, reason: verdict.reason }),
+      rollout,
+    );
   }
 
   /** The sums of the minute a step starts in, so that the step counts only its own calls. */

@@ -3,7 +3,10 @@ import { failureClassOf, isToolError } from "./index.js";
 
 describe("failure classes", () => {
   it("decide once what the breaker counts, what is retried and what is replayed", () => {
-    const row = (code: number) => { const c = failureClassOf(code); return [c.breaker, c.retry, c.replay]; };
+    const row = (code: number) => {
+      const c = failureClassOf(code);
+      return [c.breaker, c.retry, c.replay];
+    };
     expect(row(-32603)).toEqual([true, "never", false]);
     expect(row(-32001)).toEqual([true, "backoff", false]);
     expect(row(-32004)).toEqual([true, "backoff", false]);

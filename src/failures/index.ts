@@ -71,23 +71,44 @@ export const ERROR_CODE_DOCS: readonly ErrorCodeDoc[] = [
       "not a JSON-RPC 2.0 request; also an invalid `Idempotency-Key` or one without `Authorization: Bearer`, a batch over 100, a body over 1 MiB (HTTP 413), not JSON or compressed (415), an unreadable body (400), a refused `Origin` or `Host` (403)",
   },
   { code: ErrorCode.MethodNotFound, meaning: "no such skill or built-in, or one outside the caller's grants (it is not there for them)" },
-  { code: ErrorCode.InvalidParams, meaning: "params the skill's input schema refuses (each issue names its field), nested deeper than 64 levels, or a handler's `InputError`", data: "`issues`; `keptHours` for an unknown job" },
+  {
+    code: ErrorCode.InvalidParams,
+    meaning: "params the skill's input schema refuses (each issue names its field), nested deeper than 64 levels, or a handler's `InputError`",
+    data: "`issues`; `keptHours` for an unknown job",
+  },
   { code: ErrorCode.InternalError, meaning: "the skill threw, broke its own output schema, or answered more than 8 MiB" },
-  { code: ErrorCode.SkillUnavailable, meaning: "skill unavailable: unreachable, 5xx, an answer broken off mid-body, every breaker open, or the registry or the store cannot be read", data: "`retryAfterMs`" },
+  {
+    code: ErrorCode.SkillUnavailable,
+    meaning: "skill unavailable: unreachable, 5xx, an answer broken off mid-body, every breaker open, or the registry or the store cannot be read",
+    data: "`retryAfterMs`",
+  },
   {
     code: ErrorCode.IdempotencyInFlight,
-    meaning: "an earlier request with this `Idempotency-Key` is still running; on `/mcp` in a 2025 revision also `resources/read` of a resource the caller has none of (missing or hidden: one answer; 2026-07-28 says -32602)",
+    meaning:
+      "an earlier request with this `Idempotency-Key` is still running; on `/mcp` in a 2025 revision also `resources/read` of a resource the caller has none of (missing or hidden: one answer; 2026-07-28 says -32602)",
     data: "`retryAfterMs`; `uri` for a resource",
   },
   { code: ErrorCode.IdempotencyMismatch, meaning: "this `Idempotency-Key` was used with other params" },
-  { code: ErrorCode.SkillTimeout, meaning: "the skill timed out (its `timeoutMs`, or the caller's `X-Timeout-Ms` budget: then `cutByCaller`, which counts for nothing)", data: "`timeoutMs`, `cutByCaller`" },
-  { code: ErrorCode.RateLimited, meaning: "rate limited: the caller's rate or quota (`data.limit`), or the skill's own HTTP 429", data: "`retryAfterMs`, `limit`" },
-  { code: ErrorCode.Unauthorized, meaning: "no, an unknown, revoked, expired or foreign credential (HTTP 401); a token without grants or a read-only admin key writing (HTTP 403)" },
+  {
+    code: ErrorCode.SkillTimeout,
+    meaning: "the skill timed out (its `timeoutMs`, or the caller's `X-Timeout-Ms` budget: then `cutByCaller`, which counts for nothing)",
+    data: "`timeoutMs`, `cutByCaller`",
+  },
+  {
+    code: ErrorCode.RateLimited,
+    meaning: "rate limited: the caller's rate or quota (`data.limit`), or the skill's own HTTP 429",
+    data: "`retryAfterMs`, `limit`",
+  },
+  {
+    code: ErrorCode.Unauthorized,
+    meaning: "no, an unknown, revoked, expired or foreign credential (HTTP 401); a token without grants or a read-only admin key writing (HTTP 403)",
+  },
   { code: ErrorCode.Cancelled, meaning: "cancelled: the caller closed its stream, sent `notifications/cancelled`, or disconnected" },
   { code: -32020, meaning: "`/mcp`: an MCP header disagrees with the body (HTTP 400)" },
   {
     code: -32021,
-    meaning: "`/mcp` (2026-07-28): the method needs a client capability the request did not declare, such as the tasks extension for `tasks/*`, or the elicitation, sampling or roots an upstream's tool asks for (HTTP 400)",
+    meaning:
+      "`/mcp` (2026-07-28): the method needs a client capability the request did not declare, such as the tasks extension for `tasks/*`, or the elicitation, sampling or roots an upstream's tool asks for (HTTP 400)",
     data: "`requiredCapabilities` (the client capabilities it needs)",
   },
   { code: -32022, meaning: "`/mcp`: unsupported protocol version (HTTP 400)", data: "`supported`, `requested`" },

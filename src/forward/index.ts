@@ -172,7 +172,15 @@ async function hopOf(call: ForwardRequest, deployment: Deployment): Promise<Hop>
     // Over RPC too the signature covers a POST to the binding's path, so the skill checks one thing.
     const { endpoint } = deployment;
     const path = "url" in endpoint ? new URL(endpoint.url).pathname : BINDING_PATH;
-    const parts = { method: "POST", path, deployment: deployment.id, body, context: headers[CONTEXT_HEADER]!, delegation: call.delegation ?? "", callKey: call.callKey ?? "" };
+    const parts = {
+      method: "POST",
+      path,
+      deployment: deployment.id,
+      body,
+      context: headers[CONTEXT_HEADER]!,
+      delegation: call.delegation ?? "",
+      callKey: call.callKey ?? "",
+    };
     headers[SIGNATURE_HEADER] = await signHop(await hopSigningKey(call.hopKey), parts);
   }
   return { body, headers };
@@ -191,7 +199,9 @@ async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, time
   const forget = cancelId ? cancellation!.onCancel(() => binding[SKILL_CANCEL_METHOD](cancelId)) : undefined;
   let text: unknown;
   try {
-    text = await withTimeout(binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs, ...(cancelId ? { cancelId } : {}) }), timeoutMs, () => timedOut(deployment, timeoutMs));
+    text = await withTimeout(binding[SKILL_RPC_METHOD]({ ...hop, timeoutMs, ...(cancelId ? { cancelId } : {}) }), timeoutMs, () =>
+      timedOut(deployment, timeoutMs),
+    );
   } catch (thrown) {
     if (cancellation?.cancelled) throw cancelled(deployment);
     if (isMissingRpcMethod(thrown)) return undefined;
@@ -233,7 +243,10 @@ async function overHttp(
     throw new RpcError(ErrorCode.RateLimited, `${deployment.name} is rate limited; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
   try {
-    const text = call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ? await finalMessageOf(response.body as ReadableStream<Uint8Array>, call.onProgress) : await boundedText(response, MAX_ANSWER_BYTES);
+    const text =
+      call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ?
+        await finalMessageOf(response.body as ReadableStream<Uint8Array>, call.onProgress)
+      : await boundedText(response, MAX_ANSWER_BYTES);
     return { status: response.status, text };
   } catch (thrown) {
     // Not worth a retry: the same call gets the same answer. A fault of the skill, so its breaker hears of it.
@@ -261,7 +274,8 @@ async function finalMessageOf(body: ReadableStream<Uint8Array>, onProgress: (pro
   let final = "";
   for await (const data of sseData(body, MAX_ANSWER_BYTES)) {
     const message = safeJson(data) as { method?: unknown; params?: unknown } | undefined;
-    if (message?.method === PROGRESS_METHOD) onProgress(message.params as Progress); // checked where it is relayed
+    if (message?.method === PROGRESS_METHOD)
+      onProgress(message.params as Progress); // checked where it is relayed
     else final = data;
   }
   return final;

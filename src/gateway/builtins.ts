@@ -68,10 +68,14 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
   const matching = allowedOf(summarize(discoverIn(view, { capability: params.capability, tags: params.tags })), access);
   // Each candidate costs a schema check and its numbers: at 10,000 candidates ~200 ms of CPU a call.
   if (matching.length > MAX_LISTED) {
-    throw new RpcError(ErrorCode.InvalidParams, `Invalid params: the capability matches ${matching.length} skills, more than one call weighs (${MAX_LISTED}): narrow it (a longer tag, or several tags)`, {
-      count: matching.length,
-      maxCandidates: MAX_LISTED,
-    });
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params: the capability matches ${matching.length} skills, more than one call weighs (${MAX_LISTED}): narrow it (a longer tag, or several tags)`,
+      {
+        count: matching.length,
+        maxCandidates: MAX_LISTED,
+      },
+    );
   }
   const fitting = matching.filter((skill) => accepts(skill.inputSchema, params.arguments));
   const groups = Object.fromEntries(fitting.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
@@ -79,12 +83,18 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
   const numbers = fitting.map((skill) => numbersOf(skill, observed[skill.name]));
   const within = numbers.filter((n) => !overLimit(n, params.policy));
   if (!within.length) {
-    const why = !matching.length ? "no skill the caller may call has that capability" : !fitting.length ? "no candidate's input schema accepts the arguments" : `every candidate is over the policy's limits (${numbers.map((n) => `${n.name}: ${overLimit(n, params.policy)}`).join("; ")})`;
+    const why =
+      !matching.length ? "no skill the caller may call has that capability"
+      : !fitting.length ? "no candidate's input schema accepts the arguments"
+      : `every candidate is over the policy's limits (${numbers.map((n) => `${n.name}: ${overLimit(n, params.policy)}`).join("; ")})`;
     throw new RpcError(ErrorCode.MethodNotFound, `No skill for this call: ${why}`, { candidates: matching.map((s) => s.name) });
   }
   const ranked = rank(within, params.policy);
   const served = await callInOrder(ranked, (name) => context.call(name, params.arguments), context.deadline);
-  const version = [...context.answeredBy].reverse().find((id) => id.startsWith(`${served.skill}@`))?.slice(served.skill.length + 1);
+  const version = [...context.answeredBy]
+    .reverse()
+    .find((id) => id.startsWith(`${served.skill}@`))
+    ?.slice(served.skill.length + 1);
   const chosen = ranked.find((n) => n.name === served.skill)!;
   return {
     result: served.result,
@@ -193,7 +203,12 @@ export const builtins: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     async (request, context) => {
       const job = await ownJob(request, context);
       if (isFinal(job.status)) return viewOf(job); // finished: nothing to cancel, the answer says how it ended
-      const cancelled = await context.runtime.jobs.move(job.id, ["queued", "running"], { status: "cancelled", error: { code: ErrorCode.Cancelled, message: "Cancelled by its caller" } }, Date.now());
+      const cancelled = await context.runtime.jobs.move(
+        job.id,
+        ["queued", "running"],
+        { status: "cancelled", error: { code: ErrorCode.Cancelled, message: "Cancelled by its caller" } },
+        Date.now(),
+      );
       return viewOf(cancelled ?? (await ownJob(request, context)));
     },
   ],

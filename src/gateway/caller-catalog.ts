@@ -12,7 +12,17 @@ import { matchUriTemplate } from "../mcp-protocol/index.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
 import { registryView } from "./lookup.js";
-import { type Offered, type OfferingOwner, type Offerings, joinOfferings, routedUpstreamVersion, skillOfferingsOf, upstreamOfferingsOf, upstreamsOfView, withheldKey } from "./offerings.js";
+import {
+  type Offered,
+  type OfferingOwner,
+  type Offerings,
+  joinOfferings,
+  routedUpstreamVersion,
+  skillOfferingsOf,
+  upstreamOfferingsOf,
+  upstreamsOfView,
+  withheldKey,
+} from "./offerings.js";
 import type { Operation, Target } from "./operation.js";
 import { type PackageCatalog, packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
@@ -90,7 +100,9 @@ export class CallerCatalog {
         const file = parseSkillUri(uri);
         if (file) {
           const seen = (await this.packages()).find(file.name);
-          return seen?.record.versions[seen.version]?.files.some((f) => f.path === file.path) ? { owner: "package", package: seen.name, version: seen.version, path: file.path } : undefined;
+          return seen?.record.versions[seen.version]?.files.some((f) => f.path === file.path) ?
+              { owner: "package", package: seen.name, version: seen.version, path: file.path }
+            : undefined;
         }
         if (uri.startsWith(SKILL_URI_SCHEME)) return undefined;
         return resourceTarget(await this.offerings(), uri);
@@ -102,7 +114,11 @@ export class CallerCatalog {
     const view = await this.view();
     const { access, routeKey } = this.scope;
     const own = skillOfferingsOf(catalogFor(view, access));
-    const upstreams = [...upstreamsOfView(view)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const upstreams = [...upstreamsOfView(view)].sort(([a], [b]) =>
+      a < b ? -1
+      : a > b ? 1
+      : 0,
+    );
     if (!upstreams.length) return own;
     const theirs = await Promise.all(
       upstreams.map(async ([name, entries]) => {
@@ -123,8 +139,8 @@ function withPromptsNamed(offerings: Offerings, listedName: (name: string) => st
 /** The target of an offering's owner (a template's, with the template it matched). */
 function targetOf(owner: OfferingOwner, template?: string): Target {
   const matched = template === undefined ? {} : { template };
-  return owner.kind === "skill"
-    ? { owner: "skill", skill: owner.skill, ...(owner.name !== undefined ? { name: owner.name } : {}), ...matched }
+  return owner.kind === "skill" ?
+      { owner: "skill", skill: owner.skill, ...(owner.name !== undefined ? { name: owner.name } : {}), ...matched }
     : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...matched };
 }
 

@@ -76,9 +76,11 @@ export function numbersOf(skill: SkillSummary, observed: Observed | undefined): 
  * the limit needs that nobody knows (no declared cost with `maxCostPerCall`) counts as over.
  */
 export function overLimit(n: CandidateNumbers, policy: CapabilityPolicy): string | undefined {
-  if (policy.maxCostPerCall !== undefined && (n.costPerCall === undefined || n.costPerCall > policy.maxCostPerCall)) return `cost ${n.costPerCall ?? "unknown"} over ${policy.maxCostPerCall}`;
+  if (policy.maxCostPerCall !== undefined && (n.costPerCall === undefined || n.costPerCall > policy.maxCostPerCall))
+    return `cost ${n.costPerCall ?? "unknown"} over ${policy.maxCostPerCall}`;
   if (policy.maxP95Ms !== undefined && (n.p95Ms === undefined || n.p95Ms > policy.maxP95Ms)) return `p95 ${n.p95Ms ?? "unknown"} ms over ${policy.maxP95Ms}`;
-  if (policy.minSuccessRate !== undefined && (n.successRate === undefined || n.successRate < policy.minSuccessRate)) return `success rate ${n.successRate ?? "unknown"} under ${policy.minSuccessRate}`;
+  if (policy.minSuccessRate !== undefined && (n.successRate === undefined || n.successRate < policy.minSuccessRate))
+    return `success rate ${n.successRate ?? "unknown"} under ${policy.minSuccessRate}`;
   return undefined;
 }
 
@@ -110,7 +112,11 @@ export function rank(candidates: CandidateNumbers[], policy: CapabilityPolicy): 
   return [...candidates].sort((a, b) => {
     const [x, y] = [score(a), score(b)];
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
-    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    return (
+      a.name < b.name ? -1
+      : a.name > b.name ? 1
+      : 0
+    );
   });
 }
 
@@ -143,7 +149,10 @@ export async function callInOrder(
       skipped.push({ skill: candidate.name, error: `${thrown.code}: ${thrown.message}` });
     }
   }
-  throw new RpcError(ErrorCode.SkillUnavailable, `Every candidate failed: ${skipped.map((s) => s.skill).join(", ")}; retry after 1 s`, { retryAfterMs: 1_000, skipped });
+  throw new RpcError(ErrorCode.SkillUnavailable, `Every candidate failed: ${skipped.map((s) => s.skill).join(", ")}; retry after 1 s`, {
+    retryAfterMs: 1_000,
+    skipped,
+  });
 }
 
 /**

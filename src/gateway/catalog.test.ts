@@ -6,9 +6,31 @@ import { GRANT_CATALOGS_KEPT, catalogFor } from "./catalog.js";
 
 /** A stored skill with one stable deployment. */
 function skillDoc(name: string): SkillDoc {
-  const manifest = { name, version: "1.0.0", description: name, tags: ["t"], idempotent: true, degraded: false, timeoutMs: 1_000, inputSchema: {}, outputSchema: {} };
+  const manifest = {
+    name,
+    version: "1.0.0",
+    description: name,
+    tags: ["t"],
+    idempotent: true,
+    degraded: false,
+    timeoutMs: 1_000,
+    inputSchema: {},
+    outputSchema: {},
+  };
   return {
-    deployments: { [`${name}@1.0.0`]: { id: `${name}@1.0.0`, name, version: "1.0.0", tags: ["t"], manifest, endpoint: { binding: "X" }, role: "stable", registrationId: name, registeredAt: 0 } },
+    deployments: {
+      [`${name}@1.0.0`]: {
+        id: `${name}@1.0.0`,
+        name,
+        version: "1.0.0",
+        tags: ["t"],
+        manifest,
+        endpoint: { binding: "X" },
+        role: "stable",
+        registrationId: name,
+        registeredAt: 0,
+      },
+    },
     routes: { "*": { "1.0.0": 100 } },
   };
 }

@@ -40,7 +40,12 @@ export interface DoorRefusal {
 export function accessThrough(caller: Caller, door: Door): { access: Access } | DoorRefusal {
   const serverName = door.kind === "mcp" ? door.serverName : undefined;
   if (!caller.access.allowsServer(serverName)) {
-    return { refused: serverName !== undefined ? `Forbidden: this credential may not call through the virtual server ${serverName.slice(0, 64)}` : `Forbidden: this credential may call only through some virtual MCP servers (/mcp/<server>), not ${DOOR_WORDS[door.kind]}` };
+    return {
+      refused:
+        serverName !== undefined ?
+          `Forbidden: this credential may not call through the virtual server ${serverName.slice(0, 64)}`
+        : `Forbidden: this credential may call only through some virtual MCP servers (/mcp/<server>), not ${DOOR_WORDS[door.kind]}`,
+    };
   }
   if (caller.delegation && (door.kind === "well-known" || door.kind === "credential")) {
     return { refused: `Forbidden: a pipeline's delegation token calls its steps' skills only, not ${DOOR_WORDS[door.kind]}` };

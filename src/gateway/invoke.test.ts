@@ -32,7 +32,13 @@ afterAll(() => {
 beforeEach(() => exporter.reset());
 
 const call = async (method: string, headers: Record<string, string> = {}) =>
-  invoke({ jsonrpc: "2.0", method, params: [42, 23], id: 1 }, { index: 0, batch: false }, callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS, limits: { identifier: "anonymous" } }, () => {}), gatewayRuntime(env), env);
+  invoke(
+    { jsonrpc: "2.0", method, params: [42, 23], id: 1 },
+    { index: 0, batch: false },
+    callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS, limits: { identifier: "anonymous" } }, () => {}),
+    gatewayRuntime(env),
+    env,
+  );
 const named = (name: string) => exporter.getFinishedSpans().find((s) => s.name === name)!;
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
@@ -46,8 +52,13 @@ it("chains call → lookup + forward → the skill's span in the caller's trace"
   expect(parentOf(forward!)).toBe(callSpan!.spanContext().spanId);
   expect(parentOf(skill!)).toBe(forward!.spanContext().spanId);
   expect(callSpan!.attributes).toMatchObject({
-    "rpc.method": "subtract", "skillmesh.skill": "subtract", "skillmesh.version": "1.0.0", "skillmesh.group": "beta",
-    "skillmesh.outcome": "ok", "skillmesh.degraded": false, "skillmesh.replayed": false,
+    "rpc.method": "subtract",
+    "skillmesh.skill": "subtract",
+    "skillmesh.version": "1.0.0",
+    "skillmesh.group": "beta",
+    "skillmesh.outcome": "ok",
+    "skillmesh.degraded": false,
+    "skillmesh.replayed": false,
   });
   expect(forward!.attributes).toMatchObject({ "skillmesh.deployment": "subtract@1.0.0", "skillmesh.role": "stable" });
 });

@@ -41,7 +41,10 @@ const callSkill = compose<SkillCall>([limits, asyncJobs, idempotency, retries, f
 const callBuiltin = (answer: () => Promise<unknown>) => compose<Call>([limits], async () => ({ ok: true, result: await answer() }));
 
 /** Each kind of operation, outermost policy first (src/gateway/operations.ts says what each is). */
-const runs = Object.fromEntries(Object.entries(OPERATIONS).map(([kind, row]) => [kind, compose<OperationCall>(row.policies, row.answer)])) as Record<OperationKind, (call: OperationCall) => Promise<Outcome>>;
+const runs = Object.fromEntries(Object.entries(OPERATIONS).map(([kind, row]) => [kind, compose<OperationCall>(row.policies, row.answer)])) as Record<
+  OperationKind,
+  (call: OperationCall) => Promise<Outcome>
+>;
 
 /** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
 function manifestOf(entry: SkillEntry): SkillManifest {
@@ -74,13 +77,25 @@ interface Recorded {
  * audit entry, whatever happened: the one place every kind of operation is traced, counted and
  * audited.
  */
-async function recorded<T>(runtime: GatewayRuntime, scope: CallScope, what: Recorded, run: (span: Span, context: Context, seen: Seen) => Promise<T>): Promise<T> {
-  const attributes = { "rpc.system": "jsonrpc", "rpc.method": what.method, "skillmesh.group": scope.context.group ?? "*", ...(what.kind === "tool" ? {} : { "skillmesh.operation": what.kind }) };
+async function recorded<T>(
+  runtime: GatewayRuntime,
+  scope: CallScope,
+  what: Recorded,
+  run: (span: Span, context: Context, seen: Seen) => Promise<T>,
+): Promise<T> {
+  const attributes = {
+    "rpc.system": "jsonrpc",
+    "rpc.method": what.method,
+    "skillmesh.group": scope.context.group ?? "*",
+    ...(what.kind === "tool" ? {} : { "skillmesh.operation": what.kind }),
+  };
   const started = Date.now();
   const seen: Seen = {};
   let code = 0;
   try {
-    return await inSpan(tracer, `skillmesh.call ${what.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, (span, context) => run(span, context, seen));
+    return await inSpan(tracer, `skillmesh.call ${what.method}`, scope.trace, { kind: SpanKind.SERVER, attributes }, (span, context) =>
+      run(span, context, seen),
+    );
   } catch (error) {
     code = error instanceof RpcError ? error.code : ErrorCode.InternalError;
     // The caller gets -32001; the operator needs the reason.
@@ -90,8 +105,14 @@ async function recorded<T>(runtime: GatewayRuntime, scope: CallScope, what: Reco
     const { answer, hidden } = seen;
     const version = answer?.deployment ? answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) : "";
     // A method that names no skill (or one the caller may not see) is "(unknown)": a scan of names cannot grow the series.
-    runtime.counters.call({ skill: seen.owner ?? "(unknown)", version, code, ms: Date.now() - started, replayed: !!answer?.replayed, kind: what.kind }, scope.waitUntil);
-    if (runtime.config.logCalls) console.log(`[call] ${what.method}${what.resource ? ` ${what.resource.slice(0, 100)}` : ""} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`);
+    runtime.counters.call(
+      { skill: seen.owner ?? "(unknown)", version, code, ms: Date.now() - started, replayed: !!answer?.replayed, kind: what.kind },
+      scope.waitUntil,
+    );
+    if (runtime.config.logCalls)
+      console.log(
+        `[call] ${what.method}${what.resource ? ` ${what.resource.slice(0, 100)}` : ""} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`,
+      );
     runtime.audit.record(
       {
         type: "call",
@@ -117,7 +138,14 @@ async function recorded<T>(runtime: GatewayRuntime, scope: CallScope, what: Reco
  * Answers one JSON-RPC request (a tool call or a built-in) through the gateway.
  * @example await processJsonRpc(body, (request, slot) => invoke(request, slot, scope, gatewayRuntime(env), env))
  */
-export function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, streaming: CallStreaming = {}): Promise<unknown> {
+export function invoke(
+  request: JsonRpcRequest,
+  slot: RequestSlot,
+  scope: CallScope,
+  runtime: GatewayRuntime,
+  env: GatewayEnv,
+  streaming: CallStreaming = {},
+): Promise<unknown> {
   // Deeper params would overflow the recursion of hashing (idempotency, the audit's fingerprint)
   // and serialising (forward): a skill call refuses them, and the audit records none.
   const tooDeep = exceedsDepth(request.params);
@@ -167,10 +195,24 @@ export function invoke(request: JsonRpcRequest, slot: RequestSlot, scope: CallSc
  * file's bytes). `catalog` is the request's, when it has one already.
  * @example await perform({ kind: "resource", method: "resources/read", uri: "units://table" }, scope, runtime, env)
  */
-export function perform(operation: Operation, scope: CallScope, runtime: GatewayRuntime, env: GatewayEnv, catalog = new CallerCatalog(runtime, scope)): Promise<unknown> {
+export function perform(
+  operation: Operation,
+  scope: CallScope,
+  runtime: GatewayRuntime,
+  env: GatewayEnv,
+  catalog = new CallerCatalog(runtime, scope),
+): Promise<unknown> {
   const params = auditedParamsOf(operation);
   return recorded(runtime, scope, { method: operation.method, kind: operation.kind, params, resource: resourceOf(operation) }, async (span, context, seen) => {
-    const base = { request: { jsonrpc: "2.0" as const, method: operation.method, params: params as JsonRpcParams, id: 0 }, slot: ONE, scope, runtime, env, trace: context, deadline: Infinity };
+    const base = {
+      request: { jsonrpc: "2.0" as const, method: operation.method, params: params as JsonRpcParams, id: 0 },
+      slot: ONE,
+      scope,
+      runtime,
+      env,
+      trace: context,
+      deadline: Infinity,
+    };
     const target = await catalog.resolve(operation);
     if (!target) return resultOf(await refused(base, notFoundOf(operation)));
     seen.owner = ownerNameOf(target);

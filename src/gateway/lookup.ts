@@ -24,7 +24,12 @@ export function registryView(runtime: GatewayRuntime, parent: Context): Promise<
  * span; on a new isolate it is read on its own while the whole view loads (`keepLoading`).
  * @example const entry = await registryEntry(runtime, "text.summarize", scope.trace, scope.waitUntil)
  */
-export function registryEntry(runtime: GatewayRuntime, name: string, parent: Context, keepLoading: (loading: Promise<unknown>) => void): Promise<SkillEntry | undefined> {
+export function registryEntry(
+  runtime: GatewayRuntime,
+  name: string,
+  parent: Context,
+  keepLoading: (loading: Promise<unknown>) => void,
+): Promise<SkillEntry | undefined> {
   return registryLookup(parent, () => runtime.snapshot.entry(name, keepLoading));
 }
 

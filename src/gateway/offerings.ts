@@ -22,8 +22,7 @@ import type { SkillSummary } from "./catalog.js";
 /** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
 export type OfferingOwner =
   /** `name`: a prompt's own name in the skill (it is listed as `<skill>.<name>`). */
-  | { kind: "skill"; skill: string; name?: string }
-  | { kind: "upstream"; upstream: string; version: string; name: string };
+  { kind: "skill"; skill: string; name?: string } | { kind: "upstream"; upstream: string; version: string; name: string };
 
 /** An offering as a caller sees it (`listed`), and its owner. */
 export interface Offered<T> {
@@ -155,7 +154,11 @@ const listed = new WeakMap<Offerings, ListedOfferings>();
 export function listedOf(offerings: Offerings): ListedOfferings {
   let lists = listed.get(offerings);
   if (!lists) {
-    lists = { resources: offerings.resources.map((o) => o.listed), resourceTemplates: offerings.resourceTemplates.map((o) => o.listed), prompts: offerings.prompts.map((o) => o.listed) };
+    lists = {
+      resources: offerings.resources.map((o) => o.listed),
+      resourceTemplates: offerings.resourceTemplates.map((o) => o.listed),
+      prompts: offerings.prompts.map((o) => o.listed),
+    };
     listed.set(offerings, lists);
   }
   return lists;

@@ -22,11 +22,17 @@ function contentDescriptorsOf(input: JsonSchema): { paramStructure: "either" | "
   if (input.type === "object") {
     const required = new Set((input.required ?? []) as string[]);
     const properties = (input.properties ?? {}) as Record<string, unknown>;
-    return { paramStructure: "either", params: Object.entries(properties).map(([name, schema]) => ({ name, schema: withDefs(schema), required: required.has(name) })) };
+    return {
+      paramStructure: "either",
+      params: Object.entries(properties).map(([name, schema]) => ({ name, schema: withDefs(schema), required: required.has(name) })),
+    };
   }
   if (Array.isArray(input.prefixItems)) {
     const minItems = typeof input.minItems === "number" ? input.minItems : 0;
-    return { paramStructure: "by-position", params: input.prefixItems.map((schema, i) => ({ name: `arg${i}`, schema: withDefs(schema), required: i < minItems })) };
+    return {
+      paramStructure: "by-position",
+      params: input.prefixItems.map((schema, i) => ({ name: `arg${i}`, schema: withDefs(schema), required: i < minItems })),
+    };
   }
   return {
     paramStructure: "by-position",
@@ -42,7 +48,11 @@ function contentDescriptorsOf(input: JsonSchema): { paramStructure: "either" | "
 export function openRpcDocument(skills: SkillSummary[]): Record<string, unknown> {
   return {
     openrpc: "1.2.6",
-    info: { title: "Skillmesh gateway", version: "1.0.0", description: "Every method is a skill; skills.list and skills.discover find them by capability tag." },
+    info: {
+      title: "Skillmesh gateway",
+      version: "1.0.0",
+      description: "Every method is a skill; skills.list and skills.discover find them by capability tag.",
+    },
     methods: skills.map((skill) => ({
       name: skill.name,
       description: skill.description,

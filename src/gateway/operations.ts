@@ -70,7 +70,8 @@ const read: Handler<OperationCall> = async (call) => {
       case "package": {
         answeredBy = `${target.package}@${target.version}`;
         const { packages } = call.runtime;
-        const file = target.path === undefined ? await packages.archive(target.package, target.version) : await packages.file(target.package, target.version, target.path);
+        const file =
+          target.path === undefined ? await packages.archive(target.package, target.version) : await packages.file(target.package, target.version, target.path);
         if (!file) throw notFoundOf(operation);
         return { ok: true, result: file satisfies ServedFile, deployment: answeredBy };
       }
@@ -80,14 +81,23 @@ const read: Handler<OperationCall> = async (call) => {
         if (!routed) throw new RpcError(ErrorCode.SkillUnavailable, `${target.skill} has no deployment to ask`, { retryAfterMs: 5_000 });
         answeredBy = routed.id;
         const asked = askedOf(operation, target.name);
-        const answer = await forwardCall(routed, { ...asked, context: call.scope.context, ...(call.runtime.config.hopKey ? { hopKey: call.runtime.config.hopKey } : {}) }, call.env);
+        const answer = await forwardCall(
+          routed,
+          { ...asked, context: call.scope.context, ...(call.runtime.config.hopKey ? { hopKey: call.runtime.config.hopKey } : {}) },
+          call.env,
+        );
         return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
       }
       case "upstream": {
         answeredBy = `upstream:${target.upstream}@${target.version}`;
         const asked = askedOf(operation, target.name);
         const { caller, traceparent } = call.scope.context;
-        const answer = await call.runtime.upstreams.ask(target, { ...asked, caller, ...(traceparent ? { traceparent } : {}), signal: AbortSignal.timeout(UPSTREAM_ASK_MS) });
+        const answer = await call.runtime.upstreams.ask(target, {
+          ...asked,
+          caller,
+          ...(traceparent ? { traceparent } : {}),
+          signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+        });
         return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
       }
       case "gateway":
@@ -111,16 +121,25 @@ const complete: Handler<OperationCall> = async (call) => {
   if (operation.kind !== "completion" || target.owner !== "upstream") return { ok: true, result: NO_COMPLETION };
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
   // The upstream's own name for what is completed, whatever the caller named it by.
-  const ref = operation.ref.type === "ref/prompt" ? { type: "ref/prompt", name: target.name } : { type: "ref/resource", uri: target.template ?? operation.ref.uri };
+  const ref =
+    operation.ref.type === "ref/prompt" ? { type: "ref/prompt", name: target.name } : { type: "ref/resource", uri: target.template ?? operation.ref.uri };
   const params = { ref, argument: operation.argument, ...(operation.given ? { context: { arguments: operation.given } } : {}) };
   const { caller, traceparent } = call.scope.context;
   try {
-    const answer = await call.runtime.upstreams.ask(target, { method: "completion/complete", params, caller, ...(traceparent ? { traceparent } : {}), signal: AbortSignal.timeout(UPSTREAM_ASK_MS) });
+    const answer = await call.runtime.upstreams.ask(target, {
+      method: "completion/complete",
+      params,
+      caller,
+      ...(traceparent ? { traceparent } : {}),
+      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+    });
     const completed = CompleteResultSchema.safeParse(answer);
-    if (!completed.success) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered completion/complete with something that is not a completion`);
+    if (!completed.success)
+      throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered completion/complete with something that is not a completion`);
     return { ok: true, result: completed.data, deployment: answeredBy };
   } catch (error) {
-    if (error instanceof RpcError && (error.data as { upstreamCode?: number } | undefined)?.upstreamCode === ErrorCode.MethodNotFound) return { ok: true, result: NO_COMPLETION, deployment: answeredBy };
+    if (error instanceof RpcError && (error.data as { upstreamCode?: number } | undefined)?.upstreamCode === ErrorCode.MethodNotFound)
+      return { ok: true, result: NO_COMPLETION, deployment: answeredBy };
     if (!(error instanceof RpcError)) console.error(`[gateway] completion/complete failed unexpectedly, answered as -32603:`, error);
     return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
   }
@@ -170,11 +189,16 @@ function checked(operation: Operation, target: Target, answer: unknown, answered
     return prompt.data;
   }
   const contents = ReadResourceResultSchema.safeParse(answer);
-  if (!contents.success) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered resources/read with something that is not MCP resource contents`);
+  if (!contents.success)
+    throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered resources/read with something that is not MCP resource contents`);
   const uri = operation.kind === "resource" ? operation.uri : "";
   const template = "template" in target ? target.template : undefined;
   const foreign = contents.data.contents.find((c) => c.uri !== uri && !(template && matchUriTemplate(template, c.uri)));
-  if (foreign) throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered resources/read of ${uri.slice(0, 200)} with the contents of another resource (${foreign.uri.slice(0, 200)})`);
+  if (foreign)
+    throw new RpcError(
+      ErrorCode.SkillUnavailable,
+      `${answeredBy} answered resources/read of ${uri.slice(0, 200)} with the contents of another resource (${foreign.uri.slice(0, 200)})`,
+    );
   return contents.data;
 }
 
@@ -184,7 +208,8 @@ function checked(operation: Operation, target: Target, answer: unknown, answered
  * @example notFoundOf({ kind: "prompt", method: "prompts/get", name: "x.y", arguments: {} }) // RpcError -32602 "Unknown prompt: x.y; …"
  */
 export function notFoundOf(operation: Operation): RpcError {
-  if (operation.notFound) return new RpcError(operation.notFound.code, operation.notFound.message, operation.kind === "resource" ? { uri: operation.uri.slice(0, 200) } : undefined);
+  if (operation.notFound)
+    return new RpcError(operation.notFound.code, operation.notFound.message, operation.kind === "resource" ? { uri: operation.uri.slice(0, 200) } : undefined);
   switch (operation.kind) {
     case "resource":
       return new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: operation.uri.slice(0, 200) });
@@ -193,8 +218,8 @@ export function notFoundOf(operation: Operation): RpcError {
     case "prompt":
       return new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.name.slice(0, 200)}; prompts/list lists them`);
     case "completion":
-      return operation.ref.type === "ref/prompt"
-        ? new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.ref.name.slice(0, 200)}; prompts/list lists them`)
+      return operation.ref.type === "ref/prompt" ?
+          new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.ref.name.slice(0, 200)}; prompts/list lists them`)
         : new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${operation.ref.uri.slice(0, 200)}; resources/templates/list lists them`);
     case "search":
     case "index":

@@ -78,7 +78,11 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
   return {
     // Worked out only for what derives from every package (a search, the well-known index), not per read.
     get key() {
-      return (cacheKey ??= JSON.stringify([index.revision, access.signature, splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`)]));
+      return (cacheKey ??= JSON.stringify([
+        index.revision,
+        access.signature,
+        splitOf(index).map((record) => `${record.name}@${servedVersionOf(record, key)}`),
+      ]));
     },
     page(limit, cursor) {
       const items: VisiblePackage[] = [];

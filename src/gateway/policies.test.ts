@@ -5,12 +5,14 @@ import { type Call, type Policy, breakerVerdict, compose } from "./policies.js";
 describe("compose", () => {
   it("wraps the handler in the policies, the first outermost, each free to change the call or the outcome", async () => {
     const seen: string[] = [];
-    const tag = (name: string): Policy<Call> => async (call, next) => {
-      seen.push(`${name} in`);
-      const outcome = await next({ ...call, deadline: call.deadline + 1 });
-      seen.push(`${name} out`);
-      return outcome;
-    };
+    const tag =
+      (name: string): Policy<Call> =>
+      async (call, next) => {
+        seen.push(`${name} in`);
+        const outcome = await next({ ...call, deadline: call.deadline + 1 });
+        seen.push(`${name} out`);
+        return outcome;
+      };
     const run = compose<Call>([tag("a"), tag("b")], async (call) => ({ ok: true, result: call.deadline }));
     expect(await run({ deadline: 0 } as Call)).toEqual({ ok: true, result: 2 });
     expect(seen).toEqual(["a in", "b in", "b out", "a out"]);

@@ -128,8 +128,10 @@ export const asyncJobs: Policy = async (call, next) => {
   const { scope, request, slot, runtime, env } = call;
   if (!scope.respondAsync || scope.jobId) return next(call);
   // A job outlives the call: a pipeline's delegation token must not start work that runs on without it.
-  if (scope.delegation) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a pipeline's step cannot be submitted as an async job (Prefer: respond-async)");
-  if (!env.JOBS) throw new RpcError(ErrorCode.SkillUnavailable, "Async jobs are not available on this gateway (no JOBS Workflow binding)", { retryAfterMs: 60_000 });
+  if (scope.delegation)
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a pipeline's step cannot be submitted as an async job (Prefer: respond-async)");
+  if (!env.JOBS)
+    throw new RpcError(ErrorCode.SkillUnavailable, "Async jobs are not available on this gateway (no JOBS Workflow binding)", { retryAfterMs: 60_000 });
   const owner = scope.context.caller;
   const fingerprint = await fingerprintOf(request.params ?? null);
   const clientKey = checkedClientKey(scope);
@@ -137,13 +139,35 @@ export const asyncJobs: Policy = async (call, next) => {
   if (callbackUrl !== undefined) {
     const refusal = endpointRefusal(callbackUrl, { allowPrivate: runtime.config.allowPrivateEndpoints }, "X-Callback-Url");
     if (refusal) throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${refusal}`);
-    if (!runtime.config.callbackSecret) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: this gateway sends no callbacks (SKILLMESH_CALLBACK_SECRET, which signs them, is not set)");
+    if (!runtime.config.callbackSecret)
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        "Invalid Request: this gateway sends no callbacks (SKILLMESH_CALLBACK_SECRET, which signs them, is not set)",
+      );
   }
   // A keyed submit has an id of its own, so a retry finds the job it started.
-  const id = clientKey === undefined ? `j_${crypto.randomUUID().replaceAll("-", "")}` : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
+  const id =
+    clientKey === undefined ?
+      `j_${crypto.randomUUID().replaceAll("-", "")}`
+    : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
   const now = Date.now();
   const jobs = runtime.jobs;
-  const job = { id, owner, method: request.method, params: request.params, context: scope.context, status: "queued" as const, createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint, idempotent: call.manifest.idempotent, grants: scope.access.signature, ...(call.manifest.pipeline && call.manifest.idempotent ? { resumable: true } : {}), ...(callbackUrl ? { callbackUrl } : {}) };
+  const job = {
+    id,
+    owner,
+    method: request.method,
+    params: request.params,
+    context: scope.context,
+    status: "queued" as const,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + jobs.ttlMs,
+    fingerprint,
+    idempotent: call.manifest.idempotent,
+    grants: scope.access.signature,
+    ...(call.manifest.pipeline && call.manifest.idempotent ? { resumable: true } : {}),
+    ...(callbackUrl ? { callbackUrl } : {}),
+  };
   if (!(await jobs.create(job))) {
     const existing = await jobs.get(id);
     if (existing && existing.fingerprint !== fingerprint) {
@@ -158,7 +182,12 @@ export const asyncJobs: Policy = async (call, next) => {
     await env.JOBS.create({ id, params: { jobId: id } });
   } catch (error) {
     console.error(`[gateway] could not start job ${id}:`, errorText(error));
-    await jobs.move(id, ["queued"], { status: "failed", error: { code: ErrorCode.SkillUnavailable, message: "The job could not be started; submit it again" } }, Date.now());
+    await jobs.move(
+      id,
+      ["queued"],
+      { status: "failed", error: { code: ErrorCode.SkillUnavailable, message: "The job could not be started; submit it again" } },
+      Date.now(),
+    );
     throw new RpcError(ErrorCode.SkillUnavailable, "The job could not be started; retry after 1 s", { retryAfterMs: 1_000 });
   }
   scope.queued = true;
@@ -249,9 +278,9 @@ export const fallback: Policy = async (call, next) => {
     // Observed numbers count what the breaker counts, per caller as the breaker charges them; a call its caller cut short says nothing.
     if (verdict !== "none") runtime.metrics.record(deployment.id, verdict === "success", Date.now() - started, await scope.principal(), scope.waitUntil);
     const write =
-      verdict === "none"
-        ? probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)
-        : runtime.breakers.record(deployment.id, verdict === "failure" ? await scope.principal() : undefined, policy, probe);
+      verdict === "none" ?
+        probe && runtime.breakers.releaseProbe(deployment.id, policy, probe)
+      : runtime.breakers.record(deployment.id, verdict === "failure" ? await scope.principal() : undefined, policy, probe);
     if (write) scope.waitUntil(write);
     return outcome;
   }
@@ -272,7 +301,10 @@ export const timeout: Policy = async (call, next) => {
   const outcome = await next({ ...call, timeoutMs });
   if (timeoutMs >= limit || outcome.ok || outcome.error.code !== ErrorCode.SkillTimeout) return outcome;
   // Whose budget it was: the caller's X-Timeout-Ms, a job's, or the default one retries share.
-  const budget = call.scope.jobId ? "this job's budget (maxDurationMs)" : call.scope.budgetMs !== undefined ? "this call's budget (X-Timeout-Ms)" : "this call's budget (twice the skill's timeoutMs, retries included)";
+  const budget =
+    call.scope.jobId ? "this job's budget (maxDurationMs)"
+    : call.scope.budgetMs !== undefined ? "this call's budget (X-Timeout-Ms)"
+    : "this call's budget (twice the skill's timeoutMs, retries included)";
   const message = `${call.deployment!.name} did not answer within the ${timeoutMs} ms left of ${budget}`;
   return { ...outcome, error: { code: ErrorCode.SkillTimeout, message, data: { timeoutMs, cutByCaller: true } } };
 };
@@ -290,7 +322,12 @@ export const forward: Handler<SkillCall> = async (call) => {
   try {
     return await forwardInSpan(call, deployment, delegation?.token);
   } finally {
-    if (delegation) await delegation.end().catch((error) => console.error(`[gateway] could not withdraw the delegation token of a ${deployment.id} call (it expires at the call's deadline):`, errorText(error)));
+    if (delegation)
+      await delegation
+        .end()
+        .catch((error) =>
+          console.error(`[gateway] could not withdraw the delegation token of a ${deployment.id} call (it expires at the call's deadline):`, errorText(error)),
+        );
   }
 };
 
@@ -341,12 +378,12 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         // A pipeline's steps come back to the gateway as this caller, each with a key derived from
         // the call's own (a job's id stands for one): a retried pipeline replays the steps that
         // succeeded instead of running them again.
-        ...(delegation
-          ? {
-              delegation,
-              ...(scope.context.caller !== "anonymous" && (scope.idempotencyKey ?? scope.jobId) ? { callKey: scope.idempotencyKey ?? scope.jobId } : {}),
-            }
-          : {}),
+        ...(delegation ?
+          {
+            delegation,
+            ...(scope.context.caller !== "anonymous" && (scope.idempotencyKey ?? scope.jobId) ? { callKey: scope.idempotencyKey ?? scope.jobId } : {}),
+          }
+        : {}),
       };
       const result = await forwardCall(deployment, forwarded, call.env);
       return { ok: true, result, deployment: deployment.id, ...degraded };

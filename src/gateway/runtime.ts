@@ -112,11 +112,26 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     });
     const audit = new AuditLog(store, env.AUDIT_ANALYTICS as AnalyticsDataset | undefined);
     const metrics = new MetricsBoard(store);
-    shared = { store, registry, snapshot, keys, breakers, audit, metrics, rollouts: new Rollouts(store, registry, metrics), counters: new Counters(store), delegations: new Delegations(store), servers: new VirtualServers(store) };
+    shared = {
+      store,
+      registry,
+      snapshot,
+      keys,
+      breakers,
+      audit,
+      metrics,
+      rollouts: new Rollouts(store, registry, metrics),
+      counters: new Counters(store),
+      delegations: new Delegations(store),
+      servers: new VirtualServers(store),
+    };
     runtimes.set(store, shared);
   }
   const policy = { allowPrivate: config.allowPrivateEndpoints };
-  const upstreams = new Upstreams(shared.store, shared.registry, { upstreamKey: config.upstreamKey, urlRefusal: (url, what) => endpointRefusal(url, policy, what) });
+  const upstreams = new Upstreams(shared.store, shared.registry, {
+    upstreamKey: config.upstreamKey,
+    urlRefusal: (url, what) => endpointRefusal(url, policy, what),
+  });
   const { registry } = shared;
   const packages = new Packages(shared.store, {
     bucket: env.AGENT_SKILL_FILES satisfies FileBucket | undefined,

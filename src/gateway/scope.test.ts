@@ -7,7 +7,12 @@ describe("answerHeadersOf", () => {
     const scope = callScopeOf(new Headers(), { id: "k_1", access: FULL_ACCESS, limits: { identifier: "k_1" } }, () => {});
     Object.assign(scope, { replayed: true, degraded: true, queued: true });
     scope.answeredBy.add("subtract@1.0.0");
-    scope.rateLimit = { allowed: false, refusedBy: "rate", retryAfterMs: 1_500, headers: { "ratelimit-policy": '"rate";q=5;w=60', ratelimit: '"rate";r=0;t=2' } };
+    scope.rateLimit = {
+      allowed: false,
+      refusedBy: "rate",
+      retryAfterMs: 1_500,
+      headers: { "ratelimit-policy": '"rate";q=5;w=60', ratelimit: '"rate";r=0;t=2' },
+    };
     const names = Object.keys(answerHeadersOf(scope));
     expect(names.length).toBeGreaterThanOrEqual(7); // every kind of answer header is set here
     for (const name of names) expect(ANSWER_HEADERS, name).toContain(name);

@@ -90,7 +90,15 @@ export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallSco
 }
 
 /** Every header `answerHeadersOf` may set (a page's script may read them: routes/index.ts). */
-export const ANSWER_HEADERS = ["x-skill-version", "idempotent-replayed", "x-skill-degraded", "preference-applied", "ratelimit", "ratelimit-policy", "retry-after"] as const;
+export const ANSWER_HEADERS = [
+  "x-skill-version",
+  "idempotent-replayed",
+  "x-skill-degraded",
+  "preference-applied",
+  "ratelimit",
+  "ratelimit-policy",
+  "retry-after",
+] as const;
 
 /**
  * The response headers that report how a request's calls were answered.

@@ -18,7 +18,13 @@ import type { CatalogQuery } from "./operation.js";
 export type { CatalogQuery } from "./operation.js";
 
 /** A tool's search entry. */
-export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({ kind: "tool", name: skill.name, description: skill.description, tags: skill.tags, signature: signatureOf(skill.inputSchema) });
+export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({
+  kind: "tool",
+  name: skill.name,
+  description: skill.description,
+  tags: skill.tags,
+  signature: signatureOf(skill.inputSchema),
+});
 
 /** Search indexes kept per isolate: one per catalog of tools (a registry generation's, for one set of grants) and per package view. */
 export const SEARCH_INDEXES_KEPT = 16;
@@ -32,7 +38,11 @@ export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
 
 /** The index of the packages a caller sees, built once per `PackageCatalog.key`. */
 function packageIndexOf(packages: PackageCatalog): CatalogIndex {
-  return packageIndexes.get(packages.key, () => new CatalogIndex(packages.all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }))));
+  return packageIndexes.get(
+    packages.key,
+    () =>
+      new CatalogIndex(packages.all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }))),
+  );
 }
 
 // One index of what a caller's catalog offers (its skills' declarations are one object per catalog;
@@ -44,7 +54,13 @@ function resourceIndexOf(offerings: ListedOfferings): CatalogIndex {
   if (!index) {
     const entries: CatalogEntry[] = [
       ...offerings.resources.map((r): CatalogEntry => ({ kind: "resource", name: r.name, description: r.description ?? r.title ?? "", tags: [], uri: r.uri })),
-      ...offerings.resourceTemplates.map((t): CatalogEntry => ({ kind: "resource", name: t.name, description: t.description ?? t.title ?? "", tags: [], uri: t.uriTemplate })),
+      ...offerings.resourceTemplates.map((t): CatalogEntry => ({
+        kind: "resource",
+        name: t.name,
+        description: t.description ?? t.title ?? "",
+        tags: [],
+        uri: t.uriTemplate,
+      })),
     ];
     resourceIndexes.set(offerings, (index = new CatalogIndex(entries)));
   }

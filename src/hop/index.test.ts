@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { generateHopKeys, hopPublicKeyOf, hopRefusal, hopSigningKey, privateKeyBytes, publicKeyList, signHop } from "./index.js";
 
-const parts = { method: "POST", path: "/", deployment: "s@1.0.0", body: '{"jsonrpc":"2.0","method":"s","id":1}', context: "eyJjYWxsZXIiOiJrXzEifQ", delegation: "", callKey: "" };
+const parts = {
+  method: "POST",
+  path: "/",
+  deployment: "s@1.0.0",
+  body: '{"jsonrpc":"2.0","method":"s","id":1}',
+  context: "eyJjYWxsZXIiOiJrXzEifQ",
+  delegation: "",
+  callKey: "",
+};
 const now = 1_800_000_000_000;
 
 describe("signed hops", () => {
@@ -30,7 +38,15 @@ describe("signed hops", () => {
     expect(await hopRefusal(publicKey, null, parts, now)).toMatch(/not signed/);
     expect(await hopRefusal(publicKey, "t=1,v1=" + "0".repeat(64), parts, now)).toMatch(/not signed/);
     expect(await hopRefusal(other.publicKey, header, parts, now)).toMatch(/does not match/);
-    const changes = [{ body: parts.body.replace("s", "t") }, { context: "e30" }, { method: "PUT" }, { path: "/x" }, { deployment: "s@2.0.0" }, { delegation: "smd.other" }, { callKey: "k2" }];
+    const changes = [
+      { body: parts.body.replace("s", "t") },
+      { context: "e30" },
+      { method: "PUT" },
+      { path: "/x" },
+      { deployment: "s@2.0.0" },
+      { delegation: "smd.other" },
+      { callKey: "k2" },
+    ];
     for (const changed of changes) {
       expect(await hopRefusal(publicKey, header, { ...parts, ...changed }, now), JSON.stringify(changed)).toMatch(/does not match/);
     }

@@ -96,7 +96,11 @@ function publicKeyBytes(text: string): Uint8Array | undefined {
  * @example publicKeyList("vD6N3Ab-St9anAoqCavHMhhB6IB8v-jjzhmSsRmJyOM") // [Uint8Array(32)]
  */
 export function publicKeyList(text: string): Uint8Array[] | undefined {
-  const keys = text.split(",").map((part) => part.trim()).filter(Boolean).map(publicKeyBytes);
+  const keys = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map(publicKeyBytes);
   return keys.length && keys.every((key) => key !== undefined) ? (keys as Uint8Array[]) : undefined;
 }
 
@@ -111,7 +115,8 @@ export function hopSigningKey(privateKey: string): Promise<CryptoKey> {
   let key = signingKeys.get(privateKey);
   if (!key) {
     const bytes = privateKeyBytes(privateKey);
-    key = bytes ? crypto.subtle.importKey("pkcs8", bytes, ED25519, false, ["sign"]) : Promise.reject(new Error("SKILLMESH_HOP_KEY is not an Ed25519 private key"));
+    key =
+      bytes ? crypto.subtle.importKey("pkcs8", bytes, ED25519, false, ["sign"]) : Promise.reject(new Error("SKILLMESH_HOP_KEY is not an Ed25519 private key"));
     signingKeys.set(privateKey, key);
   }
   return key;
@@ -122,7 +127,10 @@ function hopVerifyingKeys(publicKeys: string): Promise<CryptoKey[]> {
   let keys = verifyingKeys.get(publicKeys);
   if (!keys) {
     const list = publicKeyList(publicKeys);
-    keys = list ? Promise.all(list.map((bytes) => crypto.subtle.importKey("raw", bytes, ED25519, false, ["verify"]))) : Promise.reject(new Error("SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys"));
+    keys =
+      list ?
+        Promise.all(list.map((bytes) => crypto.subtle.importKey("raw", bytes, ED25519, false, ["verify"])))
+      : Promise.reject(new Error("SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys"));
     verifyingKeys.set(publicKeys, keys);
   }
   return keys;
@@ -131,7 +139,9 @@ function hopVerifyingKeys(publicKeys: string): Promise<CryptoKey[]> {
 /** What is signed: every part as one JSON array, so no value can pass for another's. */
 async function payloadOf(timestamp: number, parts: SignedParts): Promise<Uint8Array> {
   const { method, path, deployment, body, context, delegation, callKey } = parts;
-  return UTF8_ENCODER.encode(JSON.stringify(["skillmesh-hop/2", timestamp, method.toUpperCase(), path, deployment, await sha256Hex(body), context, delegation, callKey]));
+  return UTF8_ENCODER.encode(
+    JSON.stringify(["skillmesh-hop/2", timestamp, method.toUpperCase(), path, deployment, await sha256Hex(body), context, delegation, callKey]),
+  );
 }
 
 /**

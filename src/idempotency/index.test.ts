@@ -81,7 +81,10 @@ describe("runOnce, as documented", () => {
   it("answers -32002 to a duplicate when the first is still running past the wait", async () => {
     const store = memoryStore();
     const first = runOnce(store, "k", "f", options, () => new Promise<Outcome>((resolve) => setTimeout(() => resolve({ ok: true, result: 1 }), 1_000)));
-    await expect(runOnce(store, "k", "f", { ...options, waitMs: 50 }, async () => ({ ok: true, result: 2 }))).rejects.toMatchObject({ code: -32002, data: { retryAfterMs: 1_000 } });
+    await expect(runOnce(store, "k", "f", { ...options, waitMs: 50 }, async () => ({ ok: true, result: 2 }))).rejects.toMatchObject({
+      code: -32002,
+      data: { retryAfterMs: 1_000 },
+    });
     await first;
   });
 

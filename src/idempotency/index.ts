@@ -14,7 +14,6 @@ import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import { type Outcome, OutcomeSchema } from "../outcome/index.js";
 import { type Store, type StoreScript, StoreUnavailable } from "../store/index.js";
 
-
 export interface IdempotencyOptions {
   /** How long a finished answer is kept. */
   ttlMs: number;
@@ -133,13 +132,22 @@ export async function runOnce(
     }
     // In flight (or just released after a transient failure: the next claim attempt takes it).
     if (Date.now() >= deadline) {
-      throw new RpcError(ErrorCode.IdempotencyInFlight, "A request with this Idempotency-Key is still being processed; retry after 1 s", { retryAfterMs: 1_000 });
+      throw new RpcError(ErrorCode.IdempotencyInFlight, "A request with this Idempotency-Key is still being processed; retry after 1 s", {
+        retryAfterMs: 1_000,
+      });
     }
     await sleep(options.pollMs ?? 50);
   }
 }
 
-async function finish(store: Store, key: string, token: string, fingerprint: string, options: IdempotencyOptions, run: () => Promise<Outcome>): Promise<Outcome> {
+async function finish(
+  store: Store,
+  key: string,
+  token: string,
+  fingerprint: string,
+  options: IdempotencyOptions,
+  run: () => Promise<Outcome>,
+): Promise<Outcome> {
   let outcome: Outcome;
   try {
     outcome = await run();
@@ -151,8 +159,9 @@ async function finish(store: Store, key: string, token: string, fingerprint: str
   // past its deadline, or refusing a record that large). Failing the call instead would tell the
   // caller to retry a call that ran, and the retry would run it again once the claim expired.
   const storable = isStorable(outcome);
-  const settle = storable
-    ? store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs])
+  const settle =
+    storable ?
+      store.run(completeClaim, [key], [token, encode(token, { state: "done", fingerprint, outcome }), options.ttlMs])
     : store.run(releaseClaim, [key], [token]);
   await settle.catch((error: unknown) => {
     const what = storable ? "its answer could not be stored" : "its claim could not be released";

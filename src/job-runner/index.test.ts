@@ -26,7 +26,19 @@ async function jobIn(status: "queued" | "running", idempotent: boolean): Promise
   const { jobs } = gatewayRuntime(env);
   const now = Date.now();
   const id = `j_test${++next}`;
-  const job: Job = { id, owner: "k_1", method: "subtract", params: [42, 23], context: { caller: "k_1" }, status: "queued", createdAt: now, updatedAt: now, expiresAt: now + jobs.ttlMs, fingerprint: "f", idempotent };
+  const job: Job = {
+    id,
+    owner: "k_1",
+    method: "subtract",
+    params: [42, 23],
+    context: { caller: "k_1" },
+    status: "queued",
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + jobs.ttlMs,
+    fingerprint: "f",
+    idempotent,
+  };
   await jobs.create(job);
   if (status === "running") await jobs.move(id, ["queued"], { status: "running" }, now);
   return id;
@@ -48,7 +60,10 @@ describe("runJob", () => {
   it("fails a cut-off job of a non-idempotent skill instead of running it twice", async () => {
     const id = await jobIn("running", false);
     await runJob(env, id, () => {});
-    expect(await gatewayRuntime(env).jobs.get(id)).toMatchObject({ status: "failed", error: { code: -32001, message: expect.stringContaining("interrupted") } });
+    expect(await gatewayRuntime(env).jobs.get(id)).toMatchObject({
+      status: "failed",
+      error: { code: -32001, message: expect.stringContaining("interrupted") },
+    });
   });
 });
 
@@ -60,11 +75,21 @@ describe("recoverStrandedJobs", () => {
   it("starts again a stranded queued or idempotent running job, fails a non-idempotent one, and leaves live leases alone", async () => {
     const { jobs } = gatewayRuntime(withEngine);
     const now = Date.now();
-    const [queued, idempotent, unsafe, live, done] = [await jobIn("queued", false), await jobIn("running", true), await jobIn("running", false), await jobIn("running", false), await jobIn("queued", false)];
+    const [queued, idempotent, unsafe, live, done] = [
+      await jobIn("queued", false),
+      await jobIn("running", true),
+      await jobIn("running", false),
+      await jobIn("running", false),
+      await jobIn("queued", false),
+    ];
     for (const id of [queued, idempotent, unsafe, done]) await jobs.lease(id, now - 1);
     await jobs.lease(live, now + 60_000);
     await runJob(env, done, () => {}); // finished: its lease goes with it
-    expect(await recoverStrandedJobs(withEngine, now)).toEqual({ [queued]: "started again (attempt 1)", [idempotent]: "started again (attempt 1)", [unsafe]: "failed: interrupted, not idempotent" });
+    expect(await recoverStrandedJobs(withEngine, now)).toEqual({
+      [queued]: "started again (attempt 1)",
+      [idempotent]: "started again (attempt 1)",
+      [unsafe]: "failed: interrupted, not idempotent",
+    });
     expect(created).toEqual([queued, idempotent].map((id) => ({ id: `${id}-1`, params: { jobId: id, attempt: 1 } })));
     expect(await jobs.get(unsafe)).toMatchObject({ status: "failed", error: { code: -32001, message: expect.stringContaining("not idempotent") } });
     expect(await jobs.get(live)).toMatchObject({ status: "running" });

@@ -60,7 +60,10 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
   let leased = Date.now();
   const cancel = new AbortController();
   const watch = setInterval(() => {
-    jobs.get(jobId).then((now) => now?.status === "cancelled" && cancel.abort(), () => {});
+    jobs.get(jobId).then(
+      (now) => now?.status === "cancelled" && cancel.abort(),
+      () => {},
+    );
     // The lease says this runner is alive: renewed a few times per lease.
     if (Date.now() - leased >= leaseMs / 3) {
       leased = Date.now();
@@ -78,7 +81,10 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
     });
     let fields: Partial<Job> & { status: Job["status"] };
     try {
-      const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, { signal: cancel.signal, onProgress });
+      const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, {
+        signal: cancel.signal,
+        onProgress,
+      });
       fields = { status: "completed", result };
     } catch (thrown) {
       const error = thrown instanceof RpcError ? thrown : new RpcError(ErrorCode.InternalError);
@@ -123,7 +129,8 @@ export async function recoverStrandedJobs(env: GatewayEnv, now: number): Promise
       await jobs.release(id);
     };
     if (job.status === "running" && !job.idempotent) await fail(INTERRUPTED, "failed: interrupted, not idempotent");
-    else if (attempt > MAX_JOB_RECOVERIES || !env.JOBS) await fail(`The job's runner was lost ${attempt - 1} times; it was not started again: submit it again`, "failed: runner lost too often");
+    else if (attempt > MAX_JOB_RECOVERIES || !env.JOBS)
+      await fail(`The job's runner was lost ${attempt - 1} times; it was not started again: submit it again`, "failed: runner lost too often");
     else if (await jobs.move(id, [job.status], { status: job.status, attempt }, now)) {
       await jobs.lease(id, now + queuedLeaseMs(config.jobLeaseMs));
       try {
@@ -142,7 +149,14 @@ export async function recoverStrandedJobs(env: GatewayEnv, now: number): Promise
  * was submitted for (the grants were checked then), no rate limit (counted at submit).
  */
 function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
-  const access: Access = { allowsSkill: (name) => name === job.method, allowsGroup: () => true, allowsServer: () => true, admin: "none", unrestricted: false, signature: `job:${job.method}` };
+  const access: Access = {
+    allowsSkill: (name) => name === job.method,
+    allowsGroup: () => true,
+    allowsServer: () => true,
+    admin: "none",
+    unrestricted: false,
+    signature: `job:${job.method}`,
+  };
   const { userId, group, session, traceparent } = job.context;
   const headers = new Headers();
   if (userId) headers.set("x-user-id", userId);
@@ -150,7 +164,11 @@ function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
   if (session) headers.set("x-session-id", session);
   if (traceparent) headers.set("traceparent", traceparent);
   // The job's own call reaches only its method; a pipeline's steps get the owner's grants of the submit.
-  return { ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil), jobId: job.id, ...(job.grants ? { delegatedGrants: job.grants } : {}) };
+  return {
+    ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil),
+    jobId: job.id,
+    ...(job.grants ? { delegatedGrants: job.grants } : {}),
+  };
 }
 
 /** A callback delivery that did not get a 2xx: the Workflow step is retried. */
@@ -170,7 +188,13 @@ export async function deliverCallback(env: GatewayEnv, jobId: string): Promise<v
   const body = JSON.stringify(viewOf(job));
   const url = new URL(job.callbackUrl);
   const signature = await signWebhook(secret, { path: url.pathname, body });
-  const response = await fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/json", [WEBHOOK_SIGNATURE_HEADER]: signature }, body, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/json", [WEBHOOK_SIGNATURE_HEADER]: signature },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
   await response.body?.cancel();
   if (!response.ok) throw new CallbackFailed(`${job.callbackUrl} answered HTTP ${response.status}`);
 }

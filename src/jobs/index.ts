@@ -195,7 +195,11 @@ export class JobStore {
    */
   async create(job: Job): Promise<boolean> {
     // The status key is the lock: whoever sets it first owns the id.
-    return this.store.run(createJob, [jobKey(job.id), statusKey(job.id), ownerKey(job.owner)], [JSON.stringify(job), job.status, job.createdAt, this.ttlMs, job.id]);
+    return this.store.run(
+      createJob,
+      [jobKey(job.id), statusKey(job.id), ownerKey(job.owner)],
+      [JSON.stringify(job), job.status, job.createdAt, this.ttlMs, job.id],
+    );
   }
 
   /** A job, parsed; undefined when it is unknown, expired or unreadable. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { accepts, schemaIssues } from "./index.js";
 
-const schema = { type: "object", properties: { text: { type: "string" }, count: { type: "integer", minimum: 1 } }, required: ["text"], additionalProperties: false };
+const schema = {
+  type: "object",
+  properties: { text: { type: "string" }, count: { type: "integer", minimum: 1 } },
+  required: ["text"],
+  additionalProperties: false,
+};
 
 describe("JSON Schema checks", () => {
   it("accepts what the schema allows and names each problem of what it does not", () => {

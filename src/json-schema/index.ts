@@ -9,7 +9,8 @@ const validators = new WeakMap<object, { first: Validator; every: Validator }>()
 
 function validatorsOf(schema: Record<string, unknown>) {
   let known = validators.get(schema);
-  if (!known) validators.set(schema, (known = { first: new Validator(schema as Schema, "2020-12", true), every: new Validator(schema as Schema, "2020-12", false) }));
+  if (!known)
+    validators.set(schema, (known = { first: new Validator(schema as Schema, "2020-12", true), every: new Validator(schema as Schema, "2020-12", false) }));
   return known;
 }
 

@@ -67,7 +67,13 @@ export function safeJson(text: string): unknown {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as object).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as object)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) =>
+        a < b ? -1
+        : a > b ? 1
+        : 0,
+      );
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);

@@ -36,20 +36,15 @@ export function jsonBodyGuard(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   // a new chain of closures on every request.
   return async (c, next) => {
     if (!JSON_CONTENT_TYPE.test(c.req.header("content-type") ?? "")) {
-      return c.json(
-        failure(null, ErrorCode.InvalidRequest, "Content-Type must be application/json"),
-        415,
-      );
+      return c.json(failure(null, ErrorCode.InvalidRequest, "Content-Type must be application/json"), 415);
     }
     // A compressed body is not read as JSON ("Parse error" would send the client looking in the
     // wrong place); RFC 9110 §15.5.16: 415, naming the codings accepted.
     const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
     if (encoding && encoding !== "identity") {
-      return c.json(
-        failure(null, ErrorCode.InvalidRequest, `Content-Encoding ${encoding} is not accepted: send the body uncompressed`),
-        415,
-        { "accept-encoding": "identity" },
-      );
+      return c.json(failure(null, ErrorCode.InvalidRequest, `Content-Encoding ${encoding} is not accepted: send the body uncompressed`), 415, {
+        "accept-encoding": "identity",
+      });
     }
     return size(c, next);
   };

@@ -15,7 +15,9 @@ describe("processJsonRpc", () => {
 
   it("turns an RpcError into its error object and anything else into a bare -32603", async () => {
     expect(await processJsonRpc('{"jsonrpc":"2.0","method":"refuse","id":1}', echo)).toEqual({
-      jsonrpc: "2.0", error: { code: -32005, message: "slow down", data: { retryAfterMs: 10 } }, id: 1,
+      jsonrpc: "2.0",
+      error: { code: -32005, message: "slow down", data: { retryAfterMs: 10 } },
+      id: 1,
     });
     const failed = await processJsonRpc('{"jsonrpc":"2.0","method":"boom","id":2}', echo);
     expect(failed).toEqual({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: 2 });
@@ -33,8 +35,14 @@ describe("processJsonRpc", () => {
   });
 
   it("keeps batch order and leaves out notifications", async () => {
-    const out = await processJsonRpc('[{"jsonrpc":"2.0","method":"m","params":[1],"id":1},{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":"m","params":[3],"id":3}]', echo);
-    expect(out).toEqual([{ jsonrpc: "2.0", result: [1], id: 1 }, { jsonrpc: "2.0", result: [3], id: 3 }]);
+    const out = await processJsonRpc(
+      '[{"jsonrpc":"2.0","method":"m","params":[1],"id":1},{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":"m","params":[3],"id":3}]',
+      echo,
+    );
+    expect(out).toEqual([
+      { jsonrpc: "2.0", result: [1], id: 1 },
+      { jsonrpc: "2.0", result: [3], id: 3 },
+    ]);
   });
 
   it("echoes a readable id of an invalid request, null otherwise", async () => {
@@ -72,11 +80,19 @@ describe("failureFromThrown", () => {
 describe("JsonRpcResponseSchema", () => {
   it("reads a result as a success and an error as a failure", () => {
     expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, id: 1 })).toEqual({ jsonrpc: "2.0", result: 14, id: 1 });
-    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", error: { code: -32602, message: "m" }, id: 1 })).toEqual({ jsonrpc: "2.0", error: { code: -32602, message: "m" }, id: 1 });
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", error: { code: -32602, message: "m" }, id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32602, message: "m" },
+      id: 1,
+    });
   });
 
   it("reads an answer with both a result and an error as the failure it reports, and tolerates error: null beside a result", () => {
-    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, error: { code: -32001, message: "down" }, id: 1 })).toEqual({ jsonrpc: "2.0", error: { code: -32001, message: "down" }, id: 1 });
+    expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, error: { code: -32001, message: "down" }, id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32001, message: "down" },
+      id: 1,
+    });
     expect(JsonRpcResponseSchema.parse({ jsonrpc: "2.0", result: 14, error: null, id: 1 })).toMatchObject({ result: 14 });
   });
 

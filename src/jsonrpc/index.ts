@@ -22,7 +22,10 @@ export type JsonRpcId = z.infer<typeof JsonRpcIdSchema>;
 export const JsonObjectSchema = z.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), "an object");
 
 /** `params`: by position (array) or by name (object), taken as they are (the skill's input schema checks what is in them). */
-export const JsonRpcParamsSchema = z.custom<unknown[] | Record<string, unknown>>((value) => typeof value === "object" && value !== null, "an array or an object");
+export const JsonRpcParamsSchema = z.custom<unknown[] | Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null,
+  "an array or an object",
+);
 export type JsonRpcParams = z.infer<typeof JsonRpcParamsSchema>;
 
 /** A request or notification (a notification has no `id` member at all). */
@@ -108,9 +111,7 @@ export class RpcError extends Error {
   }
 
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -149,9 +150,9 @@ export function describeIssues(error: z.ZodError): Array<{ path: string; message
   const pathOf = (path: PropertyKey[]) => path.map(String).join(".") || "(root)";
   // An undeclared field is its own issue at its own path (zod names them all at the object's).
   return error.issues.flatMap((issue): Array<{ path: string; message: string; code: string }> =>
-    issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: "unknown field: the schema does not declare it", code: issue.code }))
-      : [{ path: pathOf(issue.path), message: issue.message, code: issue.code }],
+    issue.code === "unrecognized_keys" ?
+      issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: "unknown field: the schema does not declare it", code: issue.code }))
+    : [{ path: pathOf(issue.path), message: issue.message, code: issue.code }],
   );
 }
 

@@ -24,7 +24,12 @@ describe("Mcp-Param headers", () => {
   });
 
   it("accepts headers that mirror the arguments, decoded and compared by type", () => {
-    const headers = new Headers({ "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=", "mcp-param-limit": "42.0", "mcp-param-dry": "false", "mcp-param-zone": "a" });
+    const headers = new Headers({
+      "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=",
+      "mcp-param-limit": "42.0",
+      "mcp-param-dry": "false",
+      "mcp-param-zone": "a",
+    });
     expect(paramHeaderMismatch(schema, { region: "Hello, 世界", limit: 42, dry: false, target: { zone: "a" } }, headers)).toBeUndefined();
     // Absent or null arguments need no header.
     expect(paramHeaderMismatch(schema, { region: null }, new Headers())).toBeUndefined();

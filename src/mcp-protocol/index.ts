@@ -124,9 +124,7 @@ export const CancelledNotificationSchema = z.object({
   params: z.object({ requestId: z.union([z.string(), z.number().int()]), reason: z.string().optional() }).loose(),
 });
 
-export const CallToolParamsSchema = z
-  .object({ name: z.string().min(1), arguments: JsonObjectSchema.optional() })
-  .loose();
+export const CallToolParamsSchema = z.object({ name: z.string().min(1), arguments: JsonObjectSchema.optional() }).loose();
 
 export const ToolAnnotationsSchema = z.object({
   title: z.string().optional(),
@@ -174,7 +172,16 @@ export const ContentBlockSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string(), ...BlockMeta }),
   z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string(), ...BlockMeta }),
   z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string(), ...BlockMeta }),
-  z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional(), size: z.number().optional(), ...BlockMeta }),
+  z.object({
+    type: z.literal("resource_link"),
+    uri: z.string(),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    mimeType: z.string().optional(),
+    size: z.number().optional(),
+    ...BlockMeta,
+  }),
   z.object({
     type: z.literal("resource"),
     resource: z.union([
@@ -214,7 +221,10 @@ const ElicitParamsSchema = z.union([
 const SamplingParamsSchema = z.object({
   messages: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.unknown() })).max(256),
   maxTokens: z.number().int().positive(),
-  systemPrompt: z.string().max(64 * 1024).optional(),
+  systemPrompt: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
   modelPreferences: z.record(z.string(), z.unknown()).optional(),
   temperature: z.number().optional(),
   stopSequences: z.array(z.string().max(256)).max(32).optional(),
@@ -250,7 +260,10 @@ export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
 export function attributedInputRequired(result: InputRequiredResult, askedBy: string): InputRequiredResult {
   if (!result.inputRequests) return result;
   const inputRequests = Object.fromEntries(
-    Object.entries(result.inputRequests).map(([key, request]) => [key, request.method === "elicitation/create" ? { ...request, params: { ...request.params, message: `[${askedBy}] ${request.params.message}` } } : request]),
+    Object.entries(result.inputRequests).map(([key, request]) => [
+      key,
+      request.method === "elicitation/create" ? { ...request, params: { ...request.params, message: `[${askedBy}] ${request.params.message}` } } : request,
+    ]),
   );
   return { ...result, inputRequests };
 }
@@ -267,7 +280,9 @@ export function requiredCapabilitiesOf(data: unknown): Record<string, unknown> |
   for (const name of ["elicitation", "sampling", "roots"]) if (Object.hasOwn(required, name)) named[name] = {};
   const extensions = (required as { extensions?: unknown }).extensions;
   if (typeof extensions === "object" && extensions !== null) {
-    const names = Object.keys(extensions).filter((name) => /^[\w.\-/]{1,128}$/.test(name)).slice(0, 16);
+    const names = Object.keys(extensions)
+      .filter((name) => /^[\w.\-/]{1,128}$/.test(name))
+      .slice(0, 16);
     if (names.length) named.extensions = Object.fromEntries(names.map((name) => [name, {}]));
   }
   return Object.keys(named).length ? named : undefined;
@@ -308,8 +323,13 @@ export function inputRoundOf(params: Record<string, unknown> | undefined): Input
   }
   if (params?.inputResponses === undefined && params?.requestState === undefined) return { capabilities }; // a first round
   const retry = InputRetrySchema.safeParse({ inputResponses: params.inputResponses, requestState: params.requestState });
-  if (!retry.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${retry.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  return { capabilities, ...(retry.data.inputResponses ? { inputResponses: retry.data.inputResponses } : {}), ...(retry.data.requestState !== undefined ? { requestState: retry.data.requestState } : {}) };
+  if (!retry.success)
+    throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${retry.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return {
+    capabilities,
+    ...(retry.data.inputResponses ? { inputResponses: retry.data.inputResponses } : {}),
+    ...(retry.data.requestState !== undefined ? { requestState: retry.data.requestState } : {}),
+  };
 }
 
 /**
@@ -367,7 +387,6 @@ export const Task2026Schema = z.object({
 });
 export type Task2026 = z.infer<typeof Task2026Schema>;
 
-
 // ---------------------------------------------------------------------------------------------
 // Resources and prompts a skill declares (src/skill): what `resources/list`,
 // `resources/templates/list` and `prompts/list` list, and what a read or a get answers.
@@ -386,7 +405,10 @@ const resourceUri = (pattern: RegExp, message: string) =>
 const ResourceFields = { name: z.string().min(1).max(256), ...Described, mimeType: z.string().max(256).optional() };
 
 /** A fixed resource: its URI, a name, a media type. */
-export const ResourceSchema = z.object({ uri: resourceUri(/^[a-z][a-z0-9+.-]*:/i, "a resource URI has a scheme, e.g. modbus://function-codes"), ...ResourceFields });
+export const ResourceSchema = z.object({
+  uri: resourceUri(/^[a-z][a-z0-9+.-]*:/i, "a resource URI has a scheme, e.g. modbus://function-codes"),
+  ...ResourceFields,
+});
 export type Resource = z.infer<typeof ResourceSchema>;
 
 /** A family of resources: an RFC 6570 level-1 template (`modbus://registers/{address}`). */
@@ -400,7 +422,10 @@ export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
 export const PromptSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a prompt name matches [A-Za-z0-9_.-]{1,64}"),
   ...Described,
-  arguments: z.array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), ...Described, required: z.boolean().optional() })).max(32).optional(),
+  arguments: z
+    .array(z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), ...Described, required: z.boolean().optional() }))
+    .max(32)
+    .optional(),
 });
 export type Prompt = z.infer<typeof PromptSchema>;
 

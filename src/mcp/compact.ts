@@ -47,7 +47,8 @@ export const COMPACT_TOOLS: Tool[] = [
   },
   {
     name: COMPACT.describe,
-    description: "The full definition of one tool (description, input and output JSON Schemas), or one Agent Skill's SKILL.md and files, by the name catalog.search gave.",
+    description:
+      "The full definition of one tool (description, input and output JSON Schemas), or one Agent Skill's SKILL.md and files, by the name catalog.search gave.",
     inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
     annotations: { readOnlyHint: true, idempotentHint: true },
   },
@@ -64,7 +65,10 @@ const isCompactName = (name: string): boolean => (Object.values(COMPACT) as stri
 export const answersHere = (name: string): boolean => isCompactName(name) && name !== COMPACT.call;
 
 /** A JSON answer as a tool result. */
-const resultOf = (structured: Record<string, unknown>): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured });
+const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(structured) }],
+  structuredContent: structured,
+});
 
 /**
  * Answers `catalog.search` or `catalog.describe`; a wrong argument or an unknown name is a tool
@@ -82,7 +86,14 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
   const skill = await backend.skill(wanted);
   if (skill) {
     const { name: toolName, description, inputSchema, outputSchema, annotations } = toolOf(skill);
-    return resultOf({ kind: "tool", name: toolName, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), ...(annotations ? { annotations } : {}) });
+    return resultOf({
+      kind: "tool",
+      name: toolName,
+      description,
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      ...(annotations ? { annotations } : {}),
+    });
   }
   // An Agent Skill's SKILL.md is read as a package file is: resolved for this caller, charged, audited.
   const notFound = { code: ErrorCode.InvalidParams, message: `Unknown tool or Agent Skill: ${wanted.slice(0, 200)}; ${COMPACT.search} finds them` };

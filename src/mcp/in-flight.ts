@@ -9,12 +9,10 @@ import { Cancellation } from "../signal/index.js";
  */
 const inFlight = new Map<string, Set<Cancellation>>();
 
-
 /** The key of a caller's request in one session. */
 export function inFlightKey(caller: string, session: string, id: string | number): string {
   return `${caller}\n${session}\n${typeof id}:${id}`;
 }
-
 
 /**
  * Registers a running call under `key`; the returned function takes it off again.

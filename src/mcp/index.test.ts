@@ -3,7 +3,10 @@ import type { SkillSummary } from "../gateway/catalog.js";
 import { type McpBackend, answerMcpPost } from "./index.js";
 
 const subtract: SkillSummary = {
-  name: "subtract", description: "a - b", tags: ["math"], idempotent: true,
+  name: "subtract",
+  description: "a - b",
+  tags: ["math"],
+  idempotent: true,
   inputSchema: { type: "object", properties: { minuend: { type: "number" }, subtrahend: { type: "number" } } },
   outputSchema: { type: "object", properties: { result: { type: "number" } } },
 };
@@ -18,7 +21,10 @@ function loadingBackend(calls: string[]): McpBackend {
     run: () => Promise.reject(new Error("no operations here")),
     refuse: (_name, refusal) => Promise.reject(refusal),
     skill: async (name) => (name === "subtract" ? subtract : undefined),
-    call: async (name, params) => (calls.push(name), { result: (params as { minuend: number; subtrahend: number }).minuend - (params as { subtrahend: number }).subtrahend }),
+    call: async (name, params) => (
+      calls.push(name),
+      { result: (params as { minuend: number; subtrahend: number }).minuend - (params as { subtrahend: number }).subtrahend }
+    ),
     submit: () => Promise.reject(new Error("no jobs here")),
     job: async () => undefined,
     requestStates: { keep: () => Promise.reject(new Error("no input rounds here")), kept: () => Promise.reject(new Error("no input rounds here")) },

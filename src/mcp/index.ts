@@ -64,9 +64,6 @@ export { SESSION_HEADER, mcpSessionOf } from "./session.js";
 export { renamedOf } from "./tool-list.js";
 export { type RequestStates, requestStatesOf } from "./request-state.js";
 
-
-
-
 /**
  * Answers one POST to `/mcp`.
  * @example const { status, body } = await answerMcpPost(request.headers, await request.text(), backend, options)
@@ -122,7 +119,10 @@ class McpServer implements ListeningServer {
     const checked = JsonRpcRequestSchema.safeParse(message);
     const id = checked.success ? checked.data.id : undefined;
     if (!checked.success || id === undefined || id === null || (typeof id === "number" && !Number.isInteger(id))) {
-      return { status: 400, body: failure(detectableId(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)") };
+      return {
+        status: 400,
+        body: failure(detectableId(message), ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request (ids are strings or integers)"),
+      };
     }
     let request = checked.data;
     const version = slot.batch ? { version: DEFAULT_VERSION } : admit(headers, request);
@@ -148,7 +148,10 @@ class McpServer implements ListeningServer {
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
       const code = body.error.code;
-      const status = code === McpErrorCode.HeaderMismatch || code === McpErrorCode.MissingCapability ? 400 : code === ErrorCode.MethodNotFound && stateless ? 404 : 200;
+      const status =
+        code === McpErrorCode.HeaderMismatch || code === McpErrorCode.MissingCapability ? 400
+        : code === ErrorCode.MethodNotFound && stateless ? 404
+        : 200;
       return { status, body };
     }
   }
@@ -172,7 +175,8 @@ class McpServer implements ListeningServer {
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
         // that may run longer than a request, to a client that declared the tasks extension.
         if (version === TASKS_2025 && typeof (request.params as { task?: unknown }).task === "object") return this.createTask(prepared, slot, version);
-        if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities])) return this.createTask(prepared, slot, version);
+        if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities]))
+          return this.createTask(prepared, slot, version);
         return this.runToolCall(prepared, slot, {}, !stateless);
       }
       case "tasks/get":
@@ -182,7 +186,11 @@ class McpServer implements ListeningServer {
       case "tasks/list": {
         // 2026-07-28: the tasks extension's methods are for a client that declared it (SEP-2663).
         if (stateless && request.method !== "tasks/result" && request.method !== "tasks/list" && !declaresTasks(metaOf(request)?.[META.clientCapabilities])) {
-          throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${request.method} is the tasks extension's; declare "${TASKS_EXTENSION}" in _meta["${META.clientCapabilities}"].extensions`, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+          throw new RpcError(
+            McpErrorCode.MissingCapability,
+            `Missing client capability: ${request.method} is the tasks extension's; declare "${TASKS_EXTENSION}" in _meta["${META.clientCapabilities}"].extensions`,
+            { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          );
         }
         const answer = await this.tasks.answer(request, slot, stateless);
         if (answer !== undefined) return answer;
@@ -234,7 +242,13 @@ class McpServer implements ListeningServer {
     return {
       supportedVersions: SUPPORTED_VERSIONS,
       // subscriptions/listen serves tools, prompts and resources list changes; long skills answer with tasks (SEP-2663).
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {}, extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} } },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+      },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",
@@ -266,7 +280,11 @@ class McpServer implements ListeningServer {
     try {
       if (answersHere(params.name)) return { result: await answerCompact(params.name, params.arguments, this.backend) };
       const inner = innerCall(params.arguments);
-      if (!(await this.tool(inner.name))) await this.backend.refuse(inner.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${inner.name.slice(0, 200)}; ${COMPACT.search} finds the tools you may call`));
+      if (!(await this.tool(inner.name)))
+        await this.backend.refuse(
+          inner.name,
+          new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${inner.name.slice(0, 200)}; ${COMPACT.search} finds the tools you may call`),
+        );
       return { request: { ...request, params: { ...(request.params as object), ...inner } } };
     } catch (thrown) {
       if (!(thrown instanceof RpcError)) throw thrown;
@@ -298,7 +316,8 @@ class McpServer implements ListeningServer {
     const params = parseParams(CallToolParamsSchema, request.params);
     const known = await this.tool(params.name);
     // Charged and audited as any call of a skill the caller has none of.
-    if (!known) return this.backend.refuse(params.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}; tools/list names the tools`));
+    if (!known)
+      return this.backend.refuse(params.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}; tools/list names the tools`));
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
     // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its
@@ -327,7 +346,9 @@ class McpServer implements ListeningServer {
       // (src/upstream/mcp-client.ts); the caller gets a handle of its state, not the state.
       if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") {
         const asked = answer as InputRequiredResult;
-        return asked.requestState === undefined ? asked : { ...asked, requestState: await this.backend.requestStates.keep(known.skill.name, asked.requestState) };
+        return asked.requestState === undefined ?
+            asked
+          : { ...asked, requestState: await this.backend.requestStates.keep(known.skill.name, asked.requestState) };
       }
       return toolResultOf(known.skill, answer);
     } catch (thrown) {
@@ -373,19 +394,18 @@ class McpServer implements ListeningServer {
     if (!checked.success) return;
     const calls = callsUnder(inFlightKey(this.backend.caller, this.session, checked.data.params.requestId));
     if (calls?.size === 1) await [...calls][0]!.cancel();
-    else if (calls) console.warn(`[gateway] notifications/cancelled for request ${JSON.stringify(checked.data.params.requestId)} names ${calls.size} calls of one caller without a session: none cancelled (clients send Mcp-Session-Id)`);
+    else if (calls)
+      console.warn(
+        `[gateway] notifications/cancelled for request ${JSON.stringify(checked.data.params.requestId)} names ${calls.size} calls of one caller without a session: none cancelled (clients send Mcp-Session-Id)`,
+      );
   }
-
 }
-
 
 /** `params._meta.progressToken` of a request: a string or an integer. */
 function progressTokenOf(request: JsonRpcRequest): string | number | undefined {
   const token = metaOf(request)?.progressToken;
   return typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined;
 }
-
-
 
 /** A `tools/call` checked and ready to run: its request id, tool and arguments. */
 interface PreparedToolCall {
@@ -397,5 +417,3 @@ interface PreparedToolCall {
 
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
 const TASKS_2025 = "2025-11-25";
-
-

@@ -50,7 +50,10 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   const { backend, options } = server;
   const { notifications } = parseParams(SubscriptionsListenParamsSchema, request.params ?? {});
   if (!acceptsEventStream(headers)) {
-    return { status: 400, body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream") };
+    return {
+      status: 400,
+      body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream"),
+    };
   }
   // A stream is a call: counted against the caller's limits, and a caller holds only a few at once.
   await backend.admit();
@@ -61,7 +64,11 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
   const stream = sseStream(async (sse) => {
     try {
-      sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) } });
+      sse.send({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) },
+      });
       const seen = new Map<Watched, unknown>();
       for (const list of lists) seen.set(list, await stateOf(server, list));
       while (!sse.signal.aborted && Date.now() < until) {

@@ -38,7 +38,10 @@ export function requestStatesOf(store: Pick<Store, "get" | "set">, caller: strin
       const raw = HANDLE.test(handle) ? await store.get(PREFIX + handle) : null;
       const found = raw === null ? undefined : (JSON.parse(raw) as { caller: string; tool: string; state: string });
       if (found?.caller !== caller || found.tool !== tool) {
-        throw new RpcError(ErrorCode.InvalidParams, "Invalid params: requestState is not one this server gave for this tool (changed, expired, or another caller's); call the tool again without it");
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          "Invalid params: requestState is not one this server gave for this tool (changed, expired, or another caller's); call the tool again without it",
+        );
       }
       return found.state;
     },

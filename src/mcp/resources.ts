@@ -53,12 +53,17 @@ const row = <P>(params: z.ZodType<P>, answer: Row<P>["answer"]): Row<P> => ({ pa
 export const METHODS = {
   "skills/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
     const { items, nextCursor } = (await backend.catalog().packages()).page(pageSize, cursor);
-    return { skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })), ...(nextCursor ? { nextCursor } : {}), ...caching };
+    return {
+      skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })),
+      ...(nextCursor ? { nextCursor } : {}),
+      ...caching,
+    };
   }),
   "skills/get": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching }) => {
     const named = parseSkillUri(uri);
     const entry = named?.path === SKILL_FILE ? (await backend.catalog().packages()).find(named.name)?.entry : undefined;
-    if (!entry) throw new RpcError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
+    if (!entry)
+      throw new RpcError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
     return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources }, ...caching };
   }),
   "resources/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
@@ -66,9 +71,16 @@ export const METHODS = {
     const { items, nextCursor } = (await catalog.packages()).page(pageSize, cursor);
     // The skills' and upstreams' own resources come first, all of them, on the first page.
     const declared = cursor === undefined ? (await catalog.offerings()).resources : [];
-    return { resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))], ...(nextCursor ? { nextCursor } : {}), ...caching };
+    return {
+      resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))],
+      ...(nextCursor ? { nextCursor } : {}),
+      ...caching,
+    };
   }),
-  "resources/templates/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({ resourceTemplates: (await backend.catalog().offerings()).resourceTemplates, ...caching })),
+  "resources/templates/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({
+    resourceTemplates: (await backend.catalog().offerings()).resourceTemplates,
+    ...caching,
+  })),
   "prompts/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({ prompts: (await backend.catalog().offerings()).prompts, ...caching })),
   "prompts/get": row(GetPromptParamsSchema, async ({ name, arguments: args }, { backend, caching }) => {
     const prompt = await backend.run({ kind: "prompt", method: "prompts/get", name, arguments: args ?? {} });
@@ -77,7 +89,13 @@ export const METHODS = {
   // Completes a prompt's argument or a template's variable of the caller's (its own name unknown
   // there, as for a prompts/get); no caching fields: values follow what is typed.
   "completion/complete": row(CompleteParamsSchema, async ({ ref, argument, context }, { backend }) => {
-    return (await backend.run({ kind: "completion", method: "completion/complete", ref, argument, ...(context?.arguments ? { given: context.arguments } : {}) })) as object;
+    return (await backend.run({
+      kind: "completion",
+      method: "completion/complete",
+      ref,
+      argument,
+      ...(context?.arguments ? { given: context.arguments } : {}),
+    })) as object;
   }),
   "resources/read": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching, stateless }) => {
     // 2025-11-25 and before: -32002 (the revision's "resource not found"); 2026-07-28: -32602.

@@ -57,7 +57,10 @@ function common(job: JobView) {
     status,
     statusMessage:
       job.status === "queued" ? "Queued"
-      : job.status === "running" ? (job.progress ? progressText(job.progress) : "Running")
+      : job.status === "running" ?
+        job.progress ?
+          progressText(job.progress)
+        : "Running"
       : status === "failed" ? (job.error?.message ?? "Failed")
       : status === "cancelled" ? "Cancelled"
       : "Completed",
@@ -83,7 +86,12 @@ export function task2025Of(job: JobView): Task2025 {
  */
 export function task2026Of(job: JobView, outcome?: { result?: CallToolResult; error?: JsonRpcErrorObject }): Task2026 {
   const toolError = job.status === "failed" && job.error && isToolError(job.error.code) ? job.error : undefined;
-  const base = { ...common(job), ...(toolError ? { status: "completed" as const, statusMessage: "Completed with a tool error" } : {}), ttlMs: job.expiresAt - job.createdAt, pollIntervalMs: POLL_INTERVAL_MS };
+  const base = {
+    ...common(job),
+    ...(toolError ? { status: "completed" as const, statusMessage: "Completed with a tool error" } : {}),
+    ttlMs: job.expiresAt - job.createdAt,
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
   if (!outcome) return base;
   if (toolError) return { ...base, result: toolErrorOf(toolError) };
   if (base.status === "completed") return { ...base, result: outcome.result };
@@ -130,7 +138,10 @@ export class McpTasks {
     const queued = JobQueuedSchema.parse(await this.backend.submit(skill.name, params, slot));
     const job = JobViewSchema.parse(await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {}));
     if (stateless) return { resultType: "task", ...task2026Of(job) };
-    return { task: task2025Of(job), _meta: { "io.modelcontextprotocol/model-immediate-response": `${skill.name} is running as task ${job.jobId}; its result will follow.` } };
+    return {
+      task: task2025Of(job),
+      _meta: { "io.modelcontextprotocol/model-immediate-response": `${skill.name} is running as task ${job.jobId}; its result will follow.` },
+    };
   }
 
   /** Answers a `tasks/*` request of the form the era has; undefined for a method the era does not have. */
@@ -142,7 +153,8 @@ export class McpTasks {
       }
       case "tasks/cancel": {
         const job = await this.job(request, slot);
-        if (!stateless && isTerminal(taskStatusOf(job.status))) throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
+        if (!stateless && isTerminal(taskStatusOf(job.status)))
+          throw new RpcError(ErrorCode.InvalidParams, `Task ${job.jobId} is already ${taskStatusOf(job.status)}`);
         const cancelled = JobViewSchema.parse(await this.backend.call("jobs.cancel", { jobId: job.jobId }, slot, {}));
         return stateless ? {} : task2025Of(cancelled); // 2026: an acknowledgement
       }
@@ -156,9 +168,9 @@ export class McpTasks {
         if (stateless) return undefined;
         const { cursor } = parseParams(TasksListParamsSchema, request.params ?? {});
         const page = JobListSchema.parse(
-          await this.backend.call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {}).catch(
-            inTaskWords(() => "Invalid cursor: pass the nextCursor of the previous tasks/list page"),
-          ),
+          await this.backend
+            .call("jobs.list", { limit: this.pageSize, ...(cursor ? { cursor } : {}) }, slot, {})
+            .catch(inTaskWords(() => "Invalid cursor: pass the nextCursor of the previous tasks/list page")),
         );
         return { tasks: page.jobs.map(task2025Of), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       }
@@ -200,7 +212,12 @@ export class McpTasks {
       let job = running;
       for (let pollMs = TASK_RESULT_POLL_MS; !isTerminal(taskStatusOf(job.status)); pollMs = Math.min(TASK_RESULT_POLL_MAX_MS, pollMs * 2)) {
         const status = taskStatusOf(job.status);
-        if (Date.now() >= deadline) throw new RpcError(ErrorCode.SkillTimeout, `Task ${job.jobId} is still ${status} after ${Math.round(waitMs / 1000)} s: call tasks/result again, or poll tasks/get`, { taskId: job.jobId, status });
+        if (Date.now() >= deadline)
+          throw new RpcError(
+            ErrorCode.SkillTimeout,
+            `Task ${job.jobId} is still ${status} after ${Math.round(waitMs / 1000)} s: call tasks/result again, or poll tasks/get`,
+            { taskId: job.jobId, status },
+          );
         held.renew();
         await sleep(Math.min(pollMs, deadline - Date.now()));
         const now = await this.backend.job(job.jobId);

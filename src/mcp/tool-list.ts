@@ -10,12 +10,10 @@ export interface ListedTool {
   tool: Tool;
 }
 
-
 /** Same tools in the same order: lists are rebuilt from cached tool objects, so identity says it. */
 export function sameTools(a: Tool[], b: Tool[]): boolean {
   return a === b || (a.length === b.length && a.every((tool, i) => tool === b[i]));
 }
-
 
 /**
  * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
@@ -56,7 +54,11 @@ export function toolsOf(catalog: SkillSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
     // Sorted by code unit, the order cursors compare in; `skills.call` (policy routing) is a tool too.
-    const sorted = [...catalog, CAPABILITY_TOOL].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sorted = [...catalog, CAPABILITY_TOOL].sort((a, b) =>
+      a.name < b.name ? -1
+      : a.name > b.name ? 1
+      : 0,
+    );
     const list: Tool[] = [];
     let withTasks: Tool[] | undefined;
     tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };

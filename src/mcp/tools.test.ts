@@ -3,7 +3,12 @@ import type { SkillSummary } from "../gateway/catalog.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
 
 const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): SkillSummary => ({
-  name: "s", description: "d", tags: ["t"], idempotent: false, inputSchema, outputSchema,
+  name: "s",
+  description: "d",
+  tags: ["t"],
+  idempotent: false,
+  inputSchema,
+  outputSchema,
 });
 const objectIn = { type: "object", properties: { a: { type: "number" } } };
 
@@ -17,9 +22,19 @@ describe("toolOf", () => {
   it("wraps array input and scalar output in one property, keeping $schema and $defs at the root", () => {
     const output = { $schema: "https://json-schema.org/draft/2020-12/schema", $ref: "#/$defs/n", $defs: { n: { type: "number" } } };
     const tool = toolOf(skill({ type: "array", items: { type: "number" } }, output));
-    expect(tool.inputSchema).toEqual({ type: "object", properties: { params: { type: "array", items: { type: "number" } } }, required: ["params"], additionalProperties: false });
+    expect(tool.inputSchema).toEqual({
+      type: "object",
+      properties: { params: { type: "array", items: { type: "number" } } },
+      required: ["params"],
+      additionalProperties: false,
+    });
     expect(tool.outputSchema).toEqual({
-      $schema: output.$schema, type: "object", properties: { result: { $ref: "#/$defs/n" } }, required: ["result"], additionalProperties: false, $defs: output.$defs,
+      $schema: output.$schema,
+      type: "object",
+      properties: { result: { $ref: "#/$defs/n" } },
+      required: ["result"],
+      additionalProperties: false,
+      $defs: output.$defs,
     });
   });
 

@@ -45,14 +45,20 @@ export function wrapInObject(schema: JsonSchema, key: string): JsonSchema {
 export function toolOf(skill: SkillSummary): Tool {
   // A federated MCP tool's result passes through: its output schema is its structuredContent's, when it has one.
   const passThrough = skill.answers === "tool-result";
-  const outputSchema = passThrough ? (isObjectSchema(skill.outputSchema) ? skill.outputSchema : undefined) : isObjectSchema(skill.outputSchema) ? skill.outputSchema : wrapInObject(skill.outputSchema, RESULT_FIELD);
+  const outputSchema =
+    passThrough ?
+      isObjectSchema(skill.outputSchema) ? skill.outputSchema
+      : undefined
+    : isObjectSchema(skill.outputSchema) ? skill.outputSchema
+    : wrapInObject(skill.outputSchema, RESULT_FIELD);
   return {
     name: skill.name,
     ...(skill.title ? { title: skill.title } : {}),
     description: skill.description,
     inputSchema: (isObjectSchema(skill.inputSchema) ? skill.inputSchema : wrapInObject(skill.inputSchema, PARAMS_ARGUMENT)) as Tool["inputSchema"],
     ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
-    annotations: skill.annotations ? { ...skill.annotations, idempotentHint: skill.annotations.idempotentHint ?? skill.idempotent } : { idempotentHint: skill.idempotent },
+    annotations:
+      skill.annotations ? { ...skill.annotations, idempotentHint: skill.annotations.idempotentHint ?? skill.idempotent } : { idempotentHint: skill.idempotent },
     _meta: { "skillmesh/tags": skill.tags, ...(skill.contractHash ? { "skillmesh/contract": skill.contractHash } : {}) },
   };
 }

@@ -13,18 +13,28 @@ export function admit(headers: Headers, request: JsonRpcRequest): { version: str
   const meta = metaOf(request);
   const fromMeta = typeof meta?.[META.protocolVersion] === "string" ? (meta[META.protocolVersion] as string) : undefined;
   if (fromMeta !== undefined && header !== fromMeta) {
-    return refuse(McpErrorCode.HeaderMismatch, `The MCP-Protocol-Version header (${header ?? "missing"}) must equal _meta["${META.protocolVersion}"] (${fromMeta.slice(0, 40)})`);
+    return refuse(
+      McpErrorCode.HeaderMismatch,
+      `The MCP-Protocol-Version header (${header ?? "missing"}) must equal _meta["${META.protocolVersion}"] (${fromMeta.slice(0, 40)})`,
+    );
   }
   const version = fromMeta ?? header ?? DEFAULT_VERSION;
   if (!SUPPORTED_VERSIONS.includes(version)) {
-    return refuse(McpErrorCode.UnsupportedVersion, `Unsupported protocol version ${version.slice(0, 40)}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`, {
-      supported: SUPPORTED_VERSIONS,
-      requested: version.slice(0, 40),
-    });
+    return refuse(
+      McpErrorCode.UnsupportedVersion,
+      `Unsupported protocol version ${version.slice(0, 40)}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`,
+      {
+        supported: SUPPORTED_VERSIONS,
+        requested: version.slice(0, 40),
+      },
+    );
   }
   if (!isStateless(version)) return { version };
   if (fromMeta === undefined) {
-    return refuse(ErrorCode.InvalidParams, `Invalid params: protocol ${version} requests carry params._meta with "${META.protocolVersion}"${meta ? "" : " (this one has no _meta)"}`);
+    return refuse(
+      ErrorCode.InvalidParams,
+      `Invalid params: protocol ${version} requests carry params._meta with "${META.protocolVersion}"${meta ? "" : " (this one has no _meta)"}`,
+    );
   }
   const method = headers.get("mcp-method")?.trim();
   if (method !== request.method) {
@@ -37,7 +47,8 @@ export function admit(headers: Headers, request: JsonRpcRequest): { version: str
     const header = headers.get("mcp-name")?.trim() ?? null;
     const name = header === null ? undefined : headerValueOf(header); // Base64-encoded when not plain ASCII
     const bodyName = (request.params as Record<string, unknown> | undefined)?.[named];
-    if (name !== bodyName) return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.${named} (${String(bodyName).slice(0, 200)})`);
+    if (name !== bodyName)
+      return refuse(McpErrorCode.HeaderMismatch, `The Mcp-Name header (${header ?? "missing"}) must equal params.${named} (${String(bodyName).slice(0, 200)})`);
   }
   const checked = StatelessMetaSchema.safeParse(meta);
   if (!checked.success) {

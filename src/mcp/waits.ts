@@ -46,7 +46,11 @@ export function holdLongRequest(caller: string, now = Date.now()): LongRequest {
   const leases = open.get(caller) ?? new Set<Lease>();
   sweep(leases, now);
   if (leases.size >= MAX_LONG_REQUESTS) {
-    throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller already holds ${MAX_LONG_REQUESTS} long requests open (subscriptions/listen, tasks/result); close one first`, { limit: "long-requests", retryAfterMs: 1_000 });
+    throw new RpcError(
+      ErrorCode.RateLimited,
+      `Rate limited: this caller already holds ${MAX_LONG_REQUESTS} long requests open (subscriptions/listen, tasks/result); close one first`,
+      { limit: "long-requests", retryAfterMs: 1_000 },
+    );
   }
   const lease: Lease = { renewedAt: now };
   leases.add(lease);

@@ -132,9 +132,13 @@ export function sumOf(windows: Tally[]): Tally {
 }
 
 const less = (later: Sums, earlier: Sums | undefined): Sums =>
-  earlier
-    ? { calls: Math.max(0, later.calls - earlier.calls), errors: Math.max(0, later.errors - earlier.errors), latency: sketchMinus(later.latency, earlier.latency) }
-    : later;
+  earlier ?
+    {
+      calls: Math.max(0, later.calls - earlier.calls),
+      errors: Math.max(0, later.errors - earlier.errors),
+      latency: sketchMinus(later.latency, earlier.latency),
+    }
+  : later;
 
 /**
  * What `later` added to `earlier` (sums of the same windows read at two moments), per caller too.
@@ -142,7 +146,9 @@ const less = (later: Sums, earlier: Sums | undefined): Sums =>
  */
 export function minus(later: Tally, earlier: Tally | undefined): Tally {
   if (!earlier) return later;
-  const callers = Object.fromEntries(Object.entries(later.callers).map(([caller, sums]) => [caller, less(sums, Object.hasOwn(earlier.callers, caller) ? earlier.callers[caller] : undefined)]));
+  const callers = Object.fromEntries(
+    Object.entries(later.callers).map(([caller, sums]) => [caller, less(sums, Object.hasOwn(earlier.callers, caller) ? earlier.callers[caller] : undefined)]),
+  );
   return { ...less(later, earlier), callers };
 }
 
@@ -221,14 +227,19 @@ export class MetricsBoard {
     const ttl = (HISTORY_WINDOWS + 1) * METRICS_WINDOW_MS;
     await Promise.all(
       batch.map(([key, sums]) =>
-        this.store.run(addMetrics, [key], [ttl, JSON.stringify(sums), MAX_NAMED_CALLERS]).catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
+        this.store
+          .run(addMetrics, [key], [ttl, JSON.stringify(sums), MAX_NAMED_CALLERS])
+          .catch((error) => console.error(`[gateway] could not write metrics ${key}:`, errorText(error))),
       ),
     );
   }
 
   /** Each deployment's stored window at each start (undefined where none, or unreadable), one row per id. */
   async #read(ids: string[], starts: number[]): Promise<Array<Array<Tally | undefined>>> {
-    const raws = await mgetInBatches(this.store, ids.flatMap((id) => starts.map((start) => metricsKey(id, start))));
+    const raws = await mgetInBatches(
+      this.store,
+      ids.flatMap((id) => starts.map((start) => metricsKey(id, start))),
+    );
     return ids.map((_, n) =>
       raws.slice(n * starts.length, (n + 1) * starts.length).map((raw) => {
         const parsed = raw === null ? undefined : TallySchema.safeParse(safeJson(raw));
@@ -258,7 +269,9 @@ export class MetricsBoard {
   async history(ids: string[], now = Date.now()): Promise<Record<string, Array<Observed & { start: number }>>> {
     const starts = minutesFrom(minuteOf(now) - (HISTORY_WINDOWS - 1) * METRICS_WINDOW_MS, HISTORY_WINDOWS);
     const rows = await this.#read(ids, starts);
-    return Object.fromEntries(ids.map((id, n) => [id, starts.map((start, i) => ({ ...observedOf(present([rows[n]![i]])), windowMs: METRICS_WINDOW_MS, start }))]));
+    return Object.fromEntries(
+      ids.map((id, n) => [id, starts.map((start, i) => ({ ...observedOf(present([rows[n]![i]])), windowMs: METRICS_WINDOW_MS, start }))]),
+    );
   }
 
   /**

@@ -117,7 +117,8 @@ export class Counters {
   async #flush(): Promise<void> {
     const batch = [...this.#pending].flat();
     this.#pending.clear();
-    if (batch.length) await this.store.run(addCounters, [COUNTERS_KEY], batch).catch((error: Error) => console.error("[gateway] could not write counters:", error.message));
+    if (batch.length)
+      await this.store.run(addCounters, [COUNTERS_KEY], batch).catch((error: Error) => console.error("[gateway] could not write counters:", error.message));
   }
 }
 
@@ -157,13 +158,21 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
     "counter",
     "Operations through the gateway by skill (or upstream, or Agent Skills package), the version that answered, outcome, JSON-RPC error code (0 for a result) and kind (tool, resource, prompt, archive, search).",
     // Counted before kinds were labelled: a tool call's (added to the labelled series, never a second one).
-    summed(of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = "", kind = "tool"], value }) => [`skillmesh_calls_total${labelsOf({ skill, version, outcome, code, kind })}`, value])),
+    summed(
+      of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = "", kind = "tool"], value }) => [
+        `skillmesh_calls_total${labelsOf({ skill, version, outcome, code, kind })}`,
+        value,
+      ]),
+    ),
   );
 
   // The histogram: cumulative buckets per skill and version, then the sum and the count.
   const histogram: string[] = [];
   const series = new Map<string, { skill: string; version: string; buckets: Map<string, number>; sum: number }>();
-  for (const { field: [kind, skill = "", version = "", le = ""], value } of counters) {
+  for (const {
+    field: [kind, skill = "", version = "", le = ""],
+    value,
+  } of counters) {
     if (kind !== "duration" && kind !== "duration_sum_us") continue;
     const key = JSON.stringify([skill, version]);
     const entry = series.get(key) ?? { skill, version, buckets: new Map(), sum: 0 };
@@ -177,14 +186,35 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
       cumulative += buckets.get(le) ?? 0;
       histogram.push(`skillmesh_call_duration_seconds_bucket${labelsOf({ skill, version, le })} ${cumulative}`);
     }
-    histogram.push(`skillmesh_call_duration_seconds_sum${labelsOf({ skill, version })} ${sum / 1e6}`, `skillmesh_call_duration_seconds_count${labelsOf({ skill, version })} ${cumulative}`);
+    histogram.push(
+      `skillmesh_call_duration_seconds_sum${labelsOf({ skill, version })} ${sum / 1e6}`,
+      `skillmesh_call_duration_seconds_count${labelsOf({ skill, version })} ${cumulative}`,
+    );
   }
   family("skillmesh_call_duration_seconds", "histogram", "How long calls took through the gateway, in seconds.", histogram);
 
-  family("skillmesh_replays_total", "counter", "Answers replayed for a repeated Idempotency-Key, by skill.", of("replays").map(({ field: [, skill = ""], value }) => `skillmesh_replays_total${labelsOf({ skill })} ${value}`));
-  const rateLimited = of("calls").filter(({ field }) => field[4] === "-32005").reduce((sum, c) => sum + c.value, 0);
+  family(
+    "skillmesh_replays_total",
+    "counter",
+    "Answers replayed for a repeated Idempotency-Key, by skill.",
+    of("replays").map(({ field: [, skill = ""], value }) => `skillmesh_replays_total${labelsOf({ skill })} ${value}`),
+  );
+  const rateLimited = of("calls")
+    .filter(({ field }) => field[4] === "-32005")
+    .reduce((sum, c) => sum + c.value, 0);
   family("skillmesh_rate_limited_total", "counter", "Calls refused by a rate limit or quota (-32005).", [`skillmesh_rate_limited_total ${rateLimited}`]);
-  family("skillmesh_refused_total", "counter", "Requests refused for their credential (401) or grants (403).", of("refused").map(({ field: [, status = ""], value }) => `skillmesh_refused_total${labelsOf({ status })} ${value}`));
-  for (const gauge of gauges) family(gauge.name, "gauge", gauge.help, gauge.samples.map(({ labels, value }) => `${gauge.name}${labelsOf(labels)} ${value}`));
+  family(
+    "skillmesh_refused_total",
+    "counter",
+    "Requests refused for their credential (401) or grants (403).",
+    of("refused").map(({ field: [, status = ""], value }) => `skillmesh_refused_total${labelsOf({ status })} ${value}`),
+  );
+  for (const gauge of gauges)
+    family(
+      gauge.name,
+      "gauge",
+      gauge.help,
+      gauge.samples.map(({ labels, value }) => `${gauge.name}${labelsOf(labels)} ${value}`),
+    );
   return `${lines.join("\n")}\n`;
 }

@@ -24,7 +24,13 @@ const exact = (values: number[], q: number) => [...values].sort((a, b) => a - b)
 
 describe("the latency sketch", () => {
   it("reads every quantile within its relative error, from 0.1 ms to minutes", () => {
-    for (const [seed, median] of [[1, 0.3], [2, 4], [3, 95], [4, 1_200], [5, 90_000]] as const) {
+    for (const [seed, median] of [
+      [1, 0.3],
+      [2, 4],
+      [3, 95],
+      [4, 1_200],
+      [5, 90_000],
+    ] as const) {
       const values = latencies(2_000, median, seed);
       const sketch = sketchOf(values);
       for (const q of [0, 0.5, 0.9, 0.95, 0.99, 1]) {

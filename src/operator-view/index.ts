@@ -18,7 +18,10 @@ import type { UpstreamView } from "../upstream/model.js";
  * @example const [status] = await breakerStatesOf(runtime.store, [deployment])
  */
 export async function breakerStatesOf(store: Store, deployments: Deployment[]): Promise<BreakerStatus[]> {
-  const stored = await mgetInBatches(store, deployments.map((d) => breakerKey(d.id)));
+  const stored = await mgetInBatches(
+    store,
+    deployments.map((d) => breakerKey(d.id)),
+  );
   return deployments.map((_, i) => statusOf(stored[i] ?? null));
 }
 
@@ -59,7 +62,14 @@ export async function skillView(runtime: GatewayRuntime, skill: string): Promise
   if (!deployments.length) return undefined;
   const [observed, rollouts] = await Promise.all([observedOf(metrics, deployments), rolloutBoard.list()]);
   const rollout = own(rollouts, skill);
-  return { skill, deployments, routes: own(doc.routes, skill) ?? {}, observed, events: events.filter((e) => e.skill === skill), ...(rollout ? { rollout } : {}) };
+  return {
+    skill,
+    deployments,
+    routes: own(doc.routes, skill) ?? {},
+    observed,
+    events: events.filter((e) => e.skill === skill),
+    ...(rollout ? { rollout } : {}),
+  };
 }
 
 /**

@@ -9,11 +9,21 @@ const manifest = (name: string, inputSchema: object, outputSchema: object, versi
 const extract = manifest(
   "html.extract",
   { type: "object", properties: { html: { type: "string", minLength: 1 } }, required: ["html"] },
-  { type: "object", properties: { title: { type: ["string", "null"] }, text: { type: "string" }, wordCount: { type: "integer" } }, required: ["title", "text", "wordCount"], additionalProperties: false },
+  {
+    type: "object",
+    properties: { title: { type: ["string", "null"] }, text: { type: "string" }, wordCount: { type: "integer" } },
+    required: ["title", "text", "wordCount"],
+    additionalProperties: false,
+  },
 );
 const summarize = manifest(
   "text.summarize",
-  { type: "object", properties: { text: { type: "string", minLength: 1 }, sentences: { type: "integer", minimum: 1, maximum: 20 } }, required: ["text"], additionalProperties: false },
+  {
+    type: "object",
+    properties: { text: { type: "string", minLength: 1 }, sentences: { type: "integer", minimum: 1, maximum: 20 } },
+    required: ["text"],
+    additionalProperties: false,
+  },
   { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
 );
 const digest = (over: object = {}) =>
@@ -35,21 +45,44 @@ describe("checkPipeline", () => {
   });
 
   it("an unknown skill", () => {
-    expect(checkPipeline(digest(), [extract])).toContain("pipeline web.digest, step summarize: no skill text.summarize is known (not in skills/ nor in contracts/)");
+    expect(checkPipeline(digest(), [extract])).toContain(
+      "pipeline web.digest, step summarize: no skill text.summarize is known (not in skills/ nor in contracts/)",
+    );
   });
 
   it("a template path through a field the producer does not have", () => {
-    const spec = digest({ steps: [{ name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } }, { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.body }}" } }] });
-    expect(checkPipeline(spec, [extract, summarize])).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body"]);
+    const spec = digest({
+      steps: [
+        { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } },
+        { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.body }}" } },
+      ],
+    });
+    expect(checkPipeline(spec, [extract, summarize])).toEqual([
+      "pipeline web.digest, step summarize, input.text: $.steps.extract.output.body: html.extract's output has no field body",
+    ]);
   });
 
   it("a step that has not run yet, or does not exist", () => {
-    const spec = digest({ steps: [{ name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.text }}" } }, { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } }] });
-    expect(checkPipeline(spec, [extract, summarize])).toContain("pipeline web.digest, step summarize, input.text: $.steps.extract.output.text: no step extract runs before this one");
+    const spec = digest({
+      steps: [
+        { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.text }}" } },
+        { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } },
+      ],
+    });
+    expect(checkPipeline(spec, [extract, summarize])).toContain(
+      "pipeline web.digest, step summarize, input.text: $.steps.extract.output.text: no step extract runs before this one",
+    );
   });
 
   it("a required field of the callee left out, and a field it does not take", () => {
-    const spec = digest({ steps: [{ name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } }, { name: "summarize", skill: "text.summarize", input: { sentences: 2, lang: "en" } }], output: undefined, outputSchema: undefined });
+    const spec = digest({
+      steps: [
+        { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } },
+        { name: "summarize", skill: "text.summarize", input: { sentences: 2, lang: "en" } },
+      ],
+      output: undefined,
+      outputSchema: undefined,
+    });
     expect(checkPipeline(spec, [extract, summarize])).toEqual([
       "pipeline web.digest, step summarize, input: misses text, which text.summarize's input requires",
       "pipeline web.digest, step summarize, input.lang: text.summarize's input has no field lang",
@@ -57,18 +90,36 @@ describe("checkPipeline", () => {
   });
 
   it("a literal the callee's schema refuses", () => {
-    const spec = digest({ steps: [{ name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } }, { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.text }}", sentences: 50 } }] });
-    expect(checkPipeline(spec, [extract, summarize])).toEqual([expect.stringMatching(/^pipeline web\.digest, step summarize, input\.sentences: 50 does not fit text\.summarize's input: /)]);
+    const spec = digest({
+      steps: [
+        { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } },
+        { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.text }}", sentences: 50 } },
+      ],
+    });
+    expect(checkPipeline(spec, [extract, summarize])).toEqual([
+      expect.stringMatching(/^pipeline web\.digest, step summarize, input\.sentences: 50 does not fit text\.summarize's input: /),
+    ]);
   });
 
   it("a value of another type than the callee takes", () => {
-    const spec = digest({ steps: [{ name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } }, { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.wordCount }}" } }] });
-    expect(checkPipeline(spec, [extract, summarize])).toEqual([expect.stringMatching(/^pipeline web\.digest, step summarize, input\.text: \{\{ \$\.steps\.extract\.output\.wordCount \}\} does not fit text\.summarize's input: /)]);
+    const spec = digest({
+      steps: [
+        { name: "extract", skill: "html.extract", input: { html: "{{ $.input.html }}" } },
+        { name: "summarize", skill: "text.summarize", input: { text: "{{ $.steps.extract.output.wordCount }}" } },
+      ],
+    });
+    expect(checkPipeline(spec, [extract, summarize])).toEqual([
+      expect.stringMatching(
+        /^pipeline web\.digest, step summarize, input\.text: \{\{ \$\.steps\.extract\.output\.wordCount \}\} does not fit text\.summarize's input: /,
+      ),
+    ]);
   });
 
   it("an output mapping that does not fit the declared output", () => {
     const spec = digest({ output: { title: "{{ $.steps.extract.output.title }}", summary: "{{ $.steps.extract.output.wordCount }}" } });
-    expect(checkPipeline(spec, [extract, summarize])).toEqual([expect.stringMatching(/^pipeline web\.digest, output\.summary: \{\{ \$\.steps\.extract\.output\.wordCount \}\} does not fit the declared output: /)]);
+    expect(checkPipeline(spec, [extract, summarize])).toEqual([
+      expect.stringMatching(/^pipeline web\.digest, output\.summary: \{\{ \$\.steps\.extract\.output\.wordCount \}\} does not fit the declared output: /),
+    ]);
   });
 
   it("an expression that does not parse", () => {
@@ -77,7 +128,14 @@ describe("checkPipeline", () => {
   });
 
   it("a breaking change in a called skill's contract fails the pipeline's check", () => {
-    const renamed = manifest("html.extract", extract.inputSchema, { type: "object", properties: { title: { type: ["string", "null"] }, body: { type: "string" } }, required: ["body"] }, "2.0.0");
-    expect(checkPipeline(digest(), [extract, renamed, summarize])).toEqual(["pipeline web.digest, step summarize, input.text: $.steps.extract.output.text: html.extract's output has no field text"]);
+    const renamed = manifest(
+      "html.extract",
+      extract.inputSchema,
+      { type: "object", properties: { title: { type: ["string", "null"] }, body: { type: "string" } }, required: ["body"] },
+      "2.0.0",
+    );
+    expect(checkPipeline(digest(), [extract, renamed, summarize])).toEqual([
+      "pipeline web.digest, step summarize, input.text: $.steps.extract.output.text: html.extract's output has no field text",
+    ]);
   });
 });

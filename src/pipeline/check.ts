@@ -41,19 +41,41 @@ export function checkPipeline(spec: PipelineSpec, manifests: SkillManifest[]): s
       else if (spec.idempotent && !callee.idempotent) problems.push(`${where}: the pipeline says it is idempotent, but ${skill} is not safe to repeat`);
     }
     const visible = (name: string) => placed.find((q) => q.name === name && q.group < p.group);
-    const schemaOf = (expression: string, field: string): Schema | undefined => pathSchema(expression, spec, skills, visible, p, (message) => problems.push(`${where}, ${field}: ${message}`));
-    for (const [field, source] of [["when", p.step.when], ["forEach", p.step.forEach]] as const) if (source !== undefined) schemaOf(bareExpression(source), field);
+    const schemaOf = (expression: string, field: string): Schema | undefined =>
+      pathSchema(expression, spec, skills, visible, p, (message) => problems.push(`${where}, ${field}: ${message}`));
+    for (const [field, source] of [
+      ["when", p.step.when],
+      ["forEach", p.step.forEach],
+    ] as const)
+      if (source !== undefined) schemaOf(bareExpression(source), field);
     const callee = skills.get(p.step.skill);
-    checkValue(p.step.input, callee?.inputSchema as Schema | undefined, "input", (message) => problems.push(`${where}, ${message}`), schemaOf, callee ? `${callee.name}'s input` : undefined);
+    checkValue(
+      p.step.input,
+      callee?.inputSchema as Schema | undefined,
+      "input",
+      (message) => problems.push(`${where}, ${message}`),
+      schemaOf,
+      callee ? `${callee.name}'s input` : undefined,
+    );
   }
   // The output mapping against the declared output.
   if (spec.outputSchema) {
     const where = `${label}, output`;
     if (spec.output === undefined) {
       const last = skills.get(placed.at(-1)!.step.skill);
-      if (last) for (const breaking of compareSchemas(last.outputSchema as Schema, spec.outputSchema, "input", NO_BOUNDS).breaking) problems.push(`${where}: the last step's output (${last.name}) does not fit the declared output: ${breaking}`);
+      if (last)
+        for (const breaking of compareSchemas(last.outputSchema as Schema, spec.outputSchema, "input", NO_BOUNDS).breaking)
+          problems.push(`${where}: the last step's output (${last.name}) does not fit the declared output: ${breaking}`);
     } else {
-      const schemaOf = (expression: string, field: string) => pathSchema(expression, spec, skills, (name) => placed.find((q) => q.name === name), undefined, (message) => problems.push(`${where}, ${field}: ${message}`));
+      const schemaOf = (expression: string, field: string) =>
+        pathSchema(
+          expression,
+          spec,
+          skills,
+          (name) => placed.find((q) => q.name === name),
+          undefined,
+          (message) => problems.push(`${where}, ${field}: ${message}`),
+        );
       checkValue(spec.output, spec.outputSchema, "output", (message) => problems.push(`${label}, ${message}`), schemaOf, "the declared output");
     }
   }
@@ -86,7 +108,9 @@ function checkValue(
   const whole = typeof template === "string" ? wholeExpression(template) : undefined;
   if (typeof template === "string" && whole !== undefined) {
     const produced = schemaOf(whole, field);
-    if (produced) for (const breaking of compareSchemas(produced, schema, "input", NO_BOUNDS).breaking) report(`${field}: ${template.trim()} does not fit ${whose}: ${breaking.replace(/^input/, field)}`);
+    if (produced)
+      for (const breaking of compareSchemas(produced, schema, "input", NO_BOUNDS).breaking)
+        report(`${field}: ${template.trim()} does not fit ${whose}: ${breaking.replace(/^input/, field)}`);
     return;
   }
   if (typeof template === "string" && template.includes("{{")) {

@@ -58,7 +58,17 @@ describe("runPipeline", () => {
 
   it("skips a step whose `when` is false (its output is null) and answers the last step's output by default", async () => {
     const { call, state } = caller({ a: () => 1, b: () => 2 });
-    const result = await runPipeline(spec({ name: "p", steps: [{ skill: "a", when: "{{ $.input.go }}" }, { skill: "b", input: { prev: "{{ $.step_0 }}" } }] }), { go: false }, { call });
+    const result = await runPipeline(
+      spec({
+        name: "p",
+        steps: [
+          { skill: "a", when: "{{ $.input.go }}" },
+          { skill: "b", input: { prev: "{{ $.step_0 }}" } },
+        ],
+      }),
+      { go: false },
+      { call },
+    );
     expect(result).toBe(2);
     expect(state.calls).toEqual([{ skill: "b", params: { prev: null }, key: "step_1" }]);
   });
@@ -66,7 +76,18 @@ describe("runPipeline", () => {
   it("runs a parallel group at once, each member seeing only the steps before the group", async () => {
     const { call, state } = caller({ a: () => "A", b: () => "B", join: ({ x, y }) => `${x}${y}` });
     const result = await runPipeline(
-      spec({ name: "p", steps: [{ parallel: [{ name: "x", skill: "a" }, { name: "y", skill: "b" }] }, { skill: "join", input: { x: "{{ $.steps.x.output }}", y: "{{ $.steps.y.output }}" } }] }),
+      spec({
+        name: "p",
+        steps: [
+          {
+            parallel: [
+              { name: "x", skill: "a" },
+              { name: "y", skill: "b" },
+            ],
+          },
+          { skill: "join", input: { x: "{{ $.steps.x.output }}", y: "{{ $.steps.y.output }}" } },
+        ],
+      }),
       {},
       { call },
     );
@@ -76,7 +97,11 @@ describe("runPipeline", () => {
 
   it("forEach calls once per element, never more than `concurrency` at once, outputs in order", async () => {
     const { call, state } = caller({ square: ({ n }) => n * n });
-    const result = await runPipeline(spec({ name: "p", steps: [{ skill: "square", forEach: "$.input.values", concurrency: 3, input: { n: "{{ $.item }}" } }] }), { values: [1, 2, 3, 4, 5, 6, 7] }, { call });
+    const result = await runPipeline(
+      spec({ name: "p", steps: [{ skill: "square", forEach: "$.input.values", concurrency: 3, input: { n: "{{ $.item }}" } }] }),
+      { values: [1, 2, 3, 4, 5, 6, 7] },
+      { call },
+    );
     expect(result).toEqual([1, 4, 9, 16, 25, 36, 49]);
     expect(state.maxInFlight).toBe(3);
     expect(state.calls.map((c) => c.key)).toEqual(["step_0[0]", "step_0[1]", "step_0[2]", "step_0[3]", "step_0[4]", "step_0[5]", "step_0[6]"]);
@@ -84,10 +109,16 @@ describe("runPipeline", () => {
 
   it("a forEach over more than MAX_FOR_EACH_ITEMS items fails before any call, whatever its onError says", async () => {
     const { call, state } = caller({ square: ({ n }) => n * n });
-    const fanOut = spec({ name: "p", steps: [{ name: "each", skill: "square", forEach: "$.input.values", input: { n: "{{ $.item }}" }, onError: { default: [] } }] });
+    const fanOut = spec({
+      name: "p",
+      steps: [{ name: "each", skill: "square", forEach: "$.input.values", input: { n: "{{ $.item }}" }, onError: { default: [] } }],
+    });
     const values = Array.from({ length: MAX_FOR_EACH_ITEMS + 1 }, (_, i) => i);
     const failing = runPipeline(fanOut, { values }, { call });
-    await expect(failing).rejects.toMatchObject({ step: "each", failure: { code: -32602, data: { items: MAX_FOR_EACH_ITEMS + 1, maxItems: MAX_FOR_EACH_ITEMS } } });
+    await expect(failing).rejects.toMatchObject({
+      step: "each",
+      failure: { code: -32602, data: { items: MAX_FOR_EACH_ITEMS + 1, maxItems: MAX_FOR_EACH_ITEMS } },
+    });
     expect(state.calls).toHaveLength(0);
     expect(await runPipeline(fanOut, { values: values.slice(1) }, { call })).toHaveLength(MAX_FOR_EACH_ITEMS);
   });
@@ -106,7 +137,9 @@ describe("runPipeline", () => {
     await expect(failing).rejects.toThrow("step first (broken) failed: unavailable");
     expect(attempts).toBe(3);
     expect(await runPipeline(spec({ name: "p", steps: [{ skill: "broken", onError: { default: { ok: false } } }] }), {}, { call })).toEqual({ ok: false });
-    expect(await runPipeline(spec({ name: "p", steps: [{ skill: "broken", input: { v: 1 }, onError: { fallback: "backup" } }] }), {}, { call })).toBe("backup 1");
+    expect(await runPipeline(spec({ name: "p", steps: [{ skill: "broken", input: { v: 1 }, onError: { fallback: "backup" } }] }), {}, { call })).toBe(
+      "backup 1",
+    );
     expect(state.calls.at(-1)).toMatchObject({ skill: "backup", key: "step_0/fallback" });
   });
 

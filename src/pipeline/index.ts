@@ -33,7 +33,10 @@ export const OnErrorSchema = z.union([
 export const StepSchema = z
   .object({
     /** How later steps refer to it (`$.steps.<name>.output`); default `step_<n>`, its position. */
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "a step name is a letter or _ then letters, digits or _").optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "a step name is a letter or _ then letters, digits or _")
+      .optional(),
     skill: SkillNameSchema,
     /** The skill's params: a value with `{{ … }}` templates anywhere in it. */
     input: z.unknown().default({}),
@@ -69,7 +72,10 @@ export const PipelineSpecSchema = z
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     /** The result: a template over the input and the steps (default: the last step's output). */
     output: z.unknown().optional(),
-    steps: z.array(z.union([StepSchema, ParallelGroupSchema])).min(1).max(64),
+    steps: z
+      .array(z.union([StepSchema, ParallelGroupSchema]))
+      .min(1)
+      .max(64),
   })
   .strict();
 export type PipelineSpec = z.output<typeof PipelineSpecSchema>;
@@ -101,7 +107,8 @@ export interface PlacedStep {
 export function placedSteps(spec: PipelineSpec): PlacedStep[] {
   const placed: PlacedStep[] = [];
   spec.steps.forEach((entry, group) => {
-    for (const step of "parallel" in entry ? entry.parallel : [entry]) placed.push({ step, name: step.name ?? `step_${placed.length}`, index: placed.length, group });
+    for (const step of "parallel" in entry ? entry.parallel : [entry])
+      placed.push({ step, name: step.name ?? `step_${placed.length}`, index: placed.length, group });
   });
   return placed;
 }
@@ -153,7 +160,13 @@ export async function resolveTemplate(template: unknown, scope: object): Promise
     if (!template.includes("{{")) return template;
     const parts = await Promise.all([...template.matchAll(EMBEDDED)].map(async (m) => [m[0], await expression(m[1]!).evaluate(scope)] as const));
     let text = template;
-    for (const [source, value] of parts) text = text.replace(source, value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
+    for (const [source, value] of parts)
+      text = text.replace(
+        source,
+        value === undefined || value === null ? ""
+        : typeof value === "string" ? value
+        : JSON.stringify(value),
+      );
     return text;
   }
   if (Array.isArray(template)) return Promise.all(template.map((t) => resolveTemplate(t, scope)));
@@ -234,10 +247,19 @@ async function runStep(placed: PlacedStep, scope: Record<string, unknown>, optio
   const list: unknown[] = Array.isArray(items) ? items : [items];
   // The caller chooses the input, so it would choose N: a step fans out to a bounded number of calls (each is also counted against the caller's rate).
   if (list.length > MAX_FOR_EACH_ITEMS) {
-    throw new PipelineStepError(name, step.skill, new StepCallError(-32602, `Invalid params: forEach gave ${list.length} items, more than the ${MAX_FOR_EACH_ITEMS} calls one step may fan out to`, { items: list.length, maxItems: MAX_FOR_EACH_ITEMS }));
+    throw new PipelineStepError(
+      name,
+      step.skill,
+      new StepCallError(-32602, `Invalid params: forEach gave ${list.length} items, more than the ${MAX_FOR_EACH_ITEMS} calls one step may fan out to`, {
+        items: list.length,
+        maxItems: MAX_FOR_EACH_ITEMS,
+      }),
+    );
   }
   // Never more calls at once than the step's `concurrency`.
-  return { output: await mapConcurrently(list, step.concurrency, (item, index) => callWithPolicy(placed, { ...scope, item, index }, `${name}[${index}]`, options)) };
+  return {
+    output: await mapConcurrently(list, step.concurrency, (item, index) => callWithPolicy(placed, { ...scope, item, index }, `${name}[${index}]`, options)),
+  };
 }
 
 /** One call of a step with its retries and its `onError`. */

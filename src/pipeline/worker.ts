@@ -29,7 +29,11 @@ const AnswerSchema = z.union([
 export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.ZodType, z.ZodType> {
   const spec = parsePipelineSpec(yamlText);
   // Every skill a step may call, its onError fallback included: the gateway lets its steps reach these and no others.
-  const steps = [...new Set(placedSteps(spec).flatMap(({ step }) => [step.skill, ...(typeof step.onError === "object" && "fallback" in step.onError ? [step.onError.fallback] : [])]))];
+  const steps = [
+    ...new Set(
+      placedSteps(spec).flatMap(({ step }) => [step.skill, ...(typeof step.onError === "object" && "fallback" in step.onError ? [step.onError.fallback] : [])]),
+    ),
+  ];
   return defineSkill<z.ZodType, z.ZodType, PipelineEnv>({
     name: spec.name,
     version: spec.version,
@@ -46,7 +50,11 @@ export function definePipeline(yamlText: string): SkillWorker<PipelineEnv, z.Zod
         return await runPipeline(spec, input, { call: gatewayCaller(ctx), progress: ctx.progress, signal: ctx.signal });
       } catch (error) {
         if (!(error instanceof PipelineStepError)) throw error;
-        throw new RpcError(error.failure.code, error.message, { step: error.step, skill: error.skill, error: { code: error.failure.code, message: error.failure.message, data: error.failure.data } });
+        throw new RpcError(error.failure.code, error.message, {
+          step: error.step,
+          skill: error.skill,
+          error: { code: error.failure.code, message: error.failure.message, data: error.failure.data },
+        });
       }
     },
   });
@@ -60,12 +68,20 @@ function gatewayCaller(ctx: SkillContext<PipelineEnv>): StepCaller {
     // Each step is a span under the pipeline's call; the gateway's spans of the step hang under it.
     const parent = ctx.trace;
     const attributes = { "skillmesh.step": step, "skillmesh.skill": skill };
-    return inSpan(tracer, `pipeline.step ${step}`, parent, { kind: SpanKind.CLIENT, attributes }, (span) => callStep(gateway, ctx, skill, params, { key, timeoutMs, traceparent: outgoingTraceparent(span, parent) }));
+    return inSpan(tracer, `pipeline.step ${step}`, parent, { kind: SpanKind.CLIENT, attributes }, (span) =>
+      callStep(gateway, ctx, skill, params, { key, timeoutMs, traceparent: outgoingTraceparent(span, parent) }),
+    );
   };
 }
 
 /** One step call: JSON-RPC to the gateway as the caller, its answer or its error as a StepCallError. */
-async function callStep(gateway: { fetch: typeof fetch }, ctx: SkillContext<PipelineEnv>, skill: string, params: unknown, options: { key: string; timeoutMs?: number; traceparent: string }): Promise<unknown> {
+async function callStep(
+  gateway: { fetch: typeof fetch },
+  ctx: SkillContext<PipelineEnv>,
+  skill: string,
+  params: unknown,
+  options: { key: string; timeoutMs?: number; traceparent: string },
+): Promise<unknown> {
   const { key, timeoutMs } = options;
   const headers: Record<string, string> = { "content-type": "application/json", traceparent: options.traceparent };
   if (ctx.delegation) headers.authorization = `Bearer ${ctx.delegation}`;
@@ -74,7 +90,12 @@ async function callStep(gateway: { fetch: typeof fetch }, ctx: SkillContext<Pipe
   if (timeoutMs) headers["x-timeout-ms"] = String(timeoutMs);
   // Each step's own key, derived from the call's: a retried pipeline replays what succeeded.
   if (ctx.callKey) headers["idempotency-key"] = `${ctx.callKey}/${key}`.slice(0, 255);
-  const response = await gateway.fetch("https://gateway/rpc", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }), signal: ctx.signal });
+  const response = await gateway.fetch("https://gateway/rpc", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", method: skill, params, id: 1 }),
+    signal: ctx.signal,
+  });
   const answer = AnswerSchema.safeParse(await response.json().catch(() => undefined));
   if (!answer.success) throw new StepCallError(ErrorCode.SkillUnavailable, `the gateway answered HTTP ${response.status} without a JSON-RPC answer`);
   if ("error" in answer.data) throw new StepCallError(answer.data.error.code, answer.data.error.message, answer.data.error.data);

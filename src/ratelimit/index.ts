@@ -23,10 +23,16 @@ export const LimitsSchema = z.object({ identifier: z.string().min(1).max(128), r
 export type Limits = z.infer<typeof LimitsSchema>;
 
 const UNIT_MS: Record<string, number> = {
-  s: 1_000, sec: 1_000, second: 1_000,
-  m: 60_000, min: 60_000, minute: 60_000,
-  h: 3_600_000, hour: 3_600_000,
-  d: 86_400_000, day: 86_400_000,
+  s: 1_000,
+  sec: 1_000,
+  second: 1_000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
   month: 30 * 86_400_000,
 };
 
@@ -124,8 +130,14 @@ export async function checkLimits(store: Store, limits: Limits, now = Date.now()
     return undefined;
   }
   const [allowed, refused, rateCount, quotaCount] = counts;
-  const named = [...(rate ? [{ name: "rate" as const, window: rate, used: rateCount }] : []), ...(quota ? [{ name: "quota" as const, window: quota, used: quotaCount }] : [])];
-  const refusedBy = refused === 1 ? "rate" : refused === 2 ? "quota" : undefined;
+  const named = [
+    ...(rate ? [{ name: "rate" as const, window: rate, used: rateCount }] : []),
+    ...(quota ? [{ name: "quota" as const, window: quota, used: quotaCount }] : []),
+  ];
+  const refusedBy =
+    refused === 1 ? "rate"
+    : refused === 2 ? "quota"
+    : undefined;
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
   const resetMs = (window: RateWindow) => windowEnd(window, now) - now;
   const limiting = named.find((n) => n.name === refusedBy) ?? named.reduce((a, b) => (resetMs(a.window) <= resetMs(b.window) ? a : b));

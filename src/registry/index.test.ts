@@ -11,7 +11,16 @@ import { compareSemver } from "./semver.js";
 import { RegistrySnapshot } from "./snapshot.js";
 
 const manifest = (name: string, version: string, extra: Partial<SkillManifest> = {}): SkillManifest => ({
-  name, version, description: "", tags: ["t"], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {}, ...extra,
+  name,
+  version,
+  description: "",
+  tags: ["t"],
+  idempotent: true,
+  degraded: false,
+  timeoutMs: 1000,
+  inputSchema: {},
+  outputSchema: {},
+  ...extra,
 });
 const register = (doc = emptyRegistry(), m: SkillManifest, registrationId = `${m.name}@${m.version}`) =>
   applyRegistration(doc, { manifest: m, endpoint: { binding: "X" }, registrationId }, 0);
@@ -22,7 +31,11 @@ describe("registration rules", () => {
     doc.routes.s!.beta = { "1.0.0": 100 };
     doc = register(doc, manifest("s", "2.0.0")).doc;
     doc = register(doc, manifest("s", "0.1.0-lead", { degraded: true })).doc;
-    expect(Object.values(doc.deployments).map((d) => [d.version, d.role])).toEqual([["1.0.0", "stable"], ["2.0.0", "canary"], ["0.1.0-lead", "degraded"]]);
+    expect(Object.values(doc.deployments).map((d) => [d.version, d.role])).toEqual([
+      ["1.0.0", "stable"],
+      ["2.0.0", "canary"],
+      ["0.1.0-lead", "degraded"],
+    ]);
     expect(doc.routes.s).toEqual({ "*": { "1.0.0": 100, "2.0.0": 0 }, beta: { "1.0.0": 100, "2.0.0": 0 } });
   });
 
@@ -36,10 +49,14 @@ describe("registration rules", () => {
   });
 
   it("refuses another definition under the same name@version, saying what changed, unless forced", () => {
-    const first = register(undefined, manifest("s", "1.0.0", { inputSchema: { type: "object", properties: { text: { type: "string", maxLength: 100 } } } }), "r1");
+    const first = register(
+      undefined,
+      manifest("s", "1.0.0", { inputSchema: { type: "object", properties: { text: { type: "string", maxLength: 100 } } } }),
+      "r1",
+    );
     const changed = manifest("s", "1.0.0", { description: "new", inputSchema: { type: "object", properties: { text: { type: "string", maxLength: 50 } } } });
     const refused = register(first.doc, changed, "r2");
-    expect(refused).toMatchObject({ changed: false, doc: first.doc, conflict: ["description: \"\" → \"new\"", "inputSchema.properties.text.maxLength: 100 → 50"] });
+    expect(refused).toMatchObject({ changed: false, doc: first.doc, conflict: ['description: "" → "new"', "inputSchema.properties.text.maxLength: 100 → 50"] });
     const forced = applyRegistration(first.doc, { manifest: changed, endpoint: { binding: "X" }, registrationId: "r2", force: true }, 0);
     expect(forced.changed).toBe(true);
     expect(forced.doc.deployments["s@1.0.0"]!.manifest.description).toBe("new");
@@ -118,16 +135,25 @@ describe("discovery", () => {
 function instrumented(): Store & { calls: string[]; down: boolean; mgets: string[][] } {
   const inner = memoryStore();
   const state = { calls: [] as string[], down: false, mgets: [] as string[][] };
-  const wrap = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (state.down) throw new Error("store down");
-    state.calls.push(name === "run" ? `run:${(args[0] as StoreScript<unknown>).name}` : name);
-    return fn(...args);
-  };
+  const wrap =
+    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (state.down) throw new Error("store down");
+      state.calls.push(name === "run" ? `run:${(args[0] as StoreScript<unknown>).name}` : name);
+      return fn(...args);
+    };
   return Object.assign(state, {
     driver: inner.driver,
-    get: wrap("get", inner.get), mget: wrap("mget", (...keys: string[]) => (state.mgets.push(keys), inner.mget(...keys))), set: wrap("set", inner.set), del: wrap("del", inner.del), incr: wrap("incr", inner.incr),
-    zadd: wrap("zadd", inner.zadd), zrem: wrap("zrem", inner.zrem), zrangeByScore: wrap("zrangeByScore", inner.zrangeByScore),
-    run: wrap("run", inner.run) as Store["run"], ping: wrap("ping", inner.ping),
+    get: wrap("get", inner.get),
+    mget: wrap("mget", (...keys: string[]) => (state.mgets.push(keys), inner.mget(...keys))),
+    set: wrap("set", inner.set),
+    del: wrap("del", inner.del),
+    incr: wrap("incr", inner.incr),
+    zadd: wrap("zadd", inner.zadd),
+    zrem: wrap("zrem", inner.zrem),
+    zrangeByScore: wrap("zrangeByScore", inner.zrangeByScore),
+    run: wrap("run", inner.run) as Store["run"],
+    ping: wrap("ping", inner.ping),
   });
 }
 
@@ -198,14 +224,15 @@ describe("RegistrySnapshot", () => {
   it("updated change by change, equals a view loaded from scratch (300 random changes)", async () => {
     const { repo, snapshot, tick } = await setup();
     let seed = 11;
-    const random = (n: number) => Math.floor((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 * n);
+    const random = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
     let now = tick(0);
     for (let step = 0; step < 300; step++) {
       const name = `k${random(12)}`;
       const version = `1.${random(4)}.0`;
       const op = random(5);
       if (op < 2) await repo.register({ manifest: manifest(name, version), endpoint: { binding: "X" }, registrationId: `${step}` }, now);
-      else if (op === 2) await repo.register({ manifest: manifest(name, version, { degraded: true }), endpoint: { binding: "X" }, registrationId: `${step}` }, now);
+      else if (op === 2)
+        await repo.register({ manifest: manifest(name, version, { degraded: true }), endpoint: { binding: "X" }, registrationId: `${step}` }, now);
       else if (op === 3) await repo.register({ manifest: manifest(name, version), endpoint: { binding: "X" }, registrationId: `${step}`, ttlSeconds: 5 }, now);
       else await repo.deregister([`${name}@${version}`], now);
       now = tick(1_000 + random(3) * 1_000);
@@ -335,7 +362,9 @@ describe("contracts", () => {
   it("hash the same definition the same whatever its key order, and another definition differently", async () => {
     const { contractHashOf } = await import("./contract.js");
     const a = manifest("s", "1.0.0", { inputSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } } } });
-    const reordered = JSON.parse(JSON.stringify({ ...a, inputSchema: { properties: { b: { type: "number" }, a: { type: "string" } }, type: "object" } })) as SkillManifest;
+    const reordered = JSON.parse(
+      JSON.stringify({ ...a, inputSchema: { properties: { b: { type: "number" }, a: { type: "string" } }, type: "object" } }),
+    ) as SkillManifest;
     expect(await contractHashOf(reordered)).toBe(await contractHashOf(a));
     expect(await contractHashOf(a)).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(await contractHashOf({ ...a, description: "other" })).not.toBe(await contractHashOf(a));

@@ -12,9 +12,14 @@ import { RegisteredManifestSchema, SemverSchema, SkillManifestSchema, SkillNameS
  * when a deployment registers.
  */
 export const SkillEndpointSchema = z.union([
-  z.object({
-    binding: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name").refine(isPlainKey, "binding must not be an object property name"),
-  }).strict(),
+  z
+    .object({
+      binding: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "binding must be a Worker binding name")
+        .refine(isPlainKey, "binding must not be an object property name"),
+    })
+    .strict(),
   z.object({ url: z.url({ protocol: /^https?$/ }) }).strict(),
 ]);
 
@@ -33,12 +38,20 @@ export type Operation = z.infer<typeof OperationSchema>;
  * an OpenAPI operation at a base URL. Only the gateway makes these, from what it read of the
  * upstream; an admin registers the upstream, not its deployments.
  */
-export const UpstreamEndpointSchema = z.object({
-  upstream: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("mcp"), name: z.string(), url: z.string(), tool: z.string(), era: z.object({ protocolVersion: z.string(), stateless: z.boolean() }) }),
-    z.object({ kind: z.literal("openapi"), name: z.string(), url: z.string(), operation: OperationSchema }),
-  ]),
-}).strict();
+export const UpstreamEndpointSchema = z
+  .object({
+    upstream: z.discriminatedUnion("kind", [
+      z.object({
+        kind: z.literal("mcp"),
+        name: z.string(),
+        url: z.string(),
+        tool: z.string(),
+        era: z.object({ protocolVersion: z.string(), stateless: z.boolean() }),
+      }),
+      z.object({ kind: z.literal("openapi"), name: z.string(), url: z.string(), operation: OperationSchema }),
+    ]),
+  })
+  .strict();
 export type UpstreamEndpoint = z.infer<typeof UpstreamEndpointSchema>["upstream"];
 
 /** Where a deployment answers: an SDK skill's binding or URL, or an upstream's tool. */
@@ -80,7 +93,9 @@ export function endpointLabel(endpoint: Endpoint): string {
   if ("binding" in endpoint) return endpoint.binding;
   if ("url" in endpoint) return endpoint.url;
   const { upstream } = endpoint;
-  return upstream.kind === "mcp" ? `${upstream.name} (MCP) ${upstream.tool}` : `${upstream.name} (OpenAPI) ${upstream.operation.method.toUpperCase()} ${upstream.operation.path}`;
+  return upstream.kind === "mcp" ?
+      `${upstream.name} (MCP) ${upstream.tool}`
+    : `${upstream.name} (OpenAPI) ${upstream.operation.method.toUpperCase()} ${upstream.operation.path}`;
 }
 
 /** A routing group (`X-User-Group`): `*` (the default) or a name that is plain data. */
@@ -168,5 +183,9 @@ export type Registration = z.infer<typeof RegistrationSchema>;
 
 /** Code-unit order: the order of the catalog and of MCP cursors. */
 export function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return (
+    a < b ? -1
+    : a > b ? 1
+    : 0
+  );
 }

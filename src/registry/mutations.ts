@@ -51,7 +51,11 @@ export function applyRegistration(current: RegistryDoc, input: RegistrationInput
   if (changes.length) return { doc: current, deployment: existing!, changed: false, conflict: changes };
   const doc = structuredClone(current);
   const others = versionsOf(doc, manifest.name).filter((d) => d.id !== id && d.role !== "degraded");
-  const role = manifest.degraded ? "degraded" : existing && existing.role !== "degraded" ? existing.role : others.length === 0 ? "stable" : "canary";
+  const role =
+    manifest.degraded ? "degraded"
+    : existing && existing.role !== "degraded" ? existing.role
+    : others.length === 0 ? "stable"
+    : "canary";
 
   const deployment: Deployment = {
     id,

@@ -112,7 +112,17 @@ export class RegistryRepository {
       for (const d of Object.values(legacy.deployments)) if (d.name === name) doc.deployments[d.id] = d;
       if (own(legacy.routes, name)) doc.routes[name] = legacy.routes[name]!;
       // Version 0 = the skill has no key yet; another isolate moving it at once makes this a no-op.
-      const write = { name, expectedVersion: 0, raw: storedSkillOf(name, doc), now: 0, mustBeExpired: [], forget: [], deadlines: [], events, keepEvents: MAX_EVENTS };
+      const write = {
+        name,
+        expectedVersion: 0,
+        raw: storedSkillOf(name, doc),
+        now: 0,
+        mustBeExpired: [],
+        forget: [],
+        deadlines: [],
+        events,
+        keepEvents: MAX_EVENTS,
+      };
       const written = await this.store.run(writeSkill, this.#writeKeys(name), skillWriteArgs(write));
       if (written.version !== -1) events = [];
     }
@@ -213,7 +223,9 @@ export class RegistryRepository {
       outcome = applyRegistration(doc, input, now);
       return {
         doc: outcome.doc,
-        ...(input.ttlSeconds ? { deadlines: [{ id, at: now + input.ttlSeconds * 1000 }] } : outcome.changed ? { forget: [id] } : {}),
+        ...(input.ttlSeconds ? { deadlines: [{ id, at: now + input.ttlSeconds * 1000 }] }
+        : outcome.changed ? { forget: [id] }
+        : {}),
       };
     });
     return outcome!;
@@ -272,7 +284,17 @@ export class RegistryRepository {
       const written = await this.store.run(
         writeSkill,
         this.#writeKeys(name),
-        skillWriteArgs({ name, expectedVersion: stored.version, raw: skillChanged ? raw : undefined, now, mustBeExpired: stored.expired, forget, deadlines, events, keepEvents: MAX_EVENTS }),
+        skillWriteArgs({
+          name,
+          expectedVersion: stored.version,
+          raw: skillChanged ? raw : undefined,
+          now,
+          mustBeExpired: stored.expired,
+          forget,
+          deadlines,
+          events,
+          keepEvents: MAX_EVENTS,
+        }),
       );
       if (written.version !== -1) {
         if (!sweeping && written.due > 0) await this.#sweepOthers(name, now);

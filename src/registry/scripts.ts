@@ -102,7 +102,9 @@ export function skillWriteArgs(write: SkillWrite): Array<string | number> {
   return [
     write.name,
     write.expectedVersion,
-    write.raw === undefined ? "keep" : write.raw === "" ? "del" : "set",
+    write.raw === undefined ? "keep"
+    : write.raw === "" ? "del"
+    : "set",
     write.raw ?? "",
     write.now,
     write.keepEvents,

@@ -5,7 +5,15 @@ import type { SkillManifest } from "../skill/manifest.js";
 import { RoutingEditError, checkTable, promote, replaceRoutes, rollback, setCanary } from "./edits.js";
 
 const manifest = (version: string, degraded = false): SkillManifest => ({
-  name: "s", version, description: "", tags: [], idempotent: true, degraded, timeoutMs: 1000, inputSchema: {}, outputSchema: {},
+  name: "s",
+  version,
+  description: "",
+  tags: [],
+  idempotent: true,
+  degraded,
+  timeoutMs: 1000,
+  inputSchema: {},
+  outputSchema: {},
 });
 function registry(): RegistryDoc {
   let doc = emptyRegistry();
@@ -41,10 +49,23 @@ describe("setCanary", () => {
   });
 
   it("refuses unknown skills and versions (404), the stable or degraded version (400)", () => {
-    const err = (f: () => unknown) => { try { f(); } catch (e) { return e as RoutingEditError; } throw new Error("no error"); };
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as RoutingEditError;
+      }
+      throw new Error("no error");
+    };
     expect(err(() => setCanary(registry(), "nope", "1.0.0", { "*": 5 }, ctx))).toMatchObject({ status: 404, message: "No skill nope is registered" });
-    expect(err(() => setCanary(registry(), "s", "9.9.9", { "*": 5 }, ctx))).toMatchObject({ status: 404, message: expect.stringContaining("registered: 1.0.0, 2.0.0, 3.0.0, 0.1.0") });
-    expect(err(() => setCanary(registry(), "s", "1.0.0", { "*": 5 }, ctx))).toMatchObject({ status: 400, message: expect.stringContaining("already the stable") });
+    expect(err(() => setCanary(registry(), "s", "9.9.9", { "*": 5 }, ctx))).toMatchObject({
+      status: 404,
+      message: expect.stringContaining("registered: 1.0.0, 2.0.0, 3.0.0, 0.1.0"),
+    });
+    expect(err(() => setCanary(registry(), "s", "1.0.0", { "*": 5 }, ctx))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining("already the stable"),
+    });
     expect(err(() => setCanary(registry(), "s", "0.1.0", { "*": 5 }, ctx))).toMatchObject({ status: 400, message: expect.stringContaining("degraded") });
   });
 });

@@ -18,7 +18,8 @@ export interface RoutableDoc {
   events: RoutingEvent[];
 }
 
-const versionsOf = <D extends RoutableDoc>(doc: D, name: string) => Object.values(doc.deployments as Record<string, D["deployments"][string]>).filter((d) => d.name === name);
+const versionsOf = <D extends RoutableDoc>(doc: D, name: string) =>
+  Object.values(doc.deployments as Record<string, D["deployments"][string]>).filter((d) => d.name === name);
 
 /** A routing edit that cannot be applied; `status` is the HTTP status the admin API answers. */
 export class RoutingEditError extends Error {
@@ -69,11 +70,14 @@ export function checkTable(doc: RoutableDoc, skill: string, table: RoutingTable)
   for (const [group, weights] of Object.entries(table)) {
     for (const [version, weight] of Object.entries(weights)) {
       if (!all.includes(version)) throw new RoutingEditError(`group ${group}: ${skill} has no routable version ${version} (routable: ${all.join(", ")})`);
-      if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RoutingEditError(`group ${group}: weight of ${version} must be a whole percentage 0-100, not ${weight}`);
+      if (!Number.isInteger(weight) || weight < 0 || weight > 100)
+        throw new RoutingEditError(`group ${group}: weight of ${version} must be a whole percentage 0-100, not ${weight}`);
     }
     const total = Object.values(weights).reduce((a, b) => a + b, 0);
     if (total !== 100) {
-      const parts = Object.entries(weights).map(([v, w]) => `${v}=${w}`).join(" + ");
+      const parts = Object.entries(weights)
+        .map(([v, w]) => `${v}=${w}`)
+        .join(" + ");
       throw new RoutingEditError(`group ${group}: weights add up to ${total}, not 100 (${parts || "empty"})`);
     }
   }
@@ -92,7 +96,8 @@ export function setCanary<D extends RoutableDoc>(current: D, skill: string, vers
   const doc = structuredClone(current);
   const table: RoutingTable = (doc.routes[skill] ??= { [DEFAULT_GROUP]: { [stable]: 100 } });
   for (const [group, weight] of Object.entries(groups)) {
-    if (!Number.isInteger(weight) || weight < 0 || weight > 100) throw new RoutingEditError(`group ${group}: the canary's weight must be a whole percentage 0-100, not ${weight}`);
+    if (!Number.isInteger(weight) || weight < 0 || weight > 100)
+      throw new RoutingEditError(`group ${group}: the canary's weight must be a whole percentage 0-100, not ${weight}`);
     const weights = (table[group] ??= { ...(table[DEFAULT_GROUP] ?? { [stable]: 100 }) });
     const others = Object.entries(weights).filter(([v]) => v !== version && v !== stable);
     const othersTotal = others.reduce((sum, [, w]) => sum + w, 0);
@@ -105,7 +110,9 @@ export function setCanary<D extends RoutableDoc>(current: D, skill: string, vers
     weights[stable] = 100 - weight - othersTotal;
   }
   checkTable(doc, skill, table);
-  const summary = Object.entries(groups).map(([g, w]) => `${g}=${w}`).join(" ");
+  const summary = Object.entries(groups)
+    .map(([g, w]) => `${g}=${w}`)
+    .join(" ");
   return withEvent(doc, { at: ctx.now, skill, type: "canary", version, by: ctx.by, reason: ctx.reason ?? `canary ${version}: ${summary}` });
 }
 
@@ -115,7 +122,10 @@ export function setCanary<D extends RoutableDoc>(current: D, skill: string, vers
  * at 0%, to go back to).
  * @example shownRoleOf({ role: "canary", version: "1.0.0" }, "2.0.0") // "previous"
  */
-export function shownRoleOf<Role extends string = Deployment["role"]>(deployment: { role: Role; version: string }, stableVersion: string | undefined): Role | "previous" {
+export function shownRoleOf<Role extends string = Deployment["role"]>(
+  deployment: { role: Role; version: string },
+  stableVersion: string | undefined,
+): Role | "previous" {
   return deployment.role === "canary" && stableVersion !== undefined && compareSemver(deployment.version, stableVersion) < 0 ? "previous" : deployment.role;
 }
 
@@ -131,7 +141,10 @@ export function promote<D extends RoutableDoc>(current: D, skill: string, versio
     deployment.role = deployment.version === version ? "stable" : "canary";
   }
   doc.routes[skill] = Object.fromEntries(
-    Object.keys(doc.routes[skill] ?? { [DEFAULT_GROUP]: {} }).map((group) => [group, Object.fromEntries(routableVersions(doc, skill).all.map((v) => [v, v === version ? 100 : 0]))]),
+    Object.keys(doc.routes[skill] ?? { [DEFAULT_GROUP]: {} }).map((group) => [
+      group,
+      Object.fromEntries(routableVersions(doc, skill).all.map((v) => [v, v === version ? 100 : 0])),
+    ]),
   );
   return withEvent(doc, { at: ctx.now, skill, type: "promote", version, by: ctx.by, reason: ctx.reason ?? `promoted ${version} to stable` });
 }

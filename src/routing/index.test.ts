@@ -4,10 +4,22 @@ import type { SkillEntry } from "../registry/snapshot.js";
 import { BUCKETS, bucketOf, selectDeployment } from "./index.js";
 
 const deployment = (version: string, role: Deployment["role"]): Deployment => ({
-  id: `s@${version}`, name: "s", version, tags: [], role, registrationId: version, registeredAt: 0, endpoint: { binding: "X" },
+  id: `s@${version}`,
+  name: "s",
+  version,
+  tags: [],
+  role,
+  registrationId: version,
+  registeredAt: 0,
+  endpoint: { binding: "X" },
   manifest: { name: "s", version, description: "", tags: [], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {} },
 });
-const entry = (routes: SkillEntry["routes"]): SkillEntry => ({ name: "s", versions: [deployment("2.0.0", "canary"), deployment("1.0.0", "stable")], routes, tags: [] });
+const entry = (routes: SkillEntry["routes"]): SkillEntry => ({
+  name: "s",
+  versions: [deployment("2.0.0", "canary"), deployment("1.0.0", "stable")],
+  routes,
+  tags: [],
+});
 const users = Array.from({ length: 10_000 }, (_, i) => `user-${i}`);
 const versionFor = (e: SkillEntry, stickyKey: string, group?: string) => selectDeployment(e, { group, stickyKey })!.version;
 

@@ -65,7 +65,12 @@ export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment |
  * deployments, an Agent Skills package's versions): `versions` newest first, one of them stable.
  * @example selectVersion("modbus-triage", [{ version: "1.1.0", role: "canary" }, { version: "1.0.0", role: "stable" }], routes, { group: "beta", stickyKey: "u1" })
  */
-export function selectVersion<V extends { version: string; role: string }>(name: string, versions: readonly V[], routes: RoutingTable, key: RouteKey): V | undefined {
+export function selectVersion<V extends { version: string; role: string }>(
+  name: string,
+  versions: readonly V[],
+  routes: RoutingTable,
+  key: RouteKey,
+): V | undefined {
   // The group comes from a request header: only a group of the table (an own key) counts.
   const weights = (key.group !== undefined ? own(routes, key.group) : undefined) ?? own(routes, DEFAULT_GROUP) ?? {};
   const bucket = bucketOf(name, key.stickyKey);

@@ -59,7 +59,10 @@ export function virtualServerOf(name: string, definition: ServerDefinition): Vir
     definition,
     exposes: (skill, skillTags) => names.some((m) => m(skill)) || tags.some((m) => skillTags.some(m)),
     listedName: (skill) => aliasOf.get(skill) ?? skill,
-    skillOf: (called) => (Object.hasOwn(aliases, called) ? aliases[called]! : aliasOf.has(called) ? undefined : called),
+    skillOf: (called) =>
+      Object.hasOwn(aliases, called) ? aliases[called]!
+      : aliasOf.has(called) ? undefined
+      : called,
   };
 }
 

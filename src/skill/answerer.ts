@@ -6,11 +6,28 @@
 import { CONTEXT_HEADER, readContext } from "../context/index.js";
 import { CALL_KEY_HEADER, DELEGATION_HEADER, RETIRED_HOP_SECRET, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../hop/index.js";
 import type { HeaderLookup } from "../hop/rpc.js";
-import { ErrorCode, type JsonRpcFailure, type JsonRpcParams, type JsonRpcRequest, type ProcessedBody, RpcError, failure, parseParams, processJsonRpc } from "../jsonrpc/index.js";
+import {
+  ErrorCode,
+  type JsonRpcFailure,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type ProcessedBody,
+  RpcError,
+  failure,
+  parseParams,
+  processJsonRpc,
+} from "../jsonrpc/index.js";
 import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
 import type { z } from "zod";
 import { HandlerContext, type ResourceBody, type SkillContext, type SkillDefinition } from "./definition.js";
-import { type GetPromptResult, GetPromptParamsSchema, type ReadResourceResult, ReadResourceParamsSchema, matchUriTemplate, resourceContentsOf } from "../mcp-protocol/index.js";
+import {
+  type GetPromptResult,
+  GetPromptParamsSchema,
+  type ReadResourceResult,
+  ReadResourceParamsSchema,
+  matchUriTemplate,
+  resourceContentsOf,
+} from "../mcp-protocol/index.js";
 import type { SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
@@ -55,7 +72,10 @@ export function hopVerifierOf(env: unknown): HopVerifier {
   const publicKeys = vars.SKILLMESH_HOP_PUBLIC_KEY;
   let verifier: HopVerifier;
   if (typeof publicKeys === "string" && publicKeys) {
-    verifier = publicKeyList(publicKeys) ? { publicKeys } : { misconfigured: "SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys (npx skillmesh hop-key prints the gateway's)" };
+    verifier =
+      publicKeyList(publicKeys) ?
+        { publicKeys }
+      : { misconfigured: "SKILLMESH_HOP_PUBLIC_KEY is not a list of Ed25519 public keys (npx skillmesh hop-key prints the gateway's)" };
   } else if (typeof vars.SKILLMESH_HOP_SECRET === "string" && vars.SKILLMESH_HOP_SECRET) {
     verifier = { misconfigured: RETIRED_HOP_SECRET };
   }
@@ -95,7 +115,15 @@ export class SkillAnswerer<Env> {
     }
     const { body, headers, method, pathOf } = delivery;
     const header = (name: string) => headers.get(name) ?? "";
-    const parts = { method, path: pathOf(), deployment: this.deploymentId, body, context: header(CONTEXT_HEADER), delegation: header(DELEGATION_HEADER), callKey: header(CALL_KEY_HEADER) };
+    const parts = {
+      method,
+      path: pathOf(),
+      deployment: this.deploymentId,
+      body,
+      context: header(CONTEXT_HEADER),
+      delegation: header(DELEGATION_HEADER),
+      callKey: header(CALL_KEY_HEADER),
+    };
     const refusal = await hopRefusal(verifier.publicKeys, headers.get(SIGNATURE_HEADER), parts);
     return refusal ? failure(null, ErrorCode.Unauthorized, `Unauthorized: ${refusal}`) : undefined;
   }
@@ -118,18 +146,25 @@ export class SkillAnswerer<Env> {
     const attributes = { "skillmesh.skill": manifest.name, "skillmesh.version": manifest.version };
     let signal: AbortSignal | undefined;
     const signalOnce = () => (signal ??= signalOf());
-    const contextOf = (request: JsonRpcRequest, traceOf: () => Context) => new HandlerContext<Env>(caller, { env, requestId: request.id, waitUntil, progress, delegation, callKey }, traceOf, signalOnce);
+    const contextOf = (request: JsonRpcRequest, traceOf: () => Context) =>
+      new HandlerContext<Env>(caller, { env, requestId: request.id, waitUntil, progress, delegation, callKey }, traceOf, signalOnce);
     return processJsonRpc(delivery.body, (request) =>
-      isRecording()
-        ? inSpan(tracer, `skill ${manifest.name}`, parentOf(), { kind: SpanKind.SERVER, attributes }, (_span, trace) => this.run(request, contextOf(request, () => trace)))
-        : this.run(request, contextOf(request, parentOf)),
+      isRecording() ?
+        inSpan(tracer, `skill ${manifest.name}`, parentOf(), { kind: SpanKind.SERVER, attributes }, (_span, trace) =>
+          this.run(
+            request,
+            contextOf(request, () => trace),
+          ),
+        )
+      : this.run(request, contextOf(request, parentOf)),
     );
   }
 
   /** One request: its input parsed, the handler run, its output held to the skill's schema. */
   private async run(request: JsonRpcRequest, ctx: SkillContext<Env>): Promise<unknown> {
     const { definition, manifest } = this;
-    if (request.method === "resources/read" && (definition.resources || definition.resourceTemplates)) return this.guarded(() => readResource(definition, request.params, ctx));
+    if (request.method === "resources/read" && (definition.resources || definition.resourceTemplates))
+      return this.guarded(() => readResource(definition, request.params, ctx));
     if (request.method === "prompts/get" && definition.prompts) return this.guarded(() => getPrompt(definition, request.params, ctx));
     if (request.method !== manifest.name) throw new RpcError(ErrorCode.MethodNotFound);
     const input = parseParams(definition.input, this.toInput(request.params));
@@ -174,7 +209,15 @@ async function readResource<Env>(definition: SkillDefinition<z.ZodType, z.ZodTyp
 }
 
 const contentsOf = (uri: string, mimeType: string | undefined, body: ResourceBody): ReadResourceResult => ({
-  contents: [resourceContentsOf(uri, mimeType, typeof body === "string" ? body : "text" in body ? body.text : body.blob)],
+  contents: [
+    resourceContentsOf(
+      uri,
+      mimeType,
+      typeof body === "string" ? body
+      : "text" in body ? body.text
+      : body.blob,
+    ),
+  ],
 });
 
 /** `prompts/get` of one of the skill's prompts: its required arguments checked, its messages. */

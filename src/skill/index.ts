@@ -61,7 +61,9 @@ export type SkillWorker<Env extends object = object, Input extends z.ZodType = z
  * A skill's definition, for tools and benchmarks that host the same logic elsewhere.
  * @example const { handler, input } = definitionOf(modbus)
  */
-export function definitionOf<Env extends object, Input extends z.ZodType, Output extends z.ZodType>(skill: SkillWorker<Env, Input, Output>): SkillDefinition<Input, Output, Env> {
+export function definitionOf<Env extends object, Input extends z.ZodType, Output extends z.ZodType>(
+  skill: SkillWorker<Env, Input, Output>,
+): SkillDefinition<Input, Output, Env> {
   return skill[PARTS].definition;
 }
 
@@ -98,14 +100,33 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
   app.post("/", jsonBodyGuard(), async (c) => {
     const headers = c.req.raw.headers;
     const waitUntil = (p: Promise<unknown>) => executionCtxOf(c)?.waitUntil(p);
-    const delivery: Delivery<Env> = { body: await bodyText(c), headers, method: c.req.method, pathOf: () => new URL(c.req.url).pathname, env: c.env as Env, waitUntil };
+    const delivery: Delivery<Env> = {
+      body: await bodyText(c),
+      headers,
+      method: c.req.method,
+      pathOf: () => new URL(c.req.url).pathname,
+      env: c.env as Env,
+      waitUntil,
+    };
     const refusal = await answerer.refusalOf(delivery);
     if (refusal) return c.json(refusal, 401);
-    if (!acceptsEventStream(headers)) return toHttpResponse(await answerer.answer(delivery, () => c.req.raw.signal, () => {}), versionHeader);
+    if (!acceptsEventStream(headers))
+      return toHttpResponse(
+        await answerer.answer(
+          delivery,
+          () => c.req.raw.signal,
+          () => {},
+        ),
+        versionHeader,
+      );
     // A streaming caller: progress notifications as the handler reports them, then the response.
     const stream = sseStream(async (sse) => {
       const report = progressRelay(sse);
-      const processed = await answerer.answer(delivery, () => anySignal([c.req.raw.signal, sse.signal]), (progress, total, message) => report({ progress, total, message }));
+      const processed = await answerer.answer(
+        delivery,
+        () => anySignal([c.req.raw.signal, sse.signal]),
+        (progress, total, message) => report({ progress, total, message }),
+      );
       if (processed !== undefined) sse.sendJson(answerJson(processed));
     });
     return new Response(stream, { headers: { ...SSE_HEADERS, ...versionHeader } });
@@ -174,7 +195,6 @@ export function positionalMapper(input: z.ZodType): (params: JsonRpcParams | und
   }
   return (params) => params;
 }
-
 
 function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
   try {

@@ -62,7 +62,12 @@ export const SkillManifestSchema = z.object({
     .partial()
     .optional(),
   /** How long the gateway keeps an answer for `Idempotency-Key` replays (default 1 h). */
-  idempotencyTtlSeconds: z.number().int().min(1).max(7 * 86_400).optional(),
+  idempotencyTtlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .optional(),
   /** A display name for clients (MCP `title`). */
   title: z.string().max(256).optional(),
   /** MCP tool annotations (hints a client may show; `idempotentHint` is `idempotent`). */
@@ -76,7 +81,10 @@ export const SkillManifestSchema = z.object({
   resources: z.array(ResourceSchema).max(64).optional(),
   resourceTemplates: z.array(ResourceTemplateSchema).max(32).optional(),
   /** MCP prompts the skill serves (`prompts/get`); a prompt name is unique in the skill, without dots. */
-  prompts: z.array(PromptSchema.extend({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a prompt name matches [A-Za-z0-9_-]{1,64}") })).max(32).optional(),
+  prompts: z
+    .array(PromptSchema.extend({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a prompt name matches [A-Za-z0-9_-]{1,64}") }))
+    .max(32)
+    .optional(),
   /** JSON Schema of the input (zod 4's `z.toJSONSchema`, io: input). */
   inputSchema: z.record(z.string(), z.unknown()),
   /** JSON Schema of the output (io: output). */
@@ -100,8 +108,14 @@ export const MAX_MANIFEST_BYTES = 64 * 1024;
  */
 export const RegisteredManifestSchema = SkillManifestSchema.superRefine((manifest, ctx) => {
   const reserved = manifest.tags.find((tag) => tag.startsWith(UPSTREAM_TAG_PREFIX));
-  if (reserved) ctx.addIssue({ code: "custom", path: ["tags"], message: `${reserved.slice(0, 80)}: ${UPSTREAM_TAG_PREFIX} tags are the gateway's own (it tags a federated upstream's tools)` });
-  if (manifest.answers) ctx.addIssue({ code: "custom", path: ["answers"], message: `answers: "${manifest.answers}" is the gateway's own (a federated MCP tool's)` });
+  if (reserved)
+    ctx.addIssue({
+      code: "custom",
+      path: ["tags"],
+      message: `${reserved.slice(0, 80)}: ${UPSTREAM_TAG_PREFIX} tags are the gateway's own (it tags a federated upstream's tools)`,
+    });
+  if (manifest.answers)
+    ctx.addIssue({ code: "custom", path: ["answers"], message: `answers: "${manifest.answers}" is the gateway's own (a federated MCP tool's)` });
   for (const key of ["inputSchema", "outputSchema"] as const) {
     if (exceedsDepth(manifest[key], MAX_JSON_DEPTH)) {
       ctx.addIssue({ code: "custom", path: [key], message: `the schema nests deeper than ${MAX_JSON_DEPTH} levels` });

@@ -28,9 +28,19 @@ export function rpcReceiverOf<Env>(answerer: SkillAnswerer<Env>): RpcReceiver<En
   return {
     async call(received, env, ctx) {
       const checked = SkillRpcCallSchema.safeParse(received);
-      if (!checked.success) return JSON.stringify(failure(null, ErrorCode.InvalidRequest, "Invalid Request: not a call of the gateway's RPC hop", { issues: describeIssues(checked.error) }));
+      if (!checked.success)
+        return JSON.stringify(
+          failure(null, ErrorCode.InvalidRequest, "Invalid Request: not a call of the gateway's RPC hop", { issues: describeIssues(checked.error) }),
+        );
       const call = checked.data;
-      const delivery: Delivery<Env> = { body: call.body, headers: headerLookupOf(call.headers), method: "POST", pathOf: () => BINDING_PATH, env, waitUntil: (p) => ctx.waitUntil(p) };
+      const delivery: Delivery<Env> = {
+        body: call.body,
+        headers: headerLookupOf(call.headers),
+        method: "POST",
+        pathOf: () => BINDING_PATH,
+        env,
+        waitUntil: (p) => ctx.waitUntil(p),
+      };
       const refusal = await answerer.refusalOf(delivery);
       if (refusal) return JSON.stringify(refusal);
       // A call with a signal of its caller's, or that streams, comes over HTTP (src/hop/rpc.ts):

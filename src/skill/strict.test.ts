@@ -6,7 +6,10 @@ describe("strictInputOf", () => {
   const input = z
     .object({
       text: z.string().min(1).describe("the text to read"),
-      options: z.object({ language: z.string().default("en") }).optional().describe("how to read it"),
+      options: z
+        .object({ language: z.string().default("en") })
+        .optional()
+        .describe("how to read it"),
       items: z.array(z.object({ id: z.number() })).max(3),
       either: z.union([z.object({ a: z.number() }), z.string()]).optional(),
       extra: z.object({}).passthrough().optional(),
@@ -15,7 +18,8 @@ describe("strictInputOf", () => {
   const strict = strictInputOf(input);
 
   it("refuses an undeclared field at any depth, naming it", () => {
-    const issues = (value: unknown) => strict.safeParse(value).error?.issues.map((i) => ({ code: i.code, path: i.path, keys: "keys" in i ? i.keys : undefined }));
+    const issues = (value: unknown) =>
+      strict.safeParse(value).error?.issues.map((i) => ({ code: i.code, path: i.path, keys: "keys" in i ? i.keys : undefined }));
     expect(issues({ text: "a", items: [], volume: 11 })).toEqual([{ code: "unrecognized_keys", path: [], keys: ["volume"] }]);
     expect(issues({ text: "a", items: [], options: { langauge: "de" } })).toEqual([{ code: "unrecognized_keys", path: ["options"], keys: ["langauge"] }]);
     expect(issues({ text: "a", items: [{ id: 1, name: "x" }] })).toEqual([{ code: "unrecognized_keys", path: ["items", 0], keys: ["name"] }]);
@@ -23,7 +27,12 @@ describe("strictInputOf", () => {
   });
 
   it("keeps everything else: checks, defaults, descriptions, and an object's own passthrough", () => {
-    expect(strict.parse({ text: "a", items: [], options: {}, extra: { anything: 1 } })).toEqual({ text: "a", items: [], options: { language: "en" }, extra: { anything: 1 } });
+    expect(strict.parse({ text: "a", items: [], options: {}, extra: { anything: 1 } })).toEqual({
+      text: "a",
+      items: [],
+      options: { language: "en" },
+      extra: { anything: 1 },
+    });
     expect(strict.safeParse({ text: "", items: [] }).success).toBe(false);
     expect(strict.safeParse({ text: "a", items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] }).success).toBe(false);
     const published = z.toJSONSchema(strict, { io: "input" }) as any;

@@ -73,7 +73,8 @@ export class PolledSnapshot<Polled, View> {
     // have — unless this isolate knows it is outdated (it wrote since): then it waits for a poll
     // begun since the write, or begins one.
     // A poll whose request was cancelled never ends here: past SHARED_POLL_WAIT_MS it counts for nothing.
-    const underWay = this.#latestPoll && !this.#latestPoll.done && this.#now() - this.#latestPoll.startedAt <= SHARED_POLL_WAIT_MS ? this.#latestPoll : undefined;
+    const underWay =
+      this.#latestPoll && !this.#latestPoll.done && this.#now() - this.#latestPoll.startedAt <= SHARED_POLL_WAIT_MS ? this.#latestPoll : undefined;
     if (this.#view !== undefined && underWay && this.#viewGeneration === this.#generation) return this.#view;
     // No view yet (a new isolate), or outdated by this isolate's write, and a poll begun since is
     // under way: it brings what this call needs. Wait for it on this request's own timer (reading

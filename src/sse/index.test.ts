@@ -35,7 +35,14 @@ describe("sseData", () => {
   it("reads the same events wherever the chunks are cut (inside a CRLF, a blank line, a character)", async () => {
     const length = new TextEncoder().encode(STREAM).length;
     for (let cut = 1; cut < length; cut++) expect(await collect(bodyOf(STREAM, [cut]))).toEqual(EVENTS);
-    expect(await collect(bodyOf(STREAM, Array.from({ length: length - 1 }, (_, i) => i + 1)))).toEqual(EVENTS); // a byte at a time
+    expect(
+      await collect(
+        bodyOf(
+          STREAM,
+          Array.from({ length: length - 1 }, (_, i) => i + 1),
+        ),
+      ),
+    ).toEqual(EVENTS); // a byte at a time
   });
 
   it("throws BodyTooLarge for one event past the bound, however many events came before", async () => {
@@ -50,10 +57,13 @@ describe("sseStream", () => {
   it("drops notices while the client lags more than MAX_QUEUED_NOTICES events behind, never the messages sent", async () => {
     let produced!: Promise<void>;
     const sentOrDropped: boolean[] = [];
-    const stream = sseStream((sse) => (produced = (async () => {
-      for (let progress = 1; progress <= 10_000; progress++) sentOrDropped.push(sse.notify({ progress }));
-      sse.send({ result: "done" });
-    })()));
+    const stream = sseStream(
+      (sse) =>
+        (produced = (async () => {
+          for (let progress = 1; progress <= 10_000; progress++) sentOrDropped.push(sse.notify({ progress }));
+          sse.send({ result: "done" });
+        })()),
+    );
     await produced; // nobody has read yet: the client is as slow as can be
     const events = (await collect(stream)).map((data) => JSON.parse(data));
     expect(sentOrDropped.filter(Boolean).length).toBeLessThanOrEqual(MAX_QUEUED_NOTICES + 1);

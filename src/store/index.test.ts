@@ -96,7 +96,12 @@ describe("withOutageGate", () => {
     state.mode = "hang";
     await hangOnce(gate);
     expect(state.sent).toBe(1);
-    const operations: Array<() => Promise<unknown>> = [() => gate.get("k"), () => gate.set("k", "v"), () => gate.ping(), () => gate.run({ name: "s", lua: "", memory: () => 1, fromRedis: () => 1 }, [], [])];
+    const operations: Array<() => Promise<unknown>> = [
+      () => gate.get("k"),
+      () => gate.set("k", "v"),
+      () => gate.ping(),
+      () => gate.run({ name: "s", lua: "", memory: () => 1, fromRedis: () => 1 }, [], []),
+    ];
     for (const operation of operations) {
       const { error } = await settled(operation()); // no timer advanced: it failed at once
       expect(error).toMatchObject({ hung: true, code: ErrorCode.SkillUnavailable });

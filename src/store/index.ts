@@ -94,7 +94,9 @@ export class StoreUnavailable extends RpcError {
     /** The store did not answer in time (rather than answering an error). */
     readonly hung = false,
   ) {
-    super(ErrorCode.SkillUnavailable, `The gateway's store is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, { retryAfterMs: RETRY_AFTER_STORE_MS });
+    super(ErrorCode.SkillUnavailable, `The gateway's store is unavailable; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
+      retryAfterMs: RETRY_AFTER_STORE_MS,
+    });
     this.name = "StoreUnavailable";
     this.cause = cause instanceof Error ? cause : new Error(`${operation} failed: ${String(cause)}`);
   }

@@ -160,7 +160,15 @@ export class MemoryData implements ScriptData {
     if (!zset) return [];
     const matches: Array<[string, number]> = [];
     for (const entry of zset) if (entry[1] >= min && entry[1] <= max) matches.push(entry);
-    const members = matches.sort(([a, sa], [b, sb]) => sa - sb || (a < b ? -1 : a > b ? 1 : 0)).map(([member]) => member);
+    const members = matches
+      .sort(
+        ([a, sa], [b, sb]) =>
+          sa - sb ||
+          (a < b ? -1
+          : a > b ? 1
+          : 0),
+      )
+      .map(([member]) => member);
     if (reverse) members.reverse();
     return page ? members.slice(page.offset, page.offset + page.count) : members;
   }
@@ -186,8 +194,7 @@ export function memoryStore(now: () => number = Date.now): Store {
     zadd: async (key, entries) => data.zadd(key, entries),
     zrem: async (key, ...members) => data.zrem(key, ...members),
     zrangeByScore: async (key, min, max, options) => data.zrangeByScore(key, min, max, options),
-    run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) =>
-      script.memory(data, keys, args.map(String)),
+    run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => script.memory(data, keys, args.map(String)),
     ping: async () => true,
   };
 }

@@ -53,8 +53,8 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
     // With REV, Redis takes the bounds highest first.
     zrangeByScore: async (key, min, max, { reverse = false, page } = {}) => {
       const [from, to] = [scoreBound(reverse ? max : min), scoreBound(reverse ? min : max)];
-      return page
-        ? await redis.zrange<string[]>(key, from, to, { byScore: true, rev: reverse, offset: page.offset, count: page.count })
+      return page ?
+          await redis.zrange<string[]>(key, from, to, { byScore: true, rev: reverse, offset: page.offset, count: page.count })
         : await redis.zrange<string[]>(key, from, to, { byScore: true, rev: reverse });
     },
     run: async <Result>(script: StoreScript<Result>, keys: string[], args: Array<string | number>) => {
@@ -71,5 +71,9 @@ export function upstashStore({ url, token, retries = 1 }: UpstashStoreOptions): 
 
 /** Redis spells infinite score bounds "-inf" / "+inf" (JSON has no Infinity). */
 function scoreBound(score: number): number | "-inf" | "+inf" {
-  return score === -Infinity ? "-inf" : score === Infinity ? "+inf" : score;
+  return (
+    score === -Infinity ? "-inf"
+    : score === Infinity ? "+inf"
+    : score
+  );
 }

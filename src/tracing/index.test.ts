@@ -12,7 +12,15 @@ describe("traceparent", () => {
   it("drops what is not a valid version-00 traceparent", () => {
     const zeroSpan = "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01";
     const upper = CALLER.toUpperCase(); // W3C: lower-case hex only
-    for (const bad of ["", "nonsense", "00-00000000000000000000000000000000-b7ad6b7169203331-01", zeroSpan, upper, "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", `${CALLER}-x`]) {
+    for (const bad of [
+      "",
+      "nonsense",
+      "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+      zeroSpan,
+      upper,
+      "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      `${CALLER}-x`,
+    ]) {
       expect(spanContextOf(bad)).toBeUndefined();
     }
   });
@@ -40,7 +48,11 @@ describe("inSpan", () => {
 
   it("without a provider runs the work with a no-op span that carries the parent's ids", async () => {
     expect(isRecording()).toBe(false);
-    const seen = await inSpan(trace.getTracer("test"), "s", parent, {}, async (span, context) => ({ span: span.spanContext(), isRecording: span.isRecording(), same: context === parent }));
+    const seen = await inSpan(trace.getTracer("test"), "s", parent, {}, async (span, context) => ({
+      span: span.spanContext(),
+      isRecording: span.isRecording(),
+      same: context === parent,
+    }));
     expect(seen).toEqual({ span: spanContextOf(CALLER), isRecording: false, same: true });
   });
 

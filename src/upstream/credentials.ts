@@ -32,7 +32,11 @@ export async function sealAuth(secret: string | undefined, upstream: string, aut
     case "none":
       return auth;
     case "per-caller":
-      return { type: "per-caller", ...(auth.header ? { header: auth.header } : {}), ...(auth.listToken ? { listToken: await seal(secret, context, auth.listToken) } : {}) };
+      return {
+        type: "per-caller",
+        ...(auth.header ? { header: auth.header } : {}),
+        ...(auth.listToken ? { listToken: await seal(secret, context, auth.listToken) } : {}),
+      };
     case "bearer":
       return { type: "bearer", token: await seal(secret, context, auth.token) };
     case "header":
@@ -86,7 +90,14 @@ const TOKEN_MARGIN_MS = 30_000;
  * missing (a per-caller upstream the caller has not connected: -32006 with how to).
  * @example const { headers } = await credentialFor(store, secret, "github", auth, "k_123")
  */
-export function credentialFor(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
+export function credentialFor(
+  store: Store,
+  secret: string | undefined,
+  upstream: string,
+  auth: StoredAuth,
+  caller: string,
+  signal?: AbortSignal,
+): Promise<CallCredential> {
   // Each call would otherwise unseal a static secret, or read a caller's token from the store:
   // kept per isolate, by the stored auth (a record is re-read every few seconds) or briefly per caller.
   if (auth.type === "bearer" || auth.type === "header" || auth.type === "query") {
@@ -112,7 +123,14 @@ const CALLER_CREDENTIAL_MS = 5_000;
 const staticCredentials = new WeakMap<StoredAuth, Promise<CallCredential>>();
 const callerCredentials = new Map<string, { credential: Promise<CallCredential>; until: number }>();
 
-async function readCredential(store: Store, secret: string | undefined, upstream: string, auth: StoredAuth, caller: string, signal?: AbortSignal): Promise<CallCredential> {
+async function readCredential(
+  store: Store,
+  secret: string | undefined,
+  upstream: string,
+  auth: StoredAuth,
+  caller: string,
+  signal?: AbortSignal,
+): Promise<CallCredential> {
   const context = sealContext.upstream(upstream);
   switch (auth.type) {
     case "none":
@@ -127,9 +145,14 @@ async function readCredential(store: Store, secret: string | undefined, upstream
       return { headers: { authorization: `Bearer ${await accessToken(secret, upstream, auth, signal)}` }, sessionKey: `client:${auth.clientSecret.iv}` };
     case "per-caller": {
       // Reading definitions (no caller) goes with the operator's listing token, if there is one.
-      const token = caller === OPERATOR ? auth.listToken && (await unseal(secret, context, auth.listToken)) : await callerToken(store, secret, upstream, caller);
+      const token =
+        caller === OPERATOR ? auth.listToken && (await unseal(secret, context, auth.listToken)) : await callerToken(store, secret, upstream, caller);
       if (token === undefined) {
-        throw new RpcError(ErrorCode.Unauthorized, `The ${upstream} upstream needs your own credential: PUT /upstreams/${upstream}/credential with {"token": "…"} (your Skillmesh credential is never sent upstream)`, { upstream });
+        throw new RpcError(
+          ErrorCode.Unauthorized,
+          `The ${upstream} upstream needs your own credential: PUT /upstreams/${upstream}/credential with {"token": "…"} (your Skillmesh credential is never sent upstream)`,
+          { upstream },
+        );
       }
       const header = (auth.header ?? "authorization").toLowerCase();
       return { headers: { [header]: header === "authorization" ? `Bearer ${token}` : token }, sessionKey: `caller:${await sha256Hex(caller)}` };
@@ -165,12 +188,21 @@ async function callerToken(store: Store, secret: string | undefined, upstream: s
 }
 
 /** An OAuth 2 access token by the client credentials grant (RFC 6749 §4.4, client_secret_basic), kept per isolate. */
-async function accessToken(secret: string | undefined, upstream: string, auth: Extract<StoredAuth, { type: "client_credentials" }>, signal?: AbortSignal): Promise<string> {
+async function accessToken(
+  secret: string | undefined,
+  upstream: string,
+  auth: Extract<StoredAuth, { type: "client_credentials" }>,
+  signal?: AbortSignal,
+): Promise<string> {
   const key = tokenKey(upstream, auth);
   const known = tokens.get(key);
   if (known && known.until > Date.now()) return known.token;
   const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
-  const form = new URLSearchParams({ grant_type: "client_credentials", ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.audience ? { audience: auth.audience } : {}) });
+  const form = new URLSearchParams({
+    grant_type: "client_credentials",
+    ...(auth.scope ? { scope: auth.scope } : {}),
+    ...(auth.audience ? { audience: auth.audience } : {}),
+  });
   const basic = btoa(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`);
   try {
     const response = await fetch(auth.tokenUrl, {
@@ -188,7 +220,9 @@ async function accessToken(secret: string | undefined, upstream: string, auth: E
   } catch (error) {
     if (signal?.aborted) throw error;
     console.error(`[upstream] ${upstream}: no access token from its token endpoint:`, errorText(error));
-    throw new RpcError(ErrorCode.SkillUnavailable, `The ${upstream} upstream's token endpoint gave the gateway no access token; retry after 5 s`, { retryAfterMs: 5_000 });
+    throw new RpcError(ErrorCode.SkillUnavailable, `The ${upstream} upstream's token endpoint gave the gateway no access token; retry after 5 s`, {
+      retryAfterMs: 5_000,
+    });
   }
 }
 

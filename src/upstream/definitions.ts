@@ -88,7 +88,8 @@ export function tagsOf(source: ToolSource): string[] {
 }
 
 /** Query parameters that carry a credential (a hosted server's `?api_key=…`). */
-const CREDENTIAL_PARAM = /^(api[-_.]?key|key|apikey|x[-_]api[-_]key|token|access[-_]?token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|session|code)$/i;
+const CREDENTIAL_PARAM =
+  /^(api[-_.]?key|key|apikey|x[-_]api[-_]key|token|access[-_]?token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|session|code)$/i;
 
 /**
  * Why an upstream URL may not be registered as it is: a query parameter carries a credential,
@@ -130,7 +131,8 @@ export function redactedUrl(url: string): string {
 
 /** Why a manifest is past what the gateway registers (schema depth, size), or undefined. */
 export function boundsRefusal(manifest: SkillManifest): string | undefined {
-  if (exceedsDepth(manifest.inputSchema, MAX_JSON_DEPTH) || exceedsDepth(manifest.outputSchema, MAX_JSON_DEPTH)) return `its schemas nest deeper than ${MAX_JSON_DEPTH} levels`;
+  if (exceedsDepth(manifest.inputSchema, MAX_JSON_DEPTH) || exceedsDepth(manifest.outputSchema, MAX_JSON_DEPTH))
+    return `its schemas nest deeper than ${MAX_JSON_DEPTH} levels`;
   const bytes = utf8Length(JSON.stringify(manifest));
   return bytes > MAX_MANIFEST_BYTES ? `its definition is ${bytes} bytes; at most ${MAX_MANIFEST_BYTES} are registered` : undefined;
 }

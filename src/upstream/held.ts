@@ -129,7 +129,10 @@ export interface FieldChange {
  */
 export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
   const changes: FieldChange[] = [];
-  const shown = (value: unknown) => (value === undefined ? undefined : typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  const shown = (value: unknown) =>
+    value === undefined ? undefined
+    : typeof value === "string" ? value
+    : JSON.stringify(value, null, 2);
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
   const visit = (a: unknown, b: unknown, path: string) => {
     if (canonicalJson(a) === canonicalJson(b)) return;

@@ -16,16 +16,29 @@ function upstreams(upstreamKey?: string) {
 describe("registering an upstream", () => {
   it("refuses URLs outside the endpoint policy before calling anything", async () => {
     for (const url of ["https://169.254.169.254/mcp", "http://api.example.com/mcp", "https://user:pw@api.example.com/mcp", "https://localhost/mcp"]) {
-      const refused = await upstreams(KEY).register({ kind: "mcp", name: "x", url, version: "1.0.0", tags: [], auth: { type: "none" } }).catch((e) => e);
+      const refused = await upstreams(KEY)
+        .register({ kind: "mcp", name: "x", url, version: "1.0.0", tags: [], auth: { type: "none" } })
+        .catch((e) => e);
       expect(refused, url).toBeInstanceOf(UpstreamError);
       expect(refused.status).toBe(400);
     }
-    const token = await upstreams(KEY).register({ kind: "mcp", name: "x", url: "https://api.example.com/mcp", version: "1.0.0", tags: [], auth: { type: "client_credentials", tokenUrl: "https://10.0.0.1/token", clientId: "c", clientSecret: "s" } }).catch((e) => e);
+    const token = await upstreams(KEY)
+      .register({
+        kind: "mcp",
+        name: "x",
+        url: "https://api.example.com/mcp",
+        version: "1.0.0",
+        tags: [],
+        auth: { type: "client_credentials", tokenUrl: "https://10.0.0.1/token", clientId: "c", clientSecret: "s" },
+      })
+      .catch((e) => e);
     expect(token.message).toContain("a token URL");
   });
 
   it("refuses a secret it could not seal (no SKILLMESH_UPSTREAM_KEY)", async () => {
-    const refused = await upstreams().register({ kind: "mcp", name: "x", url: "https://api.example.com/mcp", version: "1.0.0", tags: [], auth: { type: "bearer", token: "t" } }).catch((e) => e);
+    const refused = await upstreams()
+      .register({ kind: "mcp", name: "x", url: "https://api.example.com/mcp", version: "1.0.0", tags: [], auth: { type: "bearer", token: "t" } })
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(NoUpstreamKey);
   });
 });
@@ -49,7 +62,12 @@ describe("definitions", () => {
   });
   it("makes a read-only or idempotent tool idempotent, and tags it with its upstream", () => {
     const made = mcpManifestOf(source, { name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
-    expect("manifest" in made && made.manifest).toMatchObject({ name: "everything.echo", idempotent: true, tags: ["upstream:everything", "demo"], answers: "tool-result" });
+    expect("manifest" in made && made.manifest).toMatchObject({
+      name: "everything.echo",
+      idempotent: true,
+      tags: ["upstream:everything", "demo"],
+      answers: "tool-result",
+    });
     const unsafe = mcpManifestOf(source, { name: "write", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } });
     expect("manifest" in unsafe && unsafe.manifest.idempotent).toBe(false);
   });

@@ -26,7 +26,17 @@ import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, url
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
-import { type McpTarget, callTool, completeAtUpstream, discoverEra, forgetSessions, getUpstreamPrompt, listOfferings, listTools, readUpstreamResource } from "./mcp-client.js";
+import {
+  type McpTarget,
+  callTool,
+  completeAtUpstream,
+  discoverEra,
+  forgetSessions,
+  getUpstreamPrompt,
+  listOfferings,
+  listTools,
+  readUpstreamResource,
+} from "./mcp-client.js";
 import {
   type HeldChange,
   type HeldDoc,
@@ -125,7 +135,11 @@ export interface UpstreamSettings {
 
 /** An upstream version's credential: its own, else (a record of before) the upstream's. */
 export function authOf(record: UpstreamRecord, version: string | undefined): StoredAuth {
-  return (version !== undefined ? record.versions[version]?.auth : undefined) ?? record.auth ?? Object.values(record.versions).find((v) => v.auth)?.auth ?? { type: "none" };
+  return (
+    (version !== undefined ? record.versions[version]?.auth : undefined) ??
+    record.auth ??
+    Object.values(record.versions).find((v) => v.auth)?.auth ?? { type: "none" }
+  );
 }
 
 /**
@@ -151,15 +165,33 @@ export class Upstreams implements UpstreamCaller {
     if (Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${request.skill} takes named arguments (an object), not a list`);
     // Checked against the pinned input schema before anything goes upstream, as an SDK skill checks its own.
     const issues = schemaIssues(request.inputSchema, params ?? {});
-    if (issues.length) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${issues.map((i) => `${i.path} ${i.message}`).join("; ").slice(0, 500)}`, { issues });
+    if (issues.length)
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Invalid params: ${issues
+          .map((i) => `${i.path} ${i.message}`)
+          .join("; ")
+          .slice(0, 500)}`,
+        { issues },
+      );
     const record = await this.cached(endpoint.name);
-    if (!record) throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
+    if (!record)
+      throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
     const credential = await this.#credential(record, request.version, request.caller, request.signal);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const args = (params ?? {}) as Record<string, unknown>;
     if (endpoint.kind === "openapi") {
       const urlRefusal = (url: string) => this.settings.urlRefusal(url, "an upstream URL");
-      return callOperation({ url: endpoint.url, operation: endpoint.operation, args, headers, ...(credential.query ? { query: credential.query } : {}), signal: request.signal, label: request.skill, urlRefusal });
+      return callOperation({
+        url: endpoint.url,
+        operation: endpoint.operation,
+        args,
+        headers,
+        ...(credential.query ? { query: credential.query } : {}),
+        signal: request.signal,
+        label: request.skill,
+        urlRefusal,
+      });
     }
     const target = mcpTarget(endpoint.url, request.skill, { ...credential, headers }, request.caller, request.signal);
     const result = await callTool(target, endpoint.era, endpoint.tool, args, {
@@ -252,7 +284,8 @@ export class Upstreams implements UpstreamCaller {
   async register(registration: UpstreamRegistration, now = Date.now()): Promise<SyncReport> {
     const { name, version } = registration;
     const existing = await this.get(name);
-    if (existing && existing.kind !== registration.kind) throw new UpstreamError(409, `${name} is registered as an ${existing.kind} upstream; remove it first to register another kind under its name`);
+    if (existing && existing.kind !== registration.kind)
+      throw new UpstreamError(409, `${name} is registered as an ${existing.kind} upstream; remove it first to register another kind under its name`);
     for (const [what, url] of this.#urlsOf(registration)) {
       const refusal = this.settings.urlRefusal(url, what) ?? urlSecretRefusal(url, what);
       if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
@@ -266,20 +299,31 @@ export class Upstreams implements UpstreamCaller {
       tags: registration.tags,
       createdAt: existing?.createdAt ?? now,
       // Each version keeps the credential it was registered with (a record of before: its upstream's).
-      versions: Object.fromEntries(Object.entries(existing?.versions ?? {}).map(([v, current]) => [v, current.auth ? current : { ...current, auth: authOf(existing!, v) }])),
+      versions: Object.fromEntries(
+        Object.entries(existing?.versions ?? {}).map(([v, current]) => [v, current.auth ? current : { ...current, auth: authOf(existing!, v) }]),
+      ),
       ...options(registration),
     };
     const documentUrl = registration.kind === "openapi" ? documentUrlOf(registration.document) : undefined;
     const inline = registration.kind === "openapi" && !documentUrl ? registration.document : undefined;
     const read = await this.#definitions(record, version, auth, { url: registration.url, documentUrl, inline });
     const collisions = await this.#collisions(name, read.definitions, record.degraded === true);
-    if (collisions.length) throw new UpstreamError(409, `Upstream ${name}: ${collisions.length} tool name(s) are taken by other skills; leave them out (exclude) or register under another name`, { collisions });
+    if (collisions.length)
+      throw new UpstreamError(
+        409,
+        `Upstream ${name}: ${collisions.length} tool name(s) are taken by other skills; leave them out (exclude) or register under another name`,
+        { collisions },
+      );
     const served: string[] = [];
     for (const definition of read.definitions) served.push(await this.#serve(name, version, definition, now));
     const previous = existing?.versions[version];
     // Tools this version served before and no longer does (re-registered with another selection) go.
     const stale = Object.entries(previous?.tools ?? {}).filter(([tool]) => !read.definitions.some((d) => d.tool === tool));
-    if (stale.length) await this.registry.deregister(stale.map(([, skill]) => deploymentId(skill, version)), now);
+    if (stale.length)
+      await this.registry.deregister(
+        stale.map(([, skill]) => deploymentId(skill, version)),
+        now,
+      );
     record.versions[version] = {
       url: read.url,
       ...(documentUrl ? { documentUrl } : {}),
@@ -316,7 +360,15 @@ export class Upstreams implements UpstreamCaller {
       const before = heldBefore.versions[version] ?? [];
       if (record.kind === "openapi" && !current.documentUrl) {
         // A document sent inline has nowhere to be read again: it changes when it is registered again.
-        reports.push({ upstream: name, version, served: Object.values(current.tools).map((skill) => deploymentId(skill, version)), offerings: [], held: [], removed: [], skipped: [] });
+        reports.push({
+          upstream: name,
+          version,
+          served: Object.values(current.tools).map((skill) => deploymentId(skill, version)),
+          offerings: [],
+          held: [],
+          removed: [],
+          skipped: [],
+        });
         current.refresh = { at: now, ok: true };
         if (before.length) held.versions[version] = before;
         continue;
@@ -350,7 +402,10 @@ export class Upstreams implements UpstreamCaller {
       if (!report) continue;
       report.held = held.versions[version]!.map(heldReportOf);
       for (const change of changes.filter((c) => refused.includes(c))) {
-        report.skipped.push({ tool: approvalKeyOf(change), reason: `not held: ${Object.values(held.versions).flat().length} changes are held already; approve or refuse them first (at most ${kept.length})` });
+        report.skipped.push({
+          tool: approvalKeyOf(change),
+          reason: `not held: ${Object.values(held.versions).flat().length} changes are held already; approve or refuse them first (at most ${kept.length})`,
+        });
       }
     }
     for (const [version, changes] of Object.entries(held.versions)) if (!changes.length) delete held.versions[version];
@@ -375,15 +430,23 @@ export class Upstreams implements UpstreamCaller {
       const matches = Object.entries(held.versions)
         .filter(([version]) => !approval.version || version === approval.version)
         .flatMap(([version, changes]) => changes.filter((c) => approvalKeyOf(c) === key).map((change) => ({ version, change })));
-      if (!matches.length) throw new UpstreamError(404, `Upstream ${name}: nothing held as ${key}${approval.version ? ` in version ${approval.version}` : ""}; GET /admin/upstreams/${name} lists what is held`);
+      if (!matches.length)
+        throw new UpstreamError(
+          404,
+          `Upstream ${name}: nothing held as ${key}${approval.version ? ` in version ${approval.version}` : ""}; GET /admin/upstreams/${name} lists what is held`,
+        );
       const other = matches.find(({ change }) => change.contractHash !== hash);
       if (other) {
-        throw new UpstreamError(409, `Upstream ${name}: ${key} changed since it was reviewed (held now: ${other.change.contractHash}, approved: ${hash}); review it again and approve what is held now`, {
-          key,
-          version: other.version,
-          held: other.change.contractHash,
-          approved: hash,
-        });
+        throw new UpstreamError(
+          409,
+          `Upstream ${name}: ${key} changed since it was reviewed (held now: ${other.change.contractHash}, approved: ${hash}); review it again and approve what is held now`,
+          {
+            key,
+            version: other.version,
+            held: other.change.contractHash,
+            approved: hash,
+          },
+        );
       }
       picked.push(...matches);
     }
@@ -392,8 +455,20 @@ export class Upstreams implements UpstreamCaller {
       const current = record.versions[version]!;
       const approved = picked.filter((p) => p.version === version).map((p) => p.change);
       const tools = approved.filter((c) => c.subject === "tool" && c.manifest && c.endpoint);
-      const definitions = await Promise.all(tools.map(async (c) => ({ tool: c.name, manifest: c.manifest!, contractHash: await contractHashOf(c.manifest!), pinHash: c.contractHash, endpoint: c.endpoint! })));
-      const collisions = await this.#collisions(name, definitions.filter((d) => !current.tools[d.tool]), record.degraded === true);
+      const definitions = await Promise.all(
+        tools.map(async (c) => ({
+          tool: c.name,
+          manifest: c.manifest!,
+          contractHash: await contractHashOf(c.manifest!),
+          pinHash: c.contractHash,
+          endpoint: c.endpoint!,
+        })),
+      );
+      const collisions = await this.#collisions(
+        name,
+        definitions.filter((d) => !current.tools[d.tool]),
+        record.degraded === true,
+      );
       if (collisions.length) throw new UpstreamError(409, `Upstream ${name}: tool name(s) taken by other skills`, { collisions });
       const served: string[] = [];
       for (const definition of definitions) {
@@ -403,7 +478,16 @@ export class Upstreams implements UpstreamCaller {
       current.offerings = withApproved(current.offerings, approved);
       held.versions[version] = (held.versions[version] ?? []).filter((c) => !approved.includes(c));
       if (!held.versions[version]!.length) delete held.versions[version];
-      reports.push({ upstream: name, version, served, offerings: offeringNames(current.offerings), held: [], removed: [], skipped: [], approved: approved.map((c) => ({ key: approvalKeyOf(c), contractHash: c.contractHash })) });
+      reports.push({
+        upstream: name,
+        version,
+        served,
+        offerings: offeringNames(current.offerings),
+        held: [],
+        removed: [],
+        skipped: [],
+        approved: approved.map((c) => ({ key: approvalKeyOf(c), contractHash: c.contractHash })),
+      });
     }
     await this.#put(record, held);
     return reports;
@@ -439,7 +523,11 @@ export class Upstreams implements UpstreamCaller {
     for (const record of await this.list()) {
       const last = Math.min(...Object.values(record.versions).map((v) => v.refresh?.at ?? 0));
       if (now - last < everyMs) continue;
-      reports.push(...(await this.refresh(record.name, now).catch((error) => (console.error(`[upstream] refresh of ${record.name} failed:`, error instanceof Error ? error.message : error), []))));
+      reports.push(
+        ...(await this.refresh(record.name, now).catch(
+          (error) => (console.error(`[upstream] refresh of ${record.name} failed:`, error instanceof Error ? error.message : error), []),
+        )),
+      );
     }
     return reports;
   }
@@ -456,10 +544,18 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /** Reads one version's definitions, within `DEFINITIONS_TIMEOUT_MS`, as the operator, with the version's credential. */
-  async #definitions(record: UpstreamRecord, version: string, auth: StoredAuth, where: { url?: string; documentUrl?: string; inline?: string | Record<string, unknown> }): Promise<DefinitionsRead> {
+  async #definitions(
+    record: UpstreamRecord,
+    version: string,
+    auth: StoredAuth,
+    where: { url?: string; documentUrl?: string; inline?: string | Record<string, unknown> },
+  ): Promise<DefinitionsRead> {
     const signal = AbortSignal.timeout(DEFINITIONS_TIMEOUT_MS);
     const source: ToolSource & { operationTags?: string[] } = { upstream: record.name, version, tags: record.tags, ...options(record) };
-    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, auth, OPERATOR, signal).catch((): CallCredential => ({ headers: {}, sessionKey: "" }));
+    const credential = await credentialFor(this.store, this.settings.upstreamKey, record.name, auth, OPERATOR, signal).catch((): CallCredential => ({
+      headers: {},
+      sessionKey: "",
+    }));
     const definitions: Definition[] = [];
     const skipped: Skipped[] = [];
     if (record.kind === "mcp") {
@@ -491,30 +587,46 @@ export class Upstreams implements UpstreamCaller {
     try {
       parsed = parseDocument(document);
     } catch (error) {
-      throw new UpstreamError(400, `Upstream ${record.name}: the OpenAPI document cannot be used: ${error instanceof Error ? error.message.slice(0, 300) : "it does not parse"}`);
+      throw new UpstreamError(
+        400,
+        `Upstream ${record.name}: the OpenAPI document cannot be used: ${error instanceof Error ? error.message.slice(0, 300) : "it does not parse"}`,
+      );
     }
     const url = where.url ?? serverUrlOf(parsed);
-    if (!url) throw new UpstreamError(400, `Upstream ${record.name}: the document names no absolute server URL; send "url", the base URL its operations are called on`);
+    if (!url)
+      throw new UpstreamError(400, `Upstream ${record.name}: the document names no absolute server URL; send "url", the base URL its operations are called on`);
     const refusal = this.settings.urlRefusal(url, "an upstream URL") ?? urlSecretRefusal(url, "an upstream URL");
     if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
     const operations = operationsOf(parsed, source);
     skipped.push(...operations.skipped);
-    for (const op of operations.skills) definitions.push(await definitionOf(op.tool, op.manifest, { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } }));
+    for (const op of operations.skills)
+      definitions.push(await definitionOf(op.tool, op.manifest, { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } }));
     return { url, era: undefined, definitions, skipped };
   }
 
   async #readDocument(name: string, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<string> {
     try {
-      const response = await fetch(url, { headers: { ...headers, accept: "application/json, application/yaml, text/yaml, */*;q=0.5" }, redirect: "manual", signal });
+      const response = await fetch(url, {
+        headers: { ...headers, accept: "application/json, application/yaml, text/yaml, */*;q=0.5" },
+        redirect: "manual",
+        signal,
+      });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
       return await boundedText(response, MAX_DOCUMENT_BYTES);
     } catch (error) {
-      throw new UpstreamError(502, `Could not read ${name}'s OpenAPI document from ${redactedUrl(url)} (200, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, no redirect): ${error instanceof Error ? error.message.slice(0, 200) : "failed"}`);
+      throw new UpstreamError(
+        502,
+        `Could not read ${name}'s OpenAPI document from ${redactedUrl(url)} (200, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, no redirect): ${error instanceof Error ? error.message.slice(0, 200) : "failed"}`,
+      );
     }
   }
 
   /** The tools whose names are held by skills that are not this upstream's (a degraded fallback may share one). */
-  async #collisions(name: string, definitions: Array<Pick<Definition, "tool" | "manifest">>, degraded: boolean): Promise<Array<{ tool: string; skill: string; takenBy: string }>> {
+  async #collisions(
+    name: string,
+    definitions: Array<Pick<Definition, "tool" | "manifest">>,
+    degraded: boolean,
+  ): Promise<Array<{ tool: string; skill: string; takenBy: string }>> {
     const skills = await this.registry.readSkills(definitions.map((d) => d.manifest.name));
     const collisions: Array<{ tool: string; skill: string; takenBy: string }> = [];
     for (const d of definitions) {
@@ -528,15 +640,38 @@ export class Upstreams implements UpstreamCaller {
   /** Registers one definition as `<skill>@<version>` (the operator's word replaces an older one). */
   async #serve(name: string, version: string, definition: Definition, now: number): Promise<string> {
     const outcome = await this.registry.register(
-      { manifest: definition.manifest, endpoint: definition.endpoint, registrationId: `upstream:${name}@${version}:${definition.pinHash}`, contractHash: definition.contractHash, force: true },
+      {
+        manifest: definition.manifest,
+        endpoint: definition.endpoint,
+        registrationId: `upstream:${name}@${version}:${definition.pinHash}`,
+        contractHash: definition.contractHash,
+        force: true,
+      },
       now,
     );
     return outcome.deployment.id;
   }
 
   /** A refresh of one version's tools: what is held, withdrawn or kept. */
-  async #reconcile(record: UpstreamRecord, version: string, current: UpstreamVersion, definitions: Definition[], skipped: Skipped[], before: HeldChange[], now: number): Promise<SyncReport & { changes: HeldChange[] }> {
-    const report = { upstream: record.name, version, served: [] as string[], offerings: [] as string[], held: [] as HeldReport[], removed: [] as string[], skipped, changes: [] as HeldChange[] };
+  async #reconcile(
+    record: UpstreamRecord,
+    version: string,
+    current: UpstreamVersion,
+    definitions: Definition[],
+    skipped: Skipped[],
+    before: HeldChange[],
+    now: number,
+  ): Promise<SyncReport & { changes: HeldChange[] }> {
+    const report = {
+      upstream: record.name,
+      version,
+      served: [] as string[],
+      offerings: [] as string[],
+      held: [] as HeldReport[],
+      removed: [] as string[],
+      skipped,
+      changes: [] as HeldChange[],
+    };
     const skills = await this.registry.readSkills([...new Set(Object.values(current.tools))]);
     const deployed = new Map<string, Deployment>();
     for (const skill of Object.values(current.tools)) {
@@ -566,7 +701,13 @@ export class Upstreams implements UpstreamCaller {
         ...(servedPin ? { previousHash: servedPin, previous } : {}),
         manifest: definition.manifest,
         endpoint: definition.endpoint,
-        changes: served ? [...manifestChanges(served.manifest, definition.manifest), ...(endpointChanged ? manifestChanges({ endpoint: served.endpoint }, { endpoint: definition.endpoint }) : [])] : [],
+        changes:
+          served ?
+            [
+              ...manifestChanges(served.manifest, definition.manifest),
+              ...(endpointChanged ? manifestChanges({ endpoint: served.endpoint }, { endpoint: definition.endpoint }) : []),
+            ]
+          : [],
         breaking,
         withdrawn: breaking || (!!earlier?.withdrawn && !served),
         seenAt: earlier?.contractHash === definition.pinHash ? earlier.seenAt : now,
@@ -577,7 +718,10 @@ export class Upstreams implements UpstreamCaller {
     }
     const gone = Object.entries(current.tools).filter(([tool]) => !seen.has(tool));
     if (gone.length) {
-      await this.registry.deregister(gone.map(([, skill]) => deploymentId(skill, version)), now);
+      await this.registry.deregister(
+        gone.map(([, skill]) => deploymentId(skill, version)),
+        now,
+      );
       for (const [tool] of gone) {
         delete current.tools[tool];
         current.removed = [...current.removed.filter((r) => r.tool !== tool), { tool, at: now }].slice(-100);
@@ -614,20 +758,33 @@ async function definitionOf(tool: string, manifest: SkillManifest, endpoint: { u
 /** One MCP server as a call (or a definitions read) reaches it, with its credential for `caller`. */
 function mcpTarget(url: string, label: string, credential: CallCredential, caller: string, signal: AbortSignal): McpTarget {
   // A 2025 server keeps state per session: each caller has its own, even with a shared credential.
-  return { url, label, headers: credential.headers, ...(credential.query ? { query: credential.query } : {}), sessionKey: `${credential.sessionKey}\n${caller}`, signal };
+  return {
+    url,
+    label,
+    headers: credential.headers,
+    ...(credential.query ? { query: credential.query } : {}),
+    sessionKey: `${credential.sessionKey}\n${caller}`,
+    signal,
+  };
 }
 
 /** `<subject> <name>` of each offering. */
 function offeringNames(offerings: Offerings | undefined): string[] {
   if (!offerings) return [];
-  return OFFERING_SUBJECTS.flatMap((s) => (offerings[s.list] as Array<Parameters<typeof s.keyOf>[0]>).map((item) => `${s.subject} ${(s.keyOf as (item: unknown) => string)(item)}`));
+  return OFFERING_SUBJECTS.flatMap((s) =>
+    (offerings[s.list] as Array<Parameters<typeof s.keyOf>[0]>).map((item) => `${s.subject} ${(s.keyOf as (item: unknown) => string)(item)}`),
+  );
 }
 
 /** The served offerings with approved held ones in place (a changed one replaced, a new one added). */
 function withApproved(offerings: Offerings | undefined, approved: HeldChange[]): Offerings | undefined {
   const changes = approved.filter((c) => c.subject !== "tool" && c.offering);
   if (!changes.length) return offerings;
-  const next: Offerings = { resources: [...(offerings?.resources ?? [])], resourceTemplates: [...(offerings?.resourceTemplates ?? [])], prompts: [...(offerings?.prompts ?? [])] };
+  const next: Offerings = {
+    resources: [...(offerings?.resources ?? [])],
+    resourceTemplates: [...(offerings?.resourceTemplates ?? [])],
+    prompts: [...(offerings?.prompts ?? [])],
+  };
   for (const subject of OFFERING_SUBJECTS) {
     const keyOf = subject.keyOf as (item: unknown) => string;
     const list = next[subject.list] as unknown[];
@@ -642,7 +799,15 @@ function withApproved(offerings: Offerings | undefined, approved: HeldChange[]):
 
 /** A held change as a report names it. */
 function heldReportOf(change: HeldChange): HeldReport {
-  return { subject: change.subject, name: change.name, kind: change.kind, contractHash: change.contractHash, breaking: change.breaking, withdrawn: change.withdrawn, changes: change.changes };
+  return {
+    subject: change.subject,
+    name: change.name,
+    kind: change.kind,
+    contractHash: change.contractHash,
+    breaking: change.breaking,
+    withdrawn: change.withdrawn,
+    changes: change.changes,
+  };
 }
 
 /**
@@ -672,7 +837,13 @@ export function upstreamView(record: UpstreamRecord, held: HeldDoc): UpstreamVie
     versions: Object.fromEntries(
       Object.entries(versions).map(([version, { auth: _own, ...v }]) => [
         version,
-        { ...v, url: redactedUrl(v.url), ...(v.documentUrl ? { documentUrl: redactedUrl(v.documentUrl) } : {}), auth: describeAuth(authOf(record, version)), held: held.versions[version] ?? [] },
+        {
+          ...v,
+          url: redactedUrl(v.url),
+          ...(v.documentUrl ? { documentUrl: redactedUrl(v.documentUrl) } : {}),
+          auth: describeAuth(authOf(record, version)),
+          held: held.versions[version] ?? [],
+        },
       ]),
     ),
   };
@@ -690,10 +861,34 @@ export function recordSync(audit: AuditLog, reports: SyncReport[], by: string, w
     const where = `upstream ${report.upstream}@${report.version}`;
     for (const held of report.held) {
       const what = `${SUBJECT_WORDS[held.subject]} ${held.name}`;
-      audit.record({ type: "admin", at, by, action: `${where}: held ${held.kind} ${what} ${held.contractHash}${held.breaking ? " (breaking)" : ""}${held.withdrawn ? ", withdrawn until approved" : ""}`, status: 202 }, waitUntil);
+      audit.record(
+        {
+          type: "admin",
+          at,
+          by,
+          action: `${where}: held ${held.kind} ${what} ${held.contractHash}${held.breaking ? " (breaking)" : ""}${held.withdrawn ? ", withdrawn until approved" : ""}`,
+          status: 202,
+        },
+        waitUntil,
+      );
     }
-    for (const removed of report.removed) audit.record({ type: "admin", at, by, action: `${where}: ${removed.includes(" ") ? removed : `tool ${removed}`} withdrawn (the upstream no longer lists it)`, status: 200 }, waitUntil);
-    for (const refused of report.skipped.filter((s) => s.reason.startsWith("not held:"))) audit.record({ type: "admin", at, by, action: `${where}: a change of ${refused.tool} was not held: ${refused.reason}`, status: 409 }, waitUntil);
-    if (report.approved?.length) audit.record({ type: "admin", at, by, action: `${where}: approved ${report.approved.map((a) => `${a.key} ${a.contractHash}`).join(", ")}`, status: 200 }, waitUntil);
+    for (const removed of report.removed)
+      audit.record(
+        {
+          type: "admin",
+          at,
+          by,
+          action: `${where}: ${removed.includes(" ") ? removed : `tool ${removed}`} withdrawn (the upstream no longer lists it)`,
+          status: 200,
+        },
+        waitUntil,
+      );
+    for (const refused of report.skipped.filter((s) => s.reason.startsWith("not held:")))
+      audit.record({ type: "admin", at, by, action: `${where}: a change of ${refused.tool} was not held: ${refused.reason}`, status: 409 }, waitUntil);
+    if (report.approved?.length)
+      audit.record(
+        { type: "admin", at, by, action: `${where}: approved ${report.approved.map((a) => `${a.key} ${a.contractHash}`).join(", ")}`, status: 200 },
+        waitUntil,
+      );
   }
 }

@@ -184,7 +184,9 @@ export async function listOfferings(target: McpTarget, era: McpEra): Promise<Off
  * @example const { contents } = await readUpstreamResource(target, era, "demo://resource/static/document/architecture.md")
  */
 export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: string): Promise<ReadResourceResult> {
-  const result = ReadResourceResultSchema.safeParse(await exchange(target, "resources/read", { uri }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(uri) } } : {}));
+  const result = ReadResourceResultSchema.safeParse(
+    await exchange(target, "resources/read", { uri }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(uri) } } : {}),
+  );
   if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
   return result.data;
 }
@@ -194,7 +196,9 @@ export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: 
  * @example const { messages } = await getUpstreamPrompt(target, era, "simple-prompt", {})
  */
 export async function getUpstreamPrompt(target: McpTarget, era: McpEra, name: string, args: Record<string, string>): Promise<GetPromptResult> {
-  const result = GetPromptResultSchema.safeParse(await exchange(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(name) } } : {}));
+  const result = GetPromptResultSchema.safeParse(
+    await exchange(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(name) } } : {}),
+  );
   if (!result.success) throw unavailable(target, "answered prompts/get with something that is not a prompt");
   return result.data;
 }
@@ -225,14 +229,21 @@ export interface ToolCallOptions {
  * anything else (unreachable, 5xx, not JSON-RPC, an endless stream, an error of its own).
  * @example const result = await callTool(target, era, "echo", { message: "hi" })
  */
-export async function callTool(target: McpTarget, era: McpEra, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<UpstreamToolResult | InputRequiredResult> {
+export async function callTool(
+  target: McpTarget,
+  era: McpEra,
+  tool: string,
+  args: Record<string, unknown>,
+  options: ToolCallOptions = {},
+): Promise<UpstreamToolResult | InputRequiredResult> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
   const round = era.stateless ? options.inputRound : undefined;
   if (round?.inputResponses) params.inputResponses = round.inputResponses;
   if (round?.requestState !== undefined) params.requestState = round.requestState;
   if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
-  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
+  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress, capabilities: round?.capabilities })) as
+    { resultType?: unknown } | undefined;
   if (raw?.resultType === "input_required") return inputRequiredOf(target, raw, round);
   const result = UpstreamToolResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
@@ -250,11 +261,21 @@ function inputRequiredOf(target: McpTarget, raw: unknown, round: InputRound | un
   if (!result.success) throw unavailable(target, "answered input_required with something that is not an input request");
   // A caller without an input round (no 2026-07-28 MCP client) declared nothing, and can answer nothing.
   const undeclared = [...new Set(undeclaredInputRequests(result.data, round?.capabilities ?? {}))];
-  if (!round) throw unavailable(target, `asked for input the caller cannot give (${undeclared.join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`);
+  if (!round)
+    throw unavailable(
+      target,
+      `asked for input the caller cannot give (${undeclared.join(", ") || "input_required"}): only an MCP 2026-07-28 client that declares it can answer`,
+    );
   // One that could, had it declared it: -32021, naming what to declare.
   if (undeclared.length) {
-    const requiredCapabilities = Object.fromEntries(undeclared.map((method) => [INPUT_REQUEST_CAPABILITY[method as keyof typeof INPUT_REQUEST_CAPABILITY], {}]));
-    throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${target.label} asked for input the request did not declare it can give (${undeclared.join(", ")})`, { requiredCapabilities });
+    const requiredCapabilities = Object.fromEntries(
+      undeclared.map((method) => [INPUT_REQUEST_CAPABILITY[method as keyof typeof INPUT_REQUEST_CAPABILITY], {}]),
+    );
+    throw new RpcError(
+      McpErrorCode.MissingCapability,
+      `Missing client capability: ${target.label} asked for input the request did not declare it can give (${undeclared.join(", ")})`,
+      { requiredCapabilities },
+    );
   }
   return attributedInputRequired(result.data, target.label);
 }
@@ -304,7 +325,12 @@ async function exchange(target: McpTarget, method: string, params: Record<string
 }
 
 function statelessParams(params: Record<string, unknown>, era: McpEra, capabilities: Record<string, unknown> = {}): Record<string, unknown> {
-  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), [META.protocolVersion]: era.protocolVersion, [META.clientCapabilities]: capabilities, [META.clientInfo]: CLIENT_INFO };
+  const meta = {
+    ...((params._meta as Record<string, unknown> | undefined) ?? {}),
+    [META.protocolVersion]: era.protocolVersion,
+    [META.clientCapabilities]: capabilities,
+    [META.clientInfo]: CLIENT_INFO,
+  };
   return { ...params, _meta: meta };
 }
 
@@ -342,7 +368,8 @@ async function openSession(target: McpTarget): Promise<Session> {
   const opened: { id?: string } = {};
   const result = (await send(target, "initialize", params, { headers: {}, opened })) as { protocolVersion?: unknown } | undefined;
   const version = typeof result?.protocolVersion === "string" ? result.protocolVersion : "";
-  if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(version)) throw unavailable(target, `speaks MCP ${version.slice(0, 40) || "(no version)"}, which the gateway does not`);
+  if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(version))
+    throw unavailable(target, `speaks MCP ${version.slice(0, 40) || "(no version)"}, which the gateway does not`);
   const session = { version, ...(opened.id ? { id: opened.id } : {}) };
   await notify(target, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
   return session;
@@ -396,7 +423,11 @@ const CANCEL_NOTICE_MS = 500;
 
 /** `notifications/cancelled` for request `id` in the session, best effort within `CANCEL_NOTICE_MS`. */
 async function cancelUpstream(target: McpTarget, id: number, session: Session): Promise<void> {
-  const message = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "The gateway's caller cancelled, or the call timed out" } };
+  const message = {
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: id, reason: "The gateway's caller cancelled, or the call timed out" },
+  };
   await notify({ ...target, signal: AbortSignal.timeout(CANCEL_NOTICE_MS) }, message, session).catch(() => {});
 }
 
@@ -426,7 +457,9 @@ async function sendAs(id: number, target: McpTarget, method: string, params: Rec
   }
   if (response.status === 401 || response.status === 403) {
     await response.body?.cancel();
-    throw new RpcError(ErrorCode.SkillUnavailable, `${target.label}: the upstream refused the gateway's credential (HTTP ${response.status})`, { retryAfterMs: RETRY_AFTER_MS });
+    throw new RpcError(ErrorCode.SkillUnavailable, `${target.label}: the upstream refused the gateway's credential (HTTP ${response.status})`, {
+      retryAfterMs: RETRY_AFTER_MS,
+    });
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
@@ -448,14 +481,27 @@ async function sendAs(id: number, target: McpTarget, method: string, params: Rec
     return resultOf(target, response.status, message);
   } catch (error) {
     if (error instanceof RpcError || target.signal.aborted) throw error;
-    if (error instanceof BodyTooLarge) throw unavailable(target, limit < MAX_ANSWER_BYTES ? `listed more than the ${LIST_BUDGET_BYTES / 1024 / 1024} MiB a listing may take` : `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
+    if (error instanceof BodyTooLarge)
+      throw unavailable(
+        target,
+        limit < MAX_ANSWER_BYTES ?
+          `listed more than the ${LIST_BUDGET_BYTES / 1024 / 1024} MiB a listing may take`
+        : `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`,
+      );
     console.error(`[upstream] ${target.label} broke off its answer:`, errorText(error));
     throw unavailable(target, "broke off its answer");
   }
 }
 
 /** The response to request `id` on an event stream: progress relayed, server requests refused. */
-async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Array>, id: number, limit: number, onProgress?: (progress: Progress) => void, session?: Session): Promise<unknown> {
+async function responseOnStream(
+  target: McpTarget,
+  body: ReadableStream<Uint8Array>,
+  id: number,
+  limit: number,
+  onProgress?: (progress: Progress) => void,
+  session?: Session,
+): Promise<unknown> {
   for await (const data of sseData(body, limit)) {
     const message = safeJson(data) as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown } | undefined;
     if (typeof message !== "object" || message === null) continue;
@@ -463,10 +509,15 @@ async function responseOnStream(target: McpTarget, body: ReadableStream<Uint8Arr
       await body.cancel().catch(() => {});
       return message;
     }
-    if (message.method === PROGRESS_METHOD) onProgress?.(message.params as Progress); // checked where it is relayed (src/progress)
+    if (message.method === PROGRESS_METHOD)
+      onProgress?.(message.params as Progress); // checked where it is relayed (src/progress)
     else if (typeof message.method === "string" && message.id !== undefined && session) {
       // A request of the server's own (sampling, elicitation, roots): the gateway has no user to ask.
-      void notify(target, { jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.MethodNotFound, message: "The Skillmesh gateway does not answer server requests" } }, session).catch(() => {});
+      void notify(
+        target,
+        { jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.MethodNotFound, message: "The Skillmesh gateway does not answer server requests" } },
+        session,
+      ).catch(() => {});
     }
   }
   throw unavailable(target, "ended its event stream without an answer");
@@ -485,7 +536,11 @@ function resultOf(target: McpTarget, status: number, message: unknown): unknown 
   if (error.code === ErrorCode.InvalidParams) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${said}`);
   if (error.code === McpErrorCode.MissingCapability) {
     const required = requiredCapabilitiesOf(error.data);
-    throw new RpcError(McpErrorCode.MissingCapability, `Missing client capability: ${target.label} needs a capability the request did not declare (${said})`, required ? { requiredCapabilities: required } : undefined);
+    throw new RpcError(
+      McpErrorCode.MissingCapability,
+      `Missing client capability: ${target.label} needs a capability the request did not declare (${said})`,
+      required ? { requiredCapabilities: required } : undefined,
+    );
   }
   throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${said}`, { retryAfterMs: RETRY_AFTER_MS, upstreamCode: error.code });
 }

@@ -29,7 +29,13 @@ const SecretSchema = z.string().min(1).max(8_192);
 const HeaderNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9-]{1,64}$/, "a header name is letters, digits and -")
-  .refine((name) => !/^(host|content-length|content-type|accept|mcp-session-id|mcp-protocol-version|mcp-method|mcp-name|traceparent|connection|transfer-encoding)$/i.test(name), "that header is the gateway's to set");
+  .refine(
+    (name) =>
+      !/^(host|content-length|content-type|accept|mcp-session-id|mcp-protocol-version|mcp-method|mcp-name|traceparent|connection|transfer-encoding)$/i.test(
+        name,
+      ),
+    "that header is the gateway's to set",
+  );
 
 /**
  * How the gateway authenticates to an upstream. `none`; a static `bearer` token, `header` or `query` parameter;
@@ -43,7 +49,11 @@ export const UpstreamAuthSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("bearer"), token: SecretSchema }),
   z.strictObject({ type: z.literal("header"), name: HeaderNameSchema, value: SecretSchema }),
   /** A secret a hosted server takes in its URL's query (`?api_key=…`): sealed, added to each request's URL, never shown. */
-  z.strictObject({ type: z.literal("query"), name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a query parameter's name is letters, digits, _, . or -"), value: SecretSchema }),
+  z.strictObject({
+    type: z.literal("query"),
+    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a query parameter's name is letters, digits, _, . or -"),
+    value: SecretSchema,
+  }),
   z.strictObject({
     type: z.literal("client_credentials"),
     tokenUrl: z.url({ protocol: /^https?$/ }),
@@ -100,7 +110,10 @@ export const UpstreamRegistrationSchema = z.discriminatedUnion("kind", [
         .string()
         .min(1)
         .max(MAX_DOCUMENT_BYTES)
-        .refine((text) => !/^\s*[a-z][a-z0-9+.-]*:\/\//i.test(text) || /\n/.test(text), "a document URL is http or https; a document sent as text is JSON or YAML"),
+        .refine(
+          (text) => !/^\s*[a-z][a-z0-9+.-]*:\/\//i.test(text) || /\n/.test(text),
+          "a document URL is http or https; a document sent as text is JSON or YAML",
+        ),
       z.record(z.string(), z.unknown()),
     ]),
     /** The base URL operations are called on; default the document's first `servers` URL. */
@@ -131,7 +144,14 @@ export const StoredAuthSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("bearer"), token: SealedSchema }),
   z.object({ type: z.literal("header"), name: z.string(), value: SealedSchema }),
   z.object({ type: z.literal("query"), name: z.string(), value: SealedSchema }),
-  z.object({ type: z.literal("client_credentials"), tokenUrl: z.string(), clientId: z.string(), clientSecret: SealedSchema, scope: z.string().optional(), audience: z.string().optional() }),
+  z.object({
+    type: z.literal("client_credentials"),
+    tokenUrl: z.string(),
+    clientId: z.string(),
+    clientSecret: SealedSchema,
+    scope: z.string().optional(),
+    audience: z.string().optional(),
+  }),
   z.object({ type: z.literal("per-caller"), header: z.string().optional(), listToken: SealedSchema.optional() }),
 ]);
 export type StoredAuth = z.infer<typeof StoredAuthSchema>;
@@ -186,7 +206,11 @@ export type HeldDoc = z.infer<typeof HeldDocSchema>;
 export const RefreshStatusSchema = z.object({ at: z.number(), ok: z.boolean(), error: z.string().optional() });
 
 /** What an MCP upstream serves besides tools. */
-export const OfferingsSchema = z.object({ resources: z.array(ResourceSchema), resourceTemplates: z.array(ResourceTemplateSchema), prompts: z.array(PromptSchema) });
+export const OfferingsSchema = z.object({
+  resources: z.array(ResourceSchema),
+  resourceTemplates: z.array(ResourceTemplateSchema),
+  prompts: z.array(PromptSchema),
+});
 export type Offerings = z.infer<typeof OfferingsSchema>;
 
 /** One version of an upstream: where it answers and what of it is served. */
@@ -246,7 +270,9 @@ export type AuthView = z.infer<typeof AuthViewSchema>;
 /** One version as the admin API shows it: its credential described, its held changes beside it, no secret in a URL. */
 export const UpstreamVersionViewSchema = UpstreamVersionSchema.omit({ auth: true }).extend({ auth: AuthViewSchema, held: z.array(HeldChangeSchema) });
 /** An upstream as `GET /admin/upstreams` shows it. */
-export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true, versions: true }).extend({ versions: z.record(z.string(), UpstreamVersionViewSchema) });
+export const UpstreamViewSchema = UpstreamRecordSchema.omit({ auth: true, versions: true }).extend({
+  versions: z.record(z.string(), UpstreamVersionViewSchema),
+});
 export type UpstreamView = z.infer<typeof UpstreamViewSchema>;
 
 /** `PUT /upstreams/<name>/credential`: a caller's own token for a `per-caller` upstream. */

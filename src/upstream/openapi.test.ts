@@ -29,7 +29,9 @@ describe("callOperation", () => {
   beforeAll(async () => {
     server = createServer((request, response) => {
       const status = Number(new URL(request.url!, "http://x").searchParams.get("status") ?? 200);
-      response.writeHead(status, { "content-type": "application/json", ...(status === 429 ? { "retry-after": "3" } : {}) }).end(JSON.stringify(status === 200 ? { ok: request.url } : { message: `said ${status}` }));
+      response
+        .writeHead(status, { "content-type": "application/json", ...(status === 429 ? { "retry-after": "3" } : {}) })
+        .end(JSON.stringify(status === 200 ? { ok: request.url } : { message: `said ${status}` }));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
@@ -37,8 +39,20 @@ describe("callOperation", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const call = (status: number, extra: Partial<Parameters<typeof callOperation>[0]> = {}) =>
-    callOperation({ url, operation: { method: "get", path: "/x", parameters: [{ name: "status", in: "query", required: false }] }, args: { status }, headers: {}, signal: AbortSignal.timeout(5_000), label: "api.x", ...extra });
-  const codeOf = (promise: Promise<unknown>) => promise.then((): [number, string] => [0, ""], (error: RpcError): [number, string] => [error.code, error.message]);
+    callOperation({
+      url,
+      operation: { method: "get", path: "/x", parameters: [{ name: "status", in: "query", required: false }] },
+      args: { status },
+      headers: {},
+      signal: AbortSignal.timeout(5_000),
+      label: "api.x",
+      ...extra,
+    });
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      (): [number, string] => [0, ""],
+      (error: RpcError): [number, string] => [error.code, error.message],
+    );
 
   it("answers the API's statuses as the gateway's codes, with the API's own message", async () => {
     expect(await call(200)).toEqual({ ok: "/api/x?status=200" });

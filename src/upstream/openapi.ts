@@ -31,9 +31,16 @@ const RESERVED_HEADERS = /^(authorization|cookie|host|content-type|content-lengt
 export function parseDocument(source: string | Json): Json {
   const upgraded = upgrade(source as never);
   const specification = upgraded.specification as Json | undefined;
-  if (!specification || typeof specification.openapi !== "string" || !/^3\.[01]\./.test(specification.openapi)) throw new Error("not an OpenAPI 3.0 or 3.1 document");
+  if (!specification || typeof specification.openapi !== "string" || !/^3\.[01]\./.test(specification.openapi))
+    throw new Error("not an OpenAPI 3.0 or 3.1 document");
   const resolved = dereference(specification as never);
-  if (resolved.errors?.length) throw new Error(resolved.errors.slice(0, 3).map((e) => e.message).join("; "));
+  if (resolved.errors?.length)
+    throw new Error(
+      resolved.errors
+        .slice(0, 3)
+        .map((e) => e.message)
+        .join("; "),
+    );
   return resolved.schema as Json;
 }
 
@@ -86,7 +93,14 @@ export function operationsOf(document: Json, source: ToolSource & { operationTag
   return { skills, skipped };
 }
 
-function operationSkillOf(source: ToolSource, tool: string, method: (typeof METHODS)[number], path: string, op: Json, shared: Json[]): OperationSkill | { refused: string } {
+function operationSkillOf(
+  source: ToolSource,
+  tool: string,
+  method: (typeof METHODS)[number],
+  path: string,
+  op: Json,
+  shared: Json[],
+): OperationSkill | { refused: string } {
   const named = skillNameOf(source.upstream, tool);
   if ("refused" in named) return named;
   // Every schema of the operation is written out within one budget.
@@ -143,7 +157,9 @@ function operationSkillOf(source: ToolSource, tool: string, method: (typeof METH
 /** The schema of the first 2xx response's JSON content; `null` for one without content. */
 function successSchemaOf(op: Json, writeOut: (schema: unknown) => Json): Json {
   const responses = (op.responses as Record<string, Json> | undefined) ?? {};
-  const code = Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()[0];
+  const code = Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort()[0];
   if (!code) return {};
   const content = (responses[code]!.content as Record<string, Json> | undefined) ?? {};
   const mediaType = Object.keys(content).find((type) => /json/i.test(type));
@@ -207,7 +223,11 @@ function writtenOut(schema: unknown, budget: { left: number }, ancestors: unknow
       out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, writtenOut(v, budget, within)]));
     } else if (["allOf", "anyOf", "oneOf", "prefixItems"].includes(key) && Array.isArray(value)) {
       out[key] = value.map((v) => writtenOut(v, budget, within));
-    } else if (["items", "not", "additionalProperties", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].includes(key) && typeof value === "object" && value !== null) {
+    } else if (
+      ["items", "not", "additionalProperties", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"].includes(key) &&
+      typeof value === "object" &&
+      value !== null
+    ) {
       out[key] = writtenOut(value, budget, within);
     } else {
       if ((budget.left -= weightOf(value)) < 0) throw new SchemaTooLarge();
@@ -251,8 +271,10 @@ export function operationUrl(base: string, path: string, args: Record<string, un
   const root = new URL(base);
   const prefix = root.pathname.replace(/\/+$/, "");
   const refusal = pathRefusal(path);
-  const target = refusal ? undefined : new URL(`${root.origin}${prefix}${path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")))}`);
-  if (!target || target.origin !== root.origin || !target.pathname.startsWith(`${prefix}/`)) throw unavailable(label, `would be called outside its API's base URL (${root.origin}${prefix})`);
+  const target =
+    refusal ? undefined : new URL(`${root.origin}${prefix}${path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")))}`);
+  if (!target || target.origin !== root.origin || !target.pathname.startsWith(`${prefix}/`))
+    throw unavailable(label, `would be called outside its API's base URL (${root.origin}${prefix})`);
   for (const [name, value] of root.searchParams) target.searchParams.append(name, value);
   return target;
 }
@@ -310,7 +332,8 @@ export async function callOperation(call: OperationCall): Promise<unknown> {
     throw new RpcError(ErrorCode.RateLimited, `${label} is rate limited upstream; retry after ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
   }
   if (status >= 500) throw unavailable(label, `failed upstream (HTTP ${status}${said ? `: ${said}` : ""})`);
-  if (status === 401 || status === 403) throw new RpcError(ErrorCode.Unauthorized, `${label}: the upstream refused the credential (HTTP ${status})${said ? `: ${said}` : ""}`, { status });
+  if (status === 401 || status === 403)
+    throw new RpcError(ErrorCode.Unauthorized, `${label}: the upstream refused the credential (HTTP ${status})${said ? `: ${said}` : ""}`, { status });
   if (status >= 400) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${label} answered HTTP ${status}${said ? `: ${said}` : ""}`, { status });
   throw unavailable(label, `answered HTTP ${status}, which the gateway does not follow`);
 }
@@ -332,4 +355,3 @@ function apiMessageOf(text: string): string {
   const said = fields.find((f): f is string => typeof f === "string") ?? (json === undefined ? text : "");
   return said.replace(/\s+/g, " ").trim().slice(0, 500);
 }
-

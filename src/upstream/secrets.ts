@@ -16,7 +16,15 @@ function keyOf(secret: string): Promise<CryptoKey> {
   if (!key) {
     key = crypto.subtle
       .importKey("raw", UTF8_ENCODER.encode(secret), "HKDF", false, ["deriveKey"])
-      .then((base) => crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(), info: UTF8_ENCODER.encode("skillmesh upstream credentials v1") }, base, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]));
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(), info: UTF8_ENCODER.encode("skillmesh upstream credentials v1") },
+          base,
+          { name: "AES-GCM", length: 256 },
+          false,
+          ["encrypt", "decrypt"],
+        ),
+      );
     keys.set(secret, key);
   }
   return key;
@@ -37,7 +45,11 @@ export class NoUpstreamKey extends Error {
 export async function seal(secret: string | undefined, context: string, value: string): Promise<Sealed> {
   if (!secret) throw new NoUpstreamKey();
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: UTF8_ENCODER.encode(context) }, await keyOf(secret), UTF8_ENCODER.encode(value));
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: UTF8_ENCODER.encode(context) },
+    await keyOf(secret),
+    UTF8_ENCODER.encode(value),
+  );
   return { iv: base64Of(iv), data: base64Of(new Uint8Array(data)) };
 }
 
@@ -48,11 +60,20 @@ export async function seal(secret: string | undefined, context: string, value: s
 export async function unseal(secret: string | undefined, context: string, sealed: Sealed): Promise<string> {
   try {
     if (!secret) throw new NoUpstreamKey();
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytesOf(sealed.iv), additionalData: UTF8_ENCODER.encode(context) }, await keyOf(secret), bytesOf(sealed.data));
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: bytesOf(sealed.iv), additionalData: UTF8_ENCODER.encode(context) },
+      await keyOf(secret),
+      bytesOf(sealed.data),
+    );
     return new TextDecoder().decode(plain);
   } catch (error) {
-    console.error(`[upstream] a sealed credential of ${context} does not open (SKILLMESH_UPSTREAM_KEY changed?):`, error instanceof Error ? error.name : "error");
-    throw new RpcError(ErrorCode.SkillUnavailable, "The upstream's credential cannot be read on this gateway; an operator must register it again", { retryAfterMs: 60_000 });
+    console.error(
+      `[upstream] a sealed credential of ${context} does not open (SKILLMESH_UPSTREAM_KEY changed?):`,
+      error instanceof Error ? error.name : "error",
+    );
+    throw new RpcError(ErrorCode.SkillUnavailable, "The upstream's credential cannot be read on this gateway; an operator must register it again", {
+      retryAfterMs: 60_000,
+    });
   }
 }
 

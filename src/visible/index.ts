@@ -11,7 +11,14 @@ export type HiddenKind = "tag" | "bidi" | "zero-width" | "invisible";
 /** Which hidden kind a code point is, or undefined for one a screen shows. */
 export function hiddenKindOf(codePoint: number): HiddenKind | undefined {
   if (codePoint >= 0xe0000 && codePoint <= 0xe007f) return "tag";
-  if (codePoint === 0x061c || codePoint === 0x200e || codePoint === 0x200f || (codePoint >= 0x202a && codePoint <= 0x202e) || (codePoint >= 0x2066 && codePoint <= 0x2069)) return "bidi";
+  if (
+    codePoint === 0x061c ||
+    codePoint === 0x200e ||
+    codePoint === 0x200f ||
+    (codePoint >= 0x202a && codePoint <= 0x202e) ||
+    (codePoint >= 0x2066 && codePoint <= 0x2069)
+  )
+    return "bidi";
   if ((codePoint >= 0x200b && codePoint <= 0x200d) || codePoint === 0x2060 || codePoint === 0xfeff || codePoint === 0x180e) return "zero-width";
   if (
     codePoint === 0x00ad ||

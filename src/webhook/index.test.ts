@@ -26,7 +26,9 @@ describe("signed webhooks", () => {
   it("signs the format receivers verify: HMAC-SHA256 over t, POST, path, the body's SHA-256 and an empty line", async () => {
     const { createHmac, createHash } = await import("node:crypto");
     const now = 1_800_000_000_000;
-    const expected = createHmac("sha256", "s3cret").update(`${now}\nPOST\n${parts.path}\n${createHash("sha256").update(parts.body).digest("hex")}\n`).digest("hex");
+    const expected = createHmac("sha256", "s3cret")
+      .update(`${now}\nPOST\n${parts.path}\n${createHash("sha256").update(parts.body).digest("hex")}\n`)
+      .digest("hex");
     expect(await signWebhook("s3cret", parts, now)).toBe(`t=${now},v1=${expected}`);
   });
 });

@@ -104,7 +104,8 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
       compatibility_flags?: string[];
     };
     const modules: Record<string, number> = {};
-    for (const [field, value] of form.entries() as Iterable<[string, string | Blob]>) if (field !== "metadata" && typeof value !== "string") modules[field] = value.size;
+    for (const [field, value] of form.entries() as Iterable<[string, string | Blob]>)
+      if (field !== "metadata" && typeof value !== "string") modules[field] = value.size;
     const previous = workers.get(name);
     const keepBindings = metadata.keep_bindings ?? [];
     const sent = metadata.bindings ?? [];
@@ -142,12 +143,25 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   app.get("/workers/services/:name", (c) => {
     const worker = workers.get(c.req.param("name"));
     if (!worker) return fail(c, 404, 10090, "workers.api.error.service_not_found");
-    return ok(c, { id: c.req.param("name"), default_environment: { environment: "production", script: { id: c.req.param("name"), tag: worker.tag, tags: [], last_deployed_from: "wrangler" } } });
+    return ok(c, {
+      id: c.req.param("name"),
+      default_environment: { environment: "production", script: { id: c.req.param("name"), tag: worker.tag, tags: [], last_deployed_from: "wrangler" } },
+    });
   });
   app.get("/workers/scripts/:name/deployments", (c) => {
     const worker = workers.get(c.req.param("name"));
     if (!worker) return notFound(c);
-    return ok(c, { deployments: [{ id: randomUUID(), source: "wrangler", strategy: "percentage", versions: [{ version_id: worker.versionId, percentage: 100 }], created_on: new Date().toISOString() }] });
+    return ok(c, {
+      deployments: [
+        {
+          id: randomUUID(),
+          source: "wrangler",
+          strategy: "percentage",
+          versions: [{ version_id: worker.versionId, percentage: 100 }],
+          created_on: new Date().toISOString(),
+        },
+      ],
+    });
   });
   app.get("/workers/scripts/:name/settings", (c) => {
     const worker = workers.get(c.req.param("name"));
@@ -165,7 +179,12 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     if (!workers.has(c.req.param("name"))) return notFound(c);
     const upload = await accept(c, c.req.param("name"), "version");
     if (upload instanceof Response) return upload;
-    return ok(c, { id: upload.versionId, number: uploads.filter((u) => u.worker === upload.worker).length, resources: { script: { etag: randomUUID() } }, startup_time_ms: 1 });
+    return ok(c, {
+      id: upload.versionId,
+      number: uploads.filter((u) => u.worker === upload.worker).length,
+      resources: { script: { etag: randomUUID() } },
+      startup_time_ms: 1,
+    });
   });
   app.post("/workers/scripts/:name/deployments", async (c) => {
     if (!workers.has(c.req.param("name"))) return notFound(c);
@@ -186,7 +205,10 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   app.put("/workers/scripts/:name/schedules", async (c) => {
     if (!workers.has(c.req.param("name"))) return notFound(c);
     const schedules = (await c.req.json()) as Array<{ cron: string }>;
-    crons.set(c.req.param("name"), schedules.map((s) => s.cron));
+    crons.set(
+      c.req.param("name"),
+      schedules.map((s) => s.cron),
+    );
     return ok(c, { schedules });
   });
   app.put("/workflows/:name", async (c) => {
@@ -197,7 +219,9 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
 
   app.get("/r2/buckets", (c) => ok(c, { buckets: [...r2Buckets].map((name) => ({ name, creation_date: new Date(0).toISOString() })) }));
   app.get("/r2/buckets/:name", (c) =>
-    r2Buckets.has(c.req.param("name")) ? ok(c, { name: c.req.param("name"), creation_date: new Date(0).toISOString() }) : c.json({ success: false, errors: [{ code: 10006, message: "The specified bucket does not exist." }], messages: [], result: null }, 404),
+    r2Buckets.has(c.req.param("name")) ?
+      ok(c, { name: c.req.param("name"), creation_date: new Date(0).toISOString() })
+    : c.json({ success: false, errors: [{ code: 10006, message: "The specified bucket does not exist." }], messages: [], result: null }, 404),
   );
   app.post("/r2/buckets", async (c) => {
     const { name } = (await c.req.json()) as { name: string };
@@ -226,8 +250,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     workflows,
     crons,
     r2Buckets,
-    secretsOf: (name) =>
-      Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
+    secretsOf: (name) => Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
     refuse: (name) => {
       refused = name;
     },

@@ -13,7 +13,9 @@ export const fixture = (name: string) => join(FIXTURES_ROOT, name);
  * here, not read from skills/, so that a skill a user adds there cannot change what these tests
  * expect. Tests about "every skill" read skills/ (`skillDirs()`).
  */
-export const SHIPPED_SKILLS = ["html-extract", "modbus-decode", "text-summarize-v1", "text-summarize-v2", "text-summarize-degraded"].map((dir) => join(ROOT, "skills", dir));
+export const SHIPPED_SKILLS = ["html-extract", "modbus-decode", "text-summarize-v1", "text-summarize-v2", "text-summarize-degraded"].map((dir) =>
+  join(ROOT, "skills", dir),
+);
 
 /** A gateway and a skill with an in-memory OpenTelemetry exporter (test/tracing.test.ts). */
 export const TRACING_FIXTURES = {
@@ -99,6 +101,9 @@ function safeJson(text: string): unknown {
  * @example await registryLoaded(mesh.gatewayUrl, 3)
  */
 export async function registryLoaded(gatewayUrl: string, deployments: number): Promise<void> {
-  const health = () => fetch(`${gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ registry?: { deployments: number } | null }>);
+  const health = () =>
+    fetch(`${gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
+      (r) => r.json() as Promise<{ registry?: { deployments: number } | null }>,
+    );
   await eventually(health, (h) => h.registry?.deployments === deployments);
 }

@@ -50,7 +50,8 @@ export async function startPeer(handle: (request: Seen, response: ServerResponse
   return Object.assign(peer, { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
 }
 
-const json = (response: ServerResponse, body: unknown, headers: Record<string, string> = {}): void => void response.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+const json = (response: ServerResponse, body: unknown, headers: Record<string, string> = {}): void =>
+  void response.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 
 /** What the hostile MCP server lists; a test rewrites it between refreshes, as an attacker would. */
 export interface McpDefinitions {
@@ -72,7 +73,11 @@ export function crmDefinitions(): McpDefinitions {
     tools: [
       { name: "echo", description: "Echoes its input.", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
       { name: "whoami", description: "Says which credential reached it.", inputSchema: { type: "object" } },
-      { name: "remember", description: "Remembers the session's text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+      {
+        name: "remember",
+        description: "Remembers the session's text.",
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      },
       { name: "recall", description: "Recalls the session's text.", inputSchema: { type: "object" } },
       { name: "admin_dump", description: "Dumps every customer.", inputSchema: { type: "object" } },
       { name: "fail", description: "Fails as a tool does: isError.", inputSchema: { type: "object" } },
@@ -99,10 +104,18 @@ export function startHostileMcp(definitions: McpDefinitions): Promise<Peer & { d
     const answer = (result: unknown, headers: Record<string, string> = {}) => json(response, { jsonrpc: "2.0", id: message.id, result }, headers);
     switch (message.method) {
       case "server/discover":
-        if (!definitions.stateless) return void response.writeHead(400).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "not initialized" } }));
-        return answer({ supportedVersions: ["2026-07-28"], capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "hostile", version: "1" } });
+        if (!definitions.stateless)
+          return void response.writeHead(400).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "not initialized" } }));
+        return answer({
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {}, resources: {}, prompts: {} },
+          serverInfo: { name: "hostile", version: "1" },
+        });
       case "initialize":
-        return answer({ protocolVersion: "2025-06-18", capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "hostile", version: "1" } }, { "mcp-session-id": `s${++sessions}` });
+        return answer(
+          { protocolVersion: "2025-06-18", capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "hostile", version: "1" } },
+          { "mcp-session-id": `s${++sessions}` },
+        );
       case "notifications/initialized":
         return void response.writeHead(202).end();
       case "tools/list": {

@@ -52,22 +52,40 @@ async function run(args: (port: number) => string[], env: Record<string, string>
 
 /** `@modelcontextprotocol/server-everything` in Streamable HTTP mode (a 2025 server with sessions): `url` + `/mcp`; on `port` to restart one. */
 export function startServerEverything(port?: number): Promise<RunningProcess> {
-  return run(() => [bin("@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"], {}, (p) => `http://127.0.0.1:${p}/mcp`, port);
+  return run(
+    () => [bin("@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+    {},
+    (p) => `http://127.0.0.1:${p}/mcp`,
+    port,
+  );
 }
 
 /** Prism mocking an OpenAPI document from its own examples and schemas. */
 export function startPrism(document: string, port?: number): Promise<RunningProcess> {
-  return run((p) => [bin("@stoplight/prism-cli/dist/index.js"), "mock", "-h", "127.0.0.1", "-p", String(p), document], {}, (p) => `http://127.0.0.1:${p}/`, port);
+  return run(
+    (p) => [bin("@stoplight/prism-cli/dist/index.js"), "mock", "-h", "127.0.0.1", "-p", String(p), document],
+    {},
+    (p) => `http://127.0.0.1:${p}/`,
+    port,
+  );
 }
 
 /** The v2-SDK fixture server (test/fixtures/upstreams/v2-server.ts), as upstream version `version`. */
 export async function startV2Server(version: string): Promise<RunningProcess> {
   const tsx = bin("tsx/dist/cli.mjs");
-  return run(() => [tsx, join(ROOT, "test/fixtures/upstreams/v2-server.ts")], { UPSTREAM_VERSION: version }, (port) => `http://127.0.0.1:${port}/seen`);
+  return run(
+    () => [tsx, join(ROOT, "test/fixtures/upstreams/v2-server.ts")],
+    { UPSTREAM_VERSION: version },
+    (port) => `http://127.0.0.1:${port}/seen`,
+  );
 }
 
 /** The conformance suite's content and prompt fixtures as an MCP server (test/fixtures/upstreams/conformance-server.ts). */
 export async function startConformanceServer(): Promise<RunningProcess> {
   const tsx = bin("tsx/dist/cli.mjs");
-  return run(() => [tsx, join(ROOT, "test/fixtures/upstreams/conformance-server.ts")], {}, (port) => `http://127.0.0.1:${port}/mcp`);
+  return run(
+    () => [tsx, join(ROOT, "test/fixtures/upstreams/conformance-server.ts")],
+    {},
+    (port) => `http://127.0.0.1:${port}/mcp`,
+  );
 }

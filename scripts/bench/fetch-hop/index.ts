@@ -11,6 +11,9 @@ export default {
     const to = url.searchParams.get("to");
     if (!to) return new Response("?to= names the upstream", { status: 400 });
     const upstream = await fetch(to, { method: "POST", headers: request.headers, body: await request.text() });
-    return new Response(await upstream.text(), { status: upstream.status, headers: { "content-type": upstream.headers.get("content-type") ?? "application/json" } });
+    return new Response(await upstream.text(), {
+      status: upstream.status,
+      headers: { "content-type": upstream.headers.get("content-type") ?? "application/json" },
+    });
   },
 };

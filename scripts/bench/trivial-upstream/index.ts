@@ -54,7 +54,8 @@ export default {
     served++;
     const call = (await request.json().catch(() => ({}))) as Call;
     const result = answer(call, pathname === "/many" ? THOUSAND : ONE);
-    if (result === undefined) return Response.json({ jsonrpc: "2.0", id: call.id ?? null, error: { code: -32602, message: "Unknown method or bad arguments" } }, { status: 400 });
+    if (result === undefined)
+      return Response.json({ jsonrpc: "2.0", id: call.id ?? null, error: { code: -32602, message: "Unknown method or bad arguments" } }, { status: 400 });
     return Response.json({ jsonrpc: "2.0", id: call.id, result });
   },
 };

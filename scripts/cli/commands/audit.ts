@@ -6,7 +6,15 @@ import { printAudit } from "../print.js";
 
 export async function run(io: CliIO, line: CommandLine): Promise<void> {
   const { values } = line;
-  const filters = { caller: values.caller, skill: values.skill, outcome: values.outcome, type: values.type, since: values.since, limit: values.limit, cursor: values.cursor };
+  const filters = {
+    caller: values.caller,
+    skill: values.skill,
+    outcome: values.outcome,
+    type: values.type,
+    since: values.since,
+    limit: values.limit,
+    cursor: values.cursor,
+  };
   const query = requestOf(AuditQuerySchema, Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)));
   const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const page = answerOf(AuditListSchema, await api(io, "GET", `/audit?${search}`));

@@ -8,7 +8,10 @@ export async function run(io: CliIO, line: CommandLine): Promise<void> {
   const { skill, version, values, need } = line;
   const groups = parseGroups(values.group ?? []);
   if (!Object.keys(groups).length) throw new CliError("canary needs at least one --group <group>=<percent>, e.g. --group beta=100");
-  const answer = answerOf(RoutingEditAnswerSchema, await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/canary`, { version: need(version, "a version"), groups }));
+  const answer = answerOf(
+    RoutingEditAnswerSchema,
+    await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/canary`, { version: need(version, "a version"), groups }),
+  );
   io.out(answer.event.reason);
   printSkill(io, skill!, answerOf(SkillAnswerSchema, await api(io, "GET", `/skills/${encodeURIComponent(skill!)}`)).deployments, answer.routes);
 }

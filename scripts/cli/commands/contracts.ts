@@ -9,6 +9,7 @@ export async function run(io: CliIO, line: CommandLine): Promise<void> {
   io.out("Checking every skill against contracts/ (bundled with wrangler, started in workerd) …");
   const problems = await contractProblems();
   for (const problem of problems) io.out(`✗ ${problem}`);
-  if (problems.length) throw new CliError(`${problems.length} problem${problems.length === 1 ? "" : "s"} with the contracts committed in contracts/ (skills and pipelines)`);
+  if (problems.length)
+    throw new CliError(`${problems.length} problem${problems.length === 1 ? "" : "s"} with the contracts committed in contracts/ (skills and pipelines)`);
   io.out("Contracts: every skill matches its committed contract.");
 }

@@ -26,7 +26,11 @@ export async function run(io: CliIO, { positionals, values }: CommandLine): Prom
       return printKeys(io, answerOf(KeyListSchema, await api(io, "GET", "/keys")).keys);
     case "update": {
       if (!which) throw new CliError(`keys update needs a key id or name\n${USAGE}`);
-      const changes = Object.fromEntries(Object.entries({ ...grants, name: values["new-name"] }).filter(([, v]) => v !== undefined).map(([k, v]) => [k, orNull(v)]));
+      const changes = Object.fromEntries(
+        Object.entries({ ...grants, name: values["new-name"] })
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, orNull(v)]),
+      );
       if (!Object.keys(changes).length) throw new CliError("keys update needs something to change, e.g. --skills 'text.*' or --rate 100/min");
       const view = answerOf(KeyViewSchema, await api(io, "PATCH", `/keys/${encodeURIComponent(which)}`, requestOf(KeyUpdateRequestSchema, changes)));
       io.out(`Updated key ${view.id} (${view.name}); every gateway isolate has it within about a second.`);

@@ -22,7 +22,10 @@ export async function run(io: CliIO, line: CommandLine): Promise<void> {
   for (const file of created.files) io.out(`  ${shown(file)}`);
   // The curl goes to the project's running mesh (its port, its key) when there is one.
   const running = readDevState(root);
-  const serve = running ? `the running npm run dev (${running.url}) serves it within seconds` : "npm run dev                     serves it (a running npm run dev picks it up on its own)";
+  const serve =
+    running ?
+      `the running npm run dev (${running.url}) serves it within seconds`
+    : "npm run dev                     serves it (a running npm run dev picks it up on its own)";
   io.out(`The gateway binds it as ${created.binding} (wrangler.toml [[services]]: npm run deploy registers it by that binding).
 Next:
 ${serve}

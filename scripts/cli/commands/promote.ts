@@ -5,6 +5,9 @@ import type { CommandLine } from "../options.js";
 
 export async function run(io: CliIO, line: CommandLine): Promise<void> {
   const { skill, version, need } = line;
-  const answer = answerOf(RoutingEditAnswerSchema, await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/promote`, { version: need(version, "a version") }));
+  const answer = answerOf(
+    RoutingEditAnswerSchema,
+    await api(io, "POST", `/skills/${encodeURIComponent(need(skill, "a skill"))}/promote`, { version: need(version, "a version") }),
+  );
   io.out(answer.event.reason);
 }

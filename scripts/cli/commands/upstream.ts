@@ -5,7 +5,15 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { ApproveRequestSchema, SyncAnswerSchema, UpstreamListSchema, UpstreamRegistrationSchema, UpstreamRemovedSchema, type UpstreamView, UpstreamViewSchema } from "../../../src/admin-api/index.js";
+import {
+  ApproveRequestSchema,
+  SyncAnswerSchema,
+  UpstreamListSchema,
+  UpstreamRegistrationSchema,
+  UpstreamRemovedSchema,
+  type UpstreamView,
+  UpstreamViewSchema,
+} from "../../../src/admin-api/index.js";
 import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../../../src/upstream/held.js";
 import type { HeldChange } from "../../../src/upstream/model.js";
 import { hiddenIn, visibleText } from "../../../src/visible/index.js";
@@ -18,19 +26,35 @@ export async function run(io: CliIO, { positionals, values }: CommandLine): Prom
   switch (action) {
     case "add": {
       if (!name) throw new CliError(`upstream add needs a name (the prefix of its tools' names)\n${USAGE}`);
-      const auth = values["bearer-env"]
-        ? { type: "bearer", token: environment[values["bearer-env"]] ?? failMissing(values["bearer-env"]) }
-        : values["per-caller"]
-          ? { type: "per-caller" }
-          : undefined;
-      const common = { name, version: values.version, tags: values.tags, include: values.include, exclude: values.exclude, ...(values["timeout-ms"] ? { timeoutMs: Number(values["timeout-ms"]) } : {}), ...(auth ? { auth } : {}) };
+      const auth =
+        values["bearer-env"] ? { type: "bearer", token: environment[values["bearer-env"]] ?? failMissing(values["bearer-env"]) }
+        : values["per-caller"] ? { type: "per-caller" }
+        : undefined;
+      const common = {
+        name,
+        version: values.version,
+        tags: values.tags,
+        include: values.include,
+        exclude: values.exclude,
+        ...(values["timeout-ms"] ? { timeoutMs: Number(values["timeout-ms"]) } : {}),
+        ...(auth ? { auth } : {}),
+      };
       const openapi = values.openapi;
-      const body = openapi
-        ? { kind: "openapi", document: /^https?:\/\//.test(openapi) ? openapi : documentOf(openapi), url: values.url, operationTags: values["operation-tags"], ...common }
+      const body =
+        openapi ?
+          {
+            kind: "openapi",
+            document: /^https?:\/\//.test(openapi) ? openapi : documentOf(openapi),
+            url: values.url,
+            operationTags: values["operation-tags"],
+            ...common,
+          }
         : { kind: "mcp", url: values.url, ...common };
       const answer = answerOf(SyncAnswerSchema, await api(io, "POST", "/upstreams", requestOf(UpstreamRegistrationSchema, body)));
       for (const report of answer.reports) {
-        io.out(`Upstream ${report.upstream}@${report.version}: ${report.served.length} tool(s) served as skills, ${report.offerings.length} resource(s), template(s) and prompt(s)`);
+        io.out(
+          `Upstream ${report.upstream}@${report.version}: ${report.served.length} tool(s) served as skills, ${report.offerings.length} resource(s), template(s) and prompt(s)`,
+        );
         for (const id of report.served) io.out(`  ${id}`);
         for (const offering of report.offerings) io.out(`  ${offering}`);
         for (const skipped of report.skipped) io.out(`  skipped ${skipped.tool}: ${skipped.reason}`);
@@ -44,28 +68,45 @@ export async function run(io: CliIO, { positionals, values }: CommandLine): Prom
       const { reports } = answerOf(SyncAnswerSchema, await api(io, "POST", `/upstreams/${encodeURIComponent(name)}/refresh`));
       for (const report of reports) {
         io.out(`Upstream ${report.upstream}@${report.version}: ${report.served.length} served, ${report.held.length} held, ${report.removed.length} removed`);
-        for (const held of report.held) io.out(`  held ${held.kind} ${SUBJECT_WORDS[held.subject]} ${held.name}${held.breaking ? " (breaking: withdrawn until approved)" : ""}${held.changes.length ? `: ${held.changes.join("; ")}` : ""}`);
+        for (const held of report.held)
+          io.out(
+            `  held ${held.kind} ${SUBJECT_WORDS[held.subject]} ${held.name}${held.breaking ? " (breaking: withdrawn until approved)" : ""}${held.changes.length ? `: ${held.changes.join("; ")}` : ""}`,
+          );
         for (const removed of report.removed) io.out(`  removed ${removed}`);
         for (const skipped of report.skipped) io.out(`  skipped ${skipped.tool}: ${skipped.reason}`);
       }
-      if (reports.some((r) => r.held.length)) io.out(`Review and approve with: skillmesh upstream approve ${name} --tools <tool> … --offerings <subject>:<name> …`);
+      if (reports.some((r) => r.held.length))
+        io.out(`Review and approve with: skillmesh upstream approve ${name} --tools <tool> … --offerings <subject>:<name> …`);
       return;
     }
     case "approve": {
       if (!name) throw new CliError(`upstream approve needs a name\n${USAGE}`);
       const named = [...(values.tools ?? []), ...(values.offerings ?? [])];
-      if (!named.length) throw new CliError(`upstream approve names what it approves: --tools <tool> … and/or --offerings <subject>:<name> … (skillmesh upstream list shows what is held)`);
+      if (!named.length)
+        throw new CliError(
+          `upstream approve names what it approves: --tools <tool> … and/or --offerings <subject>:<name> … (skillmesh upstream list shows what is held)`,
+        );
       const view = answerOf(UpstreamViewSchema, await api(io, "GET", `/upstreams/${encodeURIComponent(name)}`));
-      const held = Object.entries(view.versions).flatMap(([version, v]) => (values.version && version !== values.version ? [] : v.held.map((change) => ({ version, change }))));
+      const held = Object.entries(view.versions).flatMap(([version, v]) =>
+        values.version && version !== values.version ? [] : v.held.map((change) => ({ version, change })),
+      );
       const picked = held.filter(({ change }) => named.includes(approvalKeyOf(change)));
       const missing = named.filter((key) => !picked.some(({ change }) => approvalKeyOf(change) === key));
       if (missing.length) throw new CliError(`Nothing of ${name} is held as ${missing.join(", ")}${values.version ? ` in version ${values.version}` : ""}`);
       // What is approved is what is printed here: each change's hash goes with the approval.
       for (const { version, change } of picked) printHeld(io, name, version, change);
-      const approval = (subject: "tool" | "offering") => Object.fromEntries(picked.filter(({ change }) => (change.subject === "tool") === (subject === "tool")).map(({ change }) => [approvalKeyOf(change), change.contractHash]));
-      const body = requestOf(ApproveRequestSchema, { ...(values.version ? { version: values.version } : {}), tools: approval("tool"), offerings: approval("offering") });
+      const approval = (subject: "tool" | "offering") =>
+        Object.fromEntries(
+          picked.filter(({ change }) => (change.subject === "tool") === (subject === "tool")).map(({ change }) => [approvalKeyOf(change), change.contractHash]),
+        );
+      const body = requestOf(ApproveRequestSchema, {
+        ...(values.version ? { version: values.version } : {}),
+        tools: approval("tool"),
+        offerings: approval("offering"),
+      });
       const { reports } = answerOf(SyncAnswerSchema, await api(io, "POST", `/upstreams/${encodeURIComponent(name)}/approve`, body));
-      for (const report of reports) for (const approved of report.approved ?? []) io.out(`Approved ${report.upstream}@${report.version} ${approved.key} ${approved.contractHash}`);
+      for (const report of reports)
+        for (const approved of report.approved ?? []) io.out(`Approved ${report.upstream}@${report.version} ${approved.key} ${approved.contractHash}`);
       return;
     }
     case "remove": {
@@ -98,7 +139,16 @@ function printUpstreams(io: CliIO, upstreams: UpstreamView[]): void {
   for (const u of upstreams) {
     for (const [version, v] of Object.entries(u.versions)) {
       const refresh = v.refresh ? `${new Date(v.refresh.at).toISOString().slice(0, 19)}Z ${v.refresh.ok ? "ok" : `failed: ${v.refresh.error ?? ""}`}` : "-";
-      rows.push([u.name, u.kind, version, v.url, String(Object.keys(v.tools).length), v.held.map((h) => `${approvalKeyOf(h)} (${h.kind}${h.withdrawn ? ", withdrawn" : ""})`).join(", ") || "-", v.auth.type, refresh]);
+      rows.push([
+        u.name,
+        u.kind,
+        version,
+        v.url,
+        String(Object.keys(v.tools).length),
+        v.held.map((h) => `${approvalKeyOf(h)} (${h.kind}${h.withdrawn ? ", withdrawn" : ""})`).join(", ") || "-",
+        v.auth.type,
+        refresh,
+      ]);
     }
   }
   table(rows).forEach((line) => io.out(line));
