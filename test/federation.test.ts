@@ -40,6 +40,9 @@ const rpc = (method: string, params: unknown, headers: Record<string, string> = 
   post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
 const control = (server: RunningProcess, body: unknown) => post(`${server.url}/control`, body);
 const addUpstream = (body: unknown) => admin(mesh.gatewayUrl, "POST", "/upstreams", body);
+/** The audit log's call entries (reads and gets included), newest first. */
+const auditedCalls = async () =>
+  (await admin(mesh.gatewayUrl, "GET", "/audit?type=call")).json.entries as Array<{ method: string; resource?: string; deployment?: string; code: number }>;
 /** An upstream's health as /healthz tells an admin. */
 async function healthOf(upstream: string) {
   const health = (await (await fetch(`${mesh.gatewayUrl}/healthz`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
@@ -184,12 +187,7 @@ describe("an MCP server of the 2025 era (server-everything, with sessions)", () 
     await narrowed.close();
     await admin(mesh.gatewayUrl, "DELETE", "/servers/no-everything");
     // Audited as a read, with the upstream version that answered.
-    const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call")).json.entries as Array<{
-      method: string;
-      resource?: string;
-      deployment?: string;
-      code: number;
-    }>;
+    const audit = await auditedCalls();
     expect(audit).toContainEqual(
       expect.objectContaining({
         method: "prompts/get",
@@ -219,12 +217,7 @@ describe("an MCP server of the 2025 era (server-everything, with sessions)", () 
     await expect(client.complete({ ref: { type: "ref/prompt", name: "everything.no-such-prompt" }, argument: { name: "a", value: "" } })).rejects.toThrow(
       /Unknown prompt/,
     );
-    const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call")).json.entries as Array<{
-      method: string;
-      resource?: string;
-      deployment?: string;
-      code: number;
-    }>;
+    const audit = await auditedCalls();
     expect(audit).toContainEqual(
       expect.objectContaining({
         method: "completion/complete",
