@@ -1,13 +1,26 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects: `unit` (src/, routes/, scripts/: functions alone, no workerd, no redis-server;
+ * `npm run test:unit`) and `integration` (test/ and the skills' own tests: meshes in workerd, a
+ * real redis-server started once by the global setup). `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ["{src,routes,skills,scripts,test}/**/*.test.ts"],
-    globalSetup: ["test/support/global-setup.ts"],
-    // Integration tests start workerd (Miniflare) and redis-server: give them room on 2 cores.
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    maxWorkers: 3,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Integration tests start workerd (Miniflare) and redis-server: give them room on 2 cores.
+    maxWorkers: 3,
+    projects: [
+      { test: { name: "unit", include: ["{src,routes,scripts}/**/*.test.ts"], testTimeout: 30_000 } },
+      {
+        test: {
+          name: "integration",
+          include: ["{skills,test}/**/*.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });
