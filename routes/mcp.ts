@@ -114,6 +114,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
     listScope: config.auth.required ? "private" : "public",
     heartbeatMs: config.sseHeartbeatMs,
+    clientGone: c.req.raw.signal,
     compact: catalogMode === "search",
   });
   const headers = answerHeadersOf(scope);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
+import { STALE_LEASE_MS } from "../src/mcp/waits.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
@@ -70,14 +71,14 @@ describe("subscriptions/listen", () => {
       const other = await listen(await newKey("another-listener"));
       other.close();
       expect(other.first?.method).toBe("notifications/subscriptions/acknowledged");
-      // A closed stream frees its place when it ends, or, as workerd stops it at its next heartbeat without ending it
-      // (here every 300 ms, 15 s by default), once its lease has not been renewed for 5 s.
+      // A closed stream frees its place at once: the request's signal ends it when its client goes
+      // away (without it, the place came back only when the lease went stale: 5 s unrenewed).
       opened.shift()!.close();
       const again = await eventually(
         () => listen(key),
         (o) => (o.first ? true : (o.close(), false)),
-        20_000,
-        500,
+        STALE_LEASE_MS / 2,
+        200,
       );
       opened.push(again);
       expect(again.first?.method).toBe("notifications/subscriptions/acknowledged");

@@ -17,6 +17,8 @@ export interface McpOptions {
   listenMaxMs?: number;
   /** How often a quiet event stream sends a comment line (default 15 s). */
   heartbeatMs?: number;
+  /** The request's signal: a stream ends (and frees what it holds) as soon as its client goes away. */
+  clientGone?: AbortSignal;
   /** The compact catalog (src/mcp/compact.ts): `tools/list` lists a search, a describe and a call tool instead of every tool. */
   compact?: boolean;
 }

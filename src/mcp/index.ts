@@ -370,17 +370,21 @@ class McpServer implements ListeningServer {
    * Closing the stream cancels the call, and nothing more is sent for it.
    */
   private streamed(id: string | number, stateless: boolean, progressToken: string | number, run: (streaming: CallStreaming) => Promise<unknown>): McpAnswer {
-    const stream = sseStream(async (sse) => {
-      const onProgress = progressRelay(sse, { progressToken });
-      let body: JsonRpcResponse;
-      try {
-        const result = await run({ onProgress, signal: sse.signal });
-        body = success(id, stateless ? this.complete(result as object) : result);
-      } catch (thrown) {
-        body = failureFromThrown(id, thrown);
-      }
-      if (!sse.signal.aborted) sse.send(body);
-    }, this.options.heartbeatMs);
+    const stream = sseStream(
+      async (sse) => {
+        const onProgress = progressRelay(sse, { progressToken });
+        let body: JsonRpcResponse;
+        try {
+          const result = await run({ onProgress, signal: sse.signal });
+          body = success(id, stateless ? this.complete(result as object) : result);
+        } catch (thrown) {
+          body = failureFromThrown(id, thrown);
+        }
+        if (!sse.signal.aborted) sse.send(body);
+      },
+      this.options.heartbeatMs,
+      this.options.clientGone,
+    );
     return { status: 200, stream };
   }
 

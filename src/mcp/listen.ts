@@ -62,29 +62,33 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   const meta = { [META.subscriptionId]: id };
   const watchMs = options.watchMs ?? 1_000;
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
-  const stream = sseStream(async (sse) => {
-    try {
-      sse.send({
-        jsonrpc: "2.0",
-        method: "notifications/subscriptions/acknowledged",
-        params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) },
-      });
-      const seen = new Map<Watched, unknown>();
-      for (const list of lists) seen.set(list, await stateOf(server, list));
-      while (!sse.signal.aborted && Date.now() < until) {
-        held.renew();
-        await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
-        if (sse.signal.aborted) continue;
-        for (const list of lists) {
-          const now = await stateOf(server, list).catch(() => seen.get(list)); // a store outage is no change
-          if (!unchanged(list, seen.get(list), now)) sse.send({ jsonrpc: "2.0", method: WATCHED[list].method, params: { _meta: meta } });
-          seen.set(list, now);
+  const stream = sseStream(
+    async (sse) => {
+      try {
+        sse.send({
+          jsonrpc: "2.0",
+          method: "notifications/subscriptions/acknowledged",
+          params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) },
+        });
+        const seen = new Map<Watched, unknown>();
+        for (const list of lists) seen.set(list, await stateOf(server, list));
+        while (!sse.signal.aborted && Date.now() < until) {
+          held.renew();
+          await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
+          if (sse.signal.aborted) continue;
+          for (const list of lists) {
+            const now = await stateOf(server, list).catch(() => seen.get(list)); // a store outage is no change
+            if (!unchanged(list, seen.get(list), now)) sse.send({ jsonrpc: "2.0", method: WATCHED[list].method, params: { _meta: meta } });
+            seen.set(list, now);
+          }
         }
+        if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
+      } finally {
+        held.release();
       }
-      if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
-    } finally {
-      held.release();
-    }
-  }, options.heartbeatMs);
+    },
+    options.heartbeatMs,
+    options.clientGone,
+  );
   return { status: 200, stream };
 }

@@ -34,13 +34,20 @@ export const MAX_QUEUED_NOTICES = 64;
 /**
  * A stream of SSE events written by `produce`; the stream ends when `produce` settles (a throw
  * ends it too: the caller decides what to send before that). Heartbeats every `heartbeatMs`.
- * @example return new Response(sseStream(async (sse) => { sse.send(progress); sse.send(answer); }), { headers: SSE_HEADERS })
+ * `clientGone` (the request's signal, which workerd fires when the client of a streamed response
+ * goes away) aborts `sse.signal` at once, rather than at the next write that fails.
+ * @example return new Response(sseStream(async (sse) => { sse.send(progress); sse.send(answer); }, HEARTBEAT_MS, request.signal), { headers: SSE_HEADERS })
  */
-export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatMs = HEARTBEAT_MS, clientGone?: AbortSignal): ReadableStream<Uint8Array> {
   const gone = new AbortController();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const leave = () => {
+    clearInterval(heartbeat);
+    gone.abort(new DOMException("The client closed the stream", "AbortError"));
+  };
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      clientGone?.addEventListener("abort", leave, { once: true });
       const write = (text: string) => {
         if (gone.signal.aborted) return false;
         try {
@@ -70,10 +77,7 @@ export function sseStream(produce: (sse: SseWriter) => Promise<void>, heartbeatM
           }
         });
     },
-    cancel() {
-      clearInterval(heartbeat);
-      gone.abort(new DOMException("The client closed the stream", "AbortError"));
-    },
+    cancel: leave,
   });
 }
 
