@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
-  mesh = await startMesh({ skills: [fixture("long"), fixture("sum")], adminToken: ADMIN_TOKEN });
+  mesh = await startMesh({ skills: [fixture("long"), fixture("sum"), fixture("failing_job")], adminToken: ADMIN_TOKEN });
 });
 afterAll(() => mesh?.dispose());
 
@@ -26,7 +26,12 @@ describe("MCP 2025-11-25 tasks", () => {
     const init = await mcp("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });
     expect(init.json.result.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const list = await mcp("tools/list", {});
-    expect(list.json.result.tools.every((tool: { execution?: unknown }) => JSON.stringify(tool.execution) === '{"taskSupport":"optional"}')).toBe(true);
+    const support = Object.fromEntries(
+      list.json.result.tools.map((tool: { name: string; execution?: { taskSupport: string } }) => [tool.name, tool.execution?.taskSupport]),
+    );
+    // Every tool may run as a task; a job-only skill's must.
+    expect(support).toMatchObject({ "test.long": "optional", sum: "optional", failing_job: "required" });
+    expect(Object.values(support).every((value) => value === "optional" || value === "required")).toBe(true);
     // Older revisions know nothing of tasks.
     const old = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "2025-06-18" });
     expect(old.json.result.tools[0].execution).toBeUndefined();
@@ -134,5 +139,44 @@ describe("MCP 2026-07-28 tasks extension", () => {
     await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
     expect((await mcp("tasks/get", { taskId }, withTasks, taskId)).json.result.status).toBe("cancelled");
     expect((await mcp("tasks/get", { taskId: "j_nope" }, withTasks, "j_nope")).json.error.code).toBe(-32602);
+  });
+});
+
+describe("a job-only skill (jobOnly: its calls run only as async jobs)", () => {
+  const twentySix = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+  const call2026 = (capabilities: object) =>
+    post(
+      `${mesh.gatewayUrl}/mcp`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "failing_job", arguments: {}, _meta: { ...twentySix, "io.modelcontextprotocol/clientCapabilities": capabilities } },
+      },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "failing_job" },
+    );
+
+  it("is a task to a 2026-07-28 client that declared the extension, and -32021 naming it to one that did not", async () => {
+    const refused = await call2026({});
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } } });
+    const created = await call2026({ extensions: { "io.modelcontextprotocol/tasks": {} } });
+    expect(created.json.result).toMatchObject({ resultType: "task", status: "working" });
+  });
+
+  it("is a task to a 2025-11-25 client that asks for one, and -32601 without (taskSupport: required)", async () => {
+    const mcp = (params: object) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/call", params }, { "mcp-protocol-version": "2025-11-25" });
+    expect((await mcp({ name: "failing_job", arguments: {} })).json.error).toMatchObject({
+      code: -32601,
+      message: expect.stringContaining("runs only as a task"),
+    });
+    expect((await mcp({ name: "failing_job", arguments: {}, task: {} })).json.result.task).toMatchObject({ status: "working" });
+  });
+
+  it("on /rpc is accepted as an async job, and refused (-32600) as a call answered in place", async () => {
+    const rpc = (headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "failing_job", params: {} }, headers);
+    expect((await rpc()).json.error).toMatchObject({ code: -32600, message: expect.stringContaining("runs only as an async job") });
+    expect((await rpc({ prefer: "respond-async" })).json.result).toMatchObject({ status: "queued", jobId: expect.stringMatching(/^j_/) });
   });
 });

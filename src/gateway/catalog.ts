@@ -22,6 +22,8 @@ export interface SkillSummary {
   outputSchema: Record<string, unknown>;
   /** How long one call may run as an async job, when the skill declares more than its timeout. */
   maxDurationMs?: number;
+  /** Every call runs as an async job (an MCP task): the skill declares `jobOnly`. */
+  jobOnly?: boolean;
   /** The contract hash of the definition listed (`sha256:…`): pin it to notice a change. */
   contractHash?: string;
   /** What a call costs, as the skill declares it. */
@@ -60,6 +62,7 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     inputSchema: main.manifest.inputSchema,
     outputSchema: main.manifest.outputSchema,
     ...(main.manifest.maxDurationMs && main.manifest.maxDurationMs > main.manifest.timeoutMs ? { maxDurationMs: main.manifest.maxDurationMs } : {}),
+    ...(main.manifest.jobOnly ? { jobOnly: true } : {}),
     ...(main.contractHash ? { contractHash: main.contractHash } : {}),
     ...(main.manifest.cost ? { cost: main.manifest.cost } : {}),
     ...(main.manifest.reliability ? { reliability: main.manifest.reliability } : {}),

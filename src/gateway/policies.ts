@@ -126,6 +126,12 @@ function checkedClientKey(scope: CallScope): string | undefined {
  */
 export const asyncJobs: Policy = async (call, next) => {
   const { scope, request, slot, runtime, env } = call;
+  if (call.manifest.jobOnly && !scope.respondAsync && !scope.jobId) {
+    throw new RpcError(
+      ErrorCode.InvalidRequest,
+      `Invalid Request: ${call.manifest.name} runs only as an async job: send Prefer: respond-async (or call jobs.submit)`,
+    );
+  }
   if (!scope.respondAsync || scope.jobId) return next(call);
   // A job outlives the call: a pipeline's delegation token must not start work that runs on without it.
   if (scope.delegation)

@@ -137,9 +137,11 @@ class McpServer implements ListeningServer {
       }
       const progressToken = progressTokenOf(request);
       if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
-        // Checked before the stream starts, so a refusal keeps its HTTP status.
+        // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
+        // skill's call is a task or refused: answered below, never in place.)
         const prepared = await this.prepareToolCall(headers, request, stateless);
-        return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming, !stateless));
+        if (!prepared.known.skill.jobOnly)
+          return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming, !stateless));
       }
       const result = await this.answer(headers, request, version.version, slot);
       const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
@@ -173,10 +175,12 @@ class McpServer implements ListeningServer {
       case "tools/call": {
         const prepared = await this.prepareToolCall(headers, request, stateless);
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
-        // that may run longer than a request, to a client that declared the tasks extension.
+        // that may run longer than a request (or only as a job), to a client that declared the tasks extension.
+        const { skill } = prepared.known;
         if (version === TASKS_2025 && typeof (request.params as { task?: unknown }).task === "object") return this.createTask(prepared, slot, version);
-        if (stateless && prepared.known.skill.maxDurationMs && declaresTasks(metaOf(request)?.[META.clientCapabilities]))
+        if (stateless && (skill.maxDurationMs || skill.jobOnly) && declaresTasks(metaOf(request)?.[META.clientCapabilities]))
           return this.createTask(prepared, slot, version);
+        if (skill.jobOnly) throw jobOnlyRefusal(skill.name, stateless);
         return this.runToolCall(prepared, slot, {}, !stateless);
       }
       case "tasks/get":
@@ -421,3 +425,21 @@ interface PreparedToolCall {
 
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
 const TASKS_2025 = "2025-11-25";
+
+/**
+ * The refusal of a job-only skill's call that asks for its answer in place: 2026-07-28, -32021
+ * naming the tasks extension (SEP-2663's "required capabilities"); 2025, -32601, as a tool whose
+ * `taskSupport` is "required" is refused when called without a task.
+ */
+function jobOnlyRefusal(name: string, stateless: boolean): RpcError {
+  if (stateless) {
+    return new RpcError(
+      McpErrorCode.MissingCapability,
+      `Missing client capability: ${name} runs only as a task; declare "${TASKS_EXTENSION}" in _meta["${META.clientCapabilities}"].extensions`,
+      {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      },
+    );
+  }
+  return new RpcError(ErrorCode.MethodNotFound, `${name} runs only as a task: call it with params.task (protocol 2025-11-25), then tasks/result`);
+}

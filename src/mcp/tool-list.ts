@@ -25,7 +25,7 @@ export interface Tools {
   byName: Map<string, ListedTool>;
   /** In name order. */
   list: Tool[];
-  /** The list as 2025-11-25 lists it: each tool with `execution.taskSupport: "optional"` (built once). */
+  /** The list as 2025-11-25 lists it: each tool with `execution.taskSupport`, "required" for a `jobOnly` skill, else "optional" (built once). */
   withTaskSupport(): Tool[];
 }
 /** A skill's tool, converted once per summary (a summary is rebuilt only when its skill changes). */
@@ -61,7 +61,9 @@ export function toolsOf(catalog: SkillSummary[]): Tools {
     );
     const list: Tool[] = [];
     let withTasks: Tool[] | undefined;
-    tools = { byName: new Map(), list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: "optional" } }))) };
+    const byName = new Map<string, ListedTool>();
+    const support = (tool: Tool) => (byName.get(tool.name)?.skill.jobOnly ? "required" : "optional");
+    tools = { byName, list, withTaskSupport: () => (withTasks ??= list.map((tool) => ({ ...tool, execution: { taskSupport: support(tool) } }))) };
     for (const skill of sorted) {
       const listed = listedOf(skill);
       tools.byName.set(skill.name, listed);

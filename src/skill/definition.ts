@@ -104,6 +104,12 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   timeoutMs?: number;
   /** How long one call may run when it is asked for as an async job; beyond `timeoutMs`. Default `timeoutMs`. */
   maxDurationMs?: number;
+  /**
+   * Every call runs as an async job: on /rpc with `Prefer: respond-async` (or `jobs.submit`), over
+   * MCP as a task (2025-11-25: `taskSupport: "required"`; 2026-07-28: a client that declares the
+   * tasks extension). A call that asks for its answer in place is refused. Default false.
+   */
+  jobOnly?: boolean;
   /** Set by `definePipeline` (src/pipeline/worker.ts): the skills the steps call. */
   pipeline?: { steps: string[] };
   /** What a call costs, e.g. `{ currency: "USD", perCall: 0.002 }` (shown beside the observed numbers). */

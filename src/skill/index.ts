@@ -157,6 +157,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
     ...(definition.maxDurationMs ? { maxDurationMs: definition.maxDurationMs } : {}),
+    ...(definition.jobOnly ? { jobOnly: true } : {}),
     ...(definition.pipeline ? { pipeline: definition.pipeline } : {}),
     ...(definition.cost ? { cost: definition.cost } : {}),
     ...(definition.reliability ? { reliability: definition.reliability } : {}),

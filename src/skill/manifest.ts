@@ -37,6 +37,8 @@ export const SkillManifestSchema = z.object({
   timeoutMs: z.number().int().positive().max(300_000),
   /** How long one call may run as an async job (`Prefer: respond-async`, MCP tasks); default `timeoutMs`. */
   maxDurationMs: z.number().int().positive().max(3_600_000).optional(),
+  /** Every call runs as an async job (an MCP task); one that asks for its answer in place is refused. */
+  jobOnly: z.boolean().optional(),
   /** A pipeline (src/pipeline): the skills its steps call. The gateway hands it a delegation token. */
   pipeline: z.object({ steps: z.array(SkillNameSchema).max(64) }).optional(),
   /** What a call costs: per call and/or per unit of something (e.g. 1,000 characters), in a currency (ISO 4217). */
