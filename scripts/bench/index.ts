@@ -37,6 +37,15 @@
  *               gateway in front of an upstream with an SDK's own cost, vs mcp-sdk-v2 called directly
  *   fed-fetch-hop the same call through a Worker that only forwards it with fetch (fetch-hop/:
  *               the floor of a hop over the network, as bare-hop/ is of one by service binding)
+ *   fed-mcp-2025 trivial.subtract on /mcp by a 2025-11-25 caller (the upstream stays 2026-07-28)
+ *   fed-session-direct / fed-session-mcp / fed-session-rpc / fed-sdk-aggregator
+ *               the same upstream as a 2025-11-25 server with sessions (its /session), called
+ *               directly in a session of the bench's, as session.subtract through the gateway on
+ *               /mcp and /rpc, and through an aggregator built with the official v1 SDK
+ *               (sdk-aggregator.ts: its client in one session with the upstream, a stateless server
+ *               to callers, each call forwarded with callTool) — the peer the federated sides are held to
+ *   (sequential) the federated sides again one call at a time: the p50 each adds over its
+ *               upstream called directly, against what the fetch hop adds
  *   fed-list    after the other sides, alone: every page of tools/list on a virtual server of
  *               1,000 federated tools (the same upstream's /many), with the upstream's request
  *               count before and after (served from the registry: no upstream request per listing)
@@ -65,7 +74,7 @@ import { ROOT, skillDirs } from "../mesh/bundle.js";
 import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
-import { type Side, empty, load, summary } from "./load.js";
+import { type Sample, type Side, empty, load, summary } from "./load.js";
 import { runCompare, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
@@ -76,6 +85,7 @@ import {
   MCP_HEADERS,
   SUBTRACT_DIR,
   TRIVIAL,
+  TRIVIAL_MCP,
   TRIVIAL_MCP_2026,
   MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS,
   TRIVIAL_ROUTES,
@@ -179,14 +189,43 @@ const MCP_2026_HEADERS = {
 };
 
 /** Starts an SDK reference server (`script`, beside this file) in its own Node process; resolves its URL. */
-async function startSdkServer(stops: Array<() => Promise<void>>, script: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL(script, import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+async function startSdkServer(stops: Array<() => Promise<void>>, script: string, args: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL(script, import.meta.url).pathname, ...args], { stdio: ["ignore", "pipe", "inherit"] });
   stops.push(async () => void child.kill());
   for await (const line of createInterface({ input: child.stdout! })) {
     const { port } = JSON.parse(line) as { port: number };
     return `http://127.0.0.1:${port}/`;
   }
   throw new Error("the MCP SDK reference server did not start");
+}
+
+/**
+ * The federated sides' p50 added over their upstream called directly, one call at a time (the
+ * issue's aim: within 0.15 ms of what the fetch-only Worker adds).
+ */
+function sequentialReport(sequential: Map<string, Sample>): string {
+  const p50 = (name: string) => summary(sequential.get(name)!).p50;
+  const added = (name: string, over: string) => p50(name) - p50(over);
+  const hop = added("fed-fetch-hop", "fed-direct");
+  const row = (name: string, over: string) => `${name} +${added(name, over).toFixed(2)} ms (${(added(name, over) - hop >= 0 ? "+" : "") + (added(name, over) - hop).toFixed(2)})`;
+  return [
+    `one call at a time, p50 added over the upstream called directly: fetch hop +${hop.toFixed(2)} ms; then each and (in brackets) its excess over the fetch hop's, target <= +0.15 ms:`,
+    `  2026-07-28 upstream: ${row("fed-rpc", "fed-direct")}   ${row("fed-mcp", "fed-direct")}   ${row("fed-mcp-2025", "fed-direct")}`,
+    `  2025 upstream with a session: ${row("fed-session-rpc", "fed-session-direct")}   ${row("fed-session-mcp", "fed-session-direct")}   ${row("fed-sdk-aggregator", "fed-session-direct")}`,
+  ].join("\n");
+}
+
+/** Opens a 2025-11-25 session with an MCP server (initialize, then notifications/initialized); returns its id. */
+async function openSession(url: string): Promise<string> {
+  const post = (message: object, headers: Record<string, string> = {}) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json", ...MCP_HEADERS, ...headers }, body: JSON.stringify(message) });
+  const params = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } };
+  const opened = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params });
+  const id = opened.headers.get("mcp-session-id");
+  await opened.body?.cancel();
+  if (!id) throw new Error(`${url} opened no session (HTTP ${opened.status})`);
+  await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })).body?.cancel();
+  return id;
 }
 
 /** Total Redis commands executed so far (INFO commandstats), not counting INFO itself. */
@@ -232,8 +271,14 @@ try {
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { bench: 50 } });
   const key = await newKey({ name: "bench", skills: ["*"], groups: ["bench"] });
   const limitedKey = await newKey({ name: "bench-limited", skills: ["*"], rate: "999999999/min" });
-  // The trivial upstream, federated: its one tool is the skill trivial.subtract.
+  // The trivial upstream, federated: its one tool is the skill trivial.subtract; and the same
+  // upstream as a 2025-11-25 server with sessions, federated as session (session.subtract).
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${urlOf(upstreamDir)}/` });
+  const sessionUrl = `${urlOf(upstreamDir)}/session`;
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "session", url: sessionUrl });
+  const sessionHeaders = { ...MCP_HEADERS, "mcp-session-id": await openSession(sessionUrl) };
+  // The peer of the federated sides: the v1 SDK as the session upstream's client and as a stateless server.
+  const aggregatorUrl = await startSdkServer(stops, "./sdk-aggregator.ts", [sessionUrl]);
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
@@ -298,6 +343,16 @@ try {
       body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
       headers: () => ({ authorization: key }),
     },
+    { name: "fed-mcp-2025", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP.replace('"subtract"', '"trivial.subtract"'), headers: () => ({ ...MCP_HEADERS, authorization: key }) },
+    { name: "fed-session-direct", url: sessionUrl, body: TRIVIAL_MCP, headers: () => sessionHeaders },
+    { name: "fed-session-mcp", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP.replace('"subtract"', '"session.subtract"'), headers: () => ({ ...MCP_HEADERS, authorization: key }) },
+    {
+      name: "fed-session-rpc",
+      url: rpc,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "session.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+      headers: () => ({ authorization: key }),
+    },
+    { name: "fed-sdk-aggregator", url: aggregatorUrl, body: TRIVIAL_MCP, headers: () => MCP_HEADERS },
   ];
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(
@@ -318,6 +373,13 @@ try {
       }
     }
   }
+
+  // The federated sides one call at a time: the latency each adds over its upstream called directly.
+  const sequentialSides = sides.filter((side) => side.name.startsWith("fed-") && side.name !== "fed-sdk");
+  const sequential = new Map(sequentialSides.map((side) => [side.name, empty()]));
+  console.log("  the federated sides one call at a time …");
+  for (let segment = 0; segment < SEGMENTS; segment++)
+    for (const side of segment % 2 ? [...sequentialSides].reverse() : sequentialSides) await load(side, (SECONDS * 500) / SEGMENTS, sequential.get(side.name)!, 1);
 
   // Last and alone: every submit leaves a Workflow run behind, which would load the other sides.
   const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }) };
@@ -382,7 +444,10 @@ mcp-2026/mcp-cf-handler:       ${ratio("mcp-2026", "mcp-cf-handler").toFixed(2)}
 fed-mcp/fed-direct throughput: ${ratio("fed-mcp", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-mcp"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   a federated tool on /mcp vs its upstream called directly
 fed-rpc/fed-direct throughput: ${ratio("fed-rpc", "fed-direct").toFixed(2)}x   (target >= 0.70x)   p50 added: ${(results["fed-rpc"]!.p50 - results["fed-direct"]!.p50).toFixed(2)} ms (target <= 1 ms)   the same on /rpc
 fed-sdk/mcp-sdk-v2 throughput: ${ratio("fed-sdk", "mcp-sdk-v2").toFixed(2)}x   p50 added: ${(results["fed-sdk"]!.p50 - results["mcp-sdk-v2"]!.p50).toFixed(2)} ms   the v2 SDK's server on Node federated, vs called directly
-fed-fetch-hop/fed-direct:      ${ratio("fed-fetch-hop", "fed-direct").toFixed(2)}x   fed-rpc/fed-fetch-hop: ${ratio("fed-rpc", "fed-fetch-hop").toFixed(2)}x   (the floor of a hop over fetch; what the gateway adds to it)
+fed-fetch-hop/fed-direct:      ${ratio("fed-fetch-hop", "fed-direct").toFixed(2)}x   fed-rpc/fed-fetch-hop: ${ratio("fed-rpc", "fed-fetch-hop").toFixed(2)}x   (target >= 0.85x)   (the floor of a hop over fetch; what the gateway adds to it)
+fed-mcp/fed-rpc:               ${ratio("fed-mcp", "fed-rpc").toFixed(2)}x   fed-mcp-2025/fed-rpc: ${ratio("fed-mcp-2025", "fed-rpc").toFixed(2)}x   (target >= 0.95x)   a federated tools/call on /mcp (2026-07-28, 2025-11-25) vs the same call on /rpc
+fed-session-mcp/fed-sdk-aggregator: ${ratio("fed-session-mcp", "fed-sdk-aggregator").toFixed(2)}x   (target >= 2.5x)   a 2025 upstream with a session, behind the gateway vs behind the v1 SDK's client and stateless server (sdk-aggregator.ts)
+${sequentialReport(sequential)}
 fed-list:                      ${(pages.count / Math.max(1, listSample.requests)).toFixed(0)} pages, ${(pages.tools / Math.max(1, listSample.requests)).toFixed(0)} tools per listing; p50 ${results["fed-list"]!.p50.toFixed(2)} ms; upstream requests while listing: ${listingUpstreamRequests} (target 0)`);
   if (await hasWrk()) {
     const trivial = sides.filter((side) => side.name.startsWith("trivial-"));
@@ -407,6 +472,9 @@ fed-list:                      ${(pages.count / Math.max(1, listSample.requests)
     );
     console.log(
       `fed-mcp/fed-direct (wrk): ${mcpOver("fed-mcp", "fed-direct")}x   fed-rpc/fed-direct (wrk): ${mcpOver("fed-rpc", "fed-direct")}x   (target >= 0.70x)   fetch hop/direct: ${mcpOver("fed-fetch-hop", "fed-direct")}x   fed-rpc/fetch hop: ${mcpOver("fed-rpc", "fed-fetch-hop")}x   fed-sdk/mcp-sdk-v2: ${mcpOver("fed-sdk", "mcp-sdk-v2")}x`,
+    );
+    console.log(
+      `fed-mcp/fed-rpc (wrk): ${mcpOver("fed-mcp", "fed-rpc")}x   fed-mcp-2025/fed-rpc (wrk): ${mcpOver("fed-mcp-2025", "fed-rpc")}x   (target >= 0.95x)   fed-session-mcp/fed-sdk-aggregator (wrk): ${mcpOver("fed-session-mcp", "fed-sdk-aggregator")}x   (target >= 2.5x)`,
     );
   } else console.log("\n(wrk is not installed: the trivial sides were measured with Node's fetch only; apt-get install wrk for the C client's numbers)");
   if (values.json) console.log(JSON.stringify({ concurrency: CONCURRENCY, store, results }));

@@ -3,11 +3,15 @@
  * `server/discover`, `tools/list` and `tools/call` of `subtract` (a - b) and nothing else, with
  * no SDK in the way — the floor of an upstream, as `bare-hop/` is the floor of a hop, so the
  * federated sides measure what the gateway adds. Under `/many` it lists 1,000 tools (`t0000` …
- * `t0999`, all `subtract`), for the listing side. `GET /count` answers how many MCP requests this
+ * `t0999`, all `subtract`), for the listing side. Under `/session` it is a 2025-11-25 server
+ * instead: `initialize` opens a session (`Mcp-Session-Id`), every other request must carry one
+ * it opened (else 404, as the transport says of an unknown session), and `server/discover` is
+ * not known there. `GET /count` answers how many MCP requests this
  * isolate has served (the listing side checks that `tools/list` through the gateway sends none).
  * `GET /manifest` answers a name, so the bench mesh can start it like any Worker. Not deployed.
  */
 const VERSION = "2026-07-28";
+const SESSION_VERSION = "2025-11-25";
 const MANY = 1_000;
 
 const subtract = (name: string) => ({
@@ -21,6 +25,8 @@ const ONE = [subtract("subtract")];
 const THOUSAND = Array.from({ length: MANY }, (_, i) => subtract(`t${String(i).padStart(4, "0")}`));
 
 let served = 0;
+/** The sessions `/session` opened (one per client: a handful in a bench). */
+const sessions = new Set<string>();
 
 interface Call {
   id?: unknown;
@@ -28,9 +34,13 @@ interface Call {
   params?: { name?: unknown; arguments?: { minuend?: unknown; subtrahend?: unknown } };
 }
 
-function answer(call: Call, tools: typeof ONE): unknown {
+function answer(call: Call, tools: typeof ONE, session: boolean): unknown {
   switch (call.method) {
+    case "initialize":
+      if (!session) return undefined;
+      return { protocolVersion: SESSION_VERSION, capabilities: { tools: {} }, serverInfo: { name: "bench-trivial-upstream", version: "1.0.0" } };
     case "server/discover":
+      if (session) return undefined;
       return { supportedVersions: [VERSION], capabilities: { tools: {} }, serverInfo: { name: "bench-trivial-upstream", version: "1.0.0" } };
     case "tools/list":
       return { tools };
@@ -53,9 +63,18 @@ export default {
     if (request.method !== "POST") return new Response(null, { status: 405 });
     served++;
     const call = (await request.json().catch(() => ({}))) as Call;
-    const result = answer(call, pathname === "/many" ? THOUSAND : ONE);
+    const session = pathname === "/session";
+    if (session && call.method !== "initialize") {
+      const id = request.headers.get("mcp-session-id");
+      if (id === null || !sessions.has(id)) return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+      if (call.id === undefined) return new Response(null, { status: 202 }); // notifications/initialized
+    }
+    const result = answer(call, pathname === "/many" ? THOUSAND : ONE, session);
     if (result === undefined)
       return Response.json({ jsonrpc: "2.0", id: call.id ?? null, error: { code: -32602, message: "Unknown method or bad arguments" } }, { status: 400 });
-    return Response.json({ jsonrpc: "2.0", id: call.id, result });
+    if (call.method !== "initialize") return Response.json({ jsonrpc: "2.0", id: call.id, result });
+    const id = crypto.randomUUID();
+    sessions.add(id);
+    return Response.json({ jsonrpc: "2.0", id: call.id, result }, { headers: { "mcp-session-id": id } });
   },
 };
