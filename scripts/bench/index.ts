@@ -207,7 +207,8 @@ function sequentialReport(sequential: Map<string, Sample>): string {
   const p50 = (name: string) => summary(sequential.get(name)!).p50;
   const added = (name: string, over: string) => p50(name) - p50(over);
   const hop = added("fed-fetch-hop", "fed-direct");
-  const row = (name: string, over: string) => `${name} +${added(name, over).toFixed(2)} ms (${(added(name, over) - hop >= 0 ? "+" : "") + (added(name, over) - hop).toFixed(2)})`;
+  const row = (name: string, over: string) =>
+    `${name} +${added(name, over).toFixed(2)} ms (${(added(name, over) - hop >= 0 ? "+" : "") + (added(name, over) - hop).toFixed(2)})`;
   return [
     `one call at a time, p50 added over the upstream called directly: fetch hop +${hop.toFixed(2)} ms; then each and (in brackets) its excess over the fetch hop's, target <= +0.15 ms:`,
     `  2026-07-28 upstream: ${row("fed-rpc", "fed-direct")}   ${row("fed-mcp", "fed-direct")}   ${row("fed-mcp-2025", "fed-direct")}`,
@@ -343,9 +344,19 @@ try {
       body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
       headers: () => ({ authorization: key }),
     },
-    { name: "fed-mcp-2025", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP.replace('"subtract"', '"trivial.subtract"'), headers: () => ({ ...MCP_HEADERS, authorization: key }) },
+    {
+      name: "fed-mcp-2025",
+      url: `${mesh.gatewayUrl}/mcp`,
+      body: TRIVIAL_MCP.replace('"subtract"', '"trivial.subtract"'),
+      headers: () => ({ ...MCP_HEADERS, authorization: key }),
+    },
     { name: "fed-session-direct", url: sessionUrl, body: TRIVIAL_MCP, headers: () => sessionHeaders },
-    { name: "fed-session-mcp", url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP.replace('"subtract"', '"session.subtract"'), headers: () => ({ ...MCP_HEADERS, authorization: key }) },
+    {
+      name: "fed-session-mcp",
+      url: `${mesh.gatewayUrl}/mcp`,
+      body: TRIVIAL_MCP.replace('"subtract"', '"session.subtract"'),
+      headers: () => ({ ...MCP_HEADERS, authorization: key }),
+    },
     {
       name: "fed-session-rpc",
       url: rpc,
@@ -379,7 +390,8 @@ try {
   const sequential = new Map(sequentialSides.map((side) => [side.name, empty()]));
   console.log("  the federated sides one call at a time …");
   for (let segment = 0; segment < SEGMENTS; segment++)
-    for (const side of segment % 2 ? [...sequentialSides].reverse() : sequentialSides) await load(side, (SECONDS * 500) / SEGMENTS, sequential.get(side.name)!, 1);
+    for (const side of segment % 2 ? [...sequentialSides].reverse() : sequentialSides)
+      await load(side, (SECONDS * 500) / SEGMENTS, sequential.get(side.name)!, 1);
 
   // Last and alone: every submit leaves a Workflow run behind, which would load the other sides.
   const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }) };

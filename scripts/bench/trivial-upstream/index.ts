@@ -66,7 +66,8 @@ export default {
     const session = pathname === "/session";
     if (session && call.method !== "initialize") {
       const id = request.headers.get("mcp-session-id");
-      if (id === null || !sessions.has(id)) return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+      if (id === null || !sessions.has(id))
+        return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
       if (call.id === undefined) return new Response(null, { status: 202 }); // notifications/initialized
     }
     const result = answer(call, pathname === "/many" ? THOUSAND : ONE, session);
