@@ -270,7 +270,12 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
 
   it("…and registered every skill by binding with its version id, a registered one keeping its role, and every Agent Skill", async () => {
     const { uploads, rolesBefore } = completed;
-    const services = Object.fromEntries(uploads.at(-1)!.bindings.filter((b) => b.type === "service").map((b) => [b.name, b.service!]));
+    const services = Object.fromEntries(
+      uploads
+        .at(-1)!
+        .bindings.filter((b) => b.type === "service")
+        .map((b) => [b.name, b.service!]),
+    );
     // Every skill registered by its binding, with the version id Cloudflare gave its upload; the
     // ones registered before keep their roles (a deploy registers them again: a new registration id).
     const deployments = await registered();
