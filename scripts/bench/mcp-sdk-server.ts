@@ -5,11 +5,10 @@
  * use (GHSA-345p-7cg4-v4c7), JSON responses. Run in its own process; prints `{"port":N}`.
  */
 import { ROOT_CONTEXT } from "@opentelemetry/api";
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import modbus from "../../skills/modbus-decode/index.js";
 import { definitionOf } from "../../src/skill/index.js";
+import { serveStateless } from "./sdk-stateless.js";
 
 const definition = definitionOf(modbus);
 
@@ -34,25 +33,4 @@ function serverWithTool(): McpServer {
   return server;
 }
 
-/** One request, answered by a new stateless server (errors answered 500 here, never thrown). */
-async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.method !== "POST") {
-    res.writeHead(405, { allow: "POST" }).end();
-    return;
-  }
-  const server = serverWithTool();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  try {
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  } catch {
-    if (!res.headersSent) res.writeHead(500).end();
-  }
-}
-
-const http = createServer((req, res) => void answer(req, res));
-http.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (http.address() as { port: number }).port })));
+serveStateless(serverWithTool);

@@ -8,12 +8,11 @@
  * Run in its own process; prints `{"port":N}` once its client is connected.
  * @example node --import tsx scripts/bench/sdk-aggregator.ts http://127.0.0.1:8787/session
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { serveStateless } from "./sdk-stateless.js";
 
 const upstreamUrl = process.argv[2];
 if (!upstreamUrl) throw new Error("usage: sdk-aggregator.ts <upstream MCP URL>");
@@ -30,27 +29,7 @@ function aggregator(): Server {
   return server;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.method !== "POST") {
-    res.writeHead(405, { allow: "POST" }).end();
-    return;
-  }
-  const server = aggregator();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  try {
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  } catch {
-    if (!res.headersSent) res.writeHead(500).end();
-  }
-}
-
-const http = createServer((req, res) => void answer(req, res));
-http.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (http.address() as { port: number }).port })));
+const http = serveStateless(aggregator);
 process.on("SIGTERM", () => {
   http.close();
   void client.close();
