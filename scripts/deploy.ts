@@ -31,7 +31,6 @@ import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { readWranglerConfig } from "./mesh/wrangler-config.js";
 import { z } from "zod";
 import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
@@ -44,13 +43,33 @@ import {
   secretsFor,
   skillVarsOf,
 } from "./mesh/deploy-plan.js";
-import { contractReport } from "./contracts.js";
 import { DeploymentSchema } from "../src/registry/model.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
-import { RegistrationError, registerSkill } from "./mesh/index.js";
-import { agentSkillDirs, registerAgentSkill } from "./mesh/agent-skills.js";
 
 const run = promisify(execFile);
+
+/**
+ * What loads wrangler and miniflare (~2.3 s of imports), imported once the checks that need
+ * neither have passed: a deploy refused for its credentials, secrets or URL says so at once.
+ */
+async function tools() {
+  const [config, contracts, mesh, packages] = await Promise.all([
+    import("./mesh/wrangler-config.js"),
+    import("./contracts.js"),
+    import("./mesh/index.js"),
+    import("./mesh/agent-skills.js"),
+  ]);
+  return {
+    readWranglerConfig: config.readWranglerConfig,
+    contractReport: contracts.contractReport,
+    RegistrationError: mesh.RegistrationError,
+    registerSkill: mesh.registerSkill,
+    agentSkillDirs: packages.agentSkillDirs,
+    registerAgentSkill: packages.registerAgentSkill,
+  };
+}
+type Tools = Awaited<ReturnType<typeof tools>>;
+
 const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 
 const { values } = parseArgs({
@@ -69,7 +88,8 @@ async function dryRun(): Promise<void> {
   const outRoot = resolve(ROOT, values.outdir);
   console.log(`Bundling ${dirs.length} Workers with wrangler into ${relative(ROOT, outRoot) || "."}/ …`);
   const bundles = await bundleAll(dirs, { outRoot });
-  printSizes(bundles);
+  const { readWranglerConfig, contractReport } = await tools();
+  printSizes(bundles, readWranglerConfig);
   // What a real deploy checks first (but the gateway's registry, which needs credentials).
   console.log("\nChecking the contracts (contracts/) …");
   const { problems } = await contractReport();
@@ -111,7 +131,7 @@ async function registeredDeployments(
   return answers.some((answer) => answer === undefined) ? undefined : answers.flatMap((answer) => answer!);
 }
 
-function printSizes(bundles: Bundle[]): void {
+function printSizes(bundles: Bundle[], readWranglerConfig: Tools["readWranglerConfig"]): void {
   console.log(`\n${"worker".padEnd(34)}${"bundle".padStart(12)}${"gzip".padStart(12)}  file`);
   for (const bundle of bundles) {
     const name = readWranglerConfig(bundle.configPath).name ?? relative(ROOT, bundle.dir);
@@ -177,6 +197,7 @@ async function registerWhenReady(
   endpoint: { binding: string } | { url: string },
   extra: { registrationId?: string; pipeline?: boolean },
   deadline: number,
+  { registerSkill, RegistrationError }: Tools,
 ) {
   let waiting = false;
   const patience = Math.max(0, Math.round((deadline - Date.now()) / 1000));
@@ -210,6 +231,8 @@ async function deploy(): Promise<void> {
   if (urlRefusal) throw new Error(`Not deploying: ${urlRefusal}`);
   const gatewaySecrets = secretsFor(GATEWAY_SECRETS, env);
   const hopPublicKey = env.SKILLMESH_HOP_KEY ? await hopPublicKeyOf(env.SKILLMESH_HOP_KEY) : undefined;
+  const loaded = await tools();
+  const { readWranglerConfig, contractReport, RegistrationError, agentSkillDirs, registerAgentSkill } = loaded;
   let since = Date.now();
   console.log("Checking the contracts (contracts/) …");
   const { problems, current } = await contractReport();
@@ -260,7 +283,7 @@ async function deploy(): Promise<void> {
     );
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
-  // First in line: wrangler, imported above, has handlers of its own that end the process.
+  // First in line: wrangler, imported by tools() above, has handlers of its own that end the process.
   // (`npm run deploy` is `node --import tsx`, one process: tsx's own CLI runs a script in a child
   // it SIGKILLs when the child is slow to report a signal, and a SIGKILL would leave the file.)
   process.prependOnceListener("SIGINT", onSignal);
@@ -310,7 +333,7 @@ async function deploy(): Promise<void> {
     try {
       const endpoint = registrationEndpointOf(skill as { name: string; trustsContext: boolean }, bindingByService, skill.url);
       const extra = { ...(skill.versionId ? { registrationId: skill.versionId } : {}), ...(skill.pipeline ? { pipeline: true } : {}) };
-      const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, extra, deadline);
+      const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, extra, deadline, loaded);
       const via = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
       console.log(`  ✓ ${deployment.id} by ${via}: ${deployment.role}${changed ? "" : " (unchanged)"}`);
       registered.push(`${deployment.id} registered`);
