@@ -32,6 +32,10 @@ const workerNameOf = (dir: string) => unstable_readConfig({ config: join(dir, "w
 const SKILL_WORKERS = skillDirs().map(workerNameOf);
 const PACKAGES = agentSkillDirs();
 const GATEWAY_WORKER = workerNameOf(ROOT);
+/** The gateway's service bindings as wrangler.toml declares them: binding → skill Worker. */
+const DECLARED_SERVICES = Object.fromEntries(
+  (unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service]),
+);
 const { privateKey: HOP_KEY } = await generateHopKeys();
 
 describe("npm run deploy -- --dry-run", () => {
@@ -213,7 +217,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   }, 120_000);
 
   // The run that completes, asserted by the two tests after it (one run of every upload, not one each).
-  let completed: { result: Awaited<ReturnType<typeof deploy>>; uploads: CloudflareApiStandIn["uploads"]; rolesBefore: Record<string, string> };
+  let completed: { uploads: CloudflareApiStandIn["uploads"]; rolesBefore: Record<string, string> };
 
   it("the re-run completes: every Worker uploaded with its secrets and bindings, as a new version", async () => {
     // One skill is registered already, with its second version a canary (checked in the next test).
@@ -223,7 +227,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     expect(rolesBefore).toEqual({ "text.summarize@1.0.0": "stable", "text.summarize@2.0.0": "canary" });
     const before = cf.uploads.length;
     const result = await deploy();
-    completed = { result, uploads: cf.uploads.slice(before), rolesBefore };
+    completed = { uploads: cf.uploads.slice(before), rolesBefore };
     expect(result.stderr).not.toContain("✗");
     expect(result.code).toBe(0);
     // Progress as it goes, in order.
@@ -254,11 +258,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     // The gateway's bindings as wrangler.toml declares them, and its Workflow.
     const gateway = uploads.at(-1)!;
     const services = Object.fromEntries(gateway.bindings.filter((b) => b.type === "service").map((b) => [b.name, b.service!]));
-    expect(services).toEqual(
-      Object.fromEntries(
-        (unstable_readConfig({ config: join(ROOT, "wrangler.toml") }).services ?? []).map((s: { binding: string; service: string }) => [s.binding, s.service]),
-      ),
-    );
+    expect(services).toEqual(DECLARED_SERVICES);
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "JOBS", type: "workflow", class_name: "JobWorkflow" }));
     // The Agent Skills files' bucket: bound, and created by wrangler on the first deploy.
     expect(gateway.bindings).toContainEqual(expect.objectContaining({ name: "AGENT_SKILL_FILES", type: "r2_bucket", bucket_name: "skillmesh-agent-skills" }));
@@ -270,19 +270,13 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
 
   it("…and registered every skill by binding with its version id, a registered one keeping its role, and every Agent Skill", async () => {
     const { uploads, rolesBefore } = completed;
-    const services = Object.fromEntries(
-      uploads
-        .at(-1)!
-        .bindings.filter((b) => b.type === "service")
-        .map((b) => [b.name, b.service!]),
-    );
     // Every skill registered by its binding, with the version id Cloudflare gave its upload; the
     // ones registered before keep their roles (a deploy registers them again: a new registration id).
     const deployments = await registered();
     expect(Object.fromEntries(deployments.filter((d) => d.id in rolesBefore).map((d) => [d.id, d.role]))).toEqual(rolesBefore);
     const versionOf = new Map(uploads.map((u) => [u.worker, u.versionId]));
     expect(deployments.map((d) => [d.endpoint.binding, d.registrationId]).sort()).toEqual(
-      Object.entries(services)
+      Object.entries(DECLARED_SERVICES)
         .map(([binding, worker]) => [binding, versionOf.get(worker)])
         .sort(),
     );

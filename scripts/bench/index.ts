@@ -88,6 +88,7 @@ import {
   TRIVIAL_MCP,
   TRIVIAL_MCP_2026,
   MCP_2026_HEADERS as TRIVIAL_MCP_2026_HEADERS,
+  federatedRpc,
   TRIVIAL_ROUTES,
   TRIVIAL_UPSTREAM_DIR,
   type TrivialRoute,
@@ -341,7 +342,7 @@ try {
     {
       name: "fed-rpc",
       url: rpc,
-      body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+      body: federatedRpc("trivial.subtract"),
       headers: () => ({ authorization: key }),
     },
     {
@@ -360,7 +361,7 @@ try {
     {
       name: "fed-session-rpc",
       url: rpc,
-      body: JSON.stringify({ jsonrpc: "2.0", method: "session.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+      body: federatedRpc("session.subtract"),
       headers: () => ({ authorization: key }),
     },
     { name: "fed-sdk-aggregator", url: aggregatorUrl, body: TRIVIAL_MCP, headers: () => MCP_HEADERS },

@@ -53,6 +53,11 @@ const BENCH_NOTES =
 
 /** The trivial MCP upstream (no SDK: the floor of an upstream), federated as `trivial`. */
 export const TRIVIAL_UPSTREAM_DIR = join(ROOT, "scripts/bench/trivial-upstream");
+/**
+ * The upstream's subtract on /rpc, as the skill `skill` (the name it is federated under, then `.subtract`).
+ * @example federatedRpc("trivial.subtract")
+ */
+export const federatedRpc = (skill: string) => JSON.stringify({ jsonrpc: "2.0", method: skill, params: { minuend: 42, subtrahend: 23 }, id: 1 });
 
 /**
  * Which route a trivial side calls: `/rpc` with the JSON-RPC call, `/mcp` with the tool call
@@ -105,7 +110,7 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
         {
           name,
           url: `${mesh.gatewayUrl}/rpc`,
-          body: JSON.stringify({ jsonrpc: "2.0", method: "trivial.subtract", params: { minuend: 42, subtrahend: 23 }, id: 1 }),
+          body: federatedRpc("trivial.subtract"),
           headers: () => ({ authorization }),
         }
       : route === "mcp" ? { name, url: `${mesh.gatewayUrl}/mcp`, body: TRIVIAL_MCP, headers: () => ({ ...MCP_HEADERS, authorization }) }

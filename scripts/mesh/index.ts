@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { type AddressInfo, createServer } from "node:net";
 import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join, matchesGlob } from "node:path";
-import { Log, LogLevel, Miniflare, type MiniflareOptions, type ModuleDefinition, type ModuleRule, type WorkerOptions } from "miniflare";
+import { dirname, join } from "node:path";
+import { Log, LogLevel, Miniflare, type MiniflareOptions, type ModuleDefinition, type WorkerOptions, globsToRegExps, testRegExps } from "miniflare";
 import { miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
@@ -77,31 +77,40 @@ function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
   const modules = modulesOf(bundle.scriptPath, (workerOptions.modulesRules as ModuleRule[] | undefined) ?? []);
   // Module names relative to the bundle, not to the working directory (a test run from elsewhere).
   const root = dirname(bundle.scriptPath);
-  return {
-    ...workerOptions,
-    name,
-    ...(modules ? { modules, modulesRoot: root } : { modules: true, scriptPath: bundle.scriptPath, modulesRoot: root }),
-  } as WorkerOptions;
+  return { ...workerOptions, name, modulesRoot: root, ...(modules ? { modules } : { modules: true, scriptPath: bundle.scriptPath }) } as WorkerOptions;
+}
+
+/** A module rule, as far as `modulesOf` reads it (Miniflare's own type reaches lint as `any`). */
+interface ModuleRule {
+  type: string;
+  include: string[];
+  fallthrough?: boolean;
 }
 
 /**
  * A bundle's modules, listed: its script and each file wrangler wrote beside it that the script
  * imports (`"./<file>"`), typed by the Worker's module rules (wrangler.toml's `[[rules]]` and the
- * defaults). Given a list, Miniflare does not parse the script to find its imports (2.2 s of CPU
- * for the gateway's, at every mesh start); undefined when an imported file fits no rule, and
- * Miniflare then finds them itself.
+ * defaults) as Miniflare types them (its own glob matching; a rule after a rule of the same type
+ * without `fallthrough` does not count). Given a list, Miniflare does not parse the script to
+ * find its imports (2.2 s of CPU for the gateway's, at every mesh start); undefined when an
+ * imported file fits no rule, and Miniflare then finds and types them itself.
  */
 function modulesOf(scriptPath: string, rules: ModuleRule[]): ModuleDefinition[] | undefined {
+  const finalised = new Set<string>();
+  const compiled = rules.flatMap((rule) => {
+    if (finalised.has(rule.type)) return [];
+    if (!rule.fallthrough) finalised.add(rule.type);
+    return [{ type: rule.type, include: globsToRegExps(rule.include, { endAnchor: true }) }];
+  });
   const dir = dirname(scriptPath);
   const script = readFileSync(scriptPath, "utf8");
   const modules: ModuleDefinition[] = [{ type: "ESModule", path: scriptPath, contents: script }];
   for (const file of readdirSync(dir)) {
     const path = join(dir, file);
     if (path === scriptPath || !script.includes(`"./${file}"`)) continue;
-    const rule = rules.find((r) => r.include.some((glob: string) => matchesGlob(file, glob)));
-    const type = rule?.type ?? (/\.m?js$/.test(file) ? "ESModule" : undefined);
-    if (!type) return undefined;
-    modules.push({ type, path });
+    const rule = compiled.find((r) => testRegExps(r.include, path));
+    if (!rule) return undefined;
+    modules.push({ type: rule.type, path } as ModuleDefinition);
   }
   return modules;
 }

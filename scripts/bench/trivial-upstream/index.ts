@@ -4,9 +4,9 @@
  * no SDK in the way — the floor of an upstream, as `bare-hop/` is the floor of a hop, so the
  * federated sides measure what the gateway adds. Under `/many` it lists 1,000 tools (`t0000` …
  * `t0999`, all `subtract`), for the listing side. Under `/session` it is a 2025-11-25 server
- * instead: `initialize` opens a session (`Mcp-Session-Id`), every other request must carry one
- * it opened (else 404, as the transport says of an unknown session), and `server/discover` is
- * not known there. `GET /count` answers how many MCP requests this
+ * instead: `initialize` opens a session (`Mcp-Session-Id`), and every other request must carry
+ * one it opened (else 404, as the transport says of an unknown session: so a `server/discover`
+ * without one is refused, and a client falls back to the handshake). `GET /count` answers how many MCP requests this
  * isolate has served (the listing side checks that `tools/list` through the gateway sends none).
  * `GET /manifest` answers a name, so the bench mesh can start it like any Worker. Not deployed.
  */
@@ -34,14 +34,12 @@ interface Call {
   params?: { name?: unknown; arguments?: { minuend?: unknown; subtrahend?: unknown } };
 }
 
-function answer(call: Call, tools: typeof ONE, session: boolean): unknown {
+const SERVER_INFO = { name: "bench-trivial-upstream", version: "1.0.0" };
+
+function answer(call: Call, tools: typeof ONE): unknown {
   switch (call.method) {
-    case "initialize":
-      if (!session) return undefined;
-      return { protocolVersion: SESSION_VERSION, capabilities: { tools: {} }, serverInfo: { name: "bench-trivial-upstream", version: "1.0.0" } };
     case "server/discover":
-      if (session) return undefined;
-      return { supportedVersions: [VERSION], capabilities: { tools: {} }, serverInfo: { name: "bench-trivial-upstream", version: "1.0.0" } };
+      return { supportedVersions: [VERSION], capabilities: { tools: {} }, serverInfo: SERVER_INFO };
     case "tools/list":
       return { tools };
     case "tools/call": {
@@ -63,19 +61,21 @@ export default {
     if (request.method !== "POST") return new Response(null, { status: 405 });
     served++;
     const call = (await request.json().catch(() => ({}))) as Call;
-    const session = pathname === "/session";
-    if (session && call.method !== "initialize") {
+    if (pathname === "/session") {
+      if (call.method === "initialize") {
+        const id = crypto.randomUUID();
+        sessions.add(id);
+        const result = { protocolVersion: SESSION_VERSION, capabilities: { tools: {} }, serverInfo: SERVER_INFO };
+        return Response.json({ jsonrpc: "2.0", id: call.id, result }, { headers: { "mcp-session-id": id } });
+      }
       const id = request.headers.get("mcp-session-id");
       if (id === null || !sessions.has(id))
         return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
       if (call.id === undefined) return new Response(null, { status: 202 }); // notifications/initialized
     }
-    const result = answer(call, pathname === "/many" ? THOUSAND : ONE, session);
+    const result = answer(call, pathname === "/many" ? THOUSAND : ONE);
     if (result === undefined)
       return Response.json({ jsonrpc: "2.0", id: call.id ?? null, error: { code: -32602, message: "Unknown method or bad arguments" } }, { status: 400 });
-    if (call.method !== "initialize") return Response.json({ jsonrpc: "2.0", id: call.id, result });
-    const id = crypto.randomUUID();
-    sessions.add(id);
-    return Response.json({ jsonrpc: "2.0", id: call.id, result }, { headers: { "mcp-session-id": id } });
+    return Response.json({ jsonrpc: "2.0", id: call.id, result });
   },
 };
