@@ -42,6 +42,10 @@ const FEDERATED_TOOLS = [
   "test_missing_capability",
   "test_streaming_elicitation",
   "test_logging_tool",
+  "test_sampling",
+  "test_elicitation",
+  "test_elicitation_sep1034_defaults",
+  "test_elicitation_sep1330_enums",
   ...["elicitation", "sampling", "list_roots", "request_state", "multiple_inputs", "multi_round", "tampered_state", "capabilities"].map(
     (kind) => `test_input_required_result_${kind}`,
   ),

@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
@@ -51,6 +52,22 @@ async function healthOf(upstream: string) {
   return health.upstreams.find((u) => u.upstream === upstream)!;
 }
 const metricsText = async () => (await fetch(`${mesh.gatewayUrl}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+
+/** The JSON-RPC messages of an event stream, one by one. */
+async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  let buffered = "";
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    for (let end = buffered.indexOf("\n\n"); end >= 0; end = buffered.indexOf("\n\n")) {
+      const data = buffered
+        .slice(0, end)
+        .split("\n")
+        .filter((line) => line.startsWith("data:"));
+      buffered = buffered.slice(end + 2);
+      if (data.length) yield JSON.parse(data.map((line) => line.slice(5)).join("\n"));
+    }
+  }
+}
 
 async function v1Client() {
   const client = new Client({ name: "federation-test", version: "1.0.0" });
@@ -294,7 +311,7 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
 
     // The first round on the wire: the upstream's input request (naming who asks) and its state.
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } };
-    const wire = (capabilities: object, extra: object = {}) =>
+    const wire = (capabilities: object, extra: object = {}, headers: Record<string, string> = {}) =>
       post(
         `${mesh.gatewayUrl}/mcp`,
         {
@@ -308,7 +325,7 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
             _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": capabilities },
           },
         },
-        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "asking.confirm" },
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "asking.confirm", ...headers },
       );
     const first = (await wire({ elicitation: {} })).json.result;
     expect(first).toMatchObject({
@@ -320,6 +337,13 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     const declined = { inputResponses: { confirm: { action: "accept", content: { confirm: false } } } };
     const second = (await wire({ elicitation: {} }, { ...declined, requestState: first.requestState })).json.result;
     expect(second).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "declined x (state asked:x)" }] });
+    // An Idempotency-Key covers the first round: the retry with the answers is answered, not replayed with the question.
+    const keyed = { "idempotency-key": "confirm-x-once", authorization: "Bearer keyed-caller" };
+    const keyedFirst = (await wire({ elicitation: {} }, {}, keyed)).json.result;
+    expect(keyedFirst, JSON.stringify(keyedFirst)).toMatchObject({ resultType: "input_required" });
+    expect((await wire({ elicitation: {} }, {}, keyed)).json.result.inputRequests).toEqual(keyedFirst.inputRequests);
+    const keyedSecond = (await wire({ elicitation: {} }, { ...declined, requestState: keyedFirst.requestState }, keyed)).json.result;
+    expect(keyedSecond).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "declined x (state asked:x)" }] });
     // A state of the caller's own making, or a changed handle, is refused before anything goes upstream.
     for (const forged of ["asked:x", `${first.requestState.slice(0, -1)}${first.requestState.endsWith("0") ? "1" : "0"}`]) {
       const refused = (await wire({ elicitation: {} }, { ...declined, requestState: forged })).json;
@@ -337,6 +361,62 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     // Retry fields that do not parse are refused as invalid params.
     const bad = (await wire({ elicitation: {} }, { requestState: 42 })).json;
     expect(bad.error?.code ?? bad.result?._meta?.["skillmesh/error"]?.code).toBe(-32602);
+  });
+
+  it("asks a 2025-11-25 caller an upstream's input requests on the call's stream and calls again with its answers; only that caller's reply counts", async () => {
+    expect((await addUpstream({ kind: "mcp", name: "asking25", url: v1.url, include: ["confirm"] })).status).toBe(201);
+    // The v1 client declared elicitation at initialize: the question arrives mid-call, as 2025 servers ask.
+    const client = new Client({ name: "federation-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`)));
+    const result = await client.callTool({ name: "asking25.confirm", arguments: { thing: "the deploy" } });
+    expect(asked).toEqual(["[asking25.confirm] Confirm the deploy?"]);
+    expect(result.content).toEqual([{ type: "text", text: "confirmed the deploy (state asked:the deploy)" }]);
+    await client.close();
+    // A client that declared nothing it can answer is not declared upstream: the server says what to declare.
+    const silent = await v1Client();
+    await expect(silent.callTool({ name: "asking25.confirm", arguments: { thing: "x" } })).rejects.toThrow(/elicitation/);
+    await silent.close();
+
+    // On the wire: the request goes out on alice's stream; mallory's reply to its id is not taken, alice's is.
+    const headers = (who: string, session?: string) => ({
+      authorization: `Bearer ${who}`,
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...(session ? { "mcp-session-id": session } : {}),
+    });
+    const init = { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "raw", version: "1" } };
+    const session = (await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "initialize", params: init }, headers("alice"))).headers.get(
+      "mcp-session-id",
+    )!;
+    expect(session).toMatch(/^[0-9a-f]{32}\.f$/);
+    const call = await fetch(`${mesh.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers("alice", session) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "asking25.confirm", arguments: { thing: "x" } } }),
+    });
+    expect(call.headers.get("content-type")).toContain("text/event-stream");
+    const events = sseMessages(call.body!);
+    const question = (await events.next()).value as { id: string; method: string; params: { message: string } };
+    expect(question).toMatchObject({
+      id: expect.stringMatching(/^sm-in-[0-9a-f]{32}-0$/),
+      method: "elicitation/create",
+      params: { message: "[asking25.confirm] Confirm x?" },
+    });
+    const reply = (who: string, confirm: boolean) =>
+      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { confirm } } }, headers(who, session));
+    const answer = events.next();
+    expect((await reply("mallory", true)).status).toBe(202);
+    // The call polls for its reply at least every 500 ms: two polls later it still waits.
+    expect(await Promise.race([answer.then(() => "answered"), new Promise((resolve) => setTimeout(resolve, 1_200, "waiting"))])).toBe("waiting");
+    expect((await reply("alice", false)).status).toBe(202);
+    expect(((await answer).value as { id: number; result: unknown }).result).toMatchObject({
+      content: [{ type: "text", text: "declined x (state asked:x)" }],
+    });
   });
 
   it("splits a group to the canary version (v2 of the server) and keeps the others on v1", async () => {

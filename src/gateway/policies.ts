@@ -208,7 +208,10 @@ export const asyncJobs: Policy = async (call, next) => {
 export const idempotency: Policy = async (call, next) => {
   const { scope, manifest, entry, slot, request, deadline } = call;
   const clientKey = checkedClientKey(scope);
-  if (clientKey === undefined) return next(call);
+  // A round that brings the caller's answers to an upstream's questions is a new exchange: the
+  // key stands for the call's first round, and a later one is neither replayed nor kept under it.
+  const answering = call.inputRound?.inputResponses !== undefined || call.inputRound?.requestState !== undefined;
+  if (clientKey === undefined || answering) return next(call);
   const key = await idempotencyKeyOf(entry.name, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
   const options = {
     ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,

@@ -28,6 +28,7 @@ function loadingBackend(calls: string[]): McpBackend {
     submit: () => Promise.reject(new Error("no jobs here")),
     job: async () => undefined,
     requestStates: { keep: () => Promise.reject(new Error("no input rounds here")), kept: () => Promise.reject(new Error("no input rounds here")) },
+    replies: { put: async () => {}, await: () => Promise.reject(new Error("no input rounds here")) },
     caller: "anonymous",
     admit: async () => {},
   };

@@ -40,14 +40,15 @@ import {
 } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
-import { acceptsEventStream, sseStream } from "../sse/index.js";
+import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import { paramHeaderMismatch } from "../mcp-protocol/headers.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
 import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";
 import { type ListeningServer, listen } from "./listen.js";
-import { mcpSessionOf } from "./session.js";
+import { inputCapabilitiesOf, mcpSessionOf, sessionIdFor } from "./session.js";
+import { type JsonRpcReplyLike, MAX_REPLY_WAIT_MS, type Reply, replyIdsFor } from "./replies.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
@@ -56,13 +57,13 @@ import { COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from ".
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../paging/index.js";
 import { Cancellation } from "../signal/index.js";
-import { randomHex } from "../hash/index.js";
 
 export type { McpAnswer, McpOptions } from "./answer.js";
 export type { McpBackend } from "./backend.js";
 export { SESSION_HEADER, mcpSessionOf } from "./session.js";
 export { renamedOf } from "./tool-list.js";
 export { type RequestStates, requestStatesOf } from "./request-state.js";
+export { type Replies, repliesOf } from "./replies.js";
 
 /**
  * Answers one POST to `/mcp`.
@@ -114,6 +115,8 @@ class McpServer implements ListeningServer {
   async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
     if (isAcceptedOnly(message)) {
       await this.noteCancellation(message);
+      // A reply to a request the gateway sent on a call's stream, for the call that waits on it.
+      if (!("method" in (message as object))) await this.backend.replies.put(message as JsonRpcReplyLike);
       return { status: 202 };
     }
     const checked = JsonRpcRequestSchema.safeParse(message);
@@ -136,17 +139,21 @@ class McpServer implements ListeningServer {
         request = compact.request;
       }
       const progressToken = progressTokenOf(request);
-      if (request.method === "tools/call" && progressToken !== undefined && !slot.batch && acceptsEventStream(headers)) {
+      // A call streams when the caller asked for progress, or when a 2025 client that can answer
+      // input requests calls an upstream's tool (its questions go out on the stream).
+      const mayAsk = !stateless && Object.keys(inputCapabilitiesOf(this.session)).length > 0 && !isTaskRequest(request);
+      if (request.method === "tools/call" && (progressToken !== undefined || mayAsk) && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
         // skill's call is a task or refused: answered below, never in place.)
-        const prepared = await this.prepareToolCall(headers, request, stateless);
-        if (!prepared.known.skill.jobOnly)
-          return this.streamed(id, stateless, progressToken, (streaming) => this.runToolCall(prepared, slot, streaming, !stateless));
+        const prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);
+        if (!prepared.known.skill.jobOnly && (progressToken !== undefined || prepared.inputRound))
+          return this.streamed(id, stateless, progressToken, (streaming, ask) => this.runToolCall(prepared, slot, streaming, !stateless, ask));
       }
       const result = await this.answer(headers, request, version.version, slot);
       const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
       // A handshake opens a session of its own (batches are 2025-03-26 and carry no initialize of use).
-      return request.method === "initialize" && !stateless && !slot.batch ? { ...answer, sessionId: randomHex(16) } : answer;
+      if (request.method !== "initialize" || stateless || slot.batch) return answer;
+      return { ...answer, sessionId: sessionIdFor((request.params as { capabilities?: unknown } | undefined)?.capabilities) };
     } catch (thrown) {
       const body = failureFromThrown(id, thrown);
       const code = body.error.code;
@@ -177,7 +184,7 @@ class McpServer implements ListeningServer {
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
         // that may run longer than a request (or only as a job), to a client that declared the tasks extension.
         const { skill } = prepared.known;
-        if (version === TASKS_2025 && typeof (request.params as { task?: unknown }).task === "object") return this.createTask(prepared, slot, version);
+        if (version === TASKS_2025 && isTaskRequest(request)) return this.createTask(prepared, slot, version);
         if (stateless && (skill.maxDurationMs || skill.jobOnly) && declaresTasks(metaOf(request)?.[META.clientCapabilities]))
           return this.createTask(prepared, slot, version);
         if (skill.jobOnly) throw jobOnlyRefusal(skill.name, stateless);
@@ -315,8 +322,11 @@ class McpServer implements ListeningServer {
     return this.tasks.create(prepared.known.skill, argumentsToParams(prepared.known.skill, prepared.args), slot, isStateless(version));
   }
 
-  /** A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers that disagree). */
-  private async prepareToolCall(headers: Headers, request: JsonRpcRequest, stateless: boolean) {
+  /**
+   * A `tools/call`'s tool and arguments, or the thrown error that refuses it (unknown tool, headers
+   * that disagree); `asksOnStream` when a 2025 call will stream, so its caller can be asked for input.
+   */
+  private async prepareToolCall(headers: Headers, request: JsonRpcRequest, stateless: boolean, asksOnStream = false) {
     const params = parseParams(CallToolParamsSchema, request.params);
     const known = await this.tool(params.name);
     // Charged and audited as any call of a skill the caller has none of.
@@ -324,9 +334,12 @@ class McpServer implements ListeningServer {
       return this.backend.refuse(params.name, new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}; tools/list names the tools`));
     const mismatch = stateless ? paramHeaderMismatch(known.tool.inputSchema, params.arguments, headers) : undefined;
     if (mismatch) throw new RpcError(McpErrorCode.HeaderMismatch, mismatch);
-    // 2026-07-28, an upstream's tool: what the caller can answer of its input requests, and its
-    // answers on a retry, with the upstream's state its handle stands for.
-    if (!stateless || known.skill.answers !== "tool-result") return { id: request.id!, known, args: params.arguments };
+    // An upstream's tool: what the caller can answer of its input requests (2026-07-28: declared
+    // in the request, with its answers on a retry and the upstream's state its handle stands for;
+    // 2025: declared at initialize, carried by the session, answered on the call's stream).
+    if (known.skill.answers !== "tool-result") return { id: request.id!, known, args: params.arguments };
+    if (!stateless)
+      return { id: request.id!, known, args: params.arguments, ...(asksOnStream ? { inputRound: { capabilities: inputCapabilitiesOf(this.session) } } : {}) };
     const round = inputRoundOf(request.params as Record<string, unknown>);
     if (round.requestState !== undefined) round.requestState = await this.backend.requestStates.kept(known.skill.name, round.requestState);
     return { id: request.id!, known, args: params.arguments, inputRound: round };
@@ -334,9 +347,11 @@ class McpServer implements ListeningServer {
 
   /**
    * Runs a prepared tool call. In the 2025 revisions it can be cancelled by a
-   * `notifications/cancelled` naming its id (2026-07-28 cancels by closing the stream only).
+   * `notifications/cancelled` naming its id (2026-07-28 cancels by closing the stream only). An
+   * upstream's input requests go back to a 2026-07-28 caller in the answer; with `ask` (a 2025
+   * caller's stream) the gateway asks them itself and calls again with the answers, round by round.
    */
-  private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming, cancellable = false) {
+  private async runToolCall(prepared: PreparedToolCall, slot: RequestSlot, streaming: CallStreaming, cancellable = false, ask?: AskCaller) {
     const { known } = prepared;
     const key = inFlightKey(this.backend.caller, this.session, prepared.id);
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
@@ -344,17 +359,23 @@ class McpServer implements ListeningServer {
     const cancellation = cancellable ? new Cancellation() : undefined;
     const done = cancellation && trackCall(key, cancellation);
     try {
-      const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(prepared.inputRound ? { inputRound: prepared.inputRound } : {}) };
-      const answer = await this.backend.call(known.skill.name, argumentsToParams(known.skill, prepared.args), slot, passed);
-      // An upstream asking the caller for input (2026-07-28), as checked on its way in
-      // (src/upstream/mcp-client.ts); the caller gets a handle of its state, not the state.
-      if (prepared.inputRound && (answer as { resultType?: unknown } | undefined)?.resultType === "input_required") {
+      const params = argumentsToParams(known.skill, prepared.args);
+      for (let round = prepared.inputRound, rounds = 1; ; rounds++) {
+        const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(round ? { inputRound: round } : {}) };
+        const answer = await this.backend.call(known.skill.name, params, slot, passed);
+        // An upstream asking the caller for input, as checked on its way in (src/upstream/mcp-client.ts).
+        if (!round || (answer as { resultType?: unknown } | undefined)?.resultType !== "input_required") return toolResultOf(known.skill, answer);
         const asked = answer as InputRequiredResult;
+        if (ask) {
+          if (rounds >= MAX_INPUT_ROUNDS) throw new RpcError(ErrorCode.SkillUnavailable, `${known.skill.name} asked for input ${rounds} times in one call`);
+          round = { capabilities: round.capabilities, inputResponses: await ask(asked.inputRequests ?? {}), ...pick(asked, "requestState") };
+          continue;
+        }
+        // 2026-07-28: the caller gets a handle of the upstream's state, not the state.
         return asked.requestState === undefined ?
             asked
           : { ...asked, requestState: await this.backend.requestStates.keep(known.skill.name, asked.requestState) };
       }
-      return toolResultOf(known.skill, answer);
     } catch (thrown) {
       // A capability the caller did not declare is the request's fault, not the tool's: -32021 (HTTP 400).
       if (thrown instanceof RpcError && thrown.code === McpErrorCode.MissingCapability) throw thrown;
@@ -373,13 +394,18 @@ class McpServer implements ListeningServer {
    * with the client's token as the skill reports, heartbeats while it is quiet, then the response.
    * Closing the stream cancels the call, and nothing more is sent for it.
    */
-  private streamed(id: string | number, stateless: boolean, progressToken: string | number, run: (streaming: CallStreaming) => Promise<unknown>): McpAnswer {
+  private streamed(
+    id: string | number,
+    stateless: boolean,
+    progressToken: string | number | undefined,
+    run: (streaming: CallStreaming, ask?: AskCaller) => Promise<unknown>,
+  ): McpAnswer {
     const stream = sseStream(
       async (sse) => {
-        const onProgress = progressRelay(sse, { progressToken });
+        const onProgress = progressToken === undefined ? undefined : progressRelay(sse, { progressToken });
         let body: JsonRpcResponse;
         try {
-          const result = await run({ onProgress, signal: sse.signal });
+          const result = await run({ ...(onProgress ? { onProgress } : {}), signal: sse.signal }, stateless ? undefined : this.askOn(sse));
           body = success(id, stateless ? this.complete(result as object) : result);
         } catch (thrown) {
           body = failureFromThrown(id, thrown);
@@ -390,6 +416,21 @@ class McpServer implements ListeningServer {
       this.options.clientGone,
     );
     return { status: 200, stream };
+  }
+
+  /**
+   * How a 2025 caller is asked for input: each request on the call's stream, with an id of the
+   * gateway's; its replies arrive in other POSTs (src/mcp/replies.ts), and are the answers by key.
+   */
+  private askOn(sse: SseWriter): AskCaller {
+    return async (requests) => {
+      const keys = Object.keys(requests);
+      const ids = replyIdsFor(keys.length);
+      keys.forEach((key, index) => sse.send({ jsonrpc: "2.0", id: ids[index], method: requests[key]!.method, params: requests[key]!.params ?? {} }));
+      const waitMs = Math.min(MAX_REPLY_WAIT_MS, this.backend.budgetMs ?? MAX_REPLY_WAIT_MS);
+      const replies = await this.backend.replies.await(ids, { signal: sse.signal, waitMs });
+      return Object.fromEntries(keys.map((key, index) => [key, answeredWith(requests[key]!.method, replies.get(ids[index]!)!)]));
+    };
   }
 
   /**
@@ -421,6 +462,28 @@ interface PreparedToolCall {
   known: ListedTool;
   args?: Record<string, unknown>;
   inputRound?: InputRound;
+}
+
+/** Whether a `tools/call` asks to run as a task (2025-11-25, `params.task`). */
+function isTaskRequest(request: JsonRpcRequest): boolean {
+  return typeof (request.params as { task?: unknown } | undefined)?.task === "object";
+}
+
+/** Asks the caller an upstream's input requests (2025: on the call's stream); their answers by key. */
+type AskCaller = (requests: NonNullable<InputRequiredResult["inputRequests"]>) => Promise<Record<string, Record<string, unknown>>>;
+
+/** The most rounds of input requests one call may ask its caller before the gateway stops it. */
+const MAX_INPUT_ROUNDS = 8;
+
+/** A client's reply to one input request as its answer, or the error that ends the call when it refused. */
+function answeredWith(method: string, reply: Reply): Record<string, unknown> {
+  if ("result" in reply) return reply.result;
+  throw new RpcError(ErrorCode.InvalidParams, `Invalid params: the caller answered ${method} with an error (${reply.error.code}: ${reply.error.message})`);
+}
+
+/** `{ [key]: value }` when `object` has a defined `key`, else `{}`. */
+function pick<T extends object, K extends keyof T>(object: T, key: K): Partial<Pick<T, K>> {
+  return object[key] === undefined ? {} : ({ [key]: object[key] } as Partial<Pick<T, K>>);
 }
 
 /** The revision with the experimental core tasks (requestor-driven `params.task`). */
