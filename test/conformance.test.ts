@@ -50,7 +50,13 @@ const FEDERATED_TOOLS = [
     (kind) => `test_input_required_result_${kind}`,
   ),
 ];
-const FEDERATED_PROMPTS = ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"];
+const FEDERATED_PROMPTS = [
+  "test_input_required_result_prompt",
+  "test_simple_prompt",
+  "test_prompt_with_arguments",
+  "test_prompt_with_embedded_resource",
+  "test_prompt_with_image",
+];
 
 let mesh: Mesh;
 let upstream: RunningProcess;

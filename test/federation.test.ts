@@ -363,6 +363,39 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     expect(bad.error?.code ?? bad.result?._meta?.["skillmesh/error"]?.code).toBe(-32602);
   });
 
+  it("relays an upstream prompt's input requests (prompts/get answered input_required) to a 2026-07-28 caller, with a handle of its state", async () => {
+    expect((await addUpstream({ kind: "mcp", name: "briefer", url: v1.url, include: ["echo", "briefing"] })).status).toBe(201);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    };
+    const get = (extra: object = {}) =>
+      post(
+        `${mesh.gatewayUrl}/mcp`,
+        { jsonrpc: "2.0", id: 8, method: "prompts/get", params: { name: "briefer.briefing", ...extra, _meta: meta } },
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/get", "mcp-name": "briefer.briefing" },
+      );
+    const first = (await get()).json.result;
+    expect(first).toMatchObject({
+      resultType: "input_required",
+      inputRequests: { audience: { method: "elicitation/create", params: { message: "[Upstream briefer] Who is the briefing for?" } } },
+    });
+    expect(first.requestState).toMatch(/^rs_[0-9a-f]{32}$/);
+    const answers = { inputResponses: { audience: { action: "accept", content: { audience: "the on-call team" } } } };
+    const second = (await get({ ...answers, requestState: first.requestState })).json.result;
+    expect(second).toMatchObject({
+      resultType: "complete",
+      messages: [{ role: "user", content: { type: "text", text: "Brief the on-call team (state asked:audience)" } }],
+    });
+    // The handle is bound to the prompt that asked: another's handle, or a state of the caller's making, is refused.
+    expect((await get({ ...answers, requestState: "asked:audience" })).json.error).toMatchObject({ code: -32602 });
+    // A 2025 caller declares nothing upstream for a prompt: the upstream says what it would need (-32021).
+    const handshakeClient = await v1Client();
+    await expect(handshakeClient.getPrompt({ name: "briefer.briefing" })).rejects.toThrow(/-32021.*elicitation/);
+    await handshakeClient.close();
+  });
+
   it("asks a 2025-11-25 caller an upstream's input requests on the call's stream and calls again with its answers; only that caller's reply counts", async () => {
     expect((await addUpstream({ kind: "mcp", name: "asking25", url: v1.url, include: ["confirm"] })).status).toBe(201);
     // The v1 client declared elicitation at initialize: the question arrives mid-call, as 2025 servers ask.

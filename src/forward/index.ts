@@ -39,6 +39,8 @@ export interface UpstreamAsk {
   caller: string;
   traceparent?: string;
   signal: AbortSignal;
+  /** A 2026-07-28 caller's part of a multi round-trip (a read or get may ask for input too, SEP-2322). */
+  inputRound?: InputRound;
 }
 
 /** One call of an upstream's tool, as `forwardCall` hands it on. */

@@ -9,7 +9,7 @@
  */
 import type { CatalogEntry } from "../catalog-search/index.js";
 import type { ErrorCode } from "../jsonrpc/index.js";
-import type { CompletionRef } from "../mcp-protocol/index.js";
+import type { CompletionRef, InputRound } from "../mcp-protocol/index.js";
 
 /** What every operation says of itself. */
 interface Asked {
@@ -26,6 +26,8 @@ interface Asked {
 export interface ResourceRead extends Asked {
   kind: "resource";
   uri: string;
+  /** A 2026-07-28 caller's part of a multi round-trip: an upstream's read may ask it for input. */
+  inputRound?: InputRound;
 }
 
 /** A package's `.tar.gz` (the well-known index's `archive` entry). */
@@ -39,6 +41,8 @@ export interface PromptGet extends Asked {
   kind: "prompt";
   name: string;
   arguments: Record<string, string>;
+  /** A 2026-07-28 caller's part of a multi round-trip: an upstream's prompt may ask it for input. */
+  inputRound?: InputRound;
 }
 
 /**

@@ -19,7 +19,14 @@
  */
 import { forwardCall } from "../forward/index.js";
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../jsonrpc/index.js";
-import { type CompleteResult, CompleteResultSchema, GetPromptResultSchema, ReadResourceResultSchema, matchUriTemplate } from "../mcp-protocol/index.js";
+import {
+  type CompleteResult,
+  CompleteResultSchema,
+  GetPromptResultSchema,
+  ReadResourceResultSchema,
+  isInputRequired,
+  matchUriTemplate,
+} from "../mcp-protocol/index.js";
 import type { Outcome } from "../outcome/index.js";
 import { selectDeployment } from "../routing/index.js";
 import type { CallerCatalog } from "./caller-catalog.js";
@@ -92,13 +99,16 @@ const read: Handler<OperationCall> = async (call) => {
         answeredBy = `upstream:${target.upstream}@${target.version}`;
         const asked = askedOf(operation, target.name);
         const { caller, traceparent } = call.scope.context;
+        const round = operation.kind === "prompt" || operation.kind === "resource" ? operation.inputRound : undefined;
         const answer = await call.runtime.upstreams.ask(target, {
           ...asked,
           caller,
           ...(traceparent ? { traceparent } : {}),
           signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+          ...(round ? { inputRound: round } : {}),
         });
-        return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
+        // An upstream asking its caller for input (SEP-2322), checked where it came in.
+        return { ok: true, result: isInputRequired(answer) ? answer : checked(operation, target, answer, answeredBy), deployment: answeredBy };
       }
       case "gateway":
         throw new RpcError(ErrorCode.InternalError);

@@ -253,6 +253,15 @@ export const InputRequiredResultSchema = z
 export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
 
 /**
+ * Whether an answer says it is an input request (`resultType: "input_required"`); the gateway
+ * takes it for one only once it was checked where it came in (src/upstream/mcp-client.ts).
+ * @example isInputRequired({ resultType: "input_required", inputRequests: {…} }) // true
+ */
+export function isInputRequired(answer: unknown): answer is InputRequiredResult {
+  return (answer as { resultType?: unknown } | undefined)?.resultType === "input_required";
+}
+
+/**
  * An `input_required` result with each elicitation's message prefixed by who asks (`[<askedBy>]`),
  * so a user never takes an upstream's question for the gateway's own.
  * @example attributedInputRequired(result, "crm.ask").inputRequests!.pw!.params // { message: "[crm.ask] Your password?", … }

@@ -49,6 +49,7 @@ import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";
 import { type ListeningServer, listen } from "./listen.js";
 import { inputCapabilitiesOf, mcpSessionOf, sessionIdFor } from "./session.js";
 import { type JsonRpcReplyLike, MAX_REPLY_WAIT_MS, type Reply, replyIdsFor } from "./replies.js";
+import { withHandle } from "./request-state.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
@@ -210,7 +211,15 @@ class McpServer implements ListeningServer {
     }
     if (isResourceMethod(request.method)) {
       const caching = stateless ? { caching: { ttlMs: this.options.listTtlMs, cacheScope: this.options.listScope } } : {};
-      return answerResources(request.method, request.params, { backend: this.backend, pageSize: this.options.pageSize, stateless, ...caching });
+      // 2026-07-28: a prompt get or resource read may ask its caller for input too (SEP-2322).
+      const inputRound = stateless ? inputRoundOf(request.params as Record<string, unknown> | undefined) : undefined;
+      return answerResources(request.method, request.params, {
+        backend: this.backend,
+        pageSize: this.options.pageSize,
+        stateless,
+        ...caching,
+        ...(inputRound ? { inputRound } : {}),
+      });
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}${stateless ? ` (protocol ${version})` : ""}`);
   }
@@ -372,9 +381,7 @@ class McpServer implements ListeningServer {
           continue;
         }
         // 2026-07-28: the caller gets a handle of the upstream's state, not the state.
-        return asked.requestState === undefined ?
-            asked
-          : { ...asked, requestState: await this.backend.requestStates.keep(known.skill.name, asked.requestState) };
+        return withHandle(this.backend.requestStates, known.skill.name, asked);
       }
     } catch (thrown) {
       // A capability the caller did not declare is the request's fault, not the tool's: -32021 (HTTP 400).

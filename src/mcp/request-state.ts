@@ -8,6 +8,7 @@
  */
 import { randomHex } from "../hash/index.js";
 import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import type { InputRequiredResult } from "../mcp-protocol/index.js";
 import type { Store } from "../store/index.js";
 
 /** How long a caller has to answer and retry. */
@@ -15,12 +16,20 @@ export const REQUEST_STATE_TTL_MS = 60 * 60_000;
 const PREFIX = "sm:rs:";
 const HANDLE = /^rs_[0-9a-f]{32}$/;
 
-/** One caller's kept request states. */
+/** One caller's kept request states, each bound to what asked (a tool, a prompt, a resource's URI). */
 export interface RequestStates {
   /** Keeps `state` for a retry of `tool`; the handle the caller gets instead. */
   keep(tool: string, state: string): Promise<string>;
   /** The state a handle stands for, if this caller was given it for `tool`; else throws -32602. */
   kept(tool: string, handle: string): Promise<string>;
+}
+
+/**
+ * An upstream's input request as its caller gets it: the upstream's state kept, a handle in its place.
+ * @example await withHandle(states, "crm.ask", { resultType: "input_required", requestState: "s1" }) // { …, requestState: "rs_…" }
+ */
+export async function withHandle(states: RequestStates, asker: string, asked: InputRequiredResult): Promise<InputRequiredResult> {
+  return asked.requestState === undefined ? asked : { ...asked, requestState: await states.keep(asker, asked.requestState) };
 }
 
 /**

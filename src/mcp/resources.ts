@@ -14,9 +14,19 @@ import { z } from "zod";
 import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
 import type { ServedFile } from "../gateway/operations.js";
 import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
-import { CompleteParamsSchema, GetPromptParamsSchema, McpErrorCode, ReadResourceParamsSchema, resourceContentsOf } from "../mcp-protocol/index.js";
+import type { PromptGet, ResourceRead } from "../gateway/operation.js";
+import {
+  CompleteParamsSchema,
+  GetPromptParamsSchema,
+  type InputRound,
+  McpErrorCode,
+  ReadResourceParamsSchema,
+  isInputRequired,
+  resourceContentsOf,
+} from "../mcp-protocol/index.js";
 import { UTF8_DECODER } from "../utf8/index.js";
 import type { McpBackend } from "./backend.js";
+import { withHandle } from "./request-state.js";
 
 /** The Skills extension's name in capabilities' `extensions`. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -31,6 +41,8 @@ export interface ResourceContext {
   stateless: boolean;
   /** Set for 2026-07-28: `ttlMs` and `cacheScope` on every list and read. */
   caching?: { ttlMs: number; cacheScope: "public" | "private" };
+  /** Set for 2026-07-28: what the caller can answer of input requests, and on a retry its answers and state handle. */
+  inputRound?: InputRound;
 }
 
 /** A package file's bytes as a resource's contents: text for text, base64 `blob` otherwise. */
@@ -82,9 +94,9 @@ export const METHODS = {
     ...caching,
   })),
   "prompts/list": row(CursorParamsSchema, async (_params, { backend, caching }) => ({ prompts: (await backend.catalog().offerings()).prompts, ...caching })),
-  "prompts/get": row(GetPromptParamsSchema, async ({ name, arguments: args }, { backend, caching }) => {
-    const prompt = await backend.run({ kind: "prompt", method: "prompts/get", name, arguments: args ?? {} });
-    return { ...(prompt as object), ...caching };
+  "prompts/get": row(GetPromptParamsSchema, async ({ name, arguments: args }, context) => {
+    const prompt = await runAsking({ kind: "prompt", method: "prompts/get", name, arguments: args ?? {} }, name, context);
+    return isInputRequired(prompt) ? prompt : { ...(prompt as object), ...context.caching };
   }),
   // Completes a prompt's argument or a template's variable of the caller's (its own name unknown
   // there, as for a prompts/get); no caching fields: values follow what is typed.
@@ -97,14 +109,28 @@ export const METHODS = {
       ...(context?.arguments ? { given: context.arguments } : {}),
     })) as object;
   }),
-  "resources/read": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching, stateless }) => {
+  "resources/read": row(ReadResourceParamsSchema, async ({ uri }, context) => {
     // 2025-11-25 and before: -32002 (the revision's "resource not found"); 2026-07-28: -32602.
-    const notFound = { code: stateless ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound, message: "Resource not found" };
-    const read = await backend.run({ kind: "resource", method: "resources/read", uri, notFound });
+    const notFound = { code: context.stateless ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound, message: "Resource not found" };
+    const read = await runAsking({ kind: "resource", method: "resources/read", uri, notFound }, uri, context);
+    if (isInputRequired(read)) return read;
     const contents = isPackageFile(read) ? { contents: [fileContentsOf(uri, read)] } : (read as object);
-    return { ...contents, ...caching };
+    return { ...contents, ...context.caching };
   }),
 };
+
+/**
+ * Runs a prompt get or resource read that an upstream may answer with input requests
+ * (2026-07-28, SEP-2322): the caller's round goes with it (its state handle swapped for the state
+ * it stands for), and an `input_required` answer reaches the caller with a handle of the
+ * upstream's state bound to what asked (`asker`: the prompt's name, the resource's URI).
+ */
+async function runAsking(operation: PromptGet | ResourceRead, asker: string, { backend, inputRound }: ResourceContext): Promise<unknown> {
+  const round =
+    inputRound?.requestState === undefined ? inputRound : { ...inputRound, requestState: await backend.requestStates.kept(asker, inputRound.requestState) };
+  const answer = await backend.run({ ...operation, ...(round ? { inputRound: round } : {}) });
+  return isInputRequired(answer) ? withHandle(backend.requestStates, asker, answer) : answer;
+}
 
 export type ResourceMethod = keyof typeof METHODS;
 

@@ -217,9 +217,10 @@ export class Upstreams implements UpstreamCaller {
     const credential = await this.#credential(record, version, caller, signal);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
-    if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri));
+    const round = request.inputRound;
+    if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri), round);
     if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
-    return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>);
+    return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>, round);
   }
 
   /** The credential of one version for one caller. */

@@ -34,6 +34,7 @@ import {
   UpstreamToolResultSchema,
   headerValueFor,
   undeclaredInputRequests,
+  isInputRequired,
   type GetPromptResult,
   GetPromptResultSchema,
   PromptSchema,
@@ -183,10 +184,10 @@ export async function listOfferings(target: McpTarget, era: McpEra): Promise<Off
  * Reads one of an upstream's resources, checked; the upstream's refusal as `callTool`'s is.
  * @example const { contents } = await readUpstreamResource(target, era, "demo://resource/static/document/architecture.md")
  */
-export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: string): Promise<ReadResourceResult> {
-  const result = ReadResourceResultSchema.safeParse(
-    await exchange(target, "resources/read", { uri }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(uri) } } : {}),
-  );
+export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: string, round?: InputRound): Promise<ReadResourceResult | InputRequiredResult> {
+  const raw = await exchangeAsking(target, "resources/read", { uri }, era, era.stateless ? { "mcp-name": headerValueFor(uri) } : {}, round);
+  if (isInputRequired(raw)) return raw;
+  const result = ReadResourceResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
   return result.data;
 }
@@ -195,10 +196,16 @@ export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: 
  * Gets one of an upstream's prompts, checked.
  * @example const { messages } = await getUpstreamPrompt(target, era, "simple-prompt", {})
  */
-export async function getUpstreamPrompt(target: McpTarget, era: McpEra, name: string, args: Record<string, string>): Promise<GetPromptResult> {
-  const result = GetPromptResultSchema.safeParse(
-    await exchange(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { headers: { "mcp-name": headerValueFor(name) } } : {}),
-  );
+export async function getUpstreamPrompt(
+  target: McpTarget,
+  era: McpEra,
+  name: string,
+  args: Record<string, string>,
+  round?: InputRound,
+): Promise<GetPromptResult | InputRequiredResult> {
+  const raw = await exchangeAsking(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { "mcp-name": headerValueFor(name) } : {}, round);
+  if (isInputRequired(raw)) return raw;
+  const result = GetPromptResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered prompts/get with something that is not a prompt");
   return result.data;
 }
@@ -237,17 +244,38 @@ export async function callTool(
   options: ToolCallOptions = {},
 ): Promise<UpstreamToolResult | InputRequiredResult> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
-  const round = era.stateless ? options.inputRound : undefined;
-  if (round?.inputResponses) params.inputResponses = round.inputResponses;
-  if (round?.requestState !== undefined) params.requestState = round.requestState;
   if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
-  const raw = (await exchange(target, "tools/call", params, era, { headers, onProgress: options.onProgress, capabilities: round?.capabilities })) as
-    { resultType?: unknown } | undefined;
-  if (raw?.resultType === "input_required") return inputRequiredOf(target, raw, round);
+  const raw = await exchangeAsking(target, "tools/call", params, era, headers, options.inputRound, options.onProgress);
+  if (isInputRequired(raw)) return raw;
   const result = UpstreamToolResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
   return result.data;
+}
+
+/**
+ * Sends a request that may be answered `input_required` (a tool call, a prompt get, a resource
+ * read: SEP-2322), with the caller's part of the round in a 2026-07-28 era (its capabilities, its
+ * answers and the echoed state); such an answer comes back checked (`inputRequiredOf`), anything
+ * else raw for its method to check.
+ */
+async function exchangeAsking(
+  target: McpTarget,
+  method: string,
+  params: Record<string, unknown>,
+  era: McpEra,
+  headers: Record<string, string>,
+  inputRound: InputRound | undefined,
+  onProgress?: (progress: Progress) => void,
+): Promise<unknown> {
+  const round = era.stateless ? inputRound : undefined;
+  const sent = {
+    ...params,
+    ...(round?.inputResponses ? { inputResponses: round.inputResponses } : {}),
+    ...(round?.requestState !== undefined ? { requestState: round.requestState } : {}),
+  };
+  const raw = (await exchange(target, method, sent, era, { headers, onProgress, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
+  return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
 }
 
 /**
