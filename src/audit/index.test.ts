@@ -62,6 +62,20 @@ describe("the audit log", () => {
     expect((await log.read({ limit: 1_000, since: "0" })).entries.at(-1)!.at).toBe(MAX_AUDIT_BACKLOG + 499 - 999);
   });
 
+  it("writes what overlapping failed writes left in the order it was recorded", async () => {
+    const { store, state } = watched(memoryStore());
+    const log = new AuditLog(store);
+    state.failing = true;
+    const writes = flushes();
+    // Three batches, each flushed on its own: all three writes fail, the first one first.
+    for (let i = 0; i < 300; i++) log.record(call(i), writes.waitUntil);
+    await writes.settled();
+    state.failing = false;
+    await log.flushNow();
+    const { entries } = await log.read({ limit: 1_000 });
+    expect(entries.map((e) => e.at)).toEqual(Array.from({ length: 300 }, (_, i) => 299 - i));
+  });
+
   it("an entry Analytics Engine refuses is lost there alone: the store gets every entry", async () => {
     const points: unknown[] = [];
     const log = new AuditLog(memoryStore(), {

@@ -100,10 +100,17 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
+/** An entry with its place in the order it was recorded (flushes overlap: a failed one keeps order by it). */
+interface Numbered<Entry> {
+  seq: number;
+  entry: Entry;
+}
+
 export class AuditLog {
-  #buffer: PendingEntry[] = [];
-  /** Entries a failed write left behind, oldest first, written before the buffer's. */
-  #backlog: AuditEntry[] = [];
+  #buffer: Array<Numbered<PendingEntry>> = [];
+  /** Entries failed writes left behind, in the order they were recorded, written before the buffer's. */
+  #backlog: Array<Numbered<AuditEntry>> = [];
+  #recorded = 0;
   #dropped = 0;
   readonly #later = new DelayedFlush(AUDIT_FLUSH_MS, () => this.#flush());
 
@@ -117,7 +124,7 @@ export class AuditLog {
    * @example audit.record({ type: "admin", at: Date.now(), by: "admin-token", action: "POST /admin/keys", status: 201 }, waitUntil)
    */
   record(entry: PendingEntry, waitUntil: (promise: Promise<unknown>) => void): void {
-    this.#buffer.push(entry);
+    this.#buffer.push({ seq: this.#recorded++, entry });
     if (this.#buffer.length >= FLUSH_AT) waitUntil(this.#flush());
     else this.#later.schedule(waitUntil);
   }
@@ -130,15 +137,16 @@ export class AuditLog {
   async #flush(): Promise<void> {
     const batch = this.#buffer;
     this.#buffer = [];
-    const fresh = await Promise.all(batch.map(finalized));
-    for (const entry of fresh) this.#analytics(entry);
-    const entries = [...this.#backlog, ...fresh];
+    const fresh = await Promise.all(batch.map(async ({ seq, entry }) => ({ seq, entry: await finalized(entry) })));
+    for (const { entry } of fresh) this.#analytics(entry);
+    // Another flush may have failed meanwhile with newer entries than these: the order recorded decides.
+    const entries = inOrder([...this.#backlog, ...fresh]);
     this.#backlog = [];
     // In slices of a bounded size: one failed write keeps its slice and what follows for the next flush.
     for (let i = 0; i < entries.length; i += WRITE_BATCH) {
       const slice = entries.slice(i, i + WRITE_BATCH);
       try {
-        await this.store.run(appendAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [MAX_AUDIT_ENTRIES, ...slice.map((e) => JSON.stringify(e))]);
+        await this.store.run(appendAudit, [AUDIT_KEY, AUDIT_COUNT_KEY], [MAX_AUDIT_ENTRIES, ...slice.map((e) => JSON.stringify(e.entry))]);
       } catch (error) {
         this.#keep(entries.slice(i));
         console.error(
@@ -151,8 +159,8 @@ export class AuditLog {
   }
 
   /** Keeps unwritten entries for the next flush, the newest `MAX_AUDIT_BACKLOG` of them. */
-  #keep(entries: AuditEntry[]): void {
-    const kept = [...entries, ...this.#backlog];
+  #keep(entries: Array<Numbered<AuditEntry>>): void {
+    const kept = inOrder([...entries, ...this.#backlog]);
     const over = kept.length - MAX_AUDIT_BACKLOG;
     if (over > 0) {
       this.#dropped += over;
@@ -222,6 +230,11 @@ const clipped = (text: string) => (text.length > MAX_AUDIT_TEXT ? `${text.slice(
  * name is 128 characters here), and a call's params replaced by their fingerprint (without one
  * when it cannot be made: the entry is kept either way).
  */
+/** Entries in the order they were recorded. */
+function inOrder<Entry>(entries: Array<Numbered<Entry>>): Array<Numbered<Entry>> {
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
   if (entry.type === "admin") return { ...entry, by: clipped(entry.by), action: clipped(entry.action) };
   const { params, ...rest } = entry as Extract<PendingEntry, { type: "call" }> & { params?: unknown };
