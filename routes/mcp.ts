@@ -18,7 +18,7 @@ import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type McpBackend, SESSION_HEADER, answerMcpPost, renamedOf, repliesOf, requestStatesOf } from "../src/mcp/index.js";
+import { type McpBackend, SESSION_HEADER, answerMcpPost, logLevelsOf, renamedOf, repliesOf, requestStatesOf } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 
@@ -102,6 +102,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     },
     requestStates: requestStatesOf(runtime.store, scope.context.caller),
     replies: repliesOf(runtime.store, scope.context.caller),
+    logLevels: logLevelsOf(runtime.store, scope.context.caller),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),

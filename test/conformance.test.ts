@@ -42,6 +42,7 @@ const FEDERATED_TOOLS = [
   "test_missing_capability",
   "test_streaming_elicitation",
   "test_logging_tool",
+  "test_tool_with_logging",
   "test_sampling",
   "test_elicitation",
   "test_elicitation_sep1034_defaults",

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
@@ -394,6 +394,55 @@ describe("an MCP server of 2026-07-28 (the v2 SDK, stateless), two versions of o
     const handshakeClient = await v1Client();
     await expect(handshakeClient.getPrompt({ name: "briefer.briefing" })).rejects.toThrow(/-32021.*elicitation/);
     await handshakeClient.close();
+  });
+
+  it("relays a federated tool's log messages at the level the caller asked, named after the tool, and none without one", async () => {
+    expect((await addUpstream({ kind: "mcp", name: "logs", url: v1.url, include: ["chatty"] })).status).toBe(201);
+    // 2025-11-25: the session's level (logging/setLevel), kept for its later calls.
+    const client = new Client({ name: "federation-test", version: "1.0.0" });
+    const logged: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logged.push(notification.params));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`)));
+    expect((await client.callTool({ name: "logs.chatty", arguments: {} })).content).toEqual([{ type: "text", text: "done" }]);
+    expect(logged).toEqual([]);
+    await client.setLoggingLevel("info");
+    await client.callTool({ name: "logs.chatty", arguments: {} });
+    expect(logged).toEqual([
+      { level: "info", logger: "logs.chatty", data: { step: 1, of: 2 } },
+      { level: "warning", logger: "logs.chatty/storage", data: "slow disk" },
+    ]);
+    await client.close();
+    // 2026-07-28: the request's level, in _meta; the messages come on the call's stream before its answer.
+    const call = await fetch(`${mesh.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "logs.chatty",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "logs.chatty",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": "warning",
+          },
+        },
+      }),
+    });
+    const messages: unknown[] = [];
+    for await (const message of sseMessages(call.body!)) messages.push(message);
+    expect(messages).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "warning", logger: "logs.chatty/storage", data: "slow disk" } },
+      expect.objectContaining({ id: 3, result: expect.objectContaining({ content: [{ type: "text", text: "done" }] }) }),
+    ]);
   });
 
   it("asks a 2025-11-25 caller an upstream's input requests on the call's stream and calls again with its answers; only that caller's reply counts", async () => {

@@ -12,6 +12,7 @@ import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import type { InputRound } from "../mcp-protocol/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
+import type { LogLevel } from "../logging/index.js";
 import type { Deployment, UpstreamEndpoint } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import { type Cancellation, anySignal, withTimeout } from "../signal/index.js";
@@ -58,6 +59,9 @@ export interface UpstreamRequest {
   onProgress?: (progress: Progress) => void;
   /** An MCP 2026-07-28 caller's part of a multi round-trip (what it can answer, its answers). */
   inputRound?: InputRound;
+  /** Set when the caller wants the tool's log messages: the least severe it wants, and where they go. */
+  logLevel?: LogLevel;
+  onLog?: (message: unknown) => void;
   signal: AbortSignal;
 }
 
@@ -86,6 +90,9 @@ export interface ForwardRequest {
   upstreams?: UpstreamCaller;
   /** An MCP 2026-07-28 caller's part of a multi round-trip: only an upstream's tool uses it. */
   inputRound?: InputRound;
+  /** Set when the caller wants log messages (an MCP caller's level): only an upstream's tool sends them. */
+  logLevel?: LogLevel | undefined;
+  onLog?: ((message: unknown) => void) | undefined;
 }
 
 /**
@@ -150,6 +157,7 @@ function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: 
     inputSchema: deployment.manifest.inputSchema,
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
     ...(call.inputRound ? { inputRound: call.inputRound } : {}),
+    ...(call.onLog && call.logLevel ? { onLog: call.onLog, logLevel: call.logLevel } : {}),
     signal,
   });
 }

@@ -14,6 +14,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidCli
 import type { Outcome } from "../outcome/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Progress } from "../progress/index.js";
+import type { LogLevel } from "../logging/index.js";
 import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
@@ -40,6 +41,9 @@ export interface CallStreaming {
   readonly cancellation?: Cancellation;
   /** An MCP 2026-07-28 caller's part of a multi round-trip: relayed to a federated MCP tool only. */
   readonly inputRound?: InputRound;
+  /** Set when an MCP caller wants the tool's log messages: the least severe it wants, and where they go (a federated MCP tool only). */
+  readonly logLevel?: LogLevel;
+  readonly onLog?: (message: unknown) => void;
 }
 
 /** One call on its way through the policies: what was asked, by whom, and until when. */
@@ -384,6 +388,8 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         signal: call.signal,
         cancellation: call.cancellation,
         inputRound: call.inputRound,
+        logLevel: call.logLevel,
+        onLog: call.onLog,
         // A pipeline's steps come back to the gateway as this caller, each with a key derived from
         // the call's own (a job's id stands for one): a retried pipeline replays the steps that
         // succeeded instead of running them again.

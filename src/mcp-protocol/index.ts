@@ -35,6 +35,8 @@ export const META = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
   /** On every message of a `subscriptions/listen` stream: the listen request's id. */
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  /** On a request: the least severe log message the client wants while it runs (none without it). */
+  logLevel: "io.modelcontextprotocol/logLevel",
 } as const;
 
 /** MCP error codes beyond JSON-RPC's. */

@@ -10,6 +10,7 @@ import type { Operation } from "../gateway/operation.js";
 import type { PackageCatalog } from "../gateway/packages.js";
 import type { JobView } from "../jobs/index.js";
 import type { JsonRpcParams, RequestSlot, RpcError } from "../jsonrpc/index.js";
+import type { LogLevels } from "./log-levels.js";
 import type { Replies } from "./replies.js";
 import type { RequestStates } from "./request-state.js";
 
@@ -49,6 +50,8 @@ export interface McpBackend {
   requestStates: RequestStates;
   /** This caller's replies to the requests the gateway sent on its 2025 calls' streams (src/mcp/replies.ts). */
   replies: Replies;
+  /** The log levels this caller's 2025 sessions set (src/mcp/log-levels.ts). */
+  logLevels: LogLevels;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
   /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */

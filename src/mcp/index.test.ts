@@ -29,6 +29,7 @@ function loadingBackend(calls: string[]): McpBackend {
     job: async () => undefined,
     requestStates: { keep: () => Promise.reject(new Error("no input rounds here")), kept: () => Promise.reject(new Error("no input rounds here")) },
     replies: { put: async () => {}, await: () => Promise.reject(new Error("no input rounds here")) },
+    logLevels: { set: async () => {}, get: async () => undefined },
     caller: "anonymous",
     admit: async () => {},
   };

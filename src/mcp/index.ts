@@ -40,6 +40,8 @@ import {
 } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
 import { progressRelay } from "../progress/index.js";
+import { type LogLevel, LogLevelSchema, logRelay } from "../logging/index.js";
+import { z } from "zod";
 import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
 import { CAPABILITY_TOOL } from "../gateway/capability.js";
 import { paramHeaderMismatch } from "../mcp-protocol/headers.js";
@@ -65,6 +67,7 @@ export { SESSION_HEADER, mcpSessionOf } from "./session.js";
 export { renamedOf } from "./tool-list.js";
 export { type RequestStates, requestStatesOf } from "./request-state.js";
 export { type Replies, repliesOf } from "./replies.js";
+export { type LogLevels, logLevelsOf } from "./log-levels.js";
 
 /**
  * Answers one POST to `/mcp`.
@@ -140,15 +143,25 @@ class McpServer implements ListeningServer {
         request = compact.request;
       }
       const progressToken = progressTokenOf(request);
-      // A call streams when the caller asked for progress, or when a 2025 client that can answer
-      // input requests calls an upstream's tool (its questions go out on the stream).
+      // A call streams when the caller asked for progress; or, for an upstream's tool, when a 2025
+      // client that can answer input requests calls it (its questions go out on the stream), or
+      // when the caller asked for log messages (a 2025 session's level, a 2026-07-28 request's).
       const mayAsk = !stateless && Object.keys(inputCapabilitiesOf(this.session)).length > 0 && !isTaskRequest(request);
-      if (request.method === "tools/call" && (progressToken !== undefined || mayAsk) && !slot.batch && acceptsEventStream(headers)) {
+      const mayLog = stateless ? logLevelOf(request) !== undefined : this.session !== "" && !isTaskRequest(request);
+      if (request.method === "tools/call" && (progressToken !== undefined || mayAsk || mayLog) && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
         // skill's call is a task or refused: answered below, never in place.)
         const prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);
-        if (!prepared.known.skill.jobOnly && (progressToken !== undefined || prepared.inputRound))
-          return this.streamed(id, stateless, progressToken, (streaming, ask) => this.runToolCall(prepared, slot, streaming, !stateless, ask));
+        const upstream = prepared.known.skill.answers === "tool-result";
+        const logLevel =
+          mayLog && upstream ?
+            stateless ? logLevelOf(request)
+            : await this.backend.logLevels.get(this.session)
+          : undefined;
+        if (!prepared.known.skill.jobOnly && (progressToken !== undefined || prepared.inputRound || logLevel)) {
+          const logs = logLevel && { minimum: logLevel, source: prepared.known.skill.name };
+          return this.streamed(id, stateless, { progressToken, logs }, (streaming, ask) => this.runToolCall(prepared, slot, streaming, !stateless, ask));
+        }
       }
       const result = await this.answer(headers, request, version.version, slot);
       const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
@@ -175,6 +188,9 @@ class McpServer implements ListeningServer {
         break;
       case "ping":
         if (!stateless) return {};
+        break;
+      case "logging/setLevel":
+        if (!stateless) return this.setLogLevel(request);
         break;
       case "server/discover":
         return this.discover();
@@ -249,6 +265,8 @@ class McpServer implements ListeningServer {
         prompts: {},
         // Arguments of upstreams' prompts and templates, completed by their upstream.
         completions: {},
+        // Federated tools' log messages, at the level a session sets (logging/setLevel).
+        logging: {},
         extensions: { [SKILLS_EXTENSION]: {} },
         ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
@@ -267,12 +285,26 @@ class McpServer implements ListeningServer {
         resources: { listChanged: true },
         prompts: { listChanged: true },
         completions: {},
+        // Federated tools' log messages, at the level a request asks in _meta.
+        logging: {},
         extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
       },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,
       cacheScope: "public",
     };
+  }
+
+  /**
+   * `logging/setLevel` (2025 revisions): the session's level for the log messages of the
+   * federated tools it calls (src/mcp/log-levels.ts); a request without a session has none to set.
+   */
+  private async setLogLevel(request: JsonRpcRequest) {
+    const { level } = parseParams(SetLevelParamsSchema, request.params);
+    if (!this.session)
+      throw new RpcError(ErrorCode.InvalidParams, "Invalid params: logging/setLevel sets a session's level: send the Mcp-Session-Id initialize gave");
+    await this.backend.logLevels.set(this.session, level);
+    return {};
   }
 
   private instructions() {
@@ -404,15 +436,21 @@ class McpServer implements ListeningServer {
   private streamed(
     id: string | number,
     stateless: boolean,
-    progressToken: string | number | undefined,
+    relayed: { progressToken: string | number | undefined; logs: { minimum: LogLevel; source: string } | undefined },
     run: (streaming: CallStreaming, ask?: AskCaller) => Promise<unknown>,
   ): McpAnswer {
+    const { progressToken, logs } = relayed;
     const stream = sseStream(
       async (sse) => {
         const onProgress = progressToken === undefined ? undefined : progressRelay(sse, { progressToken });
+        const streaming: CallStreaming = {
+          ...(onProgress ? { onProgress } : {}),
+          ...(logs ? { logLevel: logs.minimum, onLog: logRelay(sse, logs) } : {}),
+          signal: sse.signal,
+        };
         let body: JsonRpcResponse;
         try {
-          const result = await run({ ...(onProgress ? { onProgress } : {}), signal: sse.signal }, stateless ? undefined : this.askOn(sse));
+          const result = await run(streaming, stateless ? undefined : this.askOn(sse));
           body = success(id, stateless ? this.complete(result as object) : result);
         } catch (thrown) {
           body = failureFromThrown(id, thrown);
@@ -470,6 +508,15 @@ interface PreparedToolCall {
   args?: Record<string, unknown>;
   inputRound?: InputRound;
 }
+
+/** The least severe log message a 2026-07-28 request wants (`_meta` logLevel), if it named a level. */
+function logLevelOf(request: JsonRpcRequest): LogLevel | undefined {
+  const level = LogLevelSchema.safeParse(metaOf(request)?.[META.logLevel]);
+  return level.success ? level.data : undefined;
+}
+
+/** `logging/setLevel`'s params. */
+const SetLevelParamsSchema = z.object({ level: LogLevelSchema }).loose();
 
 /** Whether a `tools/call` asks to run as a task (2025-11-25, `params.task`). */
 function isTaskRequest(request: JsonRpcRequest): boolean {

@@ -198,6 +198,7 @@ export class Upstreams implements UpstreamCaller {
       inputSchema: request.inputSchema,
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       ...(request.inputRound ? { inputRound: request.inputRound } : {}),
+      ...(request.onLog && request.logLevel ? { onLog: request.onLog, logLevel: request.logLevel } : {}),
     });
     if ("isError" in result && result.isError === true) throw toolFailure(request.skill, result);
     return result;

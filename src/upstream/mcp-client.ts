@@ -45,6 +45,7 @@ import {
 } from "../mcp-protocol/index.js";
 import type { z } from "zod";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
+import { LOG_METHOD, type LogLevel } from "../logging/index.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import { utf8Length } from "../utf8/index.js";
 import { MAX_MANIFEST_BYTES } from "../skill/manifest.js";
@@ -228,6 +229,9 @@ export interface ToolCallOptions {
    * upstream (a server asks only for what they allow), with its answers and the echoed state.
    */
   inputRound?: InputRound;
+  /** Set when the caller wants log messages: the least severe it wants (2026-07-28: sent in `_meta`), and where they go. */
+  logLevel?: LogLevel;
+  onLog?: (message: unknown) => void;
 }
 
 /**
@@ -246,7 +250,11 @@ export async function callTool(
   const params: Record<string, unknown> = { name: tool, arguments: args };
   if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
-  const raw = await exchangeAsking(target, "tools/call", params, era, headers, options.inputRound, options.onProgress);
+  const raw = await exchangeAsking(target, "tools/call", params, era, headers, options.inputRound, {
+    onProgress: options.onProgress,
+    onLog: options.onLog,
+    logLevel: options.logLevel,
+  });
   if (isInputRequired(raw)) return raw;
   const result = UpstreamToolResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
@@ -266,7 +274,7 @@ async function exchangeAsking(
   era: McpEra,
   headers: Record<string, string>,
   inputRound: InputRound | undefined,
-  onProgress?: (progress: Progress) => void,
+  streaming: Pick<ExchangeOptions, "onProgress" | "onLog" | "logLevel"> = {},
 ): Promise<unknown> {
   const round = era.stateless ? inputRound : undefined;
   const sent = {
@@ -274,7 +282,7 @@ async function exchangeAsking(
     ...(round?.inputResponses ? { inputResponses: round.inputResponses } : {}),
     ...(round?.requestState !== undefined ? { requestState: round.requestState } : {}),
   };
-  const raw = (await exchange(target, method, sent, era, { headers, onProgress, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
+  const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
   return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
 }
 
@@ -317,7 +325,11 @@ export function forgetSessions(url: string): void {
 
 interface ExchangeOptions {
   headers?: Record<string, string>;
-  onProgress?: (progress: Progress) => void;
+  onProgress?: ((progress: Progress) => void) | undefined;
+  /** Receives the log messages the server sends while it answers (checked where they are relayed, src/logging). */
+  onLog?: ((message: unknown) => void) | undefined;
+  /** 2026-07-28: the least severe log message wanted, sent in `_meta` (none: the server logs nothing). */
+  logLevel?: LogLevel | undefined;
   /** 2026-07-28: the client capabilities sent in `_meta` (the caller's, for input requests); none by default. */
   capabilities?: Record<string, unknown>;
   /** What is left of a listing's bytes (all its pages together): each answer is read within it. */
@@ -337,27 +349,33 @@ class SessionExpired extends Error {}
  * forgot (404) is opened again and the request sent once more.
  */
 async function exchange(target: McpTarget, method: string, params: Record<string, unknown>, era: McpEra, options: ExchangeOptions = {}): Promise<unknown> {
-  const { onProgress, budget } = options;
+  const { onProgress, onLog, budget } = options;
   if (era.stateless) {
     const headers = { ...options.headers, "mcp-protocol-version": era.protocolVersion, "mcp-method": method };
-    return send(target, method, statelessParams(params, era, options.capabilities), { headers, onProgress, budget });
+    return send(target, method, statelessParams(params, era, options.capabilities, options.logLevel), { headers, onProgress, onLog, budget });
   }
   for (let attempt = 0; ; attempt++) {
     const session = await sessionOf(target, attempt > 0);
     try {
-      return await send(target, method, params, { headers: { ...options.headers, ...sessionHeaders(session) }, onProgress, session, budget });
+      return await send(target, method, params, { headers: { ...options.headers, ...sessionHeaders(session) }, onProgress, onLog, session, budget });
     } catch (error) {
       if (!(error instanceof SessionExpired) || attempt > 0) throw error instanceof SessionExpired ? unavailable(target, "forgot its session twice") : error;
     }
   }
 }
 
-function statelessParams(params: Record<string, unknown>, era: McpEra, capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+function statelessParams(
+  params: Record<string, unknown>,
+  era: McpEra,
+  capabilities: Record<string, unknown> = {},
+  logLevel?: LogLevel,
+): Record<string, unknown> {
   const meta = {
     ...((params._meta as Record<string, unknown> | undefined) ?? {}),
     [META.protocolVersion]: era.protocolVersion,
     [META.clientCapabilities]: capabilities,
     [META.clientInfo]: CLIENT_INFO,
+    ...(logLevel ? { [META.logLevel]: logLevel } : {}),
   };
   return { ...params, _meta: meta };
 }
@@ -424,6 +442,7 @@ function post(target: McpTarget, message: unknown, headers: Record<string, strin
 interface SendOptions {
   headers: Record<string, string>;
   onProgress?: ((progress: Progress) => void) | undefined;
+  onLog?: ((message: unknown) => void) | undefined;
   session?: Session;
   /** Receives a new session's id (the `initialize` of a handshake). */
   opened?: { id?: string };
@@ -460,7 +479,7 @@ async function cancelUpstream(target: McpTarget, id: number, session: Session): 
 }
 
 async function sendAs(id: number, target: McpTarget, method: string, params: Record<string, unknown>, options: SendOptions): Promise<unknown> {
-  const { session, opened, onProgress, budget } = options;
+  const { session, opened, onProgress, onLog, budget } = options;
   let response: Response;
   try {
     response = await post(target, { jsonrpc: "2.0", id, method, params }, options.headers);
@@ -499,7 +518,7 @@ async function sendAs(id: number, target: McpTarget, method: string, params: Rec
     let message: unknown;
     if (acceptsEventStream(response.headers, "content-type") && response.body) {
       const counted = byteLimit(limit);
-      message = await responseOnStream(target, response.body.pipeThrough(counted.stream), id, limit, onProgress, session);
+      message = await responseOnStream(target, response.body.pipeThrough(counted.stream), id, limit, { onProgress, onLog }, session);
       if (budget) budget.bytes -= counted.seen();
     } else {
       const text = await boundedText(response, limit);
@@ -521,13 +540,13 @@ async function sendAs(id: number, target: McpTarget, method: string, params: Rec
   }
 }
 
-/** The response to request `id` on an event stream: progress relayed, server requests refused. */
+/** The response to request `id` on an event stream: progress and log messages relayed, server requests refused. */
 async function responseOnStream(
   target: McpTarget,
   body: ReadableStream<Uint8Array>,
   id: number,
   limit: number,
-  onProgress?: (progress: Progress) => void,
+  { onProgress, onLog }: Pick<SendOptions, "onProgress" | "onLog">,
   session?: Session,
 ): Promise<unknown> {
   for await (const data of sseData(body, limit)) {
@@ -539,6 +558,8 @@ async function responseOnStream(
     }
     if (message.method === PROGRESS_METHOD)
       onProgress?.(message.params as Progress); // checked where it is relayed (src/progress)
+    else if (message.method === LOG_METHOD)
+      onLog?.(message.params); // checked where it is relayed (src/logging)
     else if (typeof message.method === "string" && message.id !== undefined && session) {
       // A request of the server's own (sampling, elicitation, roots): the gateway has no user to ask.
       void notify(
