@@ -36,6 +36,7 @@ import {
   SUPPORTED_VERSIONS,
   allowsBatches,
   inputRoundOf,
+  isInputRequired,
   isStateless,
 } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
@@ -148,10 +149,11 @@ class McpServer implements ListeningServer {
       // when the caller asked for log messages (a 2025 session's level, a 2026-07-28 request's).
       const mayAsk = !stateless && Object.keys(inputCapabilitiesOf(this.session)).length > 0 && !isTaskRequest(request);
       const mayLog = stateless ? logLevelOf(request) !== undefined : this.session !== "" && !isTaskRequest(request);
+      let prepared: PreparedToolCall | undefined;
       if (request.method === "tools/call" && (progressToken !== undefined || mayAsk || mayLog) && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
         // skill's call is a task or refused: answered below, never in place.)
-        const prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);
+        prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);
         const upstream = prepared.known.skill.answers === "tool-result";
         const logLevel =
           mayLog && upstream ?
@@ -160,10 +162,18 @@ class McpServer implements ListeningServer {
           : undefined;
         if (!prepared.known.skill.jobOnly && (progressToken !== undefined || prepared.inputRound || logLevel)) {
           const logs = logLevel && { minimum: logLevel, source: prepared.known.skill.name };
-          return this.streamed(id, stateless, { progressToken, logs }, (streaming, ask) => this.runToolCall(prepared, slot, streaming, !stateless, ask));
+          const streamedCall = prepared;
+          return this.streamed(id, stateless, { progressToken, logs }, (streaming, ask) => this.runToolCall(streamedCall, slot, streaming, !stateless, ask));
         }
       }
-      const result = await this.answer(headers, request, version.version, slot);
+      // Answered in place: a call prepared above is not looked up again (a 2025 caller is asked nothing in place).
+      const result = await this.answer(
+        headers,
+        request,
+        version.version,
+        slot,
+        prepared && { ...prepared, inputRound: stateless ? prepared.inputRound : undefined },
+      );
       const answer: McpAnswer = { status: 200, body: success(id, stateless ? this.complete(result as object) : result) };
       // A handshake opens a session of its own (batches are 2025-03-26 and carry no initialize of use).
       if (request.method !== "initialize" || stateless || slot.batch) return answer;
@@ -180,7 +190,7 @@ class McpServer implements ListeningServer {
   }
 
   /** One request's result; a thrown `RpcError` is its error. */
-  private async answer(headers: Headers, request: JsonRpcRequest, version: string, slot: RequestSlot): Promise<unknown> {
+  private async answer(headers: Headers, request: JsonRpcRequest, version: string, slot: RequestSlot, preparedCall?: PreparedToolCall): Promise<unknown> {
     const stateless = isStateless(version);
     switch (request.method) {
       case "initialize":
@@ -197,7 +207,7 @@ class McpServer implements ListeningServer {
       case "tools/list":
         return this.listTools(request, version);
       case "tools/call": {
-        const prepared = await this.prepareToolCall(headers, request, stateless);
+        const prepared = preparedCall ?? (await this.prepareToolCall(headers, request, stateless));
         // 2025-11-25: the client asks for a task. 2026-07-28: the server returns one, for a skill
         // that may run longer than a request (or only as a job), to a client that declared the tasks extension.
         const { skill } = prepared.known;
@@ -405,8 +415,8 @@ class McpServer implements ListeningServer {
         const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(round ? { inputRound: round } : {}) };
         const answer = await this.backend.call(known.skill.name, params, slot, passed);
         // An upstream asking the caller for input, as checked on its way in (src/upstream/mcp-client.ts).
-        if (!round || (answer as { resultType?: unknown } | undefined)?.resultType !== "input_required") return toolResultOf(known.skill, answer);
-        const asked = answer as InputRequiredResult;
+        if (!round || !isInputRequired(answer)) return toolResultOf(known.skill, answer);
+        const asked = answer;
         if (ask) {
           if (rounds >= MAX_INPUT_ROUNDS) throw new RpcError(ErrorCode.SkillUnavailable, `${known.skill.name} asked for input ${rounds} times in one call`);
           round = { capabilities: round.capabilities, inputResponses: await ask(asked.inputRequests ?? {}), ...pick(asked, "requestState") };
