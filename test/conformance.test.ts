@@ -3,7 +3,8 @@
  * user runs it, against a gateway as shipped (the default page size: the suite's scenarios read
  * one page of `tools/list`) with every fixture the scenarios name: fixture skills, an Agent Skills
  * package, and — for what a skill cannot answer (image, audio and embedded-resource content, the
- * `test_*` prompts, tools asking for input) — an MCP server of the v2 SDK federated behind the gateway. The suite calls
+ * `test_*` prompts, tools asking for input, tools that run as tasks of their own and wait for input)
+ * — an MCP server federated behind the gateway. The suite calls
  * fixtures by bare names, so it runs against a virtual server, `/mcp/conformance`, that exposes
  * every tool and lists the federated fixtures under those names (aliases): what an operator does
  * to put an upstream's tools under names of its choosing.
@@ -51,6 +52,8 @@ const FEDERATED_TOOLS = [
     (kind) => `test_input_required_result_${kind}`,
   ),
 ];
+/** The federated tools that run as the upstream's own tasks (test/fixtures/upstreams/tasks-server.ts). */
+const FEDERATED_TASK_TOOLS = ["confirm_delete", "multi_input", "test_tool_with_task"];
 const FEDERATED_PROMPTS = [
   "test_input_required_result_prompt",
   "test_simple_prompt",
@@ -66,7 +69,11 @@ let mcpUrl: string;
 beforeAll(async () => {
   [mesh, upstream] = await Promise.all([startMesh({ skills: FIXTURE_SKILLS.map(fixture), adminToken: ADMIN_TOKEN }), startConformanceServer()]);
   expect((await admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "mcp", name: "conformance", url: `${upstream.url}/mcp` })).status).toBe(201);
-  const aliases = Object.fromEntries([...FEDERATED_TOOLS, ...FEDERATED_PROMPTS].map((name) => [name, `conformance.${name}`]));
+  expect((await admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "mcp", name: "conformance-tasks", url: `${upstream.url}/tasks` })).status).toBe(201);
+  const aliases = Object.fromEntries([
+    ...[...FEDERATED_TOOLS, ...FEDERATED_PROMPTS].map((name) => [name, `conformance.${name}`]),
+    ...FEDERATED_TASK_TOOLS.map((name) => [name, `conformance-tasks.${name}`]),
+  ]);
   expect((await admin(mesh.gatewayUrl, "PUT", "/servers/conformance", { tools: ["*"], aliases })).status).toBe(200);
   mcpUrl = `${mesh.gatewayUrl}/mcp/conformance`;
   // Servers' definitions are cached a few seconds: start once the aliases are served, or a listen
@@ -78,7 +85,9 @@ beforeAll(async () => {
       { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
     );
   const names = (answer: Awaited<ReturnType<typeof listed>>) => (answer.json?.result?.tools ?? []).map((tool: { name: string }) => tool.name);
-  expect(names(await eventually(listed, (answer) => names(answer).includes(FEDERATED_TOOLS[0]), 15_000))).toEqual(expect.arrayContaining(FEDERATED_TOOLS));
+  expect(names(await eventually(listed, (answer) => names(answer).includes(FEDERATED_TOOLS[0]), 15_000))).toEqual(
+    expect.arrayContaining([...FEDERATED_TOOLS, ...FEDERATED_TASK_TOOLS]),
+  );
   // An Agent Skills package of two files, for the skills extension's scenarios.
   const notes =
     '---\nname: conformance-notes\ndescription: Notes for the conformance run.\nmetadata:\n  version: "1.0.0"\n---\nSee [the guide](references/GUIDE.md).\n';

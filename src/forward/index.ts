@@ -10,7 +10,7 @@ import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMetho
 import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
-import type { InputRound } from "../mcp-protocol/index.js";
+import type { InputRound, TaskMethod } from "../mcp-protocol/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
 import type { LogLevel } from "../logging/index.js";
 import type { Deployment, UpstreamEndpoint } from "../registry/model.js";
@@ -28,13 +28,14 @@ export type BindingEnv = Record<string, unknown>;
 export interface UpstreamCaller {
   /** Calls a tool (the deployment's endpoint) for a caller. */
   call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown>;
-  /** Reads a resource, gets a prompt or completes an argument of one version of an MCP upstream, for a caller. */
+  /** Reads a resource, gets a prompt, completes an argument or asks about a task of one version of an MCP upstream, for a caller. */
   ask(target: { upstream: string; version: string }, request: UpstreamAsk): Promise<unknown>;
 }
 
-/** One read or get of an MCP upstream's resource or prompt, or a completion of its argument, as the gateway asks it. */
+/** One read or get of an MCP upstream's resource or prompt, a completion of its argument, or a request about its task, as the gateway asks it. */
 export interface UpstreamAsk {
-  method: "resources/read" | "prompts/get" | "completion/complete";
+  /** A read or get, a completion, or a request about one of the upstream's tasks (its id in `params.taskId`). */
+  method: "resources/read" | "prompts/get" | "completion/complete" | TaskMethod;
   params: Record<string, unknown>;
   /** Whose read it is: picks a `per-caller` upstream credential. Never sent upstream. */
   caller: string;

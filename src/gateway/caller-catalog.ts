@@ -95,6 +95,13 @@ export class CallerCatalog {
         const template = offerings.resourceTemplates.find((t) => t.listed.uriTemplate === ref.uri);
         return template && targetOf(template.owner, template.listed.uriTemplate);
       }
+      case "task": {
+        // The caller's own job, run by an upstream version; still one of the tools it may call.
+        const job = await this.runtime.jobs.ownedBy(operation.jobId, this.scope.context.caller);
+        const runBy = job?.upstreamTask;
+        if (!runBy || !(await this.tools()).some((tool) => tool.name === job.method)) return undefined;
+        return { owner: "upstream", upstream: runBy.upstream, version: runBy.version, name: runBy.taskId };
+      }
       case "resource": {
         const { uri } = operation;
         const file = parseSkillUri(uri);

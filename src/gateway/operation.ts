@@ -3,13 +3,13 @@
  * through the one call chain): reading a resource — a skill's, a federated upstream's, or an
  * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
  * `catalog.describe`) — reading a package's archive, getting a prompt, completing a prompt's or a
- * template's argument, searching the catalog.
+ * template's argument, searching the catalog, asking about a task an upstream runs for the caller.
  * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
  * which policies wrap it and what answers it.
  */
 import type { CatalogEntry } from "../catalog-search/index.js";
 import type { ErrorCode } from "../jsonrpc/index.js";
-import type { CompletionRef, InputRound } from "../mcp-protocol/index.js";
+import type { CompletionRef, InputRound, TaskMethod } from "../mcp-protocol/index.js";
 
 /** What every operation says of itself. */
 interface Asked {
@@ -75,7 +75,19 @@ export interface PackageListing extends Asked {
   kind: "index";
 }
 
-export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing;
+/**
+ * `tasks/get`, `tasks/update` or `tasks/cancel` of a caller's task that an upstream runs: the
+ * upstream's own task, adopted as the caller's job `jobId` (src/gateway/policies.ts).
+ */
+export interface UpstreamTaskRequest extends Asked {
+  kind: "task";
+  method: TaskMethod;
+  jobId: string;
+  /** `tasks/update`: the caller's answers to the task's input requests, by their keys. */
+  inputResponses?: Record<string, Record<string, unknown>>;
+}
+
+export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest;
 export type OperationKind = Operation["kind"];
 
 /**
@@ -85,7 +97,7 @@ export type OperationKind = Operation["kind"];
 export type Target =
   /** A skill's Worker, the version routed to the caller; `template` when the URI matched one, `name` a prompt's own name there. */
   | { owner: "skill"; skill: string; template?: string; name?: string }
-  /** One version of an MCP upstream, asked for `name` (a URI or a prompt name) there. */
+  /** One version of an MCP upstream, asked for `name` (a URI, a prompt name, or its task's id) there. */
   | { owner: "upstream"; upstream: string; version: string; name: string; template?: string }
   /** One version of a package: a file (`path`), or its archive. */
   | { owner: "package"; package: string; version: string; path?: string }

@@ -12,6 +12,7 @@
  * | archive | limits, observed | the package version's `.tar.gz` |
  * | search | limits | the caller's catalog |
  * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key` by its route) |
+ * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -24,6 +25,7 @@ import {
   CompleteResultSchema,
   GetPromptResultSchema,
   ReadResourceResultSchema,
+  type UpstreamTask,
   isInputRequired,
   matchUriTemplate,
 } from "../mcp-protocol/index.js";
@@ -155,6 +157,42 @@ const complete: Handler<OperationCall> = async (call) => {
   }
 };
 
+/**
+ * Asks the upstream version that runs a caller's task about it (`tasks/get`: the task, checked
+ * where it came in), or sends it the caller's answers or its cancellation (acknowledged: `{}`).
+ * A task the upstream says has ended is written down in the caller's job, which no one asks the
+ * upstream about again.
+ */
+const upstreamTask: Handler<OperationCall> = async (call) => {
+  const { target, operation } = call;
+  if (operation.kind !== "task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
+  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  const { caller, traceparent } = call.scope.context;
+  try {
+    const task = (await call.runtime.upstreams.ask(target, {
+      method: operation.method,
+      params: { taskId: target.name, ...(operation.inputResponses ? { inputResponses: operation.inputResponses } : {}) },
+      caller,
+      ...(traceparent ? { traceparent } : {}),
+      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+    })) as UpstreamTask | undefined;
+    if (task && (task.status === "completed" || task.status === "failed" || task.status === "cancelled")) {
+      const ended =
+        task.status === "completed" ? { result: task.result }
+        : task.status === "failed" ? { error: task.error ?? UPSTREAM_TASK_FAILED }
+        : {};
+      await call.runtime.jobs.move(operation.jobId, ["running"], { status: task.status, ...ended }, Date.now());
+    }
+    return { ok: true, result: task ?? {}, deployment: answeredBy };
+  } catch (error) {
+    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
+    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+  }
+};
+
+/** How a task failed when its upstream did not say. */
+const UPSTREAM_TASK_FAILED = { code: ErrorCode.SkillUnavailable, message: "The upstream ended the task as failed" };
+
 /** A failure's outcome, with who answered it. */
 const failed = (error: JsonRpcErrorObject, deployment: string | undefined): Outcome => ({ ok: false, error, ...(deployment ? { deployment } : {}) });
 
@@ -176,6 +214,7 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   archive: { policies: [limits, observed], answer: read },
   search: { policies: [limits], answer: search },
   index: { policies: [limits], answer: listing },
+  task: { policies: [limits, observed], answer: upstreamTask },
 };
 
 /**
@@ -231,6 +270,8 @@ export function notFoundOf(operation: Operation): RpcError {
       return operation.ref.type === "ref/prompt" ?
           new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${operation.ref.name.slice(0, 200)}; prompts/list lists them`)
         : new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${operation.ref.uri.slice(0, 200)}; resources/templates/list lists them`);
+    case "task":
+      return new RpcError(ErrorCode.InvalidParams, `Unknown task: ${operation.jobId.slice(0, 200)}`);
     case "search":
     case "index":
       return new RpcError(ErrorCode.InternalError);
@@ -248,6 +289,8 @@ export function resourceOf(operation: Operation): string | undefined {
       return `prompt:${operation.name}`;
     case "completion":
       return operation.ref.type === "ref/prompt" ? `prompt:${operation.ref.name}` : operation.ref.uri;
+    case "task":
+      return `task:${operation.jobId}`;
     case "search":
     case "index":
       return undefined;
@@ -270,6 +313,7 @@ export function auditedParamsOf(operation: Operation): unknown {
     case "search":
       return operation.query;
     case "index":
+    case "task": // a caller's answers are its own: the entry names the task only
       return undefined;
   }
 }

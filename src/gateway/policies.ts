@@ -26,8 +26,8 @@ import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
 import { type Context, SpanKind, inSpan, outgoingTraceparent, trace } from "../tracing/index.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
-import { queuedLeaseMs } from "../jobs/index.js";
-import type { InputRound } from "../mcp-protocol/index.js";
+import { type AdoptedTask, queuedLeaseMs } from "../jobs/index.js";
+import { type InputRound, type TaskStarted, isTaskStarted } from "../mcp-protocol/index.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -203,6 +203,34 @@ export const asyncJobs: Policy = async (call, next) => {
   scope.queued = true;
   return { ok: true, result: { status: "queued", jobId: id } };
 };
+
+/**
+ * An upstream's task, adopted as the caller's job: its record says who owns it and which upstream
+ * version runs it (the gateway's own facts, never the upstream's), and the caller's task id is
+ * the job's; a `tasks/*` on it reaches that version as the caller (src/gateway/operations.ts, kind "task").
+ * No runner holds it, so it takes no lease.
+ */
+async function adoptedTask(call: SkillCall, runBy: { upstream: string; version: string; deployment: string }, started: TaskStarted): Promise<AdoptedTask> {
+  const { scope, runtime, request } = call;
+  const now = Date.now();
+  const id = `j_${crypto.randomUUID().replaceAll("-", "")}`;
+  const created = await runtime.jobs.create({
+    id,
+    owner: scope.context.caller,
+    method: request.method,
+    params: request.params,
+    context: scope.context,
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + runtime.jobs.ttlMs,
+    fingerprint: await fingerprintOf(request.params ?? null),
+    deployment: runBy.deployment,
+    upstreamTask: { upstream: runBy.upstream, version: runBy.version, taskId: started.taskId },
+  });
+  if (!created) throw new RpcError(ErrorCode.InternalError);
+  return { resultType: "task", jobId: id };
+}
 
 /**
  * Idempotent replay for calls with an `Idempotency-Key` (src/idempotency): the first call with a
@@ -400,7 +428,11 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
           }
         : {}),
       };
-      const result = await forwardCall(deployment, forwarded, call.env);
+      const answer = await forwardCall(deployment, forwarded, call.env);
+      // An upstream that runs the call as a task of its own (a caller that declared the tasks extension).
+      const upstream = "upstream" in deployment.endpoint ? deployment.endpoint.upstream.name : undefined;
+      const result =
+        upstream && isTaskStarted(answer) ? await adoptedTask(call, { upstream, version: deployment.version, deployment: deployment.id }, answer) : answer;
       return { ok: true, result, deployment: deployment.id, ...degraded };
     } catch (error) {
       if (!(error instanceof RpcError)) console.error(`[gateway] ${deployment.id}: unexpected error while forwarding, answered as -32603:`, error);

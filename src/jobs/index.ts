@@ -52,6 +52,12 @@ export const JobSchema = z.object({
   resumable: z.boolean().optional(),
   /** How many times the job was started again after its runner was lost (`recoverStrandedJobs`); only that run's runner may run it. */
   attempt: z.number().int().min(0).optional(),
+  /**
+   * An upstream's own task, adopted as this job (src/gateway/policies.ts `adoptedTask`): the
+   * upstream version that runs it — the gateway's fact, never the upstream's — and its id there.
+   * No runner moves such a job: a `tasks/get` asks that version and writes down how it ended.
+   */
+  upstreamTask: z.object({ upstream: z.string(), version: z.string(), taskId: z.string() }).optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 
@@ -68,8 +74,14 @@ export const JobViewSchema = z.object({
   error: JsonRpcErrorObjectSchema.optional(),
   deployment: z.string().optional(),
   progress: ProgressSchema.optional(),
+  /** The upstream (`name@version`) that runs it as a task of its own. */
+  upstream: z.string().optional(),
 });
 export type JobView = z.infer<typeof JobViewSchema>;
+
+/** A tool call an upstream answered with a task of its own, adopted as the caller's job `jobId`. */
+export const AdoptedTaskSchema = z.object({ resultType: z.literal("task"), jobId: z.string() });
+export type AdoptedTask = z.infer<typeof AdoptedTaskSchema>;
 
 /** The answer of `jobs.list`: a page of the caller's jobs, newest first. */
 export const JobListSchema = z.object({ jobs: z.array(JobViewSchema), nextCursor: z.string().optional() });
@@ -82,7 +94,7 @@ export const JobQueuedSchema = z.object({ status: z.literal("queued"), jobId: z.
  * @example viewOf(job) // { jobId: "j_…", status: "completed", result: 19, … }
  */
 export function viewOf(job: Job): JobView {
-  const { id, status, method, createdAt, updatedAt, expiresAt, result, error, deployment, progress } = job;
+  const { id, status, method, createdAt, updatedAt, expiresAt, result, error, deployment, progress, upstreamTask } = job;
   return {
     jobId: id,
     status,
@@ -94,6 +106,7 @@ export function viewOf(job: Job): JobView {
     ...(error ? { error } : {}),
     ...(deployment ? { deployment } : {}),
     ...(progress ? { progress } : {}),
+    ...(upstreamTask ? { upstream: `${upstreamTask.upstream}@${upstreamTask.version}` } : {}),
   };
 }
 

@@ -242,13 +242,15 @@ export const InputRequestSchema = z.discriminatedUnion("method", [
  * method's params) and `requestState` only — no `_meta`, caching fields or content of the
  * upstream's own reach the caller through it.
  */
+/** The input requests one answer (or a task waiting for input) carries, by the asker's keys. */
+export const InputRequestsSchema = z
+  .record(z.string().min(1).max(256), InputRequestSchema)
+  .refine((requests) => Object.keys(requests).length <= MAX_INPUT_REQUESTS, `at most ${MAX_INPUT_REQUESTS} input requests`);
+export type InputRequests = z.infer<typeof InputRequestsSchema>;
 export const InputRequiredResultSchema = z
   .object({
     resultType: z.literal("input_required"),
-    inputRequests: z
-      .record(z.string().min(1).max(256), InputRequestSchema)
-      .refine((requests) => Object.keys(requests).length <= MAX_INPUT_REQUESTS, `at most ${MAX_INPUT_REQUESTS} input requests`)
-      .optional(),
+    inputRequests: InputRequestsSchema.optional(),
     requestState: z.string().max(MAX_REQUEST_STATE_CHARS).optional(),
   })
   .refine((result) => result.inputRequests !== undefined || result.requestState !== undefined, "an input_required result has inputRequests or requestState");
@@ -269,14 +271,20 @@ export function isInputRequired(answer: unknown): answer is InputRequiredResult 
  * @example attributedInputRequired(result, "crm.ask").inputRequests!.pw!.params // { message: "[crm.ask] Your password?", … }
  */
 export function attributedInputRequired(result: InputRequiredResult, askedBy: string): InputRequiredResult {
-  if (!result.inputRequests) return result;
-  const inputRequests = Object.fromEntries(
-    Object.entries(result.inputRequests).map(([key, request]) => [
+  return result.inputRequests ? { ...result, inputRequests: attributedInputRequests(result.inputRequests, askedBy) } : result;
+}
+
+/**
+ * Input requests with each elicitation's message prefixed by who asks (`[<askedBy>]`).
+ * @example attributedInputRequests({ ok: { method: "elicitation/create", params: { message: "Sure?", requestedSchema } } }, "fs.delete") // message "[fs.delete] Sure?"
+ */
+export function attributedInputRequests(requests: InputRequests, askedBy: string): InputRequests {
+  return Object.fromEntries(
+    Object.entries(requests).map(([key, request]) => [
       key,
       request.method === "elicitation/create" ? { ...request, params: { ...request.params, message: `[${askedBy}] ${request.params.message}` } } : request,
     ]),
   );
-  return { ...result, inputRequests };
 }
 
 /**
@@ -316,6 +324,8 @@ export interface InputRound {
   capabilities: Partial<Record<(typeof INPUT_REQUEST_CAPABILITY)[keyof typeof INPUT_REQUEST_CAPABILITY], Record<string, unknown>>>;
   inputResponses?: Record<string, Record<string, unknown>>;
   requestState?: string;
+  /** The caller declared the tasks extension: an upstream may answer its tool call with a task (SEP-2663). */
+  tasks?: true;
 }
 
 /**
@@ -332,12 +342,14 @@ export function inputRoundOf(params: Record<string, unknown> | undefined): Input
       if (typeof value === "object" && value !== null && !Array.isArray(value)) capabilities[name] = value as Record<string, unknown>;
     }
   }
-  if (params?.inputResponses === undefined && params?.requestState === undefined) return { capabilities }; // a first round
+  const tasks = declaresTasks(declared) ? { tasks: true as const } : {};
+  if (params?.inputResponses === undefined && params?.requestState === undefined) return { capabilities, ...tasks }; // a first round
   const retry = InputRetrySchema.safeParse({ inputResponses: params.inputResponses, requestState: params.requestState });
   if (!retry.success)
     throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${retry.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   return {
     capabilities,
+    ...tasks,
     ...(retry.data.inputResponses ? { inputResponses: retry.data.inputResponses } : {}),
     ...(retry.data.requestState !== undefined ? { requestState: retry.data.requestState } : {}),
   };
@@ -395,8 +407,58 @@ export const Task2026Schema = z.object({
   result: CallToolResultSchema.optional(),
   /** Failed: the JSON-RPC error the call would have answered. */
   error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+  /** Input required: what the task waits for, by the asker's keys (answered with `tasks/update`). */
+  inputRequests: InputRequestsSchema.optional(),
 });
 export type Task2026 = z.infer<typeof Task2026Schema>;
+
+/** The tasks extension's name, in client and server capabilities (SEP-2663). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/**
+ * Whether client capabilities (a 2026-07-28 request's `_meta`) declare the tasks extension.
+ * @example declaresTasks({ extensions: { "io.modelcontextprotocol/tasks": {} } }) // true
+ */
+export function declaresTasks(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/** The tasks extension's requests about one task that the gateway sends the upstream running it. */
+export type TaskMethod = "tasks/get" | "tasks/update" | "tasks/cancel";
+
+/** An upstream task's id, as the gateway keeps it (never shown to the caller: its task is the gateway's). */
+const UpstreamTaskIdSchema = z.string().min(1).max(256);
+
+/** An upstream's answer that it runs a tool call as a task (a `CreateTaskResult`): only its id is kept. */
+export const TaskStartedSchema = z.object({ resultType: z.literal("task"), taskId: UpstreamTaskIdSchema });
+export type TaskStarted = z.infer<typeof TaskStartedSchema>;
+
+/**
+ * Whether an upstream's tool call answered with a task (checked where it came in: src/upstream/mcp-client.ts).
+ * @example isTaskStarted({ resultType: "task", taskId: "t-1" }) // true
+ */
+export function isTaskStarted(answer: unknown): answer is TaskStarted {
+  return (answer as { resultType?: unknown } | undefined)?.resultType === "task";
+}
+
+/**
+ * An upstream's `tasks/get` answer (a `DetailedTask`), only what the gateway relays: the status,
+ * its message (cut to 1,024 characters), the input it waits for, the tool result of a completed
+ * task, the code and message of a failed one.
+ */
+export const UpstreamTaskSchema = z.object({
+  taskId: UpstreamTaskIdSchema,
+  status: TaskStatusSchema,
+  statusMessage: z
+    .string()
+    .optional()
+    .transform((message) => message?.slice(0, 1_024)),
+  inputRequests: InputRequestsSchema.optional(),
+  result: UpstreamToolResultSchema.optional(),
+  error: z.object({ code: z.number().int(), message: z.string().transform((message) => message.slice(0, 500)) }).optional(),
+});
+export type UpstreamTask = z.infer<typeof UpstreamTaskSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Resources and prompts a skill declares (src/skill): what `resources/list`,

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { SkillSummary } from "../gateway/catalog.js";
 import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../jobs/index.js";
+import { InputRetrySchema, type UpstreamTask } from "../mcp-protocol/index.js";
 import { isToolError } from "../failures/index.js";
 import { sleep } from "../signal/index.js";
 import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
@@ -16,8 +17,7 @@ import { holdLongRequest } from "./waits.js";
 import type { CallToolResult, Task2025, Task2026, TaskStatus } from "../mcp-protocol/index.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
 
-/** The extension's name, in client and server capabilities. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export { TASKS_EXTENSION, declaresTasks } from "../mcp-protocol/index.js";
 /** `_meta` key tying a 2025 `tasks/result` to its task. */
 export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 /** How often a client is asked to poll. */
@@ -32,6 +32,8 @@ const TASK_RESULT_POLL_MAX_MS = 2_000;
 export const TASK_RESULT_WAIT_MS = 60_000;
 
 export const TaskIdParamsSchema = z.object({ taskId: z.string().min(1).max(64) }).loose();
+/** `tasks/update`: the caller's answers to what its task waits for, by the task's keys. */
+export const TaskUpdateParamsSchema = TaskIdParamsSchema.extend({ inputResponses: InputRetrySchema.shape.inputResponses.unwrap() });
 export const TasksListParamsSchema = z.object({ cursor: z.string().optional() }).loose();
 
 /** A running job's last progress report in words: "step 2 of 5 (2/5)". */
@@ -99,12 +101,6 @@ export function task2026Of(job: JobView, outcome?: { result?: CallToolResult; er
   return base;
 }
 
-/** Whether a 2026-07-28 request's client capabilities declare the tasks extension. */
-export function declaresTasks(capabilities: unknown): boolean {
-  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
 /**
  * A catch handler that says the jobs API's -32602 (an unknown job, a bad cursor) in the tasks
  * protocol's words; any other failure passes unchanged.
@@ -144,8 +140,24 @@ export class McpTasks {
     };
   }
 
+  /**
+   * The 2026-07-28 `CreateTaskResult` of a tool call an upstream runs as a task of its own, adopted
+   * as the caller's job `jobId` (src/gateway/policies.ts): the job exists before the answer leaves.
+   */
+  async adopted(jobId: string) {
+    const job = await this.backend.job(jobId);
+    if (!job) throw new RpcError(ErrorCode.InternalError);
+    return { resultType: "task", ...task2026Of(job) };
+  }
+
   /** Answers a `tasks/*` request of the form the era has; undefined for a method the era does not have. */
   async answer(request: JsonRpcRequest, slot: RequestSlot, stateless: boolean): Promise<unknown> {
+    if (stateless && (request.method === "tasks/get" || request.method === "tasks/update" || request.method === "tasks/cancel")) {
+      // A task an upstream runs, while it runs: asked there, through the one door (kind "task").
+      const { taskId } = parseParams(TaskIdParamsSchema, request.params);
+      const job = await this.backend.job(taskId);
+      if (job?.upstream && !isTerminal(taskStatusOf(job.status))) return this.upstreamTask(request, job);
+    }
     switch (request.method) {
       case "tasks/get": {
         const job = await this.job(request, slot);
@@ -176,6 +188,36 @@ export class McpTasks {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A `tasks/*` request about a running task that an upstream runs: `tasks/get` answers the
+   * upstream's status, what it waits for and (once it ended, as written down in the job) its
+   * outcome; `tasks/update` passes the caller's answers on and `tasks/cancel` the cancellation,
+   * both acknowledged with `{}` — the task's state is what the next `tasks/get` says.
+   */
+  private async upstreamTask(request: JsonRpcRequest, job: JobView): Promise<unknown> {
+    const jobId = job.jobId;
+    if (request.method === "tasks/update") {
+      const { inputResponses } = parseParams(TaskUpdateParamsSchema, request.params);
+      await this.backend.run({ kind: "task", method: "tasks/update", jobId, inputResponses });
+      return {};
+    }
+    if (request.method === "tasks/cancel") {
+      await this.backend.run({ kind: "task", method: "tasks/cancel", jobId });
+      return {};
+    }
+    const task = (await this.backend.run({ kind: "task", method: "tasks/get", jobId })) as UpstreamTask;
+    if (isTerminal(task.status)) {
+      const ended = (await this.backend.job(job.jobId)) ?? job;
+      return task2026Of(ended, await this.outcomeOf(ended));
+    }
+    return {
+      ...task2026Of(job),
+      status: task.status,
+      ...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
+      ...(task.status === "input_required" && task.inputRequests ? { inputRequests: task.inputRequests } : {}),
+    };
   }
 
   /** The caller's job a `tasks/*` request names (-32602, in the protocol's words, when unknown or another caller's). */

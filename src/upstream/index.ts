@@ -28,6 +28,7 @@ import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
 import {
   type McpTarget,
+  askTask,
   callTool,
   completeAtUpstream,
   discoverEra,
@@ -205,8 +206,8 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /**
-   * Reads a resource, gets a prompt or completes an argument of one version of an MCP upstream, with the version's
-   * credential for this caller, within `request.signal` (src/forward's `UpstreamCaller`).
+   * Reads a resource, gets a prompt, completes an argument or asks about a task of one version of an
+   * MCP upstream, with the version's credential for this caller, within `request.signal` (src/forward's `UpstreamCaller`).
    * @example await upstreams.ask({ upstream: "everything", version: "1.0.0" }, { method: "resources/read", params: { uri }, caller, signal })
    */
   async ask(target: { upstream: string; version: string }, request: UpstreamAsk): Promise<unknown> {
@@ -219,6 +220,11 @@ export class Upstreams implements UpstreamCaller {
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
     const round = request.inputRound;
+    if (request.method === "tasks/get" || request.method === "tasks/update" || request.method === "tasks/cancel") {
+      // Only a 2026-07-28 server answers a call with a task (SEP-2663); a version that is not one now has none.
+      if (!current.era.stateless) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name}@${version} runs no tasks`);
+      return askTask(mcp, current.era, request.method, params as { taskId: string; inputResponses?: Record<string, unknown> });
+    }
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri), round);
     if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>, round);

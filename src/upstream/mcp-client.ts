@@ -42,6 +42,13 @@ import {
   ReadResourceResultSchema,
   ResourceSchema,
   ResourceTemplateSchema,
+  TASKS_EXTENSION,
+  type TaskMethod,
+  type TaskStarted,
+  TaskStartedSchema,
+  type UpstreamTask,
+  UpstreamTaskSchema,
+  attributedInputRequests,
 } from "../mcp-protocol/index.js";
 import type { z } from "zod";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
@@ -237,7 +244,9 @@ export interface ToolCallOptions {
 /**
  * Calls one tool and returns its result, checked; throws the `RpcError` for a failure: -32602
  * with the upstream's message when it refused the arguments, -32005 for its 429, -32001 for
- * anything else (unreachable, 5xx, not JSON-RPC, an endless stream, an error of its own).
+ * anything else (unreachable, 5xx, not JSON-RPC, an endless stream, an error of its own). For a
+ * caller that declared the tasks extension (`inputRound.tasks`), a 2026-07-28 server may answer
+ * that it runs the call as a task: its id comes back (`TaskStarted`), for the gateway to adopt.
  * @example const result = await callTool(target, era, "echo", { message: "hi" })
  */
 export async function callTool(
@@ -246,7 +255,7 @@ export async function callTool(
   tool: string,
   args: Record<string, unknown>,
   options: ToolCallOptions = {},
-): Promise<UpstreamToolResult | InputRequiredResult> {
+): Promise<UpstreamToolResult | InputRequiredResult | TaskStarted> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
   if (options.onProgress) params._meta = { progressToken: `p${nextId}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
@@ -256,9 +265,36 @@ export async function callTool(
     logLevel: options.logLevel,
   });
   if (isInputRequired(raw)) return raw;
+  if (era.stateless && options.inputRound?.tasks && (raw as { resultType?: unknown } | undefined)?.resultType === "task") {
+    const started = TaskStartedSchema.safeParse(raw);
+    if (!started.success) throw unavailable(target, "answered tools/call with a task that has no usable taskId");
+    return started.data;
+  }
   const result = UpstreamToolResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
   return result.data;
+}
+
+/**
+ * Asks a 2026-07-28 upstream about one of its tasks (`tasks/get`, checked: a `DetailedTask`, its
+ * input requests attributed to `target.label`), or sends it a caller's answers (`tasks/update`)
+ * or a cancellation (`tasks/cancel`): both acknowledged, so nothing of theirs comes back.
+ * @example const task = await askTask(target, era, "tasks/get", { taskId: "t-1" })
+ */
+export async function askTask(
+  target: McpTarget,
+  era: McpEra,
+  method: TaskMethod,
+  params: { taskId: string; inputResponses?: Record<string, unknown> },
+): Promise<UpstreamTask | undefined> {
+  const raw = await exchange(target, method, params, era, {
+    headers: { "mcp-name": headerValueFor(params.taskId) },
+    capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+  if (method !== "tasks/get") return undefined;
+  const task = UpstreamTaskSchema.safeParse(raw);
+  if (!task.success || task.data.taskId !== params.taskId) throw unavailable(target, "answered tasks/get with something that is not the task asked about");
+  return task.data.inputRequests ? { ...task.data, inputRequests: attributedInputRequests(task.data.inputRequests, target.label) } : task.data;
 }
 
 /**
@@ -282,7 +318,8 @@ async function exchangeAsking(
     ...(round?.inputResponses ? { inputResponses: round.inputResponses } : {}),
     ...(round?.requestState !== undefined ? { requestState: round.requestState } : {}),
   };
-  const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities: round?.capabilities })) as { resultType?: unknown } | undefined;
+  const capabilities = round && { ...round.capabilities, ...(round.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) };
+  const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities })) as { resultType?: unknown } | undefined;
   return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
 }
 
