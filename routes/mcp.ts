@@ -1,8 +1,10 @@
 /**
- * `/mcp`: MCP over Streamable HTTP, stateless (no session state: a 2025-era `initialize` hands
- * out an `Mcp-Session-Id` that only scopes the client's request ids for `notifications/cancelled`).
+ * `/mcp`: MCP over Streamable HTTP, stateless (a 2025-era `initialize` hands out an
+ * `Mcp-Session-Id` that carries what the client declared; the little a session keeps — its log
+ * level, its resource subscriptions — is in the store under the caller).
  * `POST` answers one message (or a 2025-03-26 batch) with JSON, or with an event stream where the
- * request asks for one (`subscriptions/listen`); `GET` and `DELETE` are 405 (sessions need no ending). A browser page's `Origin` is
+ * request asks for one (`subscriptions/listen`); `GET` opens a 2025 session's stream of what changed
+ * (list changes, subscribed resources' updates); `DELETE` is 405 (sessions need no ending). A browser page's `Origin` is
  * checked for every route of the gateway (src/browser).
  */
 import { type Context, Hono } from "hono";
@@ -18,7 +20,18 @@ import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { type McpBackend, SESSION_HEADER, answerMcpPost, logLevelsOf, renamedOf, repliesOf, requestStatesOf } from "../src/mcp/index.js";
+import {
+  type McpBackend,
+  type McpOptions,
+  SESSION_HEADER,
+  answerMcpGet,
+  answerMcpPost,
+  logLevelsOf,
+  renamedOf,
+  repliesOf,
+  requestStatesOf,
+  resourceSubscriptionsOf,
+} from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 
@@ -32,8 +45,10 @@ const INSTRUCTIONS =
 type McpRouteEnv = { Bindings: McpEnv; Variables: { caller: Caller } };
 export const mcpRoutes = new Hono<McpRouteEnv>();
 
-mcpRoutes.on(["GET", "DELETE"], "/", (c) =>
-  c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
+mcpRoutes.delete("/", (c) =>
+  c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server keeps no session to end: POST one JSON-RPC message per request"), 405, {
+    allow: "GET, POST",
+  }),
 );
 
 /**
@@ -81,7 +96,12 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     },
     catalog: () => {
       const catalog = catalogOf();
-      return { offerings: async () => listedOf(await catalog.offerings()), packages: () => catalog.packages() };
+      return {
+        offerings: async () => listedOf(await catalog.offerings()),
+        packages: () => catalog.packages(),
+        servedBy: (uri) => catalog.servedBy(uri),
+        revision: () => catalog.revision(),
+      };
     },
     // A streamed call is cancelled by its stream closing (`streaming.signal`); see routes/rpc.ts
     // for why a plain JSON call carries no signal of the request's own.
@@ -103,12 +123,13 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     requestStates: requestStatesOf(runtime.store, scope.context.caller),
     replies: repliesOf(runtime.store, scope.context.caller),
     logLevels: logLevelsOf(runtime.store, scope.context.caller),
+    subscriptions: resourceSubscriptionsOf(runtime.store, scope.context.caller),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
   };
   const { config } = runtime;
-  const { status, body, stream, sessionId } = await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, {
+  const options: McpOptions = {
     serverInfo: server ? { ...SERVER_INFO, name: `skillmesh-gateway/${server.name}` } : SERVER_INFO,
     instructions: server?.definition.instructions ?? INSTRUCTIONS,
     pageSize: config.mcpPageSize,
@@ -118,7 +139,12 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     heartbeatMs: config.sseHeartbeatMs,
     clientGone: c.req.raw.signal,
     compact: catalogMode === "search",
-  });
+  };
+  // GET: a 2025 session's own stream (what changed); POST: one message.
+  const { status, body, stream, sessionId } =
+    c.req.method === "GET" ?
+      await answerMcpGet(c.req.raw.headers, backend, options)
+    : await answerMcpPost(c.req.raw.headers, await bodyText(c), backend, options);
   const headers = answerHeadersOf(scope);
   if (sessionId) headers[SESSION_HEADER] = sessionId;
   if (stream) return new Response(stream, { status, headers: { ...headers, ...SSE_HEADERS } });
@@ -129,6 +155,10 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
 const caller = requireCaller((env: McpEnv) => gatewayRuntime(env));
 mcpRoutes.post("/", jsonBodyGuard(), caller, (c) => answerMcp(c));
 mcpRoutes.post("/:server", jsonBodyGuard(), caller, (c) => answerMcp(c, c.req.param("server")));
-mcpRoutes.on(["GET", "DELETE"], "/:server", (c) =>
-  c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server is stateless: POST one JSON-RPC message per request"), 405, { allow: "POST" }),
+mcpRoutes.get("/", caller, (c) => answerMcp(c));
+mcpRoutes.get("/:server", caller, (c) => answerMcp(c, c.req.param("server")));
+mcpRoutes.delete("/:server", (c) =>
+  c.json(failure(null, ErrorCode.InvalidRequest, "This MCP server keeps no session to end: POST one JSON-RPC message per request"), 405, {
+    allow: "GET, POST",
+  }),
 );

@@ -136,7 +136,7 @@ describe("Agent Skills over MCP", () => {
   it("lists and reads the packages' files as skill:// resources with the official v1 client, byte for byte", async () => {
     const client = new Client({ name: "agent-skills-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`), { requestInit: { headers: headers(everything) } }));
-    expect(client.getServerCapabilities()?.resources).toEqual({});
+    expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true });
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md", "skill://flaky-notes/SKILL.md"]);
     expect(resources[0]).toMatchObject({ name: "arithmetic-check", mimeType: "text/markdown" });

@@ -211,12 +211,13 @@ describe("the handshake era (2025-03-26 … 2025-11-25) on the wire", () => {
     expect((await mcp({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } })).json.error.code).toBe(-32602);
   });
 
-  it("refuses GET and DELETE with 405, and a foreign Origin with 403", async () => {
-    for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(mcpUrl, { method });
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toBe("POST");
-    }
+  it("refuses DELETE with 405, a GET without a session's stream to open with 400 (2026-07-28: 405), and a foreign Origin with 403", async () => {
+    const deleted = await fetch(mcpUrl, { method: "DELETE" });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.get("allow")).toBe("GET, POST");
+    expect((await fetch(mcpUrl, { headers: { accept: "text/event-stream" } })).status).toBe(400); // no Mcp-Session-Id
+    expect((await fetch(mcpUrl, { headers: { "mcp-session-id": "0123456789abcdef0123456789abcdef" } })).status).toBe(400); // no Accept
+    expect((await fetch(mcpUrl, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2026-07-28" } })).status).toBe(405);
     const foreign = await mcp({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
     const local = await mcp({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "http://localhost:6274" });

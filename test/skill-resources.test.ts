@@ -7,6 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Notification, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
@@ -230,5 +231,104 @@ describe("subscriptions/listen for prompts and resources (2026-07-28)", () => {
       await admin(mesh.gatewayUrl, "DELETE", "/deployments/units.other@1.0.0");
       await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/unit-notes");
     }
+  });
+});
+
+describe("a 2025 session's own stream (GET /mcp): list changes and subscribed resources' updates", () => {
+  const notes = (version: string) =>
+    `---\nname: watched-notes\ndescription: Notes someone watches.\nmetadata:\n  version: "${version}"\n---\nRead me (${version}).\n`;
+  const uri = "skill://watched-notes/SKILL.md";
+
+  it("tells the v1 client (2025-11-25) when what serves a resource it subscribed to changes, and when its tools change", async () => {
+    expect(
+      (await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "watched-notes", files: [{ path: "SKILL.md", content: notes("1.0.0") }] })).status,
+    ).toBe(201);
+    const client = await v1(everything.key);
+    const told: Notification[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void told.push(n));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void told.push(n));
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+      });
+      await client.subscribeResource({ uri });
+      // A new version of the package, then promoted: the resource is served from 2.0.0 now.
+      expect(
+        (await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "watched-notes", files: [{ path: "SKILL.md", content: notes("2.0.0") }] })).status,
+      ).toBe(201);
+      expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/watched-notes/promote", { version: "2.0.0" })).status).toBe(200);
+      await eventually(
+        async () => told,
+        (seen) => seen.some((n) => n.method === "notifications/resources/updated"),
+        10_000,
+        100,
+      );
+      expect(told.find((n) => n.method === "notifications/resources/updated")!.params).toEqual({ uri });
+      expect((await client.readResource({ uri })).contents[0]).toMatchObject({ text: expect.stringContaining("Read me (2.0.0)") });
+
+      // Told once: the session's next stream (a reconnect) says nothing of it before a later change (a new tool).
+      const controller = new AbortController();
+      const again = await fetch(`${mesh.gatewayUrl}/mcp`, {
+        signal: controller.signal,
+        headers: {
+          accept: "text/event-stream",
+          ...headers(everything.key),
+          "mcp-protocol-version": "2025-11-25",
+          "mcp-session-id": client.transport!.sessionId!,
+        },
+      });
+      const events = sseData(again.body!);
+      const subtract = mesh.skills.find((skill) => skill.manifest.name === "subtract")!;
+      await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.watched" } });
+      try {
+        expect(JSON.parse((await events.next()).value!)).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      } finally {
+        controller.abort();
+      }
+
+      // Unsubscribed: another promotion says nothing.
+      await client.unsubscribeResource({ uri });
+      expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/watched-notes/promote", { version: "1.0.0" })).status).toBe(200);
+      await eventually(
+        async () => told,
+        (seen) => seen.some((n) => n.method === "notifications/tools/list_changed"),
+        10_000,
+        100,
+      );
+      await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.watched2" } });
+      await eventually(
+        async () => told,
+        (seen) => seen.filter((n) => n.method === "notifications/tools/list_changed").length === 2,
+        10_000,
+        100,
+      );
+      expect(told.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
+    } finally {
+      await client.close();
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/subtract.watched@1.0.0");
+      await admin(mesh.gatewayUrl, "DELETE", "/deployments/subtract.watched2@1.0.0");
+      await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/watched-notes");
+    }
+  });
+
+  it("subscribes only to what the caller may read (-32002, audited), and opens a stream only for a 2025 session", async () => {
+    const client = await v1(onlySubtract);
+    try {
+      await expect(client.subscribeResource({ uri: "units://table" })).rejects.toMatchObject({ code: -32002 });
+    } finally {
+      await client.close();
+    }
+    const entries = (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&limit=50")).json.entries as Array<{
+      method: string;
+      resource?: string;
+      code: number;
+    }>;
+    expect(entries.find((e) => e.method === "resources/subscribe" && e.resource === "units://table")).toMatchObject({ code: -32002 });
+    const get = (extra: Record<string, string>) =>
+      fetch(`${mesh.gatewayUrl}/mcp`, { headers: { accept: "text/event-stream", ...headers(everything.key), ...extra } });
+    expect((await get({ "mcp-protocol-version": "2025-11-25" })).status).toBe(400); // no session
+    expect((await get({ "mcp-protocol-version": "2026-07-28" })).status).toBe(405);
   });
 });

@@ -9,6 +9,7 @@
 import type { Access } from "../auth/access.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
 import { matchUriTemplate } from "../mcp-protocol/index.js";
+import { selectDeployment } from "../routing/index.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
 import { registryView } from "./lookup.js";
@@ -102,6 +103,8 @@ export class CallerCatalog {
         if (!runBy || !(await this.tools()).some((tool) => tool.name === job.method)) return undefined;
         return { owner: "upstream", upstream: runBy.upstream, version: runBy.version, name: runBy.taskId };
       }
+      case "subscribe":
+        return this.resolve({ kind: "resource", method: operation.method, uri: operation.uri });
       case "resource": {
         const { uri } = operation;
         const file = parseSkillUri(uri);
@@ -113,6 +116,38 @@ export class CallerCatalog {
         }
         if (uri.startsWith(SKILL_URI_SCHEME)) return undefined;
         return resourceTarget(await this.offerings(), uri);
+      }
+    }
+  }
+
+  /**
+   * A token of what the caller's resources are served from: new whenever the registry or the
+   * packages served to the caller change (what `servedBy` answers can change only then).
+   */
+  async revision(): Promise<string> {
+    return `${(await this.view()).rev}:${(await this.packages()).key}`;
+  }
+
+  /**
+   * What serves the resource `uri` to this caller now — the skill's routed deployment, the upstream
+   * or package version (and file) — as one string; undefined when the caller cannot read it. A
+   * subscribed resource is "updated" when this changes (src/mcp/listen.ts).
+   * @example await catalog.servedBy("skill://modbus-triage/SKILL.md") // "package:modbus-triage@1.1.0/SKILL.md"
+   */
+  async servedBy(uri: string): Promise<string | undefined> {
+    const target = await this.resolve({ kind: "resource", method: "resources/read", uri });
+    switch (target?.owner) {
+      case undefined:
+      case "gateway":
+        return undefined;
+      case "package":
+        return `package:${target.package}@${target.version}/${target.path ?? ""}`;
+      case "upstream":
+        return `upstream:${target.upstream}@${target.version}`;
+      case "skill": {
+        const entry = (await this.view()).skills.get(target.skill);
+        const routed = entry && (selectDeployment(entry, this.scope.routeKey) ?? entry.degraded);
+        return `skill:${routed?.id ?? target.skill}`;
       }
     }
   }

@@ -87,7 +87,16 @@ export interface UpstreamTaskRequest extends Asked {
   inputResponses?: Record<string, Record<string, unknown>>;
 }
 
-export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest;
+/**
+ * `resources/subscribe` (2025 revisions): the caller asks to be told when a resource it may read
+ * is updated (on its session's stream); resolved as a read of it would be.
+ */
+export interface ResourceSubscribe extends Asked {
+  kind: "subscribe";
+  uri: string;
+}
+
+export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest | ResourceSubscribe;
 export type OperationKind = Operation["kind"];
 
 /**

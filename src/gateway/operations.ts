@@ -12,6 +12,7 @@
  * | archive | limits, observed | the package version's `.tar.gz` |
  * | search | limits | the caller's catalog |
  * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key` by its route) |
+ * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
  * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
@@ -203,6 +204,12 @@ const search: Handler<OperationCall> = async (call) => {
   return { ok: true, result: await searchCatalog(call.catalog, operation.query) };
 };
 
+/** A subscription the caller may make (its target resolved): what serves the resource now, for the session to compare with later. */
+const subscribed: Handler<OperationCall> = async (call) => {
+  const uri = call.operation.kind === "subscribe" ? call.operation.uri : "";
+  return { ok: true, result: { servedBy: await call.catalog.servedBy(uri) } };
+};
+
 /** The packages the caller sees, for a listing of all of them. */
 const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: await call.catalog.packages() });
 
@@ -215,6 +222,7 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   search: { policies: [limits], answer: search },
   index: { policies: [limits], answer: listing },
   task: { policies: [limits, observed], answer: upstreamTask },
+  subscribe: { policies: [limits], answer: subscribed },
 };
 
 /**
@@ -258,9 +266,14 @@ function checked(operation: Operation, target: Target, answer: unknown, answered
  */
 export function notFoundOf(operation: Operation): RpcError {
   if (operation.notFound)
-    return new RpcError(operation.notFound.code, operation.notFound.message, operation.kind === "resource" ? { uri: operation.uri.slice(0, 200) } : undefined);
+    return new RpcError(
+      operation.notFound.code,
+      operation.notFound.message,
+      operation.kind === "resource" || operation.kind === "subscribe" ? { uri: operation.uri.slice(0, 200) } : undefined,
+    );
   switch (operation.kind) {
     case "resource":
+    case "subscribe":
       return new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: operation.uri.slice(0, 200) });
     case "archive":
       return new RpcError(ErrorCode.InvalidParams, `No archive of ${operation.package.slice(0, 200)} among the Agent Skills you may read`);
@@ -282,6 +295,7 @@ export function notFoundOf(operation: Operation): RpcError {
 export function resourceOf(operation: Operation): string | undefined {
   switch (operation.kind) {
     case "resource":
+    case "subscribe":
       return operation.uri;
     case "archive":
       return `skill://${encodeURIComponent(operation.package)}/.tar.gz`;
@@ -305,6 +319,7 @@ export function auditedParamsOf(operation: Operation): unknown {
   switch (operation.kind) {
     case "resource":
     case "archive":
+    case "subscribe":
       return undefined;
     case "prompt":
       return { name: operation.name, arguments: operation.arguments };

@@ -25,5 +25,5 @@ export interface McpOptions {
 
 /** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */
 export type McpAnswer =
-  | { status: 200 | 202 | 400 | 404; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined; sessionId?: string }
+  | { status: 200 | 202 | 400 | 404 | 405 | 429 | 503; body?: JsonRpcResponse | JsonRpcResponse[]; stream?: undefined; sessionId?: string }
   | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined; sessionId?: undefined };

@@ -13,6 +13,7 @@ import type { JsonRpcParams, RequestSlot, RpcError } from "../jsonrpc/index.js";
 import type { LogLevels } from "./log-levels.js";
 import type { Replies } from "./replies.js";
 import type { RequestStates } from "./request-state.js";
+import type { ResourceSubscriptions } from "./subscriptions.js";
 
 /** What a caller may use besides tools, as MCP's lists show it. */
 export interface McpCatalog {
@@ -20,6 +21,10 @@ export interface McpCatalog {
   offerings(): Promise<ListedOfferings>;
   /** The Agent Skills packages the caller sees, each at the version it is served. */
   packages(): Promise<PackageCatalog>;
+  /** What serves a resource to the caller now (a subscribed one is updated when this changes); undefined when it may not read it. */
+  servedBy(uri: string): Promise<string | undefined>;
+  /** A token that changes whenever what `servedBy` answers may have (the registry, the packages served). */
+  revision(): Promise<string>;
 }
 
 /** What the MCP server needs from the gateway. */
@@ -52,6 +57,8 @@ export interface McpBackend {
   replies: Replies;
   /** The log levels this caller's 2025 sessions set (src/mcp/log-levels.ts). */
   logLevels: LogLevels;
+  /** The resources this caller's 2025 sessions subscribed to (src/mcp/subscriptions.ts). */
+  subscriptions: ResourceSubscriptions;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
   /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */

@@ -17,7 +17,12 @@ const headers = new Headers({ "mcp-protocol-version": "2025-11-25", accept: "app
 function loadingBackend(calls: string[]): McpBackend {
   return {
     tools: () => Promise.reject(new Error("the whole registry is still loading")),
-    catalog: () => ({ offerings: () => Promise.reject(new Error("loading")), packages: () => Promise.reject(new Error("loading")) }),
+    catalog: () => ({
+      offerings: () => Promise.reject(new Error("loading")),
+      packages: () => Promise.reject(new Error("loading")),
+      servedBy: () => Promise.reject(new Error("loading")),
+      revision: () => Promise.reject(new Error("loading")),
+    }),
     run: () => Promise.reject(new Error("no operations here")),
     refuse: (_name, refusal) => Promise.reject(refusal),
     skill: async (name) => (name === "subtract" ? subtract : undefined),
@@ -30,6 +35,7 @@ function loadingBackend(calls: string[]): McpBackend {
     requestStates: { keep: () => Promise.reject(new Error("no input rounds here")), kept: () => Promise.reject(new Error("no input rounds here")) },
     replies: { put: async () => {}, await: () => Promise.reject(new Error("no input rounds here")) },
     logLevels: { set: async () => {}, get: async () => undefined },
+    subscriptions: { add: async () => {}, remove: async () => {}, list: async () => [], told: async () => {} },
     caller: "anonymous",
     admit: async () => {},
   };

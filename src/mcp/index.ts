@@ -49,7 +49,7 @@ import { paramHeaderMismatch } from "../mcp-protocol/headers.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
 import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";
-import { type ListeningServer, listen } from "./listen.js";
+import { type ListeningServer, listen, sessionStream } from "./listen.js";
 import { inputCapabilitiesOf, mcpSessionOf, sessionIdFor } from "./session.js";
 import { type JsonRpcReplyLike, MAX_REPLY_WAIT_MS, type Reply, replyIdsFor } from "./replies.js";
 import { withHandle } from "./request-state.js";
@@ -70,6 +70,7 @@ export { renamedOf } from "./tool-list.js";
 export { type RequestStates, requestStatesOf } from "./request-state.js";
 export { type Replies, repliesOf } from "./replies.js";
 export { type LogLevels, logLevelsOf } from "./log-levels.js";
+export { type ResourceSubscriptions, resourceSubscriptionsOf } from "./subscriptions.js";
 
 /**
  * Answers one POST to `/mcp`.
@@ -93,6 +94,34 @@ export async function answerMcpPost(headers: Headers, text: string, backend: Mcp
   const answers = await Promise.all(parsed.map((message, index) => server.answerMessage(headers, message, { index, batch: true })));
   const bodies = answers.flatMap((a) => (a.body === undefined ? [] : [a.body as JsonRpcResponse]));
   return bodies.length ? { status: 200, body: bodies } : { status: 202 };
+}
+
+/**
+ * Answers a `GET /mcp`: a 2025 session's own stream of what changed (src/mcp/listen.ts
+ * `sessionStream`), for a client that sends its `Mcp-Session-Id` and accepts an event stream;
+ * 2026-07-28 has none (405: `subscriptions/listen` is its stream).
+ * @example await answerMcpGet(request.headers, backend, options)
+ */
+export async function answerMcpGet(headers: Headers, backend: McpBackend, options: McpOptions): Promise<McpAnswer> {
+  if (isStateless(headers.get("mcp-protocol-version") ?? DEFAULT_VERSION))
+    return { status: 405, body: failure(null, ErrorCode.InvalidRequest, "Protocol 2026-07-28 has no GET stream: POST subscriptions/listen") };
+  const session = mcpSessionOf(headers);
+  if (!session || !acceptsEventStream(headers))
+    return {
+      status: 400,
+      body: failure(
+        null,
+        ErrorCode.InvalidRequest,
+        "GET opens a session's stream: send the Mcp-Session-Id that initialize gave, with Accept: text/event-stream",
+      ),
+    };
+  try {
+    return await sessionStream(new McpServer(backend, options, session), session);
+  } catch (thrown) {
+    // The caller's limits (-32005) or a store outage: said as HTTP says it, for a GET.
+    const body = failureFromThrown(null, thrown);
+    return { status: body.error.code === ErrorCode.RateLimited ? 429 : 503, body };
+  }
 }
 
 /** A message that is a response (to a server request we never send) or a notification: 202. */
@@ -244,6 +273,7 @@ class McpServer implements ListeningServer {
         backend: this.backend,
         pageSize: this.options.pageSize,
         stateless,
+        session: this.session,
         ...caching,
         ...(inputRound ? { inputRound } : {}),
       });
@@ -268,12 +298,12 @@ class McpServer implements ListeningServer {
     const protocolVersion = (HANDSHAKE_VERSIONS as readonly string[]).includes(requested) ? requested : HANDSHAKE_VERSIONS[0];
     return {
       protocolVersion,
-      // No list-change notifications in this era: there is no GET stream on a stateless server.
+      // List changes and subscribed resources' updates arrive on the session's GET stream.
       capabilities: {
-        tools: { listChanged: false },
+        tools: { listChanged: true },
         // Skills' own resources and prompts, Agent Skills packages' files (skill://), and the Skills extension (SEP-2640) over them.
-        resources: {},
-        prompts: {},
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
         // Arguments of upstreams' prompts and templates, completed by their upstream.
         completions: {},
         // Federated tools' log messages, at the level a session sets (logging/setLevel).

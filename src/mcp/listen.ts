@@ -1,12 +1,15 @@
-/** `subscriptions/listen` (2026-07-28): the stream that tells a client its tool, prompt or resource list changed. */
+/**
+ * The streams that tell a client what changed: `subscriptions/listen` (2026-07-28) of its tool,
+ * prompt or resource lists; a 2025 session's `GET /mcp` of those and of the resources it subscribed to.
+ */
 import { ErrorCode, type JsonRpcRequest, failure, parseParams, success } from "../jsonrpc/index.js";
 import { sleep } from "../signal/index.js";
-import { acceptsEventStream, sseStream } from "../sse/index.js";
+import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
 import { META, SubscriptionsListenParamsSchema, type Tool } from "../mcp-protocol/index.js";
 import { type Tools, sameTools } from "./tool-list.js";
-import { holdLongRequest } from "./waits.js";
+import { type LongRequest, holdLongRequest } from "./waits.js";
 
 /** What a listen stream needs of the server answering it. */
 export interface ListeningServer {
@@ -60,7 +63,6 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   const held = holdLongRequest(backend.caller);
   const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => notifications[list] === true);
   const meta = { [META.subscriptionId]: id };
-  const watchMs = options.watchMs ?? 1_000;
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
   const stream = sseStream(
     async (sse) => {
@@ -70,18 +72,7 @@ export async function listen(server: ListeningServer, headers: Headers, request:
           method: "notifications/subscriptions/acknowledged",
           params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) },
         });
-        const seen = new Map<Watched, unknown>();
-        for (const list of lists) seen.set(list, await stateOf(server, list));
-        while (!sse.signal.aborted && Date.now() < until) {
-          held.renew();
-          await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
-          if (sse.signal.aborted) continue;
-          for (const list of lists) {
-            const now = await stateOf(server, list).catch(() => seen.get(list)); // a store outage is no change
-            if (!unchanged(list, seen.get(list), now)) sse.send({ jsonrpc: "2.0", method: WATCHED[list].method, params: { _meta: meta } });
-            seen.set(list, now);
-          }
-        }
+        await watch(server, sse, { lists, until, held }, (method) => sse.send({ jsonrpc: "2.0", method, params: { _meta: meta } }));
         if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
       } finally {
         held.release();
@@ -91,4 +82,90 @@ export async function listen(server: ListeningServer, headers: Headers, request:
     options.clientGone,
   );
   return { status: 200, stream };
+}
+
+/**
+ * A 2025 session's own stream (`GET /mcp` with its `Mcp-Session-Id`): what the server tells the
+ * client unasked — `notifications/{tools,prompts,resources}/list_changed` when what this caller sees
+ * changes, and `notifications/resources/updated` for each resource the session subscribed to
+ * (`resources/subscribe`) when what serves it changes (another version of its skill, upstream or
+ * package is routed to the caller). It ends after `listenMaxMs`; the client opens another.
+ */
+export async function sessionStream(server: ListeningServer, session: string): Promise<McpAnswer> {
+  const { backend, options } = server;
+  await backend.admit();
+  const held = holdLongRequest(backend.caller, Date.now(), "session stream");
+  const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
+  const stream = sseStream(
+    async (sse) => {
+      try {
+        // The compact catalog lists the same three tools whatever is registered.
+        const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => !(options.compact && list === "toolsListChanged"));
+        await watch(server, sse, { lists, session, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }));
+      } finally {
+        held.release();
+      }
+    },
+    options.heartbeatMs,
+    options.clientGone,
+  );
+  return { status: 200, stream };
+}
+
+/** How often a session's stream reads its subscriptions when nothing they could depend on changed. */
+const SUBSCRIPTIONS_LOOK_MS = 30_000;
+
+/** What one stream watches, until when, and the long-request slot it renews while it does. */
+interface Watching {
+  lists: Watched[];
+  /** A 2025 session: the resources it subscribed to (read again at each look) are told of when what serves them changes. */
+  session?: string;
+  until: number;
+  held: LongRequest;
+}
+
+/**
+ * Looks every `watchMs` at what the stream watches, until `until` or the stream closes, and calls
+ * `tell` for each list that changed and each subscribed resource whose server changed since the
+ * session last heard of it (noted in the store, so it is told once, whichever stream tells it).
+ * A store outage is no change.
+ */
+async function watch(
+  server: ListeningServer,
+  sse: SseWriter,
+  { lists, session, until, held }: Watching,
+  tell: (method: string, params?: { uri: string }) => void,
+): Promise<void> {
+  const { backend } = server;
+  const watchMs = server.options.watchMs ?? 1_000;
+  const seen = new Map<Watched, unknown>();
+  for (const list of lists) seen.set(list, await stateOf(server, list));
+  // The subscriptions are read when what serves resources may have changed, and every
+  // `SUBSCRIPTIONS_LOOK_MS` besides (a subscription stored just after a change): not every second.
+  let revision: string | undefined;
+  let lookedAt = 0;
+  const updated = async (session: string) => {
+    const catalog = backend.catalog();
+    const current = await catalog.revision();
+    if (current === revision && Date.now() - lookedAt < SUBSCRIPTIONS_LOOK_MS) return;
+    [revision, lookedAt] = [current, Date.now()];
+    for (const { uri, servedBy } of await backend.subscriptions.list(session)) {
+      const now = await catalog.servedBy(uri);
+      if (now === servedBy) continue;
+      tell("notifications/resources/updated", { uri });
+      await backend.subscriptions.told(session, uri, now);
+    }
+  };
+  if (session) await updated(session).catch(() => undefined); // what changed while no stream was open
+  while (!sse.signal.aborted && Date.now() < until) {
+    held.renew();
+    await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
+    if (sse.signal.aborted) continue;
+    for (const list of lists) {
+      const now = await stateOf(server, list).catch(() => seen.get(list));
+      if (!unchanged(list, seen.get(list), now)) tell(WATCHED[list].method);
+      seen.set(list, now);
+    }
+    if (session) await updated(session).catch(() => undefined);
+  }
 }

@@ -39,6 +39,8 @@ export interface ResourceContext {
   pageSize: number;
   /** The request is of the 2026-07-28 revision. */
   stateless: boolean;
+  /** A 2025 request's session (`mcpSessionOf`; "" without one): what its subscriptions belong to. */
+  session?: string;
   /** Set for 2026-07-28: `ttlMs` and `cacheScope` on every list and read. */
   caching?: { ttlMs: number; cacheScope: "public" | "private" };
   /** Set for 2026-07-28: what the caller can answer of input requests, and on a retry its answers and state handle. */
@@ -51,12 +53,13 @@ export function fileContentsOf(uri: string, file: ServedFile) {
   return resourceContentsOf(uri, mimeType, /^text\/|^application\/(json|yaml)/.test(mimeType) ? UTF8_DECODER.decode(file.bytes) : file.bytes);
 }
 
-/** A row of the table: how a method's params parse, and what it answers. */
+/** A row of the table: how a method's params parse, and what it answers; `sessions`: a 2025 session's method only. */
 interface Row<P> {
   params: z.ZodType<P>;
   answer(params: P, context: ResourceContext): Promise<object>;
+  sessions?: true;
 }
-const row = <P>(params: z.ZodType<P>, answer: Row<P>["answer"]): Row<P> => ({ params, answer });
+const row = <P>(params: z.ZodType<P>, answer: Row<P>["answer"], sessions?: true): Row<P> => ({ params, answer, ...(sessions ? { sessions } : {}) });
 
 /**
  * The methods answered here, by name. A new method is a new row: a list reads
@@ -109,15 +112,40 @@ export const METHODS = {
       ...(context?.arguments ? { given: context.arguments } : {}),
     })) as object;
   }),
+  // 2025 revisions (`sessions`): the session's stream (GET /mcp) tells of an update to a resource it
+  // subscribed to (src/mcp/listen.ts); a subscription is made for a resource the caller may read, as a read is.
+  "resources/subscribe": row(
+    ReadResourceParamsSchema,
+    async ({ uri }, { backend, session, stateless }) => {
+      const notFound = notFoundOf({ stateless });
+      const { servedBy } = (await backend.run({ kind: "subscribe", method: "resources/subscribe", uri, notFound })) as { servedBy?: string };
+      await backend.subscriptions.add(session!, uri, servedBy);
+      return {};
+    },
+    true,
+  ),
+  "resources/unsubscribe": row(
+    ReadResourceParamsSchema,
+    async ({ uri }, { backend, session }) => {
+      await backend.admit(); // the caller's own state: charged, nothing to resolve
+      await backend.subscriptions.remove(session!, uri);
+      return {};
+    },
+    true,
+  ),
   "resources/read": row(ReadResourceParamsSchema, async ({ uri }, context) => {
-    // 2025-11-25 and before: -32002 (the revision's "resource not found"); 2026-07-28: -32602.
-    const notFound = { code: context.stateless ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound, message: "Resource not found" };
+    const notFound = notFoundOf(context);
     const read = await runAsking({ kind: "resource", method: "resources/read", uri, notFound }, uri, context);
     if (isInputRequired(read)) return read;
     const contents = isPackageFile(read) ? { contents: [fileContentsOf(uri, read)] } : (read as object);
     return { ...contents, ...context.caching };
   }),
 };
+
+/** A missing resource in the request's revision: 2025-11-25 and before -32002, 2026-07-28 -32602. */
+function notFoundOf({ stateless }: Pick<ResourceContext, "stateless">) {
+  return { code: stateless ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound, message: "Resource not found" };
+}
 
 /**
  * Runs a prompt get or resource read that an upstream may answer with input requests
@@ -141,8 +169,15 @@ export const isResourceMethod = (method: string): method is ResourceMethod => Ob
  * Answers one of `METHODS` for `context.backend`'s caller.
  * @example await answerResources("skills/list", {}, { backend, pageSize: 100, stateless: false })
  */
-export function answerResources(method: ResourceMethod, params: unknown, context: ResourceContext): Promise<object> {
-  const { params: schema, answer } = METHODS[method] as unknown as Row<unknown>;
+export async function answerResources(method: ResourceMethod, params: unknown, context: ResourceContext): Promise<object> {
+  const { params: schema, answer, sessions } = METHODS[method] as unknown as Row<unknown>;
+  if (sessions && context.stateless)
+    throw new RpcError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} (protocol 2026-07-28 has no sessions; subscriptions/listen tells of list changes)`,
+    );
+  if (sessions && !context.session)
+    throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${method} needs a session: initialize first and send its Mcp-Session-Id`);
   return answer(parseParams(schema, params ?? {}), context);
 }
 

@@ -12,6 +12,11 @@ import { ErrorCode, RpcError } from "../jsonrpc/index.js";
 
 /** Long requests one caller may hold open in one isolate. */
 export const MAX_LONG_REQUESTS = 4;
+/**
+ * 2025 sessions' own streams (`GET /mcp`) one caller may hold open in one isolate, counted apart:
+ * every connected client opens one, and they must not take the slots of the requests above.
+ */
+export const MAX_SESSION_STREAMS = 8;
 /** A lease not renewed for this long is a request that is gone. */
 export const STALE_LEASE_MS = 5_000;
 
@@ -36,30 +41,32 @@ function sweep(leases: Set<Lease>, now: number): void {
  * Takes one of the caller's long-request slots, or throws -32005 when it holds them all.
  * @example const held = holdLongRequest(caller); try { for (…) { held.renew(); … } } finally { held.release() }
  */
-export function holdLongRequest(caller: string, now = Date.now()): LongRequest {
+export function holdLongRequest(caller: string, now = Date.now(), kind: "request" | "session stream" = "request"): LongRequest {
+  const max = kind === "request" ? MAX_LONG_REQUESTS : MAX_SESSION_STREAMS;
+  const slot = kind === "request" ? caller : `${caller}\n${kind}`;
   if (open.size > 1_000) {
     for (const [who, leases] of open) {
       sweep(leases, now);
       if (!leases.size) open.delete(who);
     }
   }
-  const leases = open.get(caller) ?? new Set<Lease>();
+  const leases = open.get(slot) ?? new Set<Lease>();
   sweep(leases, now);
-  if (leases.size >= MAX_LONG_REQUESTS) {
-    throw new RpcError(
-      ErrorCode.RateLimited,
-      `Rate limited: this caller already holds ${MAX_LONG_REQUESTS} long requests open (subscriptions/listen, tasks/result); close one first`,
-      { limit: "long-requests", retryAfterMs: 1_000 },
-    );
+  if (leases.size >= max) {
+    const what = kind === "request" ? "long requests open (subscriptions/listen, tasks/result)" : "session streams open (GET /mcp)";
+    throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller already holds ${max} ${what}; close one first`, {
+      limit: "long-requests",
+      retryAfterMs: 1_000,
+    });
   }
   const lease: Lease = { renewedAt: now };
   leases.add(lease);
-  open.set(caller, leases);
+  open.set(slot, leases);
   return {
     renew: () => void (lease.renewedAt = Date.now()),
     release: () => {
       leases.delete(lease);
-      if (!leases.size && open.get(caller) === leases) open.delete(caller);
+      if (!leases.size && open.get(slot) === leases) open.delete(slot);
     },
   };
 }
