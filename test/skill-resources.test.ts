@@ -245,6 +245,14 @@ describe("a 2025 session's own stream (GET /mcp): list changes and subscribed re
     ).toBe(201);
     const client = await v1(everything.key);
     const told: Notification[] = [];
+    /** Waits (polling) until the client was told `method` `times` times. */
+    const heard = (method: string, times = 1) =>
+      eventually(
+        async () => told,
+        (seen) => seen.filter((n) => n.method === method).length >= times,
+        10_000,
+        100,
+      );
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void told.push(n));
     client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void told.push(n));
     try {
@@ -259,12 +267,7 @@ describe("a 2025 session's own stream (GET /mcp): list changes and subscribed re
         (await admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "watched-notes", files: [{ path: "SKILL.md", content: notes("2.0.0") }] })).status,
       ).toBe(201);
       expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/watched-notes/promote", { version: "2.0.0" })).status).toBe(200);
-      await eventually(
-        async () => told,
-        (seen) => seen.some((n) => n.method === "notifications/resources/updated"),
-        10_000,
-        100,
-      );
+      await heard("notifications/resources/updated");
       expect(told.find((n) => n.method === "notifications/resources/updated")!.params).toEqual({ uri });
       expect((await client.readResource({ uri })).contents[0]).toMatchObject({ text: expect.stringContaining("Read me (2.0.0)") });
 
@@ -291,19 +294,9 @@ describe("a 2025 session's own stream (GET /mcp): list changes and subscribed re
       // Unsubscribed: another promotion says nothing.
       await client.unsubscribeResource({ uri });
       expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/watched-notes/promote", { version: "1.0.0" })).status).toBe(200);
-      await eventually(
-        async () => told,
-        (seen) => seen.some((n) => n.method === "notifications/tools/list_changed"),
-        10_000,
-        100,
-      );
+      await heard("notifications/tools/list_changed");
       await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.watched2" } });
-      await eventually(
-        async () => told,
-        (seen) => seen.filter((n) => n.method === "notifications/tools/list_changed").length === 2,
-        10_000,
-        100,
-      );
+      await heard("notifications/tools/list_changed", 2);
       expect(told.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
     } finally {
       await client.close();
