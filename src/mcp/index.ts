@@ -37,6 +37,7 @@ import {
   allowsBatches,
   inputRoundOf,
   isInputRequired,
+  isTaskStarted,
   isStateless,
 } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
@@ -446,7 +447,7 @@ class McpServer implements ListeningServer {
         const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(round ? { inputRound: round } : {}) };
         const answer = await this.backend.call(known.skill.name, params, slot, passed);
         // An upstream running the call as a task of its own (the caller declared the extension), adopted as the caller's job.
-        const adopted = known.skill.answers === "tool-result" ? AdoptedTaskSchema.safeParse(answer) : undefined;
+        const adopted = known.skill.answers === "tool-result" && isTaskStarted(answer) ? AdoptedTaskSchema.safeParse(answer) : undefined;
         if (adopted?.success) return this.tasks.adopted(adopted.data.jobId);
         // An upstream asking the caller for input, as checked on its way in (src/upstream/mcp-client.ts).
         if (!round || !isInputRequired(answer)) return toolResultOf(known.skill, answer);
