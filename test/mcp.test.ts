@@ -370,11 +370,14 @@ describe("the stateless era (2026-07-28) on the wire", () => {
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const events = eventsOf(response.body!);
     const ack = await events.next();
-    // What the server will send is acknowledged (not resource subscriptions), tagged with the listen request's id.
+    // What the server will send is acknowledged (no subscription to x://y, which is no resource), tagged with the listen request's id.
     expect(ack.value).toEqual({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
-      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" }, notifications: { toolsListChanged: true, promptsListChanged: true } },
+      params: {
+        _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" },
+        notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [] },
+      },
     });
     const sum = mesh.skills.find((skill) => skill.manifest.name === "sum")!;
     await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: sum.binding }, { manifest: { ...sum.manifest, name: "test.listened" } });

@@ -325,3 +325,55 @@ describe("a 2025 session's own stream (GET /mcp): list changes and subscribed re
     expect((await get({ "mcp-protocol-version": "2026-07-28" })).status).toBe(405);
   });
 });
+
+describe("resourceSubscriptions on subscriptions/listen (2026-07-28)", () => {
+  it("acknowledges the resources the caller may read and tells of an update to one, tagged with the stream's id", async () => {
+    const notes = (version: string) =>
+      `---\nname: listened-notes\ndescription: Notes a stream watches.\nmetadata:\n  version: "${version}"\n---\nv${version}\n`;
+    const add = (version: string) =>
+      admin(mesh.gatewayUrl, "POST", "/agent-skills", { name: "listened-notes", files: [{ path: "SKILL.md", content: notes(version) }] });
+    expect((await add("1.0.0")).status).toBe(201);
+    const uri = "skill://listened-notes/SKILL.md";
+    const controller = new AbortController();
+    try {
+      const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
+        method: "POST",
+        signal: controller.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers(everything.key),
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "watch",
+          method: "subscriptions/listen",
+          params: {
+            _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+            // units://nothing is no resource of the caller's: left out of the acknowledgment.
+            notifications: { resourceSubscriptions: [uri, "units://nothing"] },
+          },
+        }),
+      });
+      const events = sseData(response.body!);
+      const next = async () => JSON.parse((await events.next()).value!) as { method: string; params: Record<string, unknown> };
+      expect(await next()).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "watch" }, notifications: { resourceSubscriptions: [uri] } },
+      });
+      expect((await add("2.0.0")).status).toBe(201);
+      expect((await admin(mesh.gatewayUrl, "POST", "/agent-skills/listened-notes/promote", { version: "2.0.0" })).status).toBe(200);
+      expect(await next()).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "watch" }, uri },
+      });
+    } finally {
+      controller.abort();
+      await admin(mesh.gatewayUrl, "DELETE", "/agent-skills/listened-notes");
+    }
+  });
+});

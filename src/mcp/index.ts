@@ -324,7 +324,8 @@ class McpServer implements ListeningServer {
       // subscriptions/listen serves tools, prompts and resources list changes; long skills answer with tasks (SEP-2663).
       capabilities: {
         tools: { listChanged: true },
-        resources: { listChanged: true },
+        // subscribe: resourceSubscriptions on subscriptions/listen.
+        resources: { listChanged: true, subscribe: true },
         prompts: { listChanged: true },
         completions: {},
         // Federated tools' log messages, at the level a request asks in _meta.

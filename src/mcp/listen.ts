@@ -2,7 +2,7 @@
  * The streams that tell a client what changed: `subscriptions/listen` (2026-07-28) of its tool,
  * prompt or resource lists; a 2025 session's `GET /mcp` of those and of the resources it subscribed to.
  */
-import { ErrorCode, type JsonRpcRequest, failure, parseParams, success } from "../jsonrpc/index.js";
+import { ErrorCode, type JsonRpcRequest, RpcError, failure, parseParams, success } from "../jsonrpc/index.js";
 import { sleep } from "../signal/index.js";
 import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
@@ -10,6 +10,7 @@ import type { McpBackend } from "./backend.js";
 import { META, SubscriptionsListenParamsSchema, type Tool } from "../mcp-protocol/index.js";
 import { type Tools, sameTools } from "./tool-list.js";
 import { type LongRequest, holdLongRequest } from "./waits.js";
+import { MAX_SUBSCRIPTIONS, type Subscription } from "./subscriptions.js";
 
 /** What a listen stream needs of the server answering it. */
 export interface ListeningServer {
@@ -44,10 +45,13 @@ const unchanged = (list: Watched, before: unknown, now: unknown) => (list === "t
 
 /**
  * `subscriptions/listen` (2026-07-28): an event stream that acknowledges what it will send — tool,
- * prompt and resource list changes (not subscriptions to single resources) — then sends
- * `notifications/{tools,prompts,resources}/list_changed` whenever what this caller sees changes
- * (a skill's tools, prompts or resources; an Agent Skills package, or the version it is served),
- * until the client closes it or `listenMaxMs` passes (then a final result ends it gracefully).
+ * prompt and resource list changes, and updates of the `resourceSubscriptions` the caller may
+ * read (each subscribed through the one door, as a read is; the others left out of the
+ * acknowledgment) — then sends `notifications/{tools,prompts,resources}/list_changed` whenever
+ * what this caller sees changes (a skill's tools, prompts or resources; an Agent Skills package,
+ * or the version it is served) and `notifications/resources/updated` when what serves a subscribed
+ * resource changes, until the client closes it or `listenMaxMs` passes (then a final result ends
+ * it gracefully).
  */
 export async function listen(server: ListeningServer, headers: Headers, request: JsonRpcRequest, id: string | number): Promise<McpAnswer> {
   const { backend, options } = server;
@@ -58,21 +62,38 @@ export async function listen(server: ListeningServer, headers: Headers, request:
       body: failure(id, ErrorCode.InvalidRequest, "subscriptions/listen answers with an event stream: send Accept: application/json, text/event-stream"),
     };
   }
+  const uris = [...new Set(notifications.resourceSubscriptions ?? [])];
+  if (uris.length > MAX_SUBSCRIPTIONS)
+    throw new RpcError(ErrorCode.InvalidParams, `Invalid params: at most ${MAX_SUBSCRIPTIONS} resourceSubscriptions a stream`);
   // A stream is a call: counted against the caller's limits, and a caller holds only a few at once.
   await backend.admit();
   const held = holdLongRequest(backend.caller);
+  const subscribed: Subscription[] = [];
+  try {
+    for (const uri of uris) {
+      // One the caller may not read is left out of the acknowledgment (charged and audited as a read of it would be).
+      const made = await backend.run({ kind: "subscribe", method: "subscriptions/listen", uri }).catch(notFoundAsUndefined);
+      if (made) subscribed.push({ uri, ...(made as { servedBy?: string }) });
+    }
+  } catch (thrown) {
+    held.release();
+    throw thrown;
+  }
   const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => notifications[list] === true);
   const meta = { [META.subscriptionId]: id };
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
   const stream = sseStream(
     async (sse) => {
       try {
-        sse.send({
-          jsonrpc: "2.0",
-          method: "notifications/subscriptions/acknowledged",
-          params: { _meta: meta, notifications: Object.fromEntries(lists.map((list) => [list, true])) },
-        });
-        await watch(server, sse, { lists, until, held }, (method) => sse.send({ jsonrpc: "2.0", method, params: { _meta: meta } }));
+        const acknowledged = {
+          ...Object.fromEntries(lists.map((list) => [list, true])),
+          ...(uris.length ? { resourceSubscriptions: subscribed.map((s) => s.uri) } : {}),
+        };
+        sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: acknowledged } });
+        const resources = subscribed.length ? inStream(subscribed) : undefined;
+        await watch(server, sse, { lists, resources, until, held }, (method, params) =>
+          sse.send({ jsonrpc: "2.0", method, params: { _meta: meta, ...params } }),
+        );
         if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
       } finally {
         held.release();
@@ -82,6 +103,22 @@ export async function listen(server: ListeningServer, headers: Headers, request:
     options.clientGone,
   );
   return { status: 200, stream };
+}
+
+/** A thrown -32602 (nothing of that name for this caller) as undefined; anything else thrown on. */
+function notFoundAsUndefined(thrown: unknown): undefined {
+  if (thrown instanceof RpcError && thrown.code === ErrorCode.InvalidParams) return undefined;
+  throw thrown;
+}
+
+/** Subscriptions a stream holds itself (a `subscriptions/listen`'s): what each resource was served by when it was last told. */
+function inStream(subscriptions: Subscription[]): WatchedResources {
+  return {
+    list: async () => subscriptions,
+    told: async (uri, servedBy) => {
+      for (const s of subscriptions) if (s.uri === uri) s.servedBy = servedBy;
+    },
+  };
 }
 
 /**
@@ -101,7 +138,11 @@ export async function sessionStream(server: ListeningServer, session: string): P
       try {
         // The compact catalog lists the same three tools whatever is registered.
         const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => !(options.compact && list === "toolsListChanged"));
-        await watch(server, sse, { lists, session, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }));
+        const resources: WatchedResources = {
+          list: () => backend.subscriptions.list(session),
+          told: (uri, servedBy) => backend.subscriptions.told(session, uri, servedBy),
+        };
+        await watch(server, sse, { lists, resources, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }));
       } finally {
         held.release();
       }
@@ -112,14 +153,21 @@ export async function sessionStream(server: ListeningServer, session: string): P
   return { status: 200, stream };
 }
 
+/** Where a stream's resource subscriptions are kept: a 2025 session's in the store, a listen stream's in itself. */
+interface WatchedResources {
+  list(): Promise<Subscription[]>;
+  /** Notes that the client was told `uri` is now served by `servedBy`. */
+  told(uri: string, servedBy: string | undefined): Promise<void>;
+}
+
 /** How often a session's stream reads its subscriptions when nothing they could depend on changed. */
 const SUBSCRIPTIONS_LOOK_MS = 30_000;
 
 /** What one stream watches, until when, and the long-request slot it renews while it does. */
 interface Watching {
   lists: Watched[];
-  /** A 2025 session: the resources it subscribed to (read again at each look) are told of when what serves them changes. */
-  session?: string;
+  /** The resources subscribed to (read again at each look), told of when what serves them changes. */
+  resources?: WatchedResources;
   until: number;
   held: LongRequest;
 }
@@ -133,7 +181,7 @@ interface Watching {
 async function watch(
   server: ListeningServer,
   sse: SseWriter,
-  { lists, session, until, held }: Watching,
+  { lists, resources, until, held }: Watching,
   tell: (method: string, params?: { uri: string }) => void,
 ): Promise<void> {
   const { backend } = server;
@@ -144,19 +192,19 @@ async function watch(
   // `SUBSCRIPTIONS_LOOK_MS` besides (a subscription stored just after a change): not every second.
   let revision: string | undefined;
   let lookedAt = 0;
-  const updated = async (session: string) => {
+  const updated = async (resources: WatchedResources) => {
     const catalog = backend.catalog();
     const current = await catalog.revision();
     if (current === revision && Date.now() - lookedAt < SUBSCRIPTIONS_LOOK_MS) return;
     [revision, lookedAt] = [current, Date.now()];
-    for (const { uri, servedBy } of await backend.subscriptions.list(session)) {
+    for (const { uri, servedBy } of await resources.list()) {
       const now = await catalog.servedBy(uri);
       if (now === servedBy) continue;
       tell("notifications/resources/updated", { uri });
-      await backend.subscriptions.told(session, uri, now);
+      await resources.told(uri, now);
     }
   };
-  if (session) await updated(session).catch(() => undefined); // what changed while no stream was open
+  if (resources) await updated(resources).catch(() => undefined); // what changed while no stream was open
   while (!sse.signal.aborted && Date.now() < until) {
     held.renew();
     await sleep(Math.min(watchMs, until - Date.now()), sse.signal);
@@ -166,6 +214,6 @@ async function watch(
       if (!unchanged(list, seen.get(list), now)) tell(WATCHED[list].method);
       seen.set(list, now);
     }
-    if (session) await updated(session).catch(() => undefined);
+    if (resources) await updated(resources).catch(() => undefined);
   }
 }
