@@ -1,5 +1,6 @@
 /**
- * Long calls end to end in workerd: progress a skill reports (`ctx.progress`) relayed in order on
+ * Long calls end to end in workerd: log messages a skill sends (`ctx.log`) at the level the caller
+ * set; progress a skill reports (`ctx.progress`) relayed in order on
  * `/mcp` (both eras, with the client's progress token) and on `/rpc` (Accept: text/event-stream),
  * heartbeats on quiet streams, and cancellation — a closed stream, a disconnected JSON caller, a
  * 2025 `notifications/cancelled`, a timeout — reaching the skill as `ctx.signal`.
@@ -7,6 +8,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/sse/index.js";
@@ -17,7 +19,7 @@ let longUrl: string;
 
 beforeAll(async () => {
   mesh = await startMesh({
-    skills: [fixture("long"), fixture("test_tool_with_progress"), fixture("sum")],
+    skills: [fixture("long"), fixture("test_tool_with_progress"), fixture("sum"), fixture("chatty")],
     adminToken: ADMIN_TOKEN,
     gatewayVars: { SKILLMESH_SSE_HEARTBEAT_MS: "150" },
   });
@@ -263,5 +265,43 @@ describe("cancellation", () => {
     const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);
+  });
+});
+
+describe("a skill's log messages (ctx.log)", () => {
+  it("reach a 2025 session that set a level, at that level and louder, named after the skill; none without a level", async () => {
+    const client = new Client({ name: "logs-v1", version: "1.0.0" });
+    const logged: Array<{ level: string; logger?: string; data: unknown }> = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void logged.push(params));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp`)));
+    try {
+      expect((await client.callTool({ name: "test.chatty", arguments: { topic: "a" } })).content).toEqual([{ type: "text", text: "done with a" }]);
+      expect(logged).toEqual([]); // no level set: nothing relayed
+      await client.setLoggingLevel("info");
+      expect((await client.callTool({ name: "test.chatty", arguments: { topic: "b" } })).content).toEqual([{ type: "text", text: "done with b" }]);
+      expect(logged).toEqual([
+        { level: "info", logger: "test.chatty", data: { topic: "b", step: 1 } },
+        { level: "warning", logger: "test.chatty/clock", data: "almost out of time" },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("reach a 2026-07-28 request that names its level in _meta, on the call's event stream before the result", async () => {
+    const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: { ...STREAM, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test.chatty" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "test.chatty", arguments: { topic: "c" }, _meta: { ...META_2026, "io.modelcontextprotocol/logLevel": "warning" } },
+      }),
+    });
+    const { messages } = await readStream(response);
+    expect(messages.map((m) => m.method ?? "result")).toEqual(["notifications/message", "result"]);
+    expect(messages[0].params).toEqual({ level: "warning", logger: "test.chatty/clock", data: "almost out of time" });
+    expect(messages[1].result.content).toEqual([{ type: "text", text: "done with c" }]);
   });
 });

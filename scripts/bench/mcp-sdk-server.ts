@@ -24,6 +24,7 @@ function serverWithTool(): McpServer {
         requestId: undefined,
         waitUntil: () => {},
         progress: () => {},
+        log: () => {},
         signal: new AbortController().signal,
         trace: ROOT_CONTEXT,
       });

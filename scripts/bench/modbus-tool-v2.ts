@@ -26,6 +26,7 @@ export function modbusToolServer(name: string): McpServer {
         requestId: undefined,
         waitUntil: () => {},
         progress: () => {},
+        log: () => {},
         signal: new AbortController().signal,
         trace: ROOT_CONTEXT,
       });

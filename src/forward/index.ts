@@ -12,7 +12,7 @@ import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
 import type { InputRound, TaskMethod } from "../mcp-protocol/index.js";
 import { PROGRESS_METHOD, type Progress } from "../progress/index.js";
-import type { LogLevel } from "../logging/index.js";
+import { LOG_LEVEL_HEADER, LOG_METHOD, type LogLevel } from "../logging/index.js";
 import type { Deployment, UpstreamEndpoint } from "../registry/model.js";
 import { acceptsEventStream, sseData } from "../sse/index.js";
 import { type Cancellation, anySignal, withTimeout } from "../signal/index.js";
@@ -111,8 +111,8 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const url = "url" in endpoint ? endpoint.url : BINDING_URL;
   const hop = await hopOf(call, deployment);
   // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
-  // cancelled subrequest, its progress on the skill's event stream (src/hop/rpc.ts).
-  if (binding && !call.signal && !call.onProgress && !httpOnlyBindings.has(bindingName!)) {
+  // cancelled subrequest, its progress and log messages on the skill's event stream (src/hop/rpc.ts).
+  if (binding && !call.signal && !streams(call) && !httpOnlyBindings.has(bindingName!)) {
     const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, timeoutMs, call.cancellation);
     if (text !== undefined) return resultOf(deployment, 200, text);
     httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
@@ -239,7 +239,12 @@ async function overHttp(
   call: ForwardRequest,
   signal: AbortSignal,
 ): Promise<{ status: number; text: string }> {
-  const headers = { ...hop.headers, "content-type": "application/json", ...(call.onProgress ? { accept: "text/event-stream, application/json" } : {}) };
+  const headers = {
+    ...hop.headers,
+    "content-type": "application/json",
+    ...(streams(call) ? { accept: "text/event-stream, application/json" } : {}),
+    ...(call.onLog && call.logLevel ? { [LOG_LEVEL_HEADER]: call.logLevel } : {}),
+  };
   let response: Response;
   try {
     // A redirect is not followed: it would re-send the body and the caller context elsewhere.
@@ -255,8 +260,8 @@ async function overHttp(
   }
   try {
     const text =
-      call.onProgress && response.body && acceptsEventStream(response.headers, "content-type") ?
-        await finalMessageOf(response.body as ReadableStream<Uint8Array>, call.onProgress)
+      streams(call) && response.body && acceptsEventStream(response.headers, "content-type") ?
+        await finalMessageOf(response.body as ReadableStream<Uint8Array>, call)
       : await boundedText(response, MAX_ANSWER_BYTES);
     return { status: response.status, text };
   } catch (thrown) {
@@ -280,13 +285,19 @@ function resultOf(deployment: Deployment, status: number, text: string): unknown
   return reply.result;
 }
 
-/** Relays a streaming skill's progress events and returns its last other message: the JSON-RPC response. */
-async function finalMessageOf(body: ReadableStream<Uint8Array>, onProgress: (progress: Progress) => void): Promise<string> {
+/** Whether a call streams: its caller wants the skill's progress or log messages as they come. */
+function streams(call: Pick<ForwardRequest, "onProgress" | "onLog" | "logLevel">): boolean {
+  return !!call.onProgress || !!(call.onLog && call.logLevel);
+}
+
+/** Relays a streaming skill's progress events and log messages, and returns its last other message: the JSON-RPC response. */
+async function finalMessageOf(body: ReadableStream<Uint8Array>, { onProgress, onLog }: Pick<ForwardRequest, "onProgress" | "onLog">): Promise<string> {
   let final = "";
   for await (const data of sseData(body, MAX_ANSWER_BYTES)) {
     const message = safeJson(data) as { method?: unknown; params?: unknown } | undefined;
-    if (message?.method === PROGRESS_METHOD)
-      onProgress(message.params as Progress); // checked where it is relayed
+    // Each checked where it is relayed.
+    if (message?.method === PROGRESS_METHOD) onProgress?.(message.params as Progress);
+    else if (message?.method === LOG_METHOD) onLog?.(message.params);
     else final = data;
   }
   return final;

@@ -14,6 +14,8 @@ export type LogLevel = z.infer<typeof LogLevelSchema>;
 
 /** The JSON-RPC method of a log message. */
 export const LOG_METHOD = "notifications/message";
+/** The header with which the gateway asks a skill for its log messages of this level or louder (on the call's event stream). */
+export const LOG_LEVEL_HEADER = "x-skillmesh-log-level";
 
 /** A log message's params, as the protocol defines them. */
 export const LogMessageSchema = z.object({ level: LogLevelSchema, logger: z.string().max(256).optional(), data: z.unknown() });

@@ -185,9 +185,9 @@ class McpServer implements ListeningServer {
         // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
         // skill's call is a task or refused: answered below, never in place.)
         prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);
-        const upstream = prepared.known.skill.answers === "tool-result";
+        // A tool's log messages (an upstream's, or a skill's `ctx.log`), at the level the caller set.
         const logLevel =
-          mayLog && upstream ?
+          mayLog ?
             stateless ? logLevelOf(request)
             : await this.backend.logLevels.get(this.session)
           : undefined;

@@ -31,6 +31,8 @@ import {
 import type { SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");
+/** `ctx.log` of a call whose caller asked for no log messages. */
+const NO_LOG: SkillContext["log"] = () => {};
 
 export /** A JSON-RPC body as it reached the skill, by HTTP or by the gateway's RPC hop. */
 interface Delivery<Env> {
@@ -132,7 +134,7 @@ export class SkillAnswerer<Env> {
    * Every request of a delivered body through the handler, each in a span continuing the caller's
    * trace; `signalOf` makes the call's signal the first time a handler reads `ctx.signal`.
    */
-  answer(delivery: Delivery<Env>, signalOf: () => AbortSignal, progress: SkillContext["progress"]): Promise<ProcessedBody> {
+  answer(delivery: Delivery<Env>, signalOf: () => AbortSignal, progress: SkillContext["progress"], log: SkillContext["log"] = NO_LOG): Promise<ProcessedBody> {
     const { manifest } = this;
     const { headers, env, waitUntil } = delivery;
     // A signed call's context is believed (or any, where the operator says only the gateway reaches this Worker).
@@ -147,7 +149,7 @@ export class SkillAnswerer<Env> {
     let signal: AbortSignal | undefined;
     const signalOnce = () => (signal ??= signalOf());
     const contextOf = (request: JsonRpcRequest, traceOf: () => Context) =>
-      new HandlerContext<Env>(caller, { env, requestId: request.id, waitUntil, progress, delegation, callKey }, traceOf, signalOnce);
+      new HandlerContext<Env>(caller, { env, requestId: request.id, waitUntil, progress, log, delegation, callKey }, traceOf, signalOnce);
     return processJsonRpc(delivery.body, (request) =>
       isRecording() ?
         inSpan(tracer, `skill ${manifest.name}`, parentOf(), { kind: SpanKind.SERVER, attributes }, (_span, trace) =>

@@ -4,6 +4,7 @@ import type { CallerContext } from "../context/index.js";
 import type { Context } from "../tracing/index.js";
 import type { SkillManifest } from "./manifest.js";
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
+import type { LogLevel } from "../logging/index.js";
 
 /** What a resource's read answers: text (a string), or bytes. */
 export type ResourceBody = string | { text: string } | { blob: Uint8Array };
@@ -22,6 +23,14 @@ export type SkillContext<Env = object> = CallerContext & {
    * own caller wants progress); a no-op otherwise. `done` must grow from one report to the next.
    */
   progress: (done: number, total?: number, message?: string) => void;
+  /**
+   * Sends the caller a log message (MCP `notifications/message`) when it asked for messages of
+   * this level or louder (the gateway asks for them when its own caller set a level); a no-op
+   * otherwise. `data` is any JSON (cut at 4,096 characters by the gateway); `logger` names a part
+   * of the skill (the caller sees `<skill>/<logger>`).
+   * @example ctx.log("warning", { retried: 2 }, "fetch")
+   */
+  log: (level: LogLevel, data: unknown, logger?: string) => void;
   /** Aborted when the caller gives up: it disconnected or cancelled, or the gateway's timeout passed. */
   signal: AbortSignal;
   /**
@@ -36,7 +45,7 @@ export type SkillContext<Env = object> = CallerContext & {
 };
 
 /** What a handler's `ctx` holds besides the caller context and its two getters. */
-export type CallFields<Env> = Pick<SkillContext<Env>, "env" | "requestId" | "waitUntil" | "progress" | "delegation" | "callKey">;
+export type CallFields<Env> = Pick<SkillContext<Env>, "env" | "requestId" | "waitUntil" | "progress" | "log" | "delegation" | "callKey">;
 
 /**
  * A handler's `ctx`. `trace` and `signal` are getters of the class, made when first read: an
@@ -56,6 +65,7 @@ export class HandlerContext<Env> implements SkillContext<Env> {
   declare requestId: SkillContext["requestId"];
   declare waitUntil: SkillContext["waitUntil"];
   declare progress: SkillContext["progress"];
+  declare log: SkillContext["log"];
   declare delegation?: string;
   declare callKey?: string;
   readonly #traceOf: () => Context;
@@ -71,6 +81,7 @@ export class HandlerContext<Env> implements SkillContext<Env> {
     this.requestId = call.requestId;
     this.waitUntil = call.waitUntil;
     this.progress = call.progress;
+    this.log = call.log;
     if (call.delegation !== undefined) this.delegation = call.delegation;
     if (call.callKey !== undefined) this.callKey = call.callKey;
     this.#traceOf = traceOf;

@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { progressRelay } from "../progress/index.js";
+import { LOG_LEVEL_HEADER, LOG_METHOD, LogLevelSchema, atLeast } from "../logging/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
 import { ErrorCode, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
 import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
@@ -14,7 +15,7 @@ import { strictInputOf } from "./strict.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { anySignal } from "../signal/index.js";
 import { type Delivery, SkillAnswerer } from "./answerer.js";
-import type { SkillDefinition } from "./definition.js";
+import type { SkillContext, SkillDefinition } from "./definition.js";
 import { rpcReceiverOf } from "./rpc-receiver.js";
 
 export { z } from "zod";
@@ -34,6 +35,20 @@ export class InputError extends RpcError {
     super(ErrorCode.InvalidParams, message, data);
     this.name = "InputError";
   }
+}
+
+/**
+ * `ctx.log` for a streaming call: each message at or above the level the gateway asked for
+ * (`X-Skillmesh-Log-Level`) as a `notifications/message` on the stream (checked and bounded again
+ * where the gateway relays it); none asked for, a no-op.
+ */
+function skillLogOf(stream: { notify(message: unknown): boolean }, asked: string | null): SkillContext["log"] {
+  const minimum = LogLevelSchema.safeParse(asked);
+  if (!minimum.success) return () => {};
+  return (level, data, logger) => {
+    if (LogLevelSchema.safeParse(level).success && atLeast(level, minimum.data))
+      stream.notify({ jsonrpc: "2.0", method: LOG_METHOD, params: { level, ...(logger ? { logger: String(logger).slice(0, 128) } : {}), data } });
+  };
 }
 
 /** Where a skill module keeps its definition and its Hono app: a symbol, which Workers RPC cannot name. */
@@ -119,13 +134,14 @@ export function defineSkill<Input extends z.ZodType, Output extends z.ZodType, E
         ),
         versionHeader,
       );
-    // A streaming caller: progress notifications as the handler reports them, then the response.
+    // A streaming caller: progress notifications and log messages as the handler sends them, then the response.
     const stream = sseStream(async (sse) => {
       const report = progressRelay(sse);
       const processed = await answerer.answer(
         delivery,
         () => anySignal([c.req.raw.signal, sse.signal]),
         (progress, total, message) => report({ progress, total, message }),
+        skillLogOf(sse, headers.get(LOG_LEVEL_HEADER)),
       );
       if (processed !== undefined) sse.sendJson(answerJson(processed));
     });
