@@ -175,8 +175,8 @@ interface Watching {
 /**
  * Looks every `watchMs` at what the stream watches, until `until` or the stream closes, and calls
  * `tell` for each list that changed and each subscribed resource whose server changed since the
- * session last heard of it (noted in the store, so it is told once, whichever stream tells it).
- * A store outage is no change.
+ * client last heard of it (noted where the subscriptions are kept: a 2025 session's in the store,
+ * so it is told once, whichever of its streams tells it). A store outage is no change.
  */
 async function watch(
   server: ListeningServer,
