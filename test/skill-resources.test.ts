@@ -180,30 +180,34 @@ describe("a skill's MCP resources and prompts", () => {
   });
 });
 
+/** Opens a 2026-07-28 `subscriptions/listen` stream as `key`, asking for `notifications`; its events, parsed, one at a time. */
+async function listenAs(key: string, id: string, notifications: Record<string, unknown>, signal: AbortSignal) {
+  const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
+    method: "POST",
+    signal,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers(key),
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }, notifications },
+    }),
+  });
+  return (async function* () {
+    for await (const data of sseData(response.body!)) yield JSON.parse(data) as { method?: string; params?: Record<string, unknown> };
+  })();
+}
+
 describe("subscriptions/listen for prompts and resources (2026-07-28)", () => {
   it("tells the client when the prompts or the resources it sees change, and not when nothing it sees does", async () => {
-    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
     const controller = new AbortController();
-    const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
-      method: "POST",
-      signal: controller.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers(everything.key),
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "subscriptions/listen",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "sub",
-        method: "subscriptions/listen",
-        params: { _meta: meta, notifications: { promptsListChanged: true, resourcesListChanged: true } },
-      }),
-    });
-    const events = (async function* () {
-      for await (const data of sseData(response.body!)) yield JSON.parse(data) as { method?: string; params?: { notifications?: object } };
-    })();
+    const events = await listenAs(everything.key, "sub", { promptsListChanged: true, resourcesListChanged: true }, controller.signal);
     try {
       expect((await events.next()).value).toMatchObject({
         method: "notifications/subscriptions/acknowledged",
@@ -336,29 +340,9 @@ describe("resourceSubscriptions on subscriptions/listen (2026-07-28)", () => {
     const uri = "skill://listened-notes/SKILL.md";
     const controller = new AbortController();
     try {
-      const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
-        method: "POST",
-        signal: controller.signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...headers(everything.key),
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "subscriptions/listen",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "watch",
-          method: "subscriptions/listen",
-          params: {
-            _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
-            // units://nothing is no resource of the caller's: left out of the acknowledgment.
-            notifications: { resourceSubscriptions: [uri, "units://nothing"] },
-          },
-        }),
-      });
-      const events = sseData(response.body!);
-      const next = async () => JSON.parse((await events.next()).value!) as { method: string; params: Record<string, unknown> };
+      // units://nothing is no resource of the caller's: left out of the acknowledgment.
+      const events = await listenAs(everything.key, "watch", { resourceSubscriptions: [uri, "units://nothing"] }, controller.signal);
+      const next = async () => (await events.next()).value;
       expect(await next()).toEqual({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
