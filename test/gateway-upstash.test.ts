@@ -69,7 +69,9 @@ describe("under concurrent load", () => {
       skills: fixtures,
       adminToken: ADMIN_TOKEN,
       upstash: upstash(),
-      gatewayVars: { SKILLMESH_STORE_PREFIX: `gw-load-${process.pid}:` },
+      // A hang is what this looks for, not a slow machine: a store call may take up to 5 s (not
+      // the default 1 s) before it counts as hung, so a loaded test run does not trip the guard.
+      gatewayVars: { SKILLMESH_STORE_PREFIX: `gw-load-${process.pid}:`, SKILLMESH_STORE_TIMEOUT_MS: "5000" },
     });
   });
   afterAll(() => mesh?.dispose());
