@@ -9,7 +9,7 @@
 import type { Access } from "../auth/access.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
 import { matchUriTemplate } from "../mcp-protocol/index.js";
-import { selectDeployment } from "../routing/index.js";
+import { routedDeployment } from "../routing/index.js";
 import type { RegistryView } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
 import { registryView } from "./lookup.js";
@@ -136,8 +136,15 @@ export class CallerCatalog {
    */
   async servedBy(uri: string): Promise<string | undefined> {
     const target = await this.resolve({ kind: "resource", method: "resources/read", uri });
-    switch (target?.owner) {
-      case undefined:
+    return target && this.servingOf(target);
+  }
+
+  /**
+   * `servedBy` of a target already resolved (a subscription's, in src/gateway/operations.ts).
+   * @example await catalog.servingOf({ owner: "upstream", upstream: "crm", version: "2.0.0", name: "crm://notes" }) // "upstream:crm@2.0.0"
+   */
+  async servingOf(target: Target): Promise<string | undefined> {
+    switch (target.owner) {
       case "gateway":
         return undefined;
       case "package":
@@ -146,8 +153,7 @@ export class CallerCatalog {
         return `upstream:${target.upstream}@${target.version}`;
       case "skill": {
         const entry = (await this.view()).skills.get(target.skill);
-        const routed = entry && (selectDeployment(entry, this.scope.routeKey) ?? entry.degraded);
-        return `skill:${routed?.id ?? target.skill}`;
+        return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;
       }
     }
   }

@@ -14,7 +14,7 @@
 import type { Access } from "../auth/access.js";
 import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
-import { type RouteKey, selectDeployment } from "../routing/index.js";
+import { type RouteKey, routedDeployment } from "../routing/index.js";
 import { selects, upstreamTag } from "../upstream/definitions.js";
 import type { UpstreamRecord } from "../upstream/model.js";
 import type { SkillSummary } from "./catalog.js";
@@ -103,7 +103,7 @@ export function upstreamsOfView(view: RegistryView): ReadonlyMap<string, SkillEn
  */
 export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], record: UpstreamRecord, key: RouteKey): string | undefined {
   for (const entry of entries) {
-    const routed = selectDeployment(entry, key) ?? entry.degraded;
+    const routed = routedDeployment(entry, key);
     if (routed && "upstream" in routed.endpoint && routed.endpoint.upstream.name === upstream && record.versions[routed.version]) return routed.version;
   }
   return Object.entries(record.versions).sort(([, a], [, b]) => a.registeredAt - b.registeredAt)[0]?.[0];

@@ -31,7 +31,7 @@ import {
   matchUriTemplate,
 } from "../mcp-protocol/index.js";
 import type { Outcome } from "../outcome/index.js";
-import { selectDeployment } from "../routing/index.js";
+import { routedDeployment } from "../routing/index.js";
 import type { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry } from "./lookup.js";
 import type { Operation, OperationKind, Target } from "./operation.js";
@@ -87,7 +87,7 @@ const read: Handler<OperationCall> = async (call) => {
       }
       case "skill": {
         const entry = await registryEntry(call.runtime, target.skill, call.trace, call.scope.waitUntil);
-        const routed = entry && (selectDeployment(entry, call.scope.routeKey) ?? entry.degraded);
+        const routed = entry && routedDeployment(entry, call.scope.routeKey);
         if (!routed) throw new RpcError(ErrorCode.SkillUnavailable, `${target.skill} has no deployment to ask`, { retryAfterMs: 5_000 });
         answeredBy = routed.id;
         const asked = askedOf(operation, target.name);
@@ -205,10 +205,7 @@ const search: Handler<OperationCall> = async (call) => {
 };
 
 /** A subscription the caller may make (its target resolved): what serves the resource now, for the session to compare with later. */
-const subscribed: Handler<OperationCall> = async (call) => {
-  const uri = call.operation.kind === "subscribe" ? call.operation.uri : "";
-  return { ok: true, result: { servedBy: await call.catalog.servedBy(uri) } };
-};
+const subscribed: Handler<OperationCall> = async (call) => ({ ok: true, result: { servedBy: await call.catalog.servingOf(call.target) } });
 
 /** The packages the caller sees, for a listing of all of them. */
 const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: await call.catalog.packages() });

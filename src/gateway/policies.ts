@@ -19,7 +19,7 @@ import { checkLimits } from "../ratelimit/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
-import { selectDeployment } from "../routing/index.js";
+import { routedDeployment } from "../routing/index.js";
 import type { Cancellation } from "../signal/index.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS, StoreUnavailable } from "../store/index.js";
@@ -298,7 +298,7 @@ function breakerPolicyOf(deployment: Deployment): BreakerPolicy {
  */
 export const fallback: Policy = async (call, next) => {
   const { scope, runtime, entry, request } = call;
-  const routed = selectDeployment(entry, scope.routeKey) ?? entry.degraded;
+  const routed = routedDeployment(entry, scope.routeKey);
   const stable = entry.versions.find((d) => d.role === "stable");
   const chain = [...new Set([routed, routed?.role === "canary" ? stable : undefined, entry.degraded].filter((d): d is Deployment => !!d))];
   let retryAt = Infinity;

@@ -80,8 +80,19 @@ export const JobViewSchema = z.object({
 export type JobView = z.infer<typeof JobViewSchema>;
 
 /** A tool call an upstream answered with a task of its own, adopted as the caller's job `jobId`. */
-export const AdoptedTaskSchema = z.object({ resultType: z.literal("task"), jobId: z.string() });
-export type AdoptedTask = z.infer<typeof AdoptedTaskSchema>;
+export interface AdoptedTask {
+  resultType: "task";
+  jobId: string;
+}
+
+/**
+ * Whether a call's answer is an upstream's task adopted by the chain (src/gateway/policies.ts), not a result.
+ * @example isAdoptedTask({ resultType: "task", jobId: "j_1" }) // true
+ */
+export function isAdoptedTask(answer: unknown): answer is AdoptedTask {
+  const adopted = answer as Partial<AdoptedTask> | undefined;
+  return adopted?.resultType === "task" && typeof adopted.jobId === "string";
+}
 
 /** The answer of `jobs.list`: a page of the caller's jobs, newest first. */
 export const JobListSchema = z.object({ jobs: z.array(JobViewSchema), nextCursor: z.string().optional() });

@@ -37,7 +37,6 @@ import {
   allowsBatches,
   inputRoundOf,
   isInputRequired,
-  isTaskStarted,
   isStateless,
 } from "../mcp-protocol/index.js";
 import type { CallStreaming } from "../gateway/policies.js";
@@ -55,7 +54,7 @@ import { inputCapabilitiesOf, mcpSessionOf, sessionIdFor } from "./session.js";
 import { type JsonRpcReplyLike, MAX_REPLY_WAIT_MS, type Reply, replyIdsFor } from "./replies.js";
 import { withHandle } from "./request-state.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
-import { AdoptedTaskSchema } from "../jobs/index.js";
+import { isAdoptedTask } from "../jobs/index.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
@@ -448,8 +447,7 @@ class McpServer implements ListeningServer {
         const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(round ? { inputRound: round } : {}) };
         const answer = await this.backend.call(known.skill.name, params, slot, passed);
         // An upstream running the call as a task of its own (the caller declared the extension), adopted as the caller's job.
-        const adopted = known.skill.answers === "tool-result" && isTaskStarted(answer) ? AdoptedTaskSchema.safeParse(answer) : undefined;
-        if (adopted?.success) return this.tasks.adopted(adopted.data.jobId);
+        if (known.skill.answers === "tool-result" && isAdoptedTask(answer)) return this.tasks.adopted(answer.jobId);
         // An upstream asking the caller for input, as checked on its way in (src/upstream/mcp-client.ts).
         if (!round || !isInputRequired(answer)) return toolResultOf(known.skill, answer);
         const asked = answer;

@@ -43,6 +43,11 @@ export function resourceSubscriptionsOf(store: Pick<Store, "get" | "set">, calle
   };
   const save = (session: string, subscriptions: Subscription[]) => store.set(keyOf(session), JSON.stringify(subscriptions), { px: SUBSCRIPTIONS_TTL_MS });
   const entry = (uri: string, servedBy: string | undefined): Subscription => (servedBy === undefined ? { uri } : { uri, servedBy });
+  /** Saves the session's subscriptions changed by `change`, when it is subscribed to `uri` (else writes nothing). */
+  const rewrite = async (session: string, uri: string, change: (subscriptions: Subscription[]) => Subscription[]) => {
+    const subscriptions = await list(session);
+    if (subscriptions.some((s) => s.uri === uri)) await save(session, change(subscriptions));
+  };
   return {
     list,
     async add(session, uri, servedBy) {
@@ -51,21 +56,7 @@ export function resourceSubscriptionsOf(store: Pick<Store, "get" | "set">, calle
         throw new RpcError(ErrorCode.InvalidParams, `A session may subscribe to at most ${MAX_SUBSCRIPTIONS} resources; unsubscribe from one first`);
       await save(session, [...subscriptions, entry(uri, servedBy)]);
     },
-    async remove(session, uri) {
-      const subscriptions = await list(session);
-      if (subscriptions.some((s) => s.uri === uri))
-        await save(
-          session,
-          subscriptions.filter((s) => s.uri !== uri),
-        );
-    },
-    async told(session, uri, servedBy) {
-      const subscriptions = await list(session);
-      if (subscriptions.some((s) => s.uri === uri))
-        await save(
-          session,
-          subscriptions.map((s) => (s.uri === uri ? entry(uri, servedBy) : s)),
-        );
-    },
+    remove: (session, uri) => rewrite(session, uri, (subscriptions) => subscriptions.filter((s) => s.uri !== uri)),
+    told: (session, uri, servedBy) => rewrite(session, uri, (subscriptions) => subscriptions.map((s) => (s.uri === uri ? entry(uri, servedBy) : s))),
   };
 }

@@ -61,6 +61,15 @@ export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment |
 }
 
 /**
+ * The deployment a caller's call goes to first: the routed one, else the degraded fallback (a
+ * skill whose every version is gone but its fallback); undefined when there is neither.
+ * @example routedDeployment(entry, scope.routeKey)?.id // "text.summarize@2.0.0"
+ */
+export function routedDeployment(entry: SkillEntry, key: RouteKey): Deployment | undefined {
+  return selectDeployment(entry, key) ?? entry.degraded;
+}
+
+/**
  * The rule of `selectDeployment` for anything versioned by a routing table (a skill's
  * deployments, an Agent Skills package's versions): `versions` newest first, one of them stable.
  * @example selectVersion("modbus-triage", [{ version: "1.1.0", role: "canary" }, { version: "1.0.0", role: "stable" }], routes, { group: "beta", stickyKey: "u1" })
