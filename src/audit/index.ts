@@ -41,7 +41,10 @@ const AUDIT_COUNT_KEY = "sm:audit:count";
  * params are within `MAX_JSON_DEPTH` (src/gateway/invoke.ts leaves deeper ones out): hashing
  * recurses, and an entry whose fingerprint still fails is written without one.
  */
-export type PendingEntry = AuditEntry | (Extract<AuditEntry, { type: "call" }> & { params?: unknown });
+export type PendingEntry = AuditEntry | PendingCallEntry;
+
+/** A call's entry on its way to be written: its params as the caller sent them. */
+export type PendingCallEntry = Extract<AuditEntry, { type: "call" }> & { params?: unknown };
 
 /** KEYS: list, count. ARGV: keep, ...entries (newest last). Pushes them to the head, trims the list, counts them. */
 export const appendAudit: StoreScript<number> = {

@@ -9,13 +9,14 @@
  * (charged and audited), run it inside its kind's policies (src/gateway/policies.ts,
  * src/gateway/operations.ts), and trace, count and audit it once (`recorded`).
  */
+import type { PendingCallEntry } from "../audit/index.js";
 import type { Outcome } from "../outcome/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { StoreUnavailable } from "../store/index.js";
-import { type Context, type Span, SpanKind, inSpan, trace } from "../tracing/index.js";
+import { type Attributes, type Context, type Span, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry, registryView } from "./lookup.js";
@@ -83,12 +84,8 @@ async function recorded<T>(
   what: Recorded,
   run: (span: Span, context: Context, seen: Seen) => Promise<T>,
 ): Promise<T> {
-  const attributes = {
-    "rpc.system": "jsonrpc",
-    "rpc.method": what.method,
-    "skillmesh.group": scope.context.group ?? "*",
-    ...(what.kind === "tool" ? {} : { "skillmesh.operation": what.kind }),
-  };
+  const attributes: Attributes = { "rpc.system": "jsonrpc", "rpc.method": what.method, "skillmesh.group": scope.context.group ?? "*" };
+  if (what.kind !== "tool") attributes["skillmesh.operation"] = what.kind;
   const started = Date.now();
   const seen: Seen = {};
   let code = 0;
@@ -113,22 +110,16 @@ async function recorded<T>(
       console.log(
         `[call] ${what.method}${what.resource ? ` ${what.resource.slice(0, 100)}` : ""} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`,
       );
+    // Only what applies is written (a hot path: assigned, not spread).
+    const entry: PendingCallEntry = { type: "call", at: started, caller: scope.context.caller, method: what.method, code, ms: Date.now() - started, params: what.params };
+    if (what.resource !== undefined) entry.resource = what.resource.slice(0, 512);
+    if (scope.context.group) entry.group = scope.context.group;
+    if (answer?.deployment) entry.deployment = answer.deployment;
+    if (answer?.replayed) entry.replayed = true;
+    if (answer?.degraded) entry.degraded = true;
+    if (hidden) entry.hidden = true;
     runtime.audit.record(
-      {
-        type: "call",
-        at: started,
-        caller: scope.context.caller,
-        method: what.method,
-        code,
-        ms: Date.now() - started,
-        params: what.params,
-        ...(what.resource !== undefined ? { resource: what.resource.slice(0, 512) } : {}),
-        ...(scope.context.group ? { group: scope.context.group } : {}),
-        ...(answer?.deployment ? { deployment: answer.deployment } : {}),
-        ...(answer?.replayed ? { replayed: true } : {}),
-        ...(answer?.degraded ? { degraded: true } : {}),
-        ...(hidden ? { hidden: true } : {}),
-      },
+      entry,
       scope.waitUntil,
     );
   }

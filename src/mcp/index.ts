@@ -139,12 +139,13 @@ class McpServer implements ListeningServer {
     readonly options: McpOptions,
     /** The client's session (`mcpSessionOf`), which scopes its request ids for cancellation. */
     private readonly session: string,
-  ) {
-    this.tasks = new McpTasks(backend, async (name) => (await this.tool(name))?.skill, options.pageSize);
-  }
+  ) {}
 
-  /** `tasks/*` and task creation, over the gateway's async jobs. */
-  private readonly tasks: McpTasks;
+  #tasks?: McpTasks;
+  /** `tasks/*` and task creation, over the gateway's async jobs (made when a message needs them). */
+  private get tasks(): McpTasks {
+    return (this.#tasks ??= new McpTasks(this.backend, async (name) => (await this.tool(name))?.skill, this.options.pageSize));
+  }
 
   /** Answers one message; `slot` places it in its body (a batch element's `Idempotency-Key` is the header's plus its index). */
   async answerMessage(headers: Headers, message: unknown, slot: RequestSlot): Promise<McpAnswer> {
@@ -177,10 +178,11 @@ class McpServer implements ListeningServer {
       // A call streams when the caller asked for progress; or, for an upstream's tool, when a 2025
       // client that can answer input requests calls it (its questions go out on the stream), or
       // when the caller asked for log messages (a 2025 session's level, a 2026-07-28 request's).
-      const mayAsk = !stateless && Object.keys(inputCapabilitiesOf(this.session)).length > 0 && !isTaskRequest(request);
-      const mayLog = stateless ? logLevelOf(request) !== undefined : this.session !== "" && !isTaskRequest(request);
+      const isCall = request.method === "tools/call";
+      const mayAsk = isCall && !stateless && Object.keys(inputCapabilitiesOf(this.session)).length > 0 && !isTaskRequest(request);
+      const mayLog = isCall && (stateless ? logLevelOf(request) !== undefined : this.session !== "" && !isTaskRequest(request));
       let prepared: PreparedToolCall | undefined;
-      if (request.method === "tools/call" && (progressToken !== undefined || mayAsk || mayLog) && !slot.batch && acceptsEventStream(headers)) {
+      if (isCall && (progressToken !== undefined || mayAsk || mayLog) && !slot.batch && acceptsEventStream(headers)) {
         // Checked before the stream starts, so a refusal keeps its HTTP status. (A job-only
         // skill's call is a task or refused: answered below, never in place.)
         prepared = await this.prepareToolCall(headers, request, stateless, mayAsk);

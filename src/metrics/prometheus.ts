@@ -72,9 +72,20 @@ export interface CallRecord {
   kind: string;
 }
 
+/** How many calls' series keep their encoded counter fields per isolate. */
+const MAX_KEPT_SERIES = 4096;
+
+/** A call series' counter fields as stored (JSON-encoded), by histogram bucket for the durations. */
+interface SeriesKeys {
+  calls: string;
+  durationSum: string;
+  buckets: Record<string, string>;
+}
+
 /** Per-isolate counts on their way to the store. */
 export class Counters {
   readonly #pending = new Map<string, number>();
+  readonly #seriesKeys = new Map<string, SeriesKeys>();
   readonly #later = new DelayedFlush(METRICS_FLUSH_MS, () => this.#flush());
 
   constructor(private readonly store: Store) {}
@@ -84,11 +95,12 @@ export class Counters {
    * @example counters.call({ skill: "sum", version: "1.0.0", code: 0, ms: 3, replayed: false, kind: "tool" }, ctx.waitUntil)
    */
   call(record: CallRecord, waitUntil: (promise: Promise<unknown>) => void): void {
-    const { skill, version, code, kind } = record;
-    this.#add(["calls", skill, version, code === 0 ? "ok" : "error", String(code), kind], 1);
-    this.#add(["duration", skill, version, durationBucket(record.ms)], 1);
-    this.#add(["duration_sum_us", skill, version], Math.round(record.ms * 1000));
-    if (record.replayed) this.#add(["replays", skill], 1);
+    const keys = this.#keysOf(record);
+    this.#addKey(keys.calls, 1);
+    const bucket = durationBucket(record.ms);
+    this.#addKey((keys.buckets[bucket] ??= JSON.stringify(["duration", record.skill, record.version, bucket])), 1);
+    this.#addKey(keys.durationSum, Math.round(record.ms * 1000));
+    if (record.replayed) this.#add(["replays", record.skill], 1);
     this.#later.schedule(waitUntil);
   }
 
@@ -109,8 +121,28 @@ export class Counters {
     return counters;
   }
 
+  /** A call's counter fields, encoded once per series (a hot path: three JSON encodings per call otherwise). */
+  #keysOf({ skill, version, code, kind }: CallRecord): SeriesKeys {
+    const series = `${skill}\u0000${version}\u0000${code}\u0000${kind}`;
+    let keys = this.#seriesKeys.get(series);
+    if (!keys) {
+      // Bounded: many skills and versions only cost the encodings again.
+      if (this.#seriesKeys.size >= MAX_KEPT_SERIES) this.#seriesKeys.clear();
+      keys = {
+        calls: JSON.stringify(["calls", skill, version, code === 0 ? "ok" : "error", String(code), kind]),
+        durationSum: JSON.stringify(["duration_sum_us", skill, version]),
+        buckets: {},
+      };
+      this.#seriesKeys.set(series, keys);
+    }
+    return keys;
+  }
+
   #add(field: Field, n: number): void {
-    const key = JSON.stringify(field);
+    this.#addKey(JSON.stringify(field), n);
+  }
+
+  #addKey(key: string, n: number): void {
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
   }
 

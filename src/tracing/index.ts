@@ -24,7 +24,7 @@ import {
 import { errorText } from "../jsonrpc/index.js";
 import { randomHex } from "../hash/index.js";
 
-export type { Context, Span } from "@opentelemetry/api";
+export type { Attributes, Context, Span } from "@opentelemetry/api";
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -95,6 +95,9 @@ export function isRecording(): boolean {
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }
 
+/** The no-op span of a call without a caller's trace: one for all (it holds nothing). */
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `work` inside a span that is a child of `parent`, ends it, and marks it failed when
  * `work` throws. `work` gets the span and the context for its own children.
@@ -110,7 +113,10 @@ export async function inSpan<T>(
   // No provider: the span would be the API's no-op one, carrying its parent's ids, and its
   // children's parent the same — so the work runs with such a span and no more (a trivial call
   // starts four spans across its two hops).
-  if (!isRecording()) return work(trace.wrapSpanContext(trace.getSpanContext(parent) ?? INVALID_SPAN_CONTEXT), parent);
+  if (!isRecording()) {
+    const spanContext = trace.getSpanContext(parent);
+    return work(spanContext ? trace.wrapSpanContext(spanContext) : NO_SPAN, parent);
+  }
   const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
   const context = trace.setSpan(parent, span);
   try {
