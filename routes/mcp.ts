@@ -120,19 +120,10 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
       const job = await runtime.jobs.ownedBy(jobId, scope.context.caller);
       return job && viewOf(job);
     },
-    // Made when a message needs them (most need none).
-    get requestStates() {
-      return requestStatesOf(runtime.store, scope.context.caller);
-    },
-    get replies() {
-      return repliesOf(runtime.store, scope.context.caller);
-    },
-    get logLevels() {
-      return logLevelsOf(runtime.store, scope.context.caller);
-    },
-    get subscriptions() {
-      return resourceSubscriptionsOf(runtime.store, scope.context.caller);
-    },
+    requestStates: requestStatesOf(runtime.store, scope.context.caller),
+    replies: repliesOf(runtime.store, scope.context.caller),
+    logLevels: logLevelsOf(runtime.store, scope.context.caller),
+    subscriptions: resourceSubscriptionsOf(runtime.store, scope.context.caller),
     caller: scope.context.caller,
     admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
@@ -146,10 +137,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     // With auth on, each key sees the tools its grants allow: no shared cache may reuse the list.
     listScope: config.auth.required ? "private" : "public",
     heartbeatMs: config.sseHeartbeatMs,
-    // Read when a stream starts: workerd makes the signal object on first read (a few µs per request).
-    get clientGone() {
-      return c.req.raw.signal;
-    },
+    clientGone: c.req.raw.signal,
     compact: catalogMode === "search",
   };
   // GET: a 2025 session's own stream (what changed); POST: one message.

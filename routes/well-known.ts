@@ -77,7 +77,7 @@ function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {
   return callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access);
 }
 
-/** Index bodies and their ETags, kept per `PackageCatalog.key` (the same packages at the same versions). */
+/** Index bodies and their ETags, kept per `PackageCatalog.key()` (the same packages at the same versions). */
 const indexes = new Kept<string, Promise<{ body: string; etag: string }>>(32);
 
 /** The discovery draft's index of the packages a caller sees: one file, its SKILL.md; more, the archive of them all. */
@@ -104,7 +104,7 @@ wellKnownRoutes.get("/agent-skills/index.json", caller, async (c) => {
   if (scope instanceof Response) return scope;
   const packages = await performed<PackageCatalog>(c, scope, { kind: "index", method: `${ASKED_AS}/index.json` });
   if (packages instanceof Response) return packages;
-  const { body, etag } = await indexes.get(packages.key, () => indexOf(packages));
+  const { body, etag } = await indexes.get(packages.key(), () => indexOf(packages));
   const headers = { ...answerHeadersOf(scope), "content-type": "application/json", ...cachingOf(c.env), etag };
   if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
   return new Response(body, { headers });

@@ -125,7 +125,7 @@ export class CallerCatalog {
    * packages served to the caller change (what `servedBy` answers can change only then).
    */
   async revision(): Promise<string> {
-    return `${(await this.view()).rev}:${(await this.packages()).key}`;
+    return `${(await this.view()).rev}:${(await this.packages()).key()}`;
   }
 
   /**

@@ -11,7 +11,7 @@
  * | completion | limits, observed | the upstream version (its own completions); a skill declares none: no values |
  * | archive | limits, observed | the package version's `.tar.gz` |
  * | search | limits | the caller's catalog |
- * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key` by its route) |
+ * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key()` by its route) |
  * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
  * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
  *

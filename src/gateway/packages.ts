@@ -35,7 +35,7 @@ export interface PackageCatalog {
    * grants (a door's narrowing included) and the versions of the packages split between versions.
    * What is derived from all of them (a search index, the well-known index) is kept under it.
    */
-  key: string;
+  key(): string;
   /** At most `limit` packages after `cursor` (a `nextCursor` of an earlier page), in name order. */
   page(limit: number, cursor?: string): Page<VisiblePackage>;
   find(name: string): VisiblePackage | undefined;
@@ -76,8 +76,10 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
   };
   let cacheKey: string | undefined;
   return {
-    // Worked out only for what derives from every package (a search, the well-known index), not per read.
-    get key() {
+    // Worked out only for what derives from every package (a search, the well-known index), not per
+    // read; a method, not a getter: an object literal with an accessor is made on V8's slow path,
+    // and this one is made per request.
+    key() {
       return (cacheKey ??= JSON.stringify([
         index.revision,
         access.signature,

@@ -4,7 +4,7 @@
  * at the version it is served. Each index holds only what the caller may see — its scores (how rare
  * a word is) never count what it may not, so a ranking tells nothing of hidden tools — and is kept
  * for the next search with the same grants: tools per registry generation and grants, packages per
- * package revision, grants and routed versions (`PackageCatalog.key`).
+ * package revision, grants and routed versions (`PackageCatalog.key()`).
  */
 import { type CatalogEntry, type CatalogHit, CatalogIndex, signatureOf } from "../catalog-search/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
@@ -36,10 +36,10 @@ export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
   return toolIndexes.get(catalog, () => new CatalogIndex([...catalog, CAPABILITY_TOOL].map(toolEntryOf)));
 }
 
-/** The index of the packages a caller sees, built once per `PackageCatalog.key`. */
+/** The index of the packages a caller sees, built once per `PackageCatalog.key()`. */
 function packageIndexOf(packages: PackageCatalog): CatalogIndex {
   return packageIndexes.get(
-    packages.key,
+    packages.key(),
     () =>
       new CatalogIndex(packages.all().map(({ name, description, entry }): CatalogEntry => ({ kind: "skill", name, description, tags: [], uri: entry.uri }))),
   );
