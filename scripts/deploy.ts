@@ -1,13 +1,15 @@
 /**
  * `npm run deploy -- --dry-run [--outdir dist]` bundles the gateway and every skill with
- * wrangler (`deploy --dry-run --outdir`), prints each bundle's size, and runs the contract check
- * (a skill without a committed contract fails it). Needs no account.
+ * wrangler (`deploy --dry-run`, cached by the sources: scripts/mesh/bundle.ts) into the outdir,
+ * prints each bundle's size, and runs the contract check (a skill without a committed contract
+ * fails it). Needs no account.
  *
  * `npm run deploy [-- --register-timeout 60]` deploys for real, printing each step as it goes:
  *   1. checks everything it can before any upload: credentials, the secrets' values, the
  *      contracts (contracts/), that no skill changed under a version the target gateway
  *      (SKILLMESH_URL) has registered, that every skill trusting the caller context has a binding;
- *   2. uploads each skill with `wrangler deploy`, then the gateway (its service bindings name the
+ *   2. uploads each skill's bundle with `wrangler deploy --no-bundle` (the bundle the checks
+ *      read, so what is uploaded is what was checked), then the gateway's (its service bindings name the
  *      skills); the gateway with the secrets set in this process's environment (`--secrets-file`,
  *      a 0600 file removed afterwards, on Ctrl-C too); a secret not set here keeps its value on
  *      Cloudflare. Skills get no secret: one reached by URL gets the public key of
@@ -157,6 +159,8 @@ class DeployStopped extends Error {
 interface Upload {
   name: string;
   configPath: string;
+  /** Its bundle (src/mesh/bundle.ts), uploaded as it is. */
+  scriptPath: string;
   secrets: SecretsPlan;
   /** Vars added to wrangler.toml's (`--var`): a skill reached by URL gets the gateway's public hop key. */
   vars: Record<string, string>;
@@ -174,7 +178,14 @@ async function wrangler(args: string[]): Promise<string> {
 
 /** Uploads one Worker with its secrets; returns wrangler's version id and workers.dev URL. */
 async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?: string; url?: string }> {
-  const args = ["deploy", "-c", worker.configPath, ...Object.entries(worker.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`])];
+  const args = [
+    "deploy",
+    worker.scriptPath,
+    "--no-bundle",
+    "-c",
+    worker.configPath,
+    ...Object.entries(worker.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+  ];
   if (Object.keys(worker.secrets.provided).length) {
     const file = join(secretsDir, `${worker.name}.json`);
     writeFileSync(file, JSON.stringify(worker.secrets.provided), { mode: 0o600 });
@@ -247,6 +258,11 @@ async function deploy(): Promise<void> {
     if (changed.length) throw new Error(`Not deploying: a skill changed under a version the gateway serves\n${changed.map((p) => `  ✗ ${p}`).join("\n")}`);
     if (registered) console.log(`  ✓ no skill changed under a version ${gatewayUrl} has registered`);
   }
+  // What is uploaded is what was checked: each Worker's bundle (cached by its sources; the
+  // contract check bundled the skills already), sent as it is (`--no-bundle`).
+  since = Date.now();
+  const bundles = new Map((await bundleAll([...skillDirs(), ROOT])).map((bundle) => [resolve(bundle.configPath), bundle.scriptPath]));
+  console.log(`  ✓ every Worker bundled (${seconds(since)})`);
   const gatewayConfig = readWranglerConfig(join(ROOT, "wrangler.toml"));
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s) => [s.service, s.binding]));
   const skills: Upload[] = skillDirs().map((dir) => {
@@ -261,13 +277,21 @@ async function deploy(): Promise<void> {
     return {
       ...skill,
       configPath,
+      scriptPath: bundles.get(resolve(configPath))!,
       secrets: { provided: {}, kept: [] },
       vars: skillVarsOf({ bound: !!binding }, hopPublicKey),
       binding,
       pipeline: isPipelineDir(dir),
     };
   });
-  const gateway: Upload = { name: gatewayConfig.name!, configPath: join(ROOT, "wrangler.toml"), secrets: gatewaySecrets, vars: {} };
+  const gatewayConfigPath = join(ROOT, "wrangler.toml");
+  const gateway: Upload = {
+    name: gatewayConfig.name!,
+    configPath: gatewayConfigPath,
+    scriptPath: bundles.get(resolve(gatewayConfigPath))!,
+    secrets: gatewaySecrets,
+    vars: {},
+  };
   const uploads = [...skills, gateway];
 
   // Skills first: the gateway's service bindings name them.

@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -75,8 +75,10 @@ function pruneBundles(workerDir: string, keep = 4): void {
 }
 
 /**
- * Bundles the Worker configured in `dir/wrangler.toml` into `outdir` (or a cached folder under
- * `.skillmesh/bundles`). `src/`, `routes/`, sibling modules and the lockfile are part of the cache key.
+ * Bundles the Worker configured in `dir/wrangler.toml` into a cached folder under
+ * `.skillmesh/bundles`, once per state of its sources (`src/`, `routes/`, its own folder, sibling
+ * modules and the lockfile are the cache key), and copies it to `outdir` when one is given: a run
+ * of the tests, `npm run dev` and `npm run deploy -- --dry-run` bundle each Worker once.
  * @example const { scriptPath } = await bundleWorker("skills/html-extract")
  */
 export async function bundleWorker(dir: string, options: { outdir?: string; unminified?: boolean } = {}): Promise<Bundle> {
@@ -86,13 +88,12 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
   const own = absDir === ROOT ? [join(ROOT, "wrangler.toml")] : [absDir, ...siblingModulesOf(absDir)];
   const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), ...own, join(ROOT, "package-lock.json")]);
   // Unminified (for a readable CPU profile): its own cache entry.
-  const outdir = options.outdir ?? join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), options.unminified ? `${key}-unminified` : key);
-  const scriptPath = join(outdir, "index.js");
-  if (options.outdir || !existsSync(scriptPath)) {
-    if (!options.outdir) pruneBundles(dirname(outdir));
-    // A cached bundle is built aside and moved in whole: test files (and a running npm run dev)
-    // bundle on demand, and two of them may build the same one at once.
-    const building = options.outdir ?? `${outdir}${PARTIAL}${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const cached = join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), options.unminified ? `${key}-unminified` : key);
+  if (!existsSync(join(cached, "index.js"))) {
+    pruneBundles(dirname(cached));
+    // Built aside and moved in whole: test files (and a running npm run dev) bundle on demand,
+    // and two of them may build the same one at once.
+    const building = `${cached}${PARTIAL}${process.pid}-${Math.random().toString(36).slice(2)}`;
     rmSync(building, { recursive: true, force: true });
     mkdirSync(building, { recursive: true });
     try {
@@ -110,14 +111,18 @@ export async function bundleWorker(dir: string, options: { outdir?: string; unmi
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
       throw new Error(`wrangler could not bundle ${relative(ROOT, configPath)}: ${wranglerErrorOf(`${stdout}\n${stderr}`)}`, { cause: error });
     }
-    if (building !== outdir) {
-      try {
-        renameSync(building, outdir);
-      } catch {
-        rmSync(building, { recursive: true, force: true }); // another process's is there already: the same bundle
-      }
+    try {
+      renameSync(building, cached);
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // another process's is there already: the same bundle
     }
   }
+  const outdir = options.outdir ?? cached;
+  if (options.outdir) {
+    rmSync(outdir, { recursive: true, force: true });
+    cpSync(cached, outdir, { recursive: true });
+  }
+  const scriptPath = join(outdir, "index.js");
   return { dir: absDir, configPath, scriptPath, bytes: statSync(scriptPath).size };
 }
 
