@@ -1,4 +1,10 @@
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+// Node 22 keeps the code it compiled (wrangler's 12 MB CLI, miniflare, tsx…) for the next process
+// that loads the same file: set before the workers start, so they and every process a test
+// spawns (npm run dev/deploy, wrangler, npx skillmesh) inherit it. Node 20 ignores it.
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, ".skillmesh/node-compile-cache");
 
 /**
  * Two projects: `unit` (src/, routes/, scripts/: functions alone, no workerd, no redis-server;

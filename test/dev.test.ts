@@ -214,6 +214,8 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
 
     // The first change is a new skill (it takes the place of text.summarize's Worker in the list):
     // served without a restart, on a port of its own, and its "Next:" curl is this mesh's.
+    const reloads = () => output().split("✓ reloaded in").length;
+    const beforeWave = reloads();
     const created = await run(process.execPath, [join(ROOT, "scripts/cli/skillmesh.mjs"), "new", "scratch.wave"], { cwd: project });
     expect(created.stdout).toContain(`the running npm run dev (${url}) serves it`);
     const curl = created.stdout
@@ -235,8 +237,15 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     expect(output()).not.toMatch(/Address already in use|kj::Exception/);
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
 
+    // The new skill answers before its reload has restored the registry and said so: the edit's
+    // reload is told from that one by waiting for it first.
+    await eventually(
+      async () => reloads(),
+      (count) => count > beforeWave,
+      30_000,
+      100,
+    );
     const source = join(dir, "index.ts");
-    const reloads = () => output().split("✓ reloaded in").length;
     const beforeEdit = reloads();
     writeFileSync(source, readFileSync(source, "utf8").replace("Hello, ", "Welcome, "));
     // While workerd restarts (a second or two) the port refuses connections: poll through it.
