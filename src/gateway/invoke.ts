@@ -111,17 +111,22 @@ async function recorded<T>(
         `[call] ${what.method}${what.resource ? ` ${what.resource.slice(0, 100)}` : ""} → ${answer?.deployment ?? "-"} ${code === 0 ? "ok" : code}${answer?.replayed ? " (replayed)" : ""}${answer?.degraded ? " (degraded)" : ""} ${Date.now() - started} ms`,
       );
     // Only what applies is written (a hot path: assigned, not spread).
-    const entry: PendingCallEntry = { type: "call", at: started, caller: scope.context.caller, method: what.method, code, ms: Date.now() - started, params: what.params };
+    const entry: PendingCallEntry = {
+      type: "call",
+      at: started,
+      caller: scope.context.caller,
+      method: what.method,
+      code,
+      ms: Date.now() - started,
+      params: what.params,
+    };
     if (what.resource !== undefined) entry.resource = what.resource.slice(0, 512);
     if (scope.context.group) entry.group = scope.context.group;
     if (answer?.deployment) entry.deployment = answer.deployment;
     if (answer?.replayed) entry.replayed = true;
     if (answer?.degraded) entry.degraded = true;
     if (hidden) entry.hidden = true;
-    runtime.audit.record(
-      entry,
-      scope.waitUntil,
-    );
+    runtime.audit.record(entry, scope.waitUntil);
   }
 }
 
