@@ -159,7 +159,7 @@ class DeployStopped extends Error {
 interface Upload {
   name: string;
   configPath: string;
-  /** Its bundle (src/mesh/bundle.ts), uploaded as it is. */
+  /** Its bundle (scripts/mesh/bundle.ts), uploaded as it is. */
   scriptPath: string;
   secrets: SecretsPlan;
   /** Vars added to wrangler.toml's (`--var`): a skill reached by URL gets the gateway's public hop key. */
