@@ -217,13 +217,15 @@ describe("cancellation", () => {
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(b).not.toBe(a);
     const before = await seen();
-    const call = (session: string) =>
+    // B's call well within test.long's 2 s timeout, even on a loaded machine (a timed-out attempt
+    // of this idempotent skill is retried, and its runs would count twice); A's is cancelled.
+    const call = (session: string, steps: number) =>
       post(
         `${mesh.gatewayUrl}/mcp`,
-        { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps: 15, stepMs: 100 } } },
+        { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test.long", arguments: { steps, stepMs: 100 } } },
         { ...headers, "mcp-session-id": session },
       );
-    const [callA, callB] = [call(a), call(b)];
+    const [callA, callB] = [call(a, 15), call(b, 8)];
     await eventually(seen, (s) => s.started >= before.started + 2, 5_000, 20);
     expect(
       (
@@ -262,7 +264,7 @@ describe("cancellation", () => {
       { "x-timeout-ms": "500" },
     );
     expect(answer.json.error.code).toBe(-32004);
-    const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
+    const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 15_000, 50);
     expect(after.cancelled).toBe(before.cancelled + 1);
     expect(after.finished).toBe(before.finished);
   });
