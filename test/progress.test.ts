@@ -261,7 +261,7 @@ describe("cancellation", () => {
     const answer = await post(
       `${mesh.gatewayUrl}/rpc`,
       { jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 100, stepMs: 100 } },
-      { "x-timeout-ms": "500" },
+      { "x-timeout-ms": "1500" }, // room for the call to reach the skill on a loaded machine before the budget ends
     );
     expect(answer.json.error.code).toBe(-32004);
     const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 15_000, 50);
