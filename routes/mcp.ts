@@ -14,7 +14,6 @@ import { type SkillSummary, summaryOf } from "../src/gateway/catalog.js";
 import { accessThrough } from "../src/gateway/door.js";
 import { invoke, perform, refuseUnknown, registryEntry } from "../src/gateway/invoke.js";
 import { listedOf } from "../src/gateway/offerings.js";
-import { chargeCaller } from "../src/gateway/policies.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
@@ -125,7 +124,6 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     logLevels: logLevelsOf(runtime.store, scope.context.caller),
     subscriptions: resourceSubscriptionsOf(runtime.store, scope.context.caller),
     caller: scope.context.caller,
-    admit: () => chargeCaller(runtime.store, scope),
     ...(scope.budgetMs !== undefined ? { budgetMs: scope.budgetMs } : {}),
   };
   const { config } = runtime;

@@ -302,6 +302,21 @@ describe("a 2025 session's own stream (GET /mcp): list changes and subscribed re
       await registerSkill(mesh.gatewayUrl, ADMIN_TOKEN, { binding: subtract.binding }, { manifest: { ...subtract.manifest, name: "subtract.watched2" } });
       await heard("notifications/tools/list_changed", 2);
       expect(told.filter((n) => n.method === "notifications/resources/updated")).toHaveLength(1);
+
+      // The session's streams and its unsubscribe are operations of the one chain: audited as a read is.
+      const audited = await eventually(
+        async () =>
+          (await admin(mesh.gatewayUrl, "GET", `/audit?caller=${everything.id}&type=call&limit=200`)).json.entries as Array<{
+            method: string;
+            resource?: string;
+            code: number;
+          }>,
+        (entries) => entries.some((e) => e.method === "resources/unsubscribe") && entries.some((e) => e.method === "GET /mcp"),
+        10_000,
+        100,
+      );
+      expect(audited.find((e) => e.method === "resources/unsubscribe")).toMatchObject({ resource: uri, code: 0 });
+      expect(audited.find((e) => e.method === "GET /mcp")).toMatchObject({ code: 0 });
     } finally {
       await client.close();
       await admin(mesh.gatewayUrl, "DELETE", "/deployments/subtract.watched@1.0.0");

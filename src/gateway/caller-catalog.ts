@@ -78,6 +78,8 @@ export class CallerCatalog {
         return { owner: "gateway", name: "catalog.search" };
       case "index":
         return { owner: "gateway", name: "agent-skills index" };
+      case "session":
+        return { owner: "gateway", name: operation.method };
       case "archive": {
         const seen = (await this.packages()).find(operation.package);
         return seen?.record.versions[seen.version]?.archive ? { owner: "package", package: seen.name, version: seen.version } : undefined;

@@ -3,7 +3,8 @@
  * through the one call chain): reading a resource — a skill's, a federated upstream's, or an
  * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
  * `catalog.describe`) — reading a package's archive, getting a prompt, completing a prompt's or a
- * template's argument, searching the catalog, asking about a task an upstream runs for the caller.
+ * template's argument, searching the catalog, asking about a task an upstream runs for the caller,
+ * subscribing to a resource, changing its own session or opening a stream of what changed.
  * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
  * which policies wrap it and what answers it.
  */
@@ -96,7 +97,20 @@ export interface ResourceSubscribe extends Asked {
   uri: string;
 }
 
-export type Operation = ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest | ResourceSubscribe;
+/**
+ * The caller's own session, nothing registered: a change to its state (a 2025 session's
+ * `resources/unsubscribe` or `logging/setLevel`) or the opening of a stream of what changed for it
+ * (a 2025 session's `GET /mcp`, 2026-07-28's `subscriptions/listen`). Resolved to the gateway; what
+ * the session keeps is the MCP layer's (src/mcp).
+ */
+export interface SessionRequest extends Asked {
+  kind: "session";
+  /** The resource it is about (an unsubscribe's), named in the audit entry. */
+  uri?: string;
+}
+
+export type Operation =
+  ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest | ResourceSubscribe | SessionRequest;
 export type OperationKind = Operation["kind"];
 
 /**

@@ -14,6 +14,7 @@
  * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key()` by its route) |
  * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
  * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
+ * | session | limits | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -207,6 +208,9 @@ const search: Handler<OperationCall> = async (call) => {
 /** A subscription the caller may make (its target resolved): what serves the resource now, for the session to compare with later. */
 const subscribed: Handler<OperationCall> = async (call) => ({ ok: true, result: { servedBy: await call.catalog.servingOf(call.target) } });
 
+/** A change to the caller's own session, or its stream: charged and recorded here, kept by the MCP layer. */
+const accepted: Handler<OperationCall> = async () => ({ ok: true, result: {} });
+
 /** The packages the caller sees, for a listing of all of them. */
 const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: await call.catalog.packages() });
 
@@ -220,6 +224,7 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   index: { policies: [limits], answer: listing },
   task: { policies: [limits, observed], answer: upstreamTask },
   subscribe: { policies: [limits], answer: subscribed },
+  session: { policies: [limits], answer: accepted },
 };
 
 /**
@@ -284,7 +289,8 @@ export function notFoundOf(operation: Operation): RpcError {
       return new RpcError(ErrorCode.InvalidParams, `Unknown task: ${operation.jobId.slice(0, 200)}`);
     case "search":
     case "index":
-      return new RpcError(ErrorCode.InternalError);
+    case "session":
+      return new RpcError(ErrorCode.InternalError); // resolved to the gateway: never not found
   }
 }
 
@@ -302,6 +308,8 @@ export function resourceOf(operation: Operation): string | undefined {
       return operation.ref.type === "ref/prompt" ? `prompt:${operation.ref.name}` : operation.ref.uri;
     case "task":
       return `task:${operation.jobId}`;
+    case "session":
+      return operation.uri;
     case "search":
     case "index":
       return undefined;
@@ -325,6 +333,7 @@ export function auditedParamsOf(operation: Operation): unknown {
     case "search":
       return operation.query;
     case "index":
+    case "session":
     case "task": // a caller's answers are its own: the entry names the task only
       return undefined;
   }

@@ -41,7 +41,8 @@ export interface McpBackend {
   /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway's call chain; a failure is a thrown `RpcError`. */
   call(name: string, params: JsonRpcParams, slot: RequestSlot, streaming: CallStreaming): Promise<unknown>;
   /**
-   * Performs any other operation (a resource read, a prompt get, a search) through the same chain:
+   * Performs any other operation (a resource read, a prompt get, a search, a change to the
+   * caller's own session or the opening of its stream) through the same chain:
    * resolved for this caller, charged, traced and audited; a failure (not found included) is a thrown `RpcError`.
    */
   run(operation: Operation): Promise<unknown>;
@@ -61,8 +62,6 @@ export interface McpBackend {
   subscriptions: ResourceSubscriptions;
   /** Who calls (the caller id of the request): a 2025 `notifications/cancelled` reaches only its own calls. */
   caller: string;
-  /** Counts one call against the caller's rate and quota (a long request that is no skill call), or throws -32005. */
-  admit(): Promise<void>;
   /** The caller's budget (`X-Timeout-Ms`), if it sent one: how long a waiting `tasks/result` may wait. */
   budgetMs?: number;
 }

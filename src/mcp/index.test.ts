@@ -37,7 +37,6 @@ function loadingBackend(calls: string[]): McpBackend {
     logLevels: { set: async () => {}, get: async () => undefined },
     subscriptions: { add: async () => {}, remove: async () => {}, list: async () => [], told: async () => {} },
     caller: "anonymous",
-    admit: async () => {},
   };
 }
 

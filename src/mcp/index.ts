@@ -347,6 +347,7 @@ class McpServer implements ListeningServer {
     const { level } = parseParams(SetLevelParamsSchema, request.params);
     if (!this.session)
       throw new RpcError(ErrorCode.InvalidParams, "Invalid params: logging/setLevel sets a session's level: send the Mcp-Session-Id initialize gave");
+    await this.backend.run({ kind: "session", method: "logging/setLevel" });
     await this.backend.logLevels.set(this.session, level);
     return {};
   }

@@ -65,8 +65,8 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   const uris = [...new Set(notifications.resourceSubscriptions ?? [])];
   if (uris.length > MAX_SUBSCRIPTIONS)
     throw new RpcError(ErrorCode.InvalidParams, `Invalid params: at most ${MAX_SUBSCRIPTIONS} resourceSubscriptions a stream`);
-  // A stream is a call: counted against the caller's limits, and a caller holds only a few at once.
-  await backend.admit();
+  // A stream is an operation of the chain (charged, traced, audited), and a caller holds only a few at once.
+  await backend.run({ kind: "session", method: "subscriptions/listen" });
   const held = holdLongRequest(backend.caller);
   const subscribed: Subscription[] = [];
   try {
@@ -130,7 +130,7 @@ function inStream(subscriptions: Subscription[]): WatchedResources {
  */
 export async function sessionStream(server: ListeningServer, session: string): Promise<McpAnswer> {
   const { backend, options } = server;
-  await backend.admit();
+  await backend.run({ kind: "session", method: "GET /mcp" });
   const held = holdLongRequest(backend.caller, Date.now(), "session stream");
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
   const stream = sseStream(

@@ -127,7 +127,7 @@ export const METHODS = {
   "resources/unsubscribe": row(
     ReadResourceParamsSchema,
     async ({ uri }, { backend, session }) => {
-      await backend.admit(); // the caller's own state: charged, nothing to resolve
+      await backend.run({ kind: "session", method: "resources/unsubscribe", uri }); // the caller's own state: nothing to resolve
       await backend.subscriptions.remove(session!, uri);
       return {};
     },
