@@ -4,32 +4,16 @@
  * http server: a new `McpServer` and transport per request, as the SDK requires for stateless
  * use (GHSA-345p-7cg4-v4c7), JSON responses. Run in its own process; prints `{"port":N}`.
  */
-import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import modbus from "../../skills/modbus-decode/index.js";
-import { definitionOf } from "../../src/skill/index.js";
+import { answerModbusTool, modbusDefinition as definition } from "./modbus-tool.js";
 import { serveStateless } from "./sdk-stateless.js";
-
-const definition = definitionOf(modbus);
 
 function serverWithTool(): McpServer {
   const server = new McpServer({ name: "sdk-reference", version: "1.0.0" });
   server.registerTool(
     definition.name,
     { description: definition.description, inputSchema: definition.input.shape, outputSchema: definition.output.shape, annotations: { idempotentHint: true } },
-    async (args) => {
-      const result = await definition.handler(args as never, {
-        caller: "anonymous",
-        env: {},
-        requestId: undefined,
-        waitUntil: () => {},
-        progress: () => {},
-        log: () => {},
-        signal: new AbortController().signal,
-        trace: ROOT_CONTEXT,
-      });
-      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
-    },
+    answerModbusTool,
   );
   return server;
 }

@@ -3,12 +3,8 @@
  * `cf-mcp-handler/` on workerd) serve the same tool: `modbus.decode`'s own handler and zod
  * schemas, registered on a v2 `McpServer` here once.
  */
-import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { McpServer } from "@modelcontextprotocol/server";
-import modbus from "../../skills/modbus-decode/index.js";
-import { definitionOf } from "../../src/skill/index.js";
-
-const definition = definitionOf(modbus);
+import { answerModbusTool, modbusDefinition as definition } from "./modbus-tool.js";
 
 /**
  * A v2 `McpServer` named `name` with the `modbus.decode` tool.
@@ -19,19 +15,7 @@ export function modbusToolServer(name: string): McpServer {
   server.registerTool(
     definition.name,
     { description: definition.description, inputSchema: definition.input, outputSchema: definition.output, annotations: { idempotentHint: true } },
-    async (args) => {
-      const result = await definition.handler(args as never, {
-        caller: "anonymous",
-        env: {},
-        requestId: undefined,
-        waitUntil: () => {},
-        progress: () => {},
-        log: () => {},
-        signal: new AbortController().signal,
-        trace: ROOT_CONTEXT,
-      });
-      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
-    },
+    answerModbusTool,
   );
   return server;
 }
