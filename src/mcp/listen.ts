@@ -81,20 +81,28 @@ export async function listen(server: ListeningServer, headers: Headers, request:
   }
   const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => notifications[list] === true);
   const meta = { [META.subscriptionId]: id };
+  return heldStream(options, held, async (sse, until) => {
+    const acknowledged = {
+      ...Object.fromEntries(lists.map((list) => [list, true])),
+      ...(uris.length ? { resourceSubscriptions: subscribed.map((s) => s.uri) } : {}),
+    };
+    sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: acknowledged } });
+    const resources = subscribed.length ? inStream(subscribed) : undefined;
+    await watch(server, sse, { lists, resources, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, params: { _meta: meta, ...params } }));
+    if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
+  });
+}
+
+/**
+ * The event stream of a long request that holds `held`: `body` runs until it returns (the client
+ * gone, or `listenMaxMs` passed: `until`), then the slot is freed.
+ */
+function heldStream(options: McpOptions, held: LongRequest, body: (sse: SseWriter, until: number) => Promise<void>): McpAnswer {
   const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
   const stream = sseStream(
     async (sse) => {
       try {
-        const acknowledged = {
-          ...Object.fromEntries(lists.map((list) => [list, true])),
-          ...(uris.length ? { resourceSubscriptions: subscribed.map((s) => s.uri) } : {}),
-        };
-        sse.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: meta, notifications: acknowledged } });
-        const resources = subscribed.length ? inStream(subscribed) : undefined;
-        await watch(server, sse, { lists, resources, until, held }, (method, params) =>
-          sse.send({ jsonrpc: "2.0", method, params: { _meta: meta, ...params } }),
-        );
-        if (!sse.signal.aborted) sse.send(success(id, server.complete({ _meta: meta })));
+        await body(sse, until);
       } finally {
         held.release();
       }
@@ -132,25 +140,15 @@ export async function sessionStream(server: ListeningServer, session: string): P
   const { backend, options } = server;
   await backend.run({ kind: "session", method: "GET /mcp" });
   const held = holdLongRequest(backend.caller, Date.now(), "session stream");
-  const until = Date.now() + (options.listenMaxMs ?? 15 * 60_000);
-  const stream = sseStream(
-    async (sse) => {
-      try {
-        // The compact catalog lists the same three tools whatever is registered.
-        const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => !(options.compact && list === "toolsListChanged"));
-        const resources: WatchedResources = {
-          list: () => backend.subscriptions.list(session),
-          told: (uri, servedBy) => backend.subscriptions.told(session, uri, servedBy),
-        };
-        await watch(server, sse, { lists, resources, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, ...(params ? { params } : {}) }));
-      } finally {
-        held.release();
-      }
-    },
-    options.heartbeatMs,
-    options.clientGone,
+  // The compact catalog lists the same three tools whatever is registered.
+  const lists = (Object.keys(WATCHED) as Watched[]).filter((list) => !(options.compact && list === "toolsListChanged"));
+  const resources: WatchedResources = {
+    list: () => backend.subscriptions.list(session),
+    told: (uri, servedBy) => backend.subscriptions.told(session, uri, servedBy),
+  };
+  return heldStream(options, held, (sse, until) =>
+    watch(server, sse, { lists, resources, until, held }, (method, params) => sse.send({ jsonrpc: "2.0", method, ...(params ? { params } : {}) })),
   );
-  return { status: 200, stream };
 }
 
 /** Where a stream's resource subscriptions are kept: a 2025 session's in the store, a listen stream's in itself. */
