@@ -100,5 +100,7 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
 }
 
 export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;
+// Where the scripts of the local dispatch namespace send their requests (src/dispatch/local.ts).
+export { SkillEgress } from "./egress.js";
 // The Workflow class of async jobs (wrangler.toml [[workflows]]).
 export { JobWorkflow } from "../src/job-runner/workflow.js";

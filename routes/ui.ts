@@ -272,8 +272,8 @@ const auditUrlQueryOf = (query: Partial<Record<(typeof AUDIT_FIELDS)[number], st
 
 /** One audit row's cells. */
 const auditCells = (e: AuditEntry): string[] =>
-  e.type === "admin" ?
-    [e.by, e.action, String(e.status)]
+  e.type === "admin" ? [e.by, e.action, String(e.status)]
+  : e.type === "egress" ? [e.deployment, `${e.method} ${e.host}`, "egress refused"]
   : [e.caller, `${e.method}${e.deployment ? ` → ${e.deployment}` : ""}`, e.code ? String(e.code) : "ok"];
 
 /** The audit log: a filter form, entries in a row each (a run of the same who, what and outcome is one row with its count and time span), and a link to older ones. */
@@ -295,7 +295,7 @@ function auditPanel(query: AuditQuery, page: AuditPage): Html {
         >type
         <select name="audit_type">
           <option value="">any</option>
-          ${selected(query.type, "call")}${selected(query.type, "admin")}
+          ${selected(query.type, "call")}${selected(query.type, "admin")}${selected(query.type, "egress")}
         </select></label
       >
       <label>who <input name="audit_caller" value="${query.caller ?? ""}" size="14" /></label>

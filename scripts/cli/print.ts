@@ -112,6 +112,7 @@ export function printAudit(io: CliIO, entries: AuditEntry[]): void {
   const rows = [["TIME (UTC)", "WHO", "WHAT", "OUTCOME", "MS", "NOTES"]];
   for (const e of entries) {
     if (e.type === "admin") rows.push([utcTime(e.at), e.by, e.action, `HTTP ${e.status}`, "-", "admin"]);
+    else if (e.type === "egress") rows.push([utcTime(e.at), e.deployment, `${e.method} ${e.host}`, "refused", "-", "egress not declared"]);
     else {
       const notes = [
         e.group && `group ${e.group}`,

@@ -12,11 +12,20 @@ import { miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.
 import type { z } from "zod";
 import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
-import { type Bundle, ROOT, bindingNameOf, bundleAll, isPipelineDir, workerNameOf } from "./bundle.js";
+import type { SkillEndpoint } from "../../src/registry/model.js";
+import { type Bundle, ROOT, bindingNameOf, bundleAll, bundleWorker, isPipelineDir, workerNameOf } from "./bundle.js";
+import { LocalScripts } from "./namespace.js";
+import { LOADER_BINDING, SCRIPTS_BINDING } from "../../src/dispatch/index.js";
 
 export interface MeshOptions {
-  /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`. */
+  /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`: each its own Worker, bound to the gateway. */
   skills: string[];
+  /**
+   * Skill folders uploaded into the local dispatch namespace instead (scripts/mesh/namespace.ts),
+   * registered by script name (`{"dispatch": "skill-<folder>"}`). More can be added while the mesh
+   * runs (`mesh.dispatch`).
+   */
+  dispatched?: string[];
   /** The gateway's folder (with wrangler.toml); default the repository root. */
   gateway?: string;
   adminToken: string;
@@ -53,10 +62,28 @@ export interface MeshSkill {
   pipeline: boolean;
 }
 
+/** A skill in the local dispatch namespace. */
+export interface DispatchedSkill {
+  dir: string;
+  /** Its script name in the namespace (`skill-<folder>`): its registered endpoint is `{ dispatch: script }`. */
+  script: string;
+  /** The stored version (a hash of its code and settings). */
+  version: string;
+}
+
 export interface Mesh {
   /** The gateway's URL: its own workerd socket (see startMesh). */
   gatewayUrl: string;
   skills: MeshSkill[];
+  /** The skills in the local dispatch namespace. */
+  dispatched: DispatchedSkill[];
+  /** The local dispatch namespace's scripts. */
+  scripts: LocalScripts;
+  /**
+   * Bundles a skill folder and uploads it into the local dispatch namespace while the mesh runs
+   * (no restart), registering it unless told not to.
+   */
+  dispatch(dir: string, options?: { register?: boolean }): Promise<DispatchedSkill>;
   miniflare: Miniflare;
   dispose(): Promise<void>;
   /**
@@ -143,7 +170,7 @@ export function freePort(host: string): Promise<number> {
 }
 
 /** The Miniflare options of the whole mesh: the gateway bound to each skill, every Worker on its own socket. */
-function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills: MeshWorker[], ports?: Ports): MiniflareOptions {
+function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills: MeshWorker[], scripts: LocalScripts, ports?: Ports): MiniflareOptions {
   const host = options.host ?? "127.0.0.1";
   const gatewayVars: Record<string, string> = {
     SKILLMESH_ADMIN_TOKEN: options.adminToken,
@@ -179,7 +206,9 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
         ...gateway,
         bindings: { ...(gateway.bindings ?? {}), ...gatewayVars },
         // The mesh's own skills only: the [[services]] of wrangler.toml name Workers deployed to Cloudflare.
-        serviceBindings: Object.fromEntries(skills.map((s) => [s.binding, s.workerName])),
+        // The local dispatch namespace: a Worker Loader over the script store (src/dispatch/local.ts).
+        serviceBindings: { ...Object.fromEntries(skills.map((s) => [s.binding, s.workerName])), [SCRIPTS_BINDING]: scripts.answer },
+        workerLoaders: { [LOADER_BINDING]: {} },
         unsafeDirectSockets: [{ host, port: ports?.gateway ?? options.port ?? 0 }],
       } as WorkerOptions,
       ...skills.map((s) => {
@@ -230,16 +259,33 @@ function meshWorkersOf(bundles: Bundle[]): MeshWorker[] {
  * @example const mesh = await startMesh({ skills: skillDirs(), adminToken: "dev" }); …; await mesh.dispose()
  */
 export async function startMesh(options: MeshOptions): Promise<Mesh> {
-  const [gatewayBundle, ...skillBundles] = await bundleAll([options.gateway ?? ROOT, ...options.skills], { unminified: options.unminified });
-  const skills = meshWorkersOf(skillBundles);
-  let running = { gateway: gatewayBundle!, skills };
-  const miniflare = new Miniflare(miniflareOptionsOf(options, gatewayBundle!, skills));
+  const dispatchedDirs = options.dispatched ?? [];
+  const bundles = await bundleAll([options.gateway ?? ROOT, ...options.skills, ...dispatchedDirs], { unminified: options.unminified });
+  const gatewayBundle = bundles[0]!;
+  const skills = meshWorkersOf(bundles.slice(1, 1 + options.skills.length));
+  const gatewayName = readWranglerConfig(gatewayBundle.configPath).name ?? "skillmesh-gateway";
+  const scripts = new LocalScripts();
+  const upload = (bundle: Bundle): DispatchedSkill => {
+    const script = workerNameOf(bundle.dir);
+    return { dir: bundle.dir, script, version: scripts.put(bundle, script, gatewayName, options.skillVars) };
+  };
+  const dispatched = bundles.slice(1 + options.skills.length).map(upload);
+  let running = { gateway: gatewayBundle, skills };
+  const miniflare = new Miniflare(miniflareOptionsOf(options, gatewayBundle, skills, scripts));
   try {
     await miniflare.ready;
     const gatewayUrl = (await miniflare.unsafeGetDirectURL("gateway")).toString().replace(/\/$/, "");
     const mesh: Mesh = {
       gatewayUrl,
       skills: await meshSkillsOf(miniflare, skills),
+      dispatched,
+      scripts,
+      dispatch: async (dir, { register = true } = {}) => {
+        const skill = upload(await bundleWorker(dir, { unminified: options.unminified }));
+        mesh.dispatched = [...mesh.dispatched.filter((d) => d.script !== skill.script), skill];
+        if (register) await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, isPipelineDir(dir) ? { pipeline: true } : {});
+        return skill;
+      },
       miniflare,
       dispose: () => miniflare.dispose(),
       reload: async (dirs) => {
@@ -255,12 +301,12 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         // port of the Worker that had its position before — another skill's, still asked for.
         for (const s of next) if (!ports.skills.has(s.workerName)) ports.skills.set(s.workerName, await freePort("127.0.0.1"));
         try {
-          await miniflare.setOptions(miniflareOptionsOf(options, nextGateway!, next, ports));
+          await miniflare.setOptions(miniflareOptionsOf(options, nextGateway!, next, scripts, ports));
           mesh.skills = await meshSkillsOf(miniflare, next);
           running = { gateway: nextGateway!, skills: next };
         } catch (error) {
           // It bundled but does not start (or serve its manifest): back to the last good Workers.
-          await miniflare.setOptions(miniflareOptionsOf(options, running.gateway, running.skills, ports));
+          await miniflare.setOptions(miniflareOptionsOf(options, running.gateway, running.skills, scripts, ports));
           mesh.skills = await meshSkillsOf(miniflare, running.skills);
           throw error;
         }
@@ -269,6 +315,8 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     if (options.register ?? true) {
       for (const skill of mesh.skills)
         await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
+      for (const skill of mesh.dispatched)
+        await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, isPipelineDir(skill.dir) ? { pipeline: true } : {});
     }
     return mesh;
   } catch (error) {
@@ -322,10 +370,13 @@ export async function adminCall(gatewayUrl: string, adminToken: string, method: 
 export async function registerSkill(
   gatewayUrl: string,
   adminToken: string,
-  endpoint: { binding: string } | { url: string },
+  endpoint: SkillEndpoint,
   extra: { registrationId?: string; ttlSeconds?: number; manifest?: SkillManifest; force?: boolean; pipeline?: boolean } = {},
 ): Promise<z.output<typeof RegistrationAnswerSchema>> {
-  const what = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
+  const what =
+    "binding" in endpoint ? `binding ${endpoint.binding}`
+    : "dispatch" in endpoint ? `script ${endpoint.dispatch}`
+    : endpoint.url;
   let response: Response;
   try {
     response = await fetch(`${gatewayUrl}/admin/deployments`, {

@@ -240,6 +240,7 @@ function inOrder<Entry>(entries: Array<Numbered<Entry>>): Array<Numbered<Entry>>
 
 async function finalized(entry: PendingEntry): Promise<AuditEntry> {
   if (entry.type === "admin") return { ...entry, by: clipped(entry.by), action: clipped(entry.action) };
+  if (entry.type === "egress") return { ...entry, deployment: clipped(entry.deployment), method: clipped(entry.method), host: clipped(entry.host) };
   const { params, ...rest } = entry as Extract<PendingEntry, { type: "call" }> & { params?: unknown };
   const call = {
     ...rest,
@@ -263,6 +264,7 @@ function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): bool
   if (entry.type === "admin") {
     return (!query.caller || entry.by === query.caller) && (!query.skill || entry.action.includes(query.skill)) && query.outcome === undefined;
   }
+  if (entry.type === "egress") return !query.caller && (!query.skill || entry.deployment.startsWith(`${query.skill}@`)) && query.outcome === undefined;
   if (query.caller && entry.caller !== query.caller) return false;
   // A package name matches the reads of its files (their skill:// URIs), found or not.
   if (query.skill && entry.method !== query.skill && !entry.resource?.startsWith(skillUriOf(query.skill, ""))) return false;
@@ -279,11 +281,14 @@ function sinceOf(since: string | undefined): number {
 }
 
 function dataPointOf(entry: AuditEntry): { blobs: string[]; doubles: number[]; indexes: string[] } {
-  return entry.type === "call" ?
+  return (
+    entry.type === "call" ?
       {
         indexes: [entry.caller],
         blobs: ["call", entry.method, entry.deployment ?? "", entry.group ?? "", entry.args ?? ""],
         doubles: [entry.at, entry.code, entry.ms],
       }
-    : { indexes: [entry.by], blobs: ["admin", entry.action], doubles: [entry.at, entry.status, 0] };
+    : entry.type === "egress" ? { indexes: [entry.deployment], blobs: ["egress", entry.method, entry.host], doubles: [entry.at, 403, 0] }
+    : { indexes: [entry.by], blobs: ["admin", entry.action], doubles: [entry.at, entry.status, 0] }
+  );
 }

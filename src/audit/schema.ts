@@ -36,17 +36,28 @@ export const AdminAuditSchema = z.object({
   status: z.number().int(),
 });
 
-export const AuditEntrySchema = z.discriminatedUnion("type", [CallAuditSchema, AdminAuditSchema]);
+/** A request a dispatched skill made to a host its manifest does not declare: refused, and kept as the skill's (src/egress). */
+export const EgressAuditSchema = z.object({
+  type: z.literal("egress"),
+  at: z.number(),
+  /** `name@version` of the skill whose request it was. */
+  deployment: z.string(),
+  /** The HTTP method and the host asked for: never the path or the query (they may carry data). */
+  method: z.string(),
+  host: z.string(),
+});
+
+export const AuditEntrySchema = z.discriminatedUnion("type", [CallAuditSchema, AdminAuditSchema, EgressAuditSchema]);
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 /** `GET /admin/audit` filters. */
 export const AuditQuerySchema = z.object({
   caller: z.string().max(64).optional(),
-  /** A skill name (calls), a package name (reads of its files) or a part of an admin action. */
+  /** A skill name (calls, refused egress), a package name (reads of its files) or a part of an admin action. */
   skill: z.string().max(128).optional(),
   /** `ok`, `error`, or one error code. */
   outcome: z.union([z.enum(["ok", "error"]), z.coerce.number().int()]).optional(),
-  type: z.enum(["call", "admin"]).optional(),
+  type: z.enum(["call", "admin", "egress"]).optional(),
   /** Entries at or after this time: ms since the epoch, or an ISO date. */
   since: z
     .string()

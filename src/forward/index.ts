@@ -1,5 +1,5 @@
 /**
- * Forwarding one call to a skill deployment, by service binding or URL, within its timeout, and
+ * Forwarding one call to a skill deployment, by service binding, dispatch namespace or URL, within its timeout, and
  * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
  * can act on; nothing of the skill's internals leaks.
  */
@@ -7,6 +7,7 @@ import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } fr
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { BINDING_PATH, BINDING_URL, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopSigningKey, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
+import { NAMESPACE_BINDING, ScriptNotFound, namespaceOf } from "../dispatch/index.js";
 import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
@@ -106,16 +107,23 @@ export async function forwardCall(deployment: Deployment, call: ForwardRequest, 
   const timeoutMs = call.timeoutMs ?? deployment.manifest.timeoutMs;
   const { endpoint } = deployment;
   if ("upstream" in endpoint) return watched(deployment, call, timeoutMs, (signal) => upstreamCall(deployment, endpoint.upstream, call, signal));
-  const bindingName = "binding" in endpoint ? endpoint.binding : undefined;
-  const binding = bindingName === undefined ? undefined : bindingOf(deployment, bindingName, env);
+  // A Worker the gateway holds by name: a service binding, or a script of its dispatch namespace.
+  const workerName =
+    "binding" in endpoint ? endpoint.binding
+    : "dispatch" in endpoint ? `dispatch:${endpoint.dispatch}`
+    : undefined;
+  const binding =
+    "binding" in endpoint ? bindingOf(deployment, endpoint.binding, env)
+    : "dispatch" in endpoint ? await dispatched(deployment, endpoint.dispatch, env)
+    : undefined;
   const url = "url" in endpoint ? endpoint.url : BINDING_URL;
   const hop = await hopOf(call, deployment);
   // A call with a signal, or that streams, goes over HTTP: its abort reaches the skill as a
   // cancelled subrequest, its progress and log messages on the skill's event stream (src/hop/rpc.ts).
-  if (binding && !call.signal && !streams(call) && !httpOnlyBindings.has(bindingName!)) {
+  if (binding && !call.signal && !streams(call) && !httpOnlyBindings.has(workerName!)) {
     const text = await overRpc(deployment, binding as unknown as SkillRpc, hop, timeoutMs, call.cancellation);
     if (text !== undefined) return resultOf(deployment, 200, text);
-    httpOnlyBindings.add(bindingName!); // nothing ran: the Worker has no such method
+    httpOnlyBindings.add(workerName!); // nothing ran: the Worker has no such method
   }
   const fetcher = binding ? (input: string, init: RequestInit) => binding.fetch(input, init) : (input: string, init: RequestInit) => fetch(input, init);
   return watched(deployment, call, timeoutMs, async (signal) => {
@@ -301,6 +309,26 @@ async function finalMessageOf(body: ReadableStream<Uint8Array>, { onProgress, on
     else final = data;
   }
   return final;
+}
+
+/**
+ * The deployment's Worker in the gateway's dispatch namespace, under its manifest's limits and
+ * egress; -32001 when the gateway has no namespace or the namespace no such script.
+ */
+async function dispatched(deployment: Deployment, script: string, env: BindingEnv): Promise<Fetcher> {
+  const namespace = namespaceOf(env);
+  if (!namespace) throw unavailable(deployment, `is not reachable from this gateway (no dispatch namespace ${NAMESPACE_BINDING})`);
+  const { limits, egress } = deployment.manifest;
+  try {
+    return await namespace.worker(script, {
+      ...(limits ? { limits } : {}),
+      egress: { deployment: `${deployment.name}@${deployment.version}`, hosts: egress ?? [] },
+    });
+  } catch (thrown) {
+    if (thrown instanceof ScriptNotFound) throw unavailable(deployment, `is not in the dispatch namespace (no script ${script})`);
+    console.error(`[gateway] ${deployment.id}: dispatch to ${script} failed:`, errorText(thrown));
+    throw unavailable(deployment, "is unreachable");
+  }
 }
 
 /** The deployment's service binding, or -32001 when this gateway has none by that name. */

@@ -3,13 +3,15 @@
  * back from Redis, so they are checked, not trusted) with the types inferred from them.
  */
 import { z } from "zod";
+import { ScriptNameSchema } from "../dispatch/script-name.js";
 import { isPlainKey } from "../json/index.js";
 import { RegisteredManifestSchema, SemverSchema, SkillManifestSchema, SkillNameSchema } from "../skill/manifest.js";
 
 /**
- * Where an SDK skill's deployment answers: a service binding of the gateway (static, fast) or a
- * URL. Which URLs a gateway may call is its own setting (src/forward/endpoint-policy.ts), checked
- * when a deployment registers.
+ * Where an SDK skill's deployment answers: a service binding of the gateway (static, fast), a
+ * Worker in the gateway's dispatch namespace by its script name (src/dispatch: added without a
+ * gateway deploy), or a URL. Which URLs a gateway may call is its own setting
+ * (src/forward/endpoint-policy.ts), checked when a deployment registers.
  */
 export const SkillEndpointSchema = z.union([
   z
@@ -20,8 +22,10 @@ export const SkillEndpointSchema = z.union([
         .refine(isPlainKey, "binding must not be an object property name"),
     })
     .strict(),
+  z.object({ dispatch: ScriptNameSchema }).strict(),
   z.object({ url: z.url({ protocol: /^https?$/ }) }).strict(),
 ]);
+export type SkillEndpoint = z.infer<typeof SkillEndpointSchema>;
 
 /** An OpenAPI operation as the gateway calls it: its method and path, where each argument goes, and its body. */
 export const OperationSchema = z.object({
@@ -91,6 +95,7 @@ export type Deployment = z.infer<typeof DeploymentSchema>;
  */
 export function endpointLabel(endpoint: Endpoint): string {
   if ("binding" in endpoint) return endpoint.binding;
+  if ("dispatch" in endpoint) return `${endpoint.dispatch} (dispatched)`;
   if ("url" in endpoint) return endpoint.url;
   const { upstream } = endpoint;
   return upstream.kind === "mcp" ?

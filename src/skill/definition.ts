@@ -129,6 +129,13 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   reliability?: SkillManifest["reliability"];
   /** Circuit-breaker overrides, e.g. `{ consecutiveFailures: 3, openMs: 10_000 }`. */
   breaker?: SkillManifest["breaker"];
+  /**
+   * The hosts the skill may `fetch` when it runs in a dispatch namespace, e.g. `["api.example.com",
+   * "*.wikipedia.org"]`; anything else is refused (HTTP 403) and audited. None declared, none reached.
+   */
+  egress?: SkillManifest["egress"];
+  /** Per-call limits in a dispatch namespace, e.g. `{ cpuMs: 50, subRequests: 10 }`. */
+  limits?: SkillManifest["limits"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
   idempotencyTtlSeconds?: number;
   /**

@@ -178,6 +178,8 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     ...(definition.cost ? { cost: definition.cost } : {}),
     ...(definition.reliability ? { reliability: definition.reliability } : {}),
     ...(definition.breaker ? { breaker: definition.breaker } : {}),
+    ...(definition.egress ? { egress: definition.egress } : {}),
+    ...(definition.limits ? { limits: definition.limits } : {}),
     ...(definition.resources?.length ? { resources: definition.resources.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.resourceTemplates?.length ? { resourceTemplates: definition.resourceTemplates.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.prompts?.length ? { prompts: definition.prompts.map(({ get: _get, ...declared }) => declared) } : {}),

@@ -23,6 +23,18 @@ export const SemverSchema = z
 /** A capability tag: dotted words, e.g. `text.summarize` or `grid.modbus`. */
 export const TagSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "tags must match [A-Za-z0-9_.:-]{1,64}");
 
+/**
+ * One host a skill may reach (its manifest's `egress`): a host name in lower case, `*.` before one
+ * for its subdomains, or `*` for any host.
+ */
+export const EgressHostSchema = z
+  .string()
+  .max(253)
+  .regex(
+    /^(\*|(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*)$/,
+    "an egress host is a host name in lower case (api.example.com), *.example.com for its subdomains, or *",
+  );
+
 /** Default per-skill timeout: 10 s. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -69,6 +81,20 @@ export const SkillManifestSchema = z.object({
     .int()
     .min(1)
     .max(7 * 86_400)
+    .optional(),
+  /**
+   * The hosts a dispatched skill may reach with `fetch` (src/egress): `api.example.com`, every
+   * subdomain with `*.example.com`, any host with `*`. Anything else is refused and audited as the
+   * skill's; none declared, none reached. Enforced for skills in a dispatch namespace (src/dispatch).
+   */
+  egress: z.array(EgressHostSchema).max(64).optional(),
+  /** Per-call limits a dispatched skill runs under: CPU milliseconds and subrequests (Workers for Platforms custom limits). */
+  limits: z
+    .object({
+      cpuMs: z.number().int().min(1).max(300_000).optional(),
+      subRequests: z.number().int().min(1).max(10_000).optional(),
+    })
+    .strict()
     .optional(),
   /** A display name for clients (MCP `title`). */
   title: z.string().max(256).optional(),

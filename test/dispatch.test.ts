@@ -1,0 +1,105 @@
+/**
+ * Skills in a dispatch namespace, through the gateway in workerd: the local namespace of
+ * `npm run dev` (src/dispatch/local.ts, the runtime's Worker Loader over the mesh's script store)
+ * behind the same call path as the `SKILL_NAMESPACE` binding on Cloudflare. A skill uploaded while
+ * the mesh runs is callable without a restart, two dispatched versions split by group and roll
+ * back, and a skill's requests reach only the hosts its manifest declares.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { type Peer, startPeer } from "./support/hostile.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+
+let mesh: Mesh;
+let peer: Peer;
+
+beforeAll(async () => {
+  mesh = await startMesh({ skills: [], dispatched: [fixture("echo-v1")], adminToken: ADMIN_TOKEN });
+  peer = await startPeer((_request, response) => response.end("hello from the peer"));
+});
+afterAll(async () => {
+  await mesh?.dispose();
+  await peer?.close();
+});
+
+const call = (method: string, params: unknown = {}, headers: Record<string, string> = {}) =>
+  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
+
+const deploymentOf = async (id: string) => (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.find((d: { id: string }) => d.id === id);
+
+describe("a dispatched skill", () => {
+  it("is registered by its script name and called through /rpc and /mcp", async () => {
+    expect((await deploymentOf("test.echo@1.0.0")).endpoint).toEqual({ dispatch: "skill-echo-v1" });
+
+    const answer = await call("test.echo");
+    expect(answer.json.result).toEqual({ version: "1.0.0" });
+    expect(answer.headers.get("x-skill-version")).toBe("test.echo@1.0.0");
+
+    const mcp = await post(
+      `${mesh.gatewayUrl}/mcp`,
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "test.echo", arguments: {} } },
+      { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(mcp.json.result.structuredContent).toEqual({ version: "1.0.0" });
+  });
+
+  it("uploaded while the mesh runs, is callable at once: no gateway restart, a canary by group, a rollback", async () => {
+    const before = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.map((d: { id: string }) => d.id);
+    await mesh.dispatch(fixture("echo-v2"));
+    // The in-memory store kept what it had: the gateway was not restarted.
+    const after = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.map((d: { id: string }) => d.id);
+    expect(after).toEqual([...before, "test.echo@2.0.0"].sort());
+
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.echo/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
+    for (let user = 0; user < 5; user++) {
+      expect((await call("test.echo", {}, { "x-user-group": "beta", "x-user-id": `u${user}` })).json.result.version).toBe("2.0.0");
+      expect((await call("test.echo", {}, { "x-user-id": `u${user}` })).json.result.version).toBe("1.0.0");
+    }
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.echo/rollback", {})).status).toBe(200);
+    expect((await call("test.echo", {}, { "x-user-group": "beta" })).json.result.version).toBe("1.0.0");
+  });
+
+  it("removed from the namespace, fails as unavailable (-32001), and cannot be registered", async () => {
+    await mesh.dispatch(fixture("greet"));
+    expect((await call("greet", { name: "Ada" })).json.result).toBeDefined();
+    mesh.scripts.delete("skill-greet");
+    const answer = await eventually(
+      () => call("greet", { name: "Ada" }),
+      (a) => a.json.error?.code === -32001,
+      5_000,
+    );
+    expect(answer.json.error.code).toBe(-32001);
+    expect(answer.json.error.message).toContain("not in the dispatch namespace");
+    const refused = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { dispatch: "skill-nowhere" } });
+    expect(refused.status).toBe(502);
+    expect((await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { dispatch: "Not A Script" } })).status).toBe(400);
+  });
+});
+
+describe("declared egress", () => {
+  beforeAll(() => mesh.dispatch(fixture("fetcher")));
+
+  it("lets a skill reach the host it declares", async () => {
+    const answer = await call("test.fetcher", { url: `${peer.url}/` });
+    expect(answer.json.result).toEqual({ status: 200, text: "hello from the peer" });
+  });
+
+  it("refuses any other host with 403, and audits it as the skill's", async () => {
+    const answer = await call("test.fetcher", { url: `${peer.url.replace("127.0.0.1", "localhost")}/secret?token=abc` });
+    expect(answer.json.result.status).toBe(403);
+    expect(answer.json.result.text).toContain("localhost is not among the hosts test.fetcher@1.0.0 declares");
+    const audit = await eventually(
+      () => admin(mesh.gatewayUrl, "GET", "/audit?type=egress&skill=test.fetcher"),
+      (a) => a.json.entries.length > 0,
+    );
+    expect(audit.json.entries[0]).toMatchObject({ type: "egress", deployment: "test.fetcher@1.0.0", method: "GET", host: "localhost" });
+    // Never the path or the query: they may carry data.
+    expect(JSON.stringify(audit.json.entries)).not.toContain("token=abc");
+  });
+
+  it("is what the registered manifest says: its hosts and its limits", async () => {
+    const fetcher = await deploymentOf("test.fetcher@1.0.0");
+    expect(fetcher.manifest.egress).toEqual(["127.0.0.1"]);
+    expect(fetcher.manifest.limits).toEqual({ cpuMs: 50, subRequests: 5 });
+  });
+});
