@@ -225,7 +225,9 @@ async function overRpc(deployment: Deployment, binding: SkillRpc, hop: Hop, time
     if (cancellation?.cancelled) throw cancelled(deployment);
     if (isMissingRpcMethod(thrown)) return undefined;
     if (thrown instanceof RpcError) throw thrown; // the timeout
-    // The skill's isolate failed the call (an exception past the SDK, a limit exceeded): a transport failure.
+    const overLimit = limitExceeded(deployment, thrown);
+    if (overLimit) throw overLimit;
+    // The skill's isolate failed the call (an exception past the SDK): a transport failure.
     console.error(`[gateway] ${deployment.id} failed its RPC call:`, errorText(thrown));
     throw unavailable(deployment, "is unreachable");
   } finally {
@@ -259,6 +261,8 @@ async function overHttp(
     response = await fetcher(url, { method: "POST", headers, body: hop.body, signal, redirect: "manual" });
   } catch (thrown) {
     if (thrown instanceof RpcError || signal.aborted) throw thrown;
+    const overLimit = limitExceeded(deployment, thrown);
+    if (overLimit) throw overLimit;
     console.error(`[gateway] ${deployment.id} unreachable:`, thrown);
     throw unavailable(deployment, "is unreachable");
   }
@@ -340,6 +344,27 @@ function bindingOf(deployment: Deployment, name: string, env: BindingEnv): Fetch
     });
   }
   return binding;
+}
+
+/**
+ * The error for a call the runtime stopped at one of the skill's per-call limits (a dispatched
+ * skill's `limits`: "exceeded CPU time limit", "Too many subrequests"), or undefined for any other
+ * failure. -32603: the skill's own fault, counted by its breaker, and not retried (the same call
+ * would spend the same again).
+ */
+function limitExceeded(deployment: Deployment, thrown: unknown): RpcError | undefined {
+  const message = errorText(thrown);
+  const { limits } = deployment.manifest;
+  if (/CPU time limit|exceeded CPU/i.test(message)) {
+    return new RpcError(ErrorCode.InternalError, `${deployment.name} exceeded its CPU limit${limits?.cpuMs ? ` (${limits.cpuMs} ms a call)` : ""}`);
+  }
+  if (/too many subrequests|subrequest limit/i.test(message)) {
+    return new RpcError(
+      ErrorCode.InternalError,
+      `${deployment.name} made more subrequests than its limit${limits?.subRequests ? ` (${limits.subRequests} a call)` : ""}`,
+    );
+  }
+  return undefined;
 }
 
 function cancelled(deployment: Deployment): RpcError {
