@@ -6,6 +6,9 @@
  * UPSTASH_REDIS_REST_TOKEN in the environment (and no --redis), on that Redis.
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
+ * `npm run dev -- --dispatch` — every skill uploaded into the local dispatch namespace instead of
+ * bound to the gateway (src/dispatch/local.ts, as Workers for Platforms serves them): registered by
+ * script name, a skill's edit or a new skill folder served without restarting the gateway.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
  * folder, e.g. a test fixture; repeatable), --skills-dir DIR (the folder of skill folders instead
  * of skills/), --agent-skills-dir DIR (the folder of Agent Skills packages instead of the
@@ -30,7 +33,8 @@ import { type Mesh, adminCall, startMesh } from "./mesh/index.js";
 import { KeyCreatedSchema } from "../src/admin-api/index.js";
 import { agentSkillDirs, registerAgentSkill } from "./mesh/agent-skills.js";
 import { writeDevState } from "./mesh/dev-state.js";
-import { readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
+import { type RegistryView, readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
+import type { SkillManifest } from "../src/skill/manifest.js";
 import { startLocalUpstash } from "./redis-rest/serve.js";
 
 const { values } = parseArgs({
@@ -43,6 +47,7 @@ const { values } = parseArgs({
     "skills-dir": { type: "string", default: join(ROOT, "skills") },
     "agent-skills-dir": { type: "string" },
     "no-watch": { type: "boolean", default: false },
+    dispatch: { type: "boolean", default: false },
   },
 });
 
@@ -96,7 +101,16 @@ try {
     ...(values.auth ? { SKILLMESH_AUTH: "required" } : {}),
     ...(values.verbose ? { SKILLMESH_LOG_CALLS: "true" } : {}),
   };
-  const mesh = await startMesh({ skills: dirs, adminToken, upstash, port, verbose: values.verbose, gatewayVars });
+  const dispatch = values.dispatch;
+  const mesh = await startMesh({
+    skills: dispatch ? [] : dirs,
+    dispatched: dispatch ? dirs : [],
+    adminToken,
+    upstash,
+    port,
+    verbose: values.verbose,
+    gatewayVars,
+  });
   stops.push(() => mesh.dispose());
   // No Cron Triggers run locally: tick the rollouts (src/delivery) as the gateway's once-a-minute
   // cron does in production, every few seconds so that a local rollout moves at a local pace.
@@ -114,21 +128,22 @@ try {
   // Where it runs, for the other commands of the project its skills/ is in (skillmesh new prints its curl for it).
   // Removed on exit, however the process ends (wrangler's own SIGINT handler may exit before ours is done).
   process.once("exit", writeDevState(dirname(skillsRoot), { url, auth: values.auth, pid: process.pid }));
+  const registry = await readRegistry(url, adminToken);
   // Pipelines checked against the skills they call, as `skillmesh contracts check` does.
-  for (const problem of pipelineProblems(
-    dirs,
-    mesh.skills.map((s) => s.manifest),
-  ))
-    console.log(`⚠ ${problem}`);
+  for (const problem of pipelineProblems(dirs, servedManifests(mesh, registry))) console.log(`⚠ ${problem}`);
   console.log(`\nSkillmesh gateway: ${url}   (store: ${store}; auth: ${values.auth ? "required" : "off, as a local default — --auth to require keys"})`);
   console.log(`  JSON-RPC: POST ${url}/rpc    MCP: POST ${url}/mcp\n`);
-  const registry = await readRegistry(url, adminToken);
-  for (const skill of mesh.skills) {
-    const { name, version } = skill.manifest;
+  const roleOf = (name: string, version: string) => {
     const deployment = registry.deployments.find((d) => d.id === `${name}@${version}`);
     const weight = registry.routes[name]?.["*"]?.[version];
-    const role = `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
-    console.log(`  ${`${name}@${version}`.padEnd(28)} ${role.padEnd(12)} direct: ${skill.url}`);
+    return `${deployment?.role ?? "?"}${weight === undefined ? "" : ` ${weight}%`}`;
+  };
+  for (const skill of mesh.skills) {
+    const { name, version } = skill.manifest;
+    console.log(`  ${`${name}@${version}`.padEnd(28)} ${roleOf(name, version).padEnd(12)} direct: ${skill.url}`);
+  }
+  for (const { name, version, endpoint } of registry.deployments) {
+    if ("dispatch" in endpoint) console.log(`  ${`${name}@${version}`.padEnd(28)} ${roleOf(name, version).padEnd(12)} dispatched: ${endpoint.dispatch}`);
   }
   const packagesRoot = resolve(values["agent-skills-dir"] ?? join(dirname(skillsRoot), "agent-skills"));
   const packageLines = await registerPackages(url, adminToken, agentSkillDirs(packagesRoot));
@@ -152,7 +167,7 @@ Admin API token (for /admin/*):
 ${values["no-watch"] ? "" : `Watching ${relative(ROOT, skillsRoot) || "."}/, ${relative(ROOT, packagesRoot) || "."}/, src/ and routes/: an edit reloads what changed. `}Ctrl-C stops the mesh.`);
   if (!values["no-watch"]) {
     const watched = [skillsRoot, packagesRoot, join(ROOT, "src"), join(ROOT, "routes"), ...extraDirs];
-    const reloader = liveReload(mesh, adminToken, meshSkillDirs, Boolean(upstash), packagesRoot);
+    const reloader = liveReload(mesh, adminToken, meshSkillDirs, Boolean(upstash), packagesRoot, dispatch ? [skillsRoot, ...extraDirs] : undefined);
     const stopWatching = watchSources(watched, (paths) => reloader.schedule(paths), undefined, [packagesRoot]);
     stops.push(async () => stopWatching());
   }
@@ -201,8 +216,50 @@ async function registerPackages(url: string, adminToken: string, dirs: string[])
   return lines;
 }
 
-/** Runs reloads one at a time; edits made during a reload are taken by the next one. */
-function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[], persistentStore: boolean, packagesRoot: string) {
+/** The manifests of the skills the mesh serves: bound ones as their Workers say, dispatched ones as registered. */
+function servedManifests(mesh: Mesh, registry: RegistryView): SkillManifest[] {
+  const scripts = new Set(mesh.dispatched.map((d) => d.script));
+  return [
+    ...mesh.skills.map((s) => s.manifest),
+    ...registry.deployments.filter((d) => "dispatch" in d.endpoint && scripts.has(d.endpoint.dispatch)).map((d) => d.manifest),
+  ];
+}
+
+/**
+ * In `--dispatch` mode, an edit of skill folders only: each touched folder bundled and uploaded
+ * into the local namespace again and registered (its edit wins over a definition the store kept,
+ * as in a reload), a removed folder's script deleted and deregistered. The gateway keeps running.
+ */
+async function redispatch(mesh: Mesh, adminToken: string, dirs: string[], paths: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  const touched = dirs.filter((dir) => paths.some((path) => `${resolve(ROOT, path)}/`.startsWith(`${dir}/`)));
+  // A module beside the folders (shared by several) changed: every skill again (unchanged bundles come from the cache).
+  for (const dir of touched.length ? touched : dirs) {
+    try {
+      const skill = await mesh.dispatch(dir, { force: true });
+      lines.push(`✓ ${relative(ROOT, dir)} uploaded as ${skill.script} (${skill.version})`);
+    } catch (error) {
+      lines.push(`✗ ${relative(ROOT, dir)}: ${(error as Error).message}`);
+    }
+  }
+  for (const gone of mesh.dispatched.filter((d) => !dirs.includes(d.dir))) {
+    mesh.scripts.delete(gone.script);
+    mesh.dispatched = mesh.dispatched.filter((d) => d !== gone);
+    for (const d of (await readRegistry(mesh.gatewayUrl, adminToken)).deployments) {
+      if (!("dispatch" in d.endpoint) || d.endpoint.dispatch !== gone.script) continue;
+      await adminCall(mesh.gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(d.id)}`).catch(() => undefined);
+      lines.push(`✓ ${d.id} removed (its folder is gone)`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Runs reloads one at a time; edits made during a reload are taken by the next one. With
+ * `dispatchRoots` (`--dispatch`), an edit under them uploads the skills again (redispatch) instead
+ * of restarting the mesh.
+ */
+function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[], persistentStore: boolean, packagesRoot: string, dispatchRoots?: string[]) {
   const queued = new Set<string>();
   let chain = Promise.resolve();
   const reload = async () => {
@@ -218,22 +275,26 @@ function liveReload(mesh: Mesh, adminToken: string, meshSkillDirs: () => string[
         console.log(`  ${line.startsWith("✗") || line.startsWith("  ↳") ? line : `✓ ${line}`}`);
       return;
     }
-    console.log(`↻ ${paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`} changed: reloading …`);
+    const what = paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more`;
+    if (dispatchRoots && paths.every((path) => dispatchRoots.some((root) => resolve(ROOT, path).startsWith(`${root}/`)))) {
+      console.log(`↻ ${what} changed: uploading into the local dispatch namespace (the gateway keeps running) …`);
+      for (const line of await redispatch(mesh, adminToken, meshSkillDirs(), paths)) console.log(`  ${line}`);
+      return;
+    }
+    console.log(`↻ ${what} changed: reloading …`);
     const before = await readRegistry(mesh.gatewayUrl, adminToken);
     let failure: Error | undefined;
     try {
-      await mesh.reload(meshSkillDirs());
+      await mesh.reload(dispatchRoots ? [] : meshSkillDirs());
     } catch (error) {
       failure = error as Error;
     }
+    // The gateway restarted: the dispatched skills registered again, with what their folders hold now.
+    const uploads = dispatchRoots ? await redispatch(mesh, adminToken, meshSkillDirs(), []) : [];
     // Also after a failure: a Worker that bundled but did not start had the mesh restarted twice.
     const report = await restoreRegistry(mesh, adminToken, before, () => committedContracts());
-    report.warnings.push(
-      ...pipelineProblems(
-        meshSkillDirs(),
-        mesh.skills.map((s) => s.manifest),
-      ),
-    );
+    report.warnings.push(...uploads.filter((line) => line.startsWith("✗")).map((line) => line.slice(2)));
+    report.warnings.push(...pipelineProblems(meshSkillDirs(), servedManifests(mesh, await readRegistry(mesh.gatewayUrl, adminToken))));
     if (failure) {
       console.error(`✗ ${failure.message}\n  Still serving the last good version; save again to retry.`);
       return;

@@ -83,7 +83,7 @@ export interface Mesh {
    * Bundles a skill folder and uploads it into the local dispatch namespace while the mesh runs
    * (no restart), registering it unless told not to.
    */
-  dispatch(dir: string, options?: { register?: boolean }): Promise<DispatchedSkill>;
+  dispatch(dir: string, options?: { register?: boolean; force?: boolean }): Promise<DispatchedSkill>;
   miniflare: Miniflare;
   dispose(): Promise<void>;
   /**
@@ -280,10 +280,11 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       skills: await meshSkillsOf(miniflare, skills),
       dispatched,
       scripts,
-      dispatch: async (dir, { register = true } = {}) => {
+      dispatch: async (dir, { register = true, force = false } = {}) => {
         const skill = upload(await bundleWorker(dir, { unminified: options.unminified }));
         mesh.dispatched = [...mesh.dispatched.filter((d) => d.script !== skill.script), skill];
-        if (register) await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, isPipelineDir(dir) ? { pipeline: true } : {});
+        const extra = { ...(isPipelineDir(dir) ? { pipeline: true } : {}), ...(force ? { force: true } : {}) };
+        if (register) await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, extra);
         return skill;
       },
       miniflare,
