@@ -100,7 +100,8 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
 }
 
 export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;
-// Where the scripts of the local dispatch namespace send their requests (src/dispatch/local.ts).
-export { SkillEgress } from "./egress.js";
+// Declared egress: where the local dispatch namespace's scripts send their requests
+// (src/dispatch/local.ts), and where the namespace's outbound Worker reports refusals (workers/egress).
+export { EgressAudit, SkillEgress } from "./egress.js";
 // The Workflow class of async jobs (wrangler.toml [[workflows]]).
 export { JobWorkflow } from "../src/job-runner/workflow.js";

@@ -5,8 +5,10 @@
  * the mesh runs is callable without a restart, two dispatched versions split by group and roll
  * back, and a skill's requests reach only the hosts its manifest declares.
  */
+import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Mesh, startMesh } from "../scripts/mesh/index.js";
+import { ROOT, bundleWorker } from "../scripts/mesh/bundle.js";
+import { type Mesh, startMesh, workerOptionsOf } from "../scripts/mesh/index.js";
 import { type Peer, startPeer } from "./support/hostile.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
@@ -101,5 +103,43 @@ describe("declared egress", () => {
     const fetcher = await deploymentOf("test.fetcher@1.0.0");
     expect(fetcher.manifest.egress).toEqual(["127.0.0.1"]);
     expect(fetcher.manifest.limits).toEqual({ cpuMs: 50, subRequests: 5 });
+  });
+});
+
+describe("the dispatch namespace's outbound Worker on Cloudflare (workers/egress)", () => {
+  // Miniflare cannot run a dispatch namespace here: the outbound Worker is started beside the
+  // gateway as Cloudflare runs it, with the egress parameters a dispatch passes in its env.
+  let miniflare: Miniflare;
+  beforeAll(async () => {
+    const [gateway, egress] = await Promise.all([bundleWorker(ROOT), bundleWorker(`${ROOT}/workers/egress`)]);
+    miniflare = new Miniflare({
+      workers: [
+        {
+          ...workerOptionsOf(gateway!, "gateway"),
+          bindings: { SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN, SKILLMESH_STORE: "memory", SKILLMESH_AUTH: "off" },
+          serviceBindings: {}, // its [[services]] name skills deployed on Cloudflare
+        },
+        {
+          ...workerOptionsOf(egress!, "egress"),
+          bindings: { skillmesh_egress: { deployment: "test.fetcher@1.0.0", hosts: ["127.0.0.1"] } },
+          serviceBindings: { GATEWAY: { name: "gateway", entrypoint: "EgressAudit" } },
+        },
+      ],
+    } as ConstructorParameters<typeof Miniflare>[0]);
+  });
+  afterAll(() => miniflare?.dispose());
+
+  it("sends a declared host's request on, refuses another, and the gateway audits the refusal", async () => {
+    const outbound = await miniflare.getWorker("egress");
+    expect(await (await outbound.fetch(`${peer.url}/`)).text()).toBe("hello from the peer");
+    const refused = await outbound.fetch(`${peer.url.replace("127.0.0.1", "localhost")}/x?secret=1`);
+    expect(refused.status).toBe(403);
+    const gateway = await miniflare.getWorker("gateway");
+    const audit = await eventually(
+      async () =>
+        (await (await gateway.fetch("http://gateway/admin/audit?type=egress", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as any,
+      (a) => a.entries?.length > 0,
+    );
+    expect(audit.entries).toEqual([expect.objectContaining({ type: "egress", deployment: "test.fetcher@1.0.0", method: "GET", host: "localhost" })]);
   });
 });

@@ -99,7 +99,8 @@ function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
-function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
+/** The Miniflare options of a bundled Worker, as `wrangler dev` would start it, named `name`. */
+export function workerOptionsOf(bundle: Bundle, name: string): WorkerOptions {
   const workerOptions = miniflareOptionsOfConfig(bundle.configPath);
   const modules = modulesOf(bundle.scriptPath, (workerOptions.modulesRules as ModuleRule[] | undefined) ?? []);
   // Module names relative to the bundle, not to the working directory (a test run from elsewhere).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NAMESPACE_BINDING, OUTBOUND_PARAMETER, ScriptNotFound, namespaceOf } from "./index.js";
+import { OUTBOUND_PARAMETER } from "../egress/index.js";
+import { NAMESPACE_BINDING, ScriptNotFound, namespaceOf } from "./index.js";
 import { ScriptNameSchema } from "./script-name.js";
 
 /** The runtime's dispatch namespace binding, as far as the gateway calls it: records each get. */

@@ -9,6 +9,7 @@
  * gives the gateway a Worker Loader and a script store instead (src/dispatch/local.ts): the same
  * interface, the same call path.
  */
+import { OUTBOUND_PARAMETER } from "../egress/index.js";
 import { LocalNamespace } from "./local.js";
 import { type DispatchLimits, type SkillNamespace, ScriptNotFound } from "./namespace.js";
 
@@ -16,8 +17,6 @@ export { type DispatchLimits, type DispatchOptions, type SkillNamespace, ScriptN
 
 /** The gateway's dispatch namespace binding (wrangler.toml `[[dispatch_namespaces]] binding`). */
 export const NAMESPACE_BINDING = "SKILL_NAMESPACE";
-/** The name its outbound Worker reads the egress parameters by (`outbound = { parameters = [...] }`). */
-export const OUTBOUND_PARAMETER = "skillmesh_egress";
 /** Local only: the Worker Loader that runs the local namespace's scripts (`npm run dev`). */
 export const LOADER_BINDING = "SKILL_LOADER";
 /** Local only: the store the local namespace reads its scripts from (`npm run dev`'s uploads). */

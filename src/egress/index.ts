@@ -6,6 +6,9 @@
  */
 import { z } from "zod";
 
+/** The name the outbound Worker reads the egress parameters by (wrangler.toml `outbound = { parameters = [...] }`). */
+export const OUTBOUND_PARAMETER = "skillmesh_egress";
+
 /** What the gateway tells the outbound Worker of one dispatch: whose request it is and where it may go. */
 export const EgressParamsSchema = z.object({
   /** `name@version` of the dispatched deployment. */
@@ -16,12 +19,13 @@ export const EgressParamsSchema = z.object({
 export type EgressParams = z.infer<typeof EgressParamsSchema>;
 
 /** One request a skill was refused: what the audit log keeps (never the path or query: they may carry data). */
-export interface EgressRefusal {
-  deployment: string;
-  method: string;
+export const EgressRefusalSchema = z.object({
+  deployment: z.string().max(200),
+  method: z.string().max(16),
   /** The host it asked for, as the URL parser reads it. */
-  host: string;
-}
+  host: z.string().max(253),
+});
+export type EgressRefusal = z.infer<typeof EgressRefusalSchema>;
 
 /**
  * Whether `host` is among `declared`: equal, under a `*.` pattern (a subdomain, not the domain
