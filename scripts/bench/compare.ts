@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../mesh/bundle.js";
 import type { Mesh } from "../mesh/index.js";
-import type { Side } from "./load.js";
+import { type Side, empty, load, summary } from "./load.js";
 import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
 
@@ -111,5 +111,42 @@ export async function runTrivialRatio(options: { pairs: number; seconds: number 
     console.log(`  gateway/bare hop: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})   (target >= 0.80x)`);
   } finally {
     await mesh.dispose();
+  }
+}
+
+/**
+ * `npm run bench -- --dispatch [--pairs N] [--seconds N]`: the trivial call through the gateway to
+ * the skill in its dispatch namespace (the local one: the runtime's Worker Loader, src/dispatch/local.ts)
+ * against the same call over a service binding, each in its own mesh, as the median of paired wrk
+ * runs; then the p50 each takes one call at a time.
+ */
+export async function runDispatchRatio(options: { pairs: number; seconds: number }): Promise<void> {
+  if (!(await hasWrk())) throw new Error("--dispatch needs wrk as the load generator: apt-get install -y wrk");
+  console.log("Bundling (cached after the first run) and starting a mesh for each …");
+  const bound = await startTrivialMesh("service-binding");
+  try {
+    const dispatched = await startTrivialMesh("dispatched", { dispatched: true });
+    try {
+      const s = await pairedRuns(bound.side, dispatched.side, options);
+      const p50 = async (side: Side) => {
+        const sample = empty();
+        await load(side, options.seconds * 1_000, sample, 1);
+        return summary(sample).p50;
+      };
+      const [boundP50, dispatchedP50] = [await p50(bound.side), await p50(dispatched.side)];
+      console.log(
+        `\nThe trivial call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): over a service binding ${s.meanA.toFixed(0)} req/s, dispatched ${s.meanB.toFixed(0)} req/s`,
+      );
+      console.log(
+        `  dispatched/service binding: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})   (target >= 0.90x)`,
+      );
+      console.log(
+        `  one call at a time, p50: service binding ${boundP50.toFixed(2)} ms, dispatched ${dispatchedP50.toFixed(2)} ms (${dispatchedP50 - boundP50 >= 0 ? "+" : ""}${(dispatchedP50 - boundP50).toFixed(2)} ms)`,
+      );
+    } finally {
+      await dispatched.mesh.dispose();
+    }
+  } finally {
+    await bound.mesh.dispose();
   }
 }

@@ -61,7 +61,9 @@
  * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
  * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc;
  * `--route read` and `--route file`: an MCP resources/read of a skill's resource, of a package's file); `--trivial [--pairs N]` the trivial call
- * through the gateway against the bare hop alone, as a paired median (compare.ts); `--soak
+ * through the gateway against the bare hop alone, as a paired median (compare.ts); `--dispatch
+ * [--pairs N]` the trivial call to the skill in the gateway's dispatch namespace against the same
+ * call over a service binding, paired the same way (compare.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -75,7 +77,7 @@ import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Sample, type Side, empty, load, summary } from "./load.js";
-import { runCompare, runTrivialRatio } from "./compare.js";
+import { runCompare, runDispatchRatio, runTrivialRatio } from "./compare.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runCatalog } from "./catalog.js";
@@ -109,6 +111,7 @@ const { values } = parseArgs({
     route: { type: "string", default: "rpc" },
     soak: { type: "boolean", default: false },
     trivial: { type: "boolean", default: false },
+    dispatch: { type: "boolean", default: false },
     rounds: { type: "string", default: "6" },
   },
 });
@@ -134,6 +137,10 @@ if (values.profile) {
 }
 if (values.soak) {
   await runSoak(Number(values.rounds), secondsOr(8), values.redis);
+  process.exit();
+}
+if (values.dispatch) {
+  await runDispatchRatio({ pairs: Number(values.pairs), seconds: secondsOr(2) });
   process.exit();
 }
 if (values.trivial) {

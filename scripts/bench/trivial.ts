@@ -70,7 +70,12 @@ export type TrivialRoute = "rpc" | "mcp" | "mcp-2026" | "fed" | "read" | "file";
 export const TRIVIAL_ROUTES: readonly TrivialRoute[] = ["rpc", "mcp", "mcp-2026", "fed", "read", "file"];
 
 /** What a trivial mesh is started with: the mesh's own options, the route, and whether the bare hop runs beside it. */
-type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & { route?: TrivialRoute; bareHop?: boolean };
+type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unminified" | "upstash"> & {
+  route?: TrivialRoute;
+  bareHop?: boolean;
+  /** The trivial skill in the local dispatch namespace (registered by script name), not bound to the gateway. */
+  dispatched?: boolean;
+};
 /** A started trivial mesh and the side that calls the skill through its gateway. */
 type TrivialMesh = { mesh: Mesh; side: Side };
 
@@ -85,17 +90,24 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
 export async function startTrivialMesh(name: string, options?: TrivialMeshOptions): Promise<TrivialMesh>;
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
-  const { route, bareHop, ...meshOptions } = options;
+  const { route, bareHop, dispatched, ...meshOptions } = options;
   const skills = [
-    SUBTRACT_DIR,
+    ...(dispatched ? [] : [SUBTRACT_DIR]),
     ...(bareHop ? [BARE_HOP_DIR] : []),
     ...(route === "fed" ? [TRIVIAL_UPSTREAM_DIR] : []),
     ...(route === "read" ? [UNITS_DIR] : []),
   ];
-  const mesh = await startMesh({ ...meshOptions, skills, adminToken, register: false, gatewayVars: { SKILLMESH_AUTH: "required" } });
+  const mesh = await startMesh({
+    ...meshOptions,
+    skills,
+    ...(dispatched ? { dispatched: [SUBTRACT_DIR] } : {}),
+    adminToken,
+    register: false,
+    gatewayVars: { SKILLMESH_AUTH: "required" },
+  });
   try {
     const workerOf = (dir: string) => mesh.skills.find((skill) => skill.dir === dir)!;
-    await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(SUBTRACT_DIR).binding });
+    await registerSkill(mesh.gatewayUrl, adminToken, dispatched ? { dispatch: mesh.dispatched[0]!.script } : { binding: workerOf(SUBTRACT_DIR).binding });
     const { key } = KeyCreatedSchema.parse(await adminCall(mesh.gatewayUrl, adminToken, "POST", "/keys", { name: "bench", skills: ["*"] }));
     const authorization = `Bearer ${key}`;
     if (route === "fed")
