@@ -40,12 +40,14 @@ import {
   GATEWAY_SECRETS,
   type SecretsPlan,
   gatewayUrlRefusal,
+  gatewayBuildOf,
   registrationEndpointOf,
   sameVersionChanges,
   secretsFor,
   skillVarsOf,
 } from "./mesh/deploy-plan.js";
-import { DeploymentSchema } from "../src/registry/model.js";
+import { DeploymentSchema, type SkillEndpoint } from "../src/registry/model.js";
+import { NAMESPACE_BINDING } from "../src/dispatch/index.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
 const run = promisify(execFile);
@@ -63,9 +65,11 @@ async function tools() {
   ]);
   return {
     readWranglerConfig: config.readWranglerConfig,
+    environmentOf: config.environmentOf,
     contractReport: contracts.contractReport,
     RegistrationError: mesh.RegistrationError,
     registerSkill: mesh.registerSkill,
+    adminCall: mesh.adminCall,
     agentSkillDirs: packages.agentSkillDirs,
     registerAgentSkill: packages.registerAgentSkill,
   };
@@ -79,6 +83,7 @@ const { values } = parseArgs({
     "dry-run": { type: "boolean", default: false },
     outdir: { type: "string", default: "dist" },
     "register-timeout": { type: "string", default: "60" },
+    env: { type: "string" },
   },
 });
 
@@ -155,10 +160,14 @@ class DeployStopped extends Error {
   }
 }
 
-/** One Worker to upload: a skill or the gateway. */
+/** One Worker to upload: a skill, the namespace's outbound Worker or the gateway. */
 interface Upload {
   name: string;
   configPath: string;
+  /** The wrangler environment (`--env`) it is uploaded as, when its wrangler.toml defines the one deployed. */
+  env?: string;
+  /** A script of this dispatch namespace (`--dispatch-namespace`), not a Worker of the account. */
+  namespace?: string;
   /** Its bundle (scripts/mesh/bundle.ts), uploaded as it is. */
   scriptPath: string;
   secrets: SecretsPlan;
@@ -169,6 +178,61 @@ interface Upload {
   trustsContext?: boolean;
   /** Skills only: a pipeline folder, registered with `"pipeline": true`. */
   pipeline?: boolean;
+}
+
+/** The namespace's outbound Worker (src/egress): uploaded with the skills when the namespace names one. */
+const EGRESS_DIR = join(ROOT, "workers/egress");
+
+/** The outbound Worker's upload, for the environment deployed; refused when the gateway's namespace names another Worker. */
+function egressUploadOf(service: string, envName: string | undefined, { readWranglerConfig, environmentOf }: Tools): Omit<Upload, "scriptPath"> {
+  const configPath = join(EGRESS_DIR, "wrangler.toml");
+  const env = environmentOf(configPath, envName);
+  const name = readWranglerConfig(configPath, env).name!;
+  if (name !== service)
+    throw new Error(
+      `Not deploying: the dispatch namespace's outbound Worker is ${service}, but workers/egress deploys as ${name}${envName ? ` in --env ${envName}` : ""}`,
+    );
+  return { name, configPath, ...(env ? { env } : {}), secrets: { provided: {}, kept: [] }, vars: {} };
+}
+
+/** Calls the account's part of the Cloudflare API (as wrangler does, at CLOUDFLARE_API_BASE_URL when set). */
+type CloudflareApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; result: unknown }>;
+
+/** The Cloudflare API of the account in CLOUDFLARE_ACCOUNT_ID, or undefined without one. */
+function cloudflareApi(env: NodeJS.ProcessEnv): CloudflareApi | undefined {
+  const { CLOUDFLARE_ACCOUNT_ID: account, CLOUDFLARE_API_TOKEN: token } = env;
+  if (!account || !token) return undefined;
+  const base = (env.CLOUDFLARE_API_BASE_URL || "https://api.cloudflare.com/client/v4").replace(/\/$/, "");
+  return async (method, path, body) => {
+    const response = await fetch(`${base}/accounts/${account}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      redirect: "manual",
+      signal: AbortSignal.timeout(30_000),
+    });
+    const answer = (await response.json().catch(() => undefined)) as { result?: unknown; errors?: Array<{ message?: string }> } | undefined;
+    if (!response.ok && response.status !== 404)
+      throw new Error(`${method} ${path}: HTTP ${response.status} ${answer?.errors?.map((e) => e.message).join("; ") ?? ""}`);
+    return { status: response.status, result: answer?.result };
+  };
+}
+
+/** The plain vars of a Worker's live version (its settings), empty when it has none or does not exist. */
+async function liveVars(api: CloudflareApi, worker: string): Promise<Record<string, string>> {
+  const { status, result } = await api("GET", `/workers/scripts/${encodeURIComponent(worker)}/settings`);
+  if (status !== 200) return {};
+  const bindings = (result as { bindings?: Array<{ name?: unknown; type?: unknown; text?: unknown }> } | undefined)?.bindings ?? [];
+  return Object.fromEntries(
+    bindings.filter((b) => b.type === "plain_text" && typeof b.name === "string" && typeof b.text === "string").map((b) => [b.name, b.text]),
+  );
+}
+
+/** Creates the dispatch namespace when the account has none of that name; whether it did. */
+async function ensureNamespace(api: CloudflareApi, name: string): Promise<boolean> {
+  if ((await api("GET", `/workers/dispatch/namespaces/${encodeURIComponent(name)}`)).status === 200) return false;
+  await api("POST", "/workers/dispatch/namespaces", { name });
+  return true;
 }
 
 async function wrangler(args: string[]): Promise<string> {
@@ -184,6 +248,8 @@ async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?:
     "--no-bundle",
     "-c",
     worker.configPath,
+    ...(worker.env ? ["--env", worker.env] : []),
+    ...(worker.namespace ? ["--dispatch-namespace", worker.namespace] : []),
     ...Object.entries(worker.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   if (Object.keys(worker.secrets.provided).length) {
@@ -205,7 +271,7 @@ async function upload(worker: Upload, secretsDir: string): Promise<{ versionId?:
 async function registerWhenReady(
   gatewayUrl: string,
   adminToken: string,
-  endpoint: { binding: string } | { url: string },
+  endpoint: SkillEndpoint,
   extra: { registrationId?: string; pipeline?: boolean },
   deadline: number,
   { registerSkill, RegistrationError }: Tools,
@@ -223,6 +289,35 @@ async function registerWhenReady(
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
+}
+
+/**
+ * Retires what the namespace serves but skills/ no longer has: every deployment the gateway has
+ * registered by a script name that is not one of `current` is deregistered, then its script is
+ * deleted from the namespace (in that order: no call is routed to a deleted script). The deploy
+ * owns the namespace: a script registered by hand, not from skills/, is retired too.
+ */
+async function retireScripts(gatewayUrl: string, adminToken: string, namespace: string, current: Set<string>, api: CloudflareApi, { adminCall }: Tools) {
+  const retired: string[] = [];
+  const page = z.object({ deployments: z.array(DeploymentSchema.pick({ id: true, endpoint: true })), nextCursor: z.string().optional() });
+  const gone = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const answer = page.parse(await adminCall(gatewayUrl, adminToken, "GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`));
+    for (const { id, endpoint } of answer.deployments) {
+      if (!("dispatch" in endpoint) || current.has(endpoint.dispatch)) continue;
+      await adminCall(gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(id)}`);
+      console.log(`  ✓ ${id} retired: its script ${endpoint.dispatch} is in no skill folder`);
+      retired.push(`${id} retired`);
+      gone.add(endpoint.dispatch);
+    }
+    cursor = answer.nextCursor;
+  } while (cursor);
+  for (const script of gone) {
+    const { status } = await api("DELETE", `/workers/dispatch/namespaces/${encodeURIComponent(namespace)}/scripts/${encodeURIComponent(script)}`);
+    console.log(`  ✓ ${script} ${status === 404 ? "was not in" : "deleted from"} ${namespace}`);
+  }
+  return retired;
 }
 
 async function deploy(): Promise<void> {
@@ -243,7 +338,19 @@ async function deploy(): Promise<void> {
   const gatewaySecrets = secretsFor(GATEWAY_SECRETS, env);
   const hopPublicKey = env.SKILLMESH_HOP_KEY ? await hopPublicKeyOf(env.SKILLMESH_HOP_KEY) : undefined;
   const loaded = await tools();
-  const { readWranglerConfig, contractReport, RegistrationError, agentSkillDirs, registerAgentSkill } = loaded;
+  const { readWranglerConfig, environmentOf, contractReport, RegistrationError, agentSkillDirs, registerAgentSkill } = loaded;
+  // The mesh deployed: the gateway's top level, or its `[env.<name>]` (a staging mesh beside production).
+  const envName = values.env;
+  const gatewayConfigPath = join(ROOT, "wrangler.toml");
+  if (envName && environmentOf(gatewayConfigPath, envName) !== envName)
+    throw new Error(`Not deploying: --env ${envName}, but the gateway's wrangler.toml has no [env.${envName}]`);
+  const gatewayConfig = readWranglerConfig(gatewayConfigPath, envName);
+  // Skills the gateway does not bind go into its dispatch namespace, when it has one.
+  const namespace = gatewayConfig.dispatch_namespaces?.find((n) => n.binding === NAMESPACE_BINDING);
+  const api = cloudflareApi(env);
+  if (namespace && !api)
+    throw new Error(`Not deploying: a deploy into the dispatch namespace ${namespace.namespace} needs CLOUDFLARE_ACCOUNT_ID (its account's id)`);
+  const egress = namespace?.outbound ? egressUploadOf(namespace.outbound.service, envName, loaded) : undefined;
   let since = Date.now();
   console.log("Checking the contracts (contracts/) …");
   const { problems, current } = await contractReport();
@@ -261,38 +368,54 @@ async function deploy(): Promise<void> {
   // What is uploaded is what was checked: each Worker's bundle (cached by its sources; the
   // contract check bundled the skills already), sent as it is (`--no-bundle`).
   since = Date.now();
-  const bundles = new Map((await bundleAll([...skillDirs(), ROOT])).map((bundle) => [resolve(bundle.configPath), bundle.scriptPath]));
+  const bundles = new Map(
+    (await bundleAll([...skillDirs(), ROOT, ...(egress ? [EGRESS_DIR] : [])])).map((bundle) => [resolve(bundle.configPath), bundle.scriptPath]),
+  );
   console.log(`  ✓ every Worker bundled (${seconds(since)})`);
-  const gatewayConfig = readWranglerConfig(join(ROOT, "wrangler.toml"));
   const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s) => [s.service, s.binding]));
   const skills: Upload[] = skillDirs().map((dir) => {
     const configPath = join(dir, "wrangler.toml");
-    const config = readWranglerConfig(configPath);
+    const skillEnv = environmentOf(configPath, envName);
+    const config = readWranglerConfig(configPath, skillEnv);
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
     if (skill.trustsContext && config.workers_dev !== false)
       throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
-    if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined); // throws when it has no binding
+    if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined, namespace?.namespace); // throws when it has neither binding nor namespace
     const binding = bindingByService.get(skill.name);
     // No skill gets a secret; one reached by URL gets the key to check the gateway's signatures with.
     return {
       ...skill,
       configPath,
+      ...(skillEnv ? { env: skillEnv } : {}),
+      ...(!binding && namespace ? { namespace: namespace.namespace } : {}),
       scriptPath: bundles.get(resolve(configPath))!,
       secrets: { provided: {}, kept: [] },
-      vars: skillVarsOf({ bound: !!binding }, hopPublicKey),
+      vars: skillVarsOf({ bound: !!binding || !!namespace }, hopPublicKey),
       binding,
       pipeline: isPipelineDir(dir),
     };
   });
-  const gatewayConfigPath = join(ROOT, "wrangler.toml");
+  const gatewayScript = bundles.get(resolve(gatewayConfigPath))!;
+  // With a namespace, a new skill is no gateway deploy: the live gateway with this very build
+  // (bundle, configuration and secrets) is not uploaded again.
+  const build = gatewayBuildOf(readFileSync(gatewayScript), gatewayConfig, gatewaySecrets.provided, adminToken);
+  const gatewayLive = namespace ? (await liveVars(api!, gatewayConfig.name!)).SKILLMESH_BUILD === build : false;
   const gateway: Upload = {
     name: gatewayConfig.name!,
     configPath: gatewayConfigPath,
-    scriptPath: bundles.get(resolve(gatewayConfigPath))!,
+    ...(envName ? { env: envName } : {}),
+    scriptPath: gatewayScript,
     secrets: gatewaySecrets,
-    vars: {},
+    vars: { SKILLMESH_BUILD: build },
   };
-  const uploads = [...skills, gateway];
+  if (namespace) {
+    since = Date.now();
+    const created = await ensureNamespace(api!, namespace.namespace);
+    console.log(`  ✓ dispatch namespace ${namespace.namespace} ${created ? "created" : "exists"} (${seconds(since)})`);
+  }
+  // Skills first (the gateway's service bindings name them), then the namespace's outbound Worker, then the gateway.
+  const uploads = [...skills, ...(egress ? [{ ...egress, scriptPath: bundles.get(resolve(egress.configPath))! }] : []), ...(gatewayLive ? [] : [gateway])];
+  if (gatewayLive) console.log(`  ✓ ${gateway.name} is live with this build (${build}): not uploaded again`);
 
   // Skills first: the gateway's service bindings name them.
   const uploaded: Array<Upload & { versionId?: string; url?: string }> = [];
@@ -338,7 +461,7 @@ async function deploy(): Promise<void> {
     removeSecrets();
   }
 
-  const gatewayUrl = (env.SKILLMESH_URL || uploaded.at(-1)!.url)?.replace(/\/$/, "");
+  const gatewayUrl = (env.SKILLMESH_URL || uploaded.find((w) => w.name === gateway.name)?.url)?.replace(/\/$/, "");
   const uploadedNames = uploaded.map((w) => `${w.name} uploaded`);
   const registered: string[] = [];
   const toRegister = uploaded.slice(0, skills.length);
@@ -355,10 +478,13 @@ async function deploy(): Promise<void> {
   const deadline = Date.now() + registerTimeout.data * 1_000;
   for (const [i, skill] of toRegister.entries()) {
     try {
-      const endpoint = registrationEndpointOf(skill as { name: string; trustsContext: boolean }, bindingByService, skill.url);
+      const endpoint = registrationEndpointOf(skill as { name: string; trustsContext: boolean }, bindingByService, skill.url, skill.namespace);
       const extra = { ...(skill.versionId ? { registrationId: skill.versionId } : {}), ...(skill.pipeline ? { pipeline: true } : {}) };
       const { deployment, changed } = await registerWhenReady(gatewayUrl, adminToken, endpoint, extra, deadline, loaded);
-      const via = "binding" in endpoint ? `binding ${endpoint.binding}` : endpoint.url;
+      const via =
+        "binding" in endpoint ? `binding ${endpoint.binding}`
+        : "dispatch" in endpoint ? `script ${endpoint.dispatch} of ${skill.namespace}`
+        : endpoint.url;
       console.log(`  ✓ ${deployment.id} by ${via}: ${deployment.role}${changed ? "" : " (unchanged)"}`);
       registered.push(`${deployment.id} registered`);
     } catch (error) {
@@ -371,6 +497,7 @@ async function deploy(): Promise<void> {
       );
     }
   }
+  const retired = namespace ? await retireScripts(gatewayUrl, adminToken, namespace.namespace, new Set(skills.map((s) => s.name)), api!, loaded) : [];
   const packageDirs = agentSkillDirs();
   const packages: string[] = [];
   if (packageDirs.length) console.log(`Registering ${packageDirs.length} Agent Skills with ${gatewayUrl} …`);
@@ -390,7 +517,7 @@ async function deploy(): Promise<void> {
     }
   }
   console.log(
-    `Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills${packages.length ? ` and ${packages.length} Agent Skills` : ""} registered with ${gatewayUrl}.`,
+    `Deployed: ${uploaded.length} Workers uploaded, ${registered.length} skills${packages.length ? ` and ${packages.length} Agent Skills` : ""} registered with ${gatewayUrl}${retired.length ? `, ${retired.length} retired` : ""}.`,
   );
 }
 

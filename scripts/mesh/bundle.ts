@@ -158,8 +158,8 @@ export function isPipelineDir(dir: string): boolean {
   return existsSync(join(dir, "pipeline.yaml"));
 }
 
-/** Every skill folder under `skills/` (a folder with a wrangler.toml). */
-export function skillDirs(root = join(ROOT, "skills")): string[] {
+/** Every skill folder under `skills/` (a folder with a wrangler.toml); `SKILLMESH_SKILLS_DIR` names another folder of them (tests). */
+export function skillDirs(root = process.env.SKILLMESH_SKILLS_DIR ?? join(ROOT, "skills")): string[] {
   if (!existsSync(root)) return [];
   return readdirSync(root)
     .sort()

@@ -1,13 +1,16 @@
 /**
  * How `npm run deploy` registers a deployed skill with the gateway: by service binding when the
- * gateway's wrangler.toml binds it, else by its workers.dev URL. A skill that trusts the
+ * gateway's wrangler.toml binds it, else by script name when the gateway has a dispatch
+ * namespace, else by its workers.dev URL. A skill that trusts the
  * caller-context header (`SKILLMESH_TRUST_CONTEXT = "true"`) must be private: only a service
  * binding may reach it, so it is never registered by URL. Also which secrets the deploy
  * provisions.
  */
+import { createHash, createHmac } from "node:crypto";
 import { SettingsSchema } from "../../src/config/index.js";
 import { canonicalJson } from "../../src/json/index.js";
 import { manifestChanges } from "../../src/registry/contract.js";
+import type { SkillEndpoint } from "../../src/registry/model.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
 
 export interface DeployedSkill {
@@ -18,23 +21,43 @@ export interface DeployedSkill {
 }
 
 /**
- * The endpoint to register a deployed skill with.
+ * The endpoint to register a deployed skill with: its service binding when the gateway binds it,
+ * else its script name when the gateway has a dispatch namespace (`namespace`: the skill was
+ * uploaded into it), else its workers.dev URL. A skill that trusts the caller context is reached
+ * only privately: by binding or in the namespace, never by URL.
  * @example registrationEndpointOf({ name: "skill-a", trustsContext: true }, new Map([["skill-a", "SKILL_A"]]), url) // { binding: "SKILL_A" }
+ * @example registrationEndpointOf({ name: "skill-b", trustsContext: true }, new Map(), undefined, "skillmesh-skills") // { dispatch: "skill-b" }
  */
 export function registrationEndpointOf(
   skill: DeployedSkill,
   bindingByService: ReadonlyMap<string, string>,
   url: string | undefined,
-): { binding: string } | { url: string } {
+  namespace?: string,
+): SkillEndpoint {
   const binding = bindingByService.get(skill.name);
   if (binding) return { binding };
+  if (namespace) return { dispatch: skill.name };
   if (skill.trustsContext) {
     throw new Error(
-      `${skill.name} trusts the caller context (SKILLMESH_TRUST_CONTEXT), so it is registered only by service binding: add a [[services]] entry for it to the gateway's wrangler.toml (and keep workers_dev = false)`,
+      `${skill.name} trusts the caller context (SKILLMESH_TRUST_CONTEXT), so it is registered only by service binding or in a dispatch namespace: add a [[services]] entry for it to the gateway's wrangler.toml (and keep workers_dev = false), or give the gateway a [[dispatch_namespaces]]`,
     );
   }
   if (!url) throw new Error(`${skill.name} deployed, but wrangler printed no workers.dev URL and the gateway has no service binding to it`);
   return { url };
+}
+
+/**
+ * The build of a gateway upload: a hash of its bundle and of its configuration as wrangler reads
+ * it for the environment, and a MAC of the secrets it sends keyed by its admin token (so that the
+ * var says whether they changed, and nothing about them to whoever reads it without that token).
+ * The deploy sends it as the var `SKILLMESH_BUILD` and, with a dispatch namespace, skips the
+ * gateway's upload when the live version has the same: a new skill there needs no gateway deploy.
+ * @example gatewayBuildOf(readFileSync(bundle), readWranglerConfig(path, "staging"), { SKILLMESH_ADMIN_TOKEN: token }, token) // "3f9c…-a1b2…"
+ */
+export function gatewayBuildOf(bundle: Buffer | string, config: unknown, secrets: Record<string, string>, adminToken: string): string {
+  const code = createHash("sha256").update(bundle).update(canonicalJson(config)).digest("hex").slice(0, 16);
+  const sealed = createHmac("sha256", adminToken).update(canonicalJson(secrets)).digest("hex").slice(0, 16);
+  return `${code}-${sealed}`;
 }
 
 /**

@@ -37,7 +37,7 @@ export const SCRIPTS_ORIGIN = "http://scripts.local";
 /** The gateway's own entrypoints, as a script's egress and its bindings to the gateway reach them. */
 interface GatewayExports {
   SkillEgress(options: { props: unknown }): Fetcher;
-  default: Fetcher;
+  default(options: { props: unknown }): Fetcher;
 }
 
 export class LocalNamespace implements SkillNamespace {
@@ -66,7 +66,7 @@ export class LocalNamespace implements SkillNamespace {
         ...(code.compatibilityFlags ? { compatibilityFlags: code.compatibilityFlags } : {}),
         mainModule: code.mainModule,
         modules: code.modules as WorkerLoaderWorkerCode["modules"],
-        env: { ...code.vars, ...Object.fromEntries((code.gatewayBindings ?? []).map((name) => [name, gateway.default])) },
+        env: { ...code.vars, ...Object.fromEntries((code.gatewayBindings ?? []).map((name) => [name, gateway.default({ props: {} })])) },
         globalOutbound: gateway.SkillEgress({ props: egress }),
       };
     });

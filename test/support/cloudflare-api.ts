@@ -20,12 +20,14 @@ export interface UploadedBinding {
   class_name?: string;
 }
 
-/** One accepted upload: a new version of a Worker. */
+/** One accepted upload: a new version of a Worker, or a script of a dispatch namespace. */
 export interface Upload {
   worker: string;
+  /** The dispatch namespace it was uploaded into (`wrangler deploy --dispatch-namespace`), if any. */
+  namespace?: string;
   versionId: string;
-  /** How it came: a first `PUT …/scripts/:name`, or `POST …/versions` for a Worker that exists. */
-  via: "script" | "version";
+  /** How it came: a first `PUT …/scripts/:name`, `POST …/versions` for a Worker that exists, or `PUT …/dispatch/namespaces/:ns/scripts/:name`. */
+  via: "script" | "version" | "namespace";
   mainModule: string;
   /** Module file names and sizes in bytes. */
   modules: Record<string, number>;
@@ -52,6 +54,8 @@ export interface CloudflareApiStandIn {
   crons: Map<string, string[]>;
   /** R2 buckets of the account, by name (wrangler creates a bound one that does not exist). */
   r2Buckets: Set<string>;
+  /** Dispatch namespaces of the account and the scripts each holds. */
+  namespaces: Map<string, Set<string>>;
   /** Worker name → its live version's secrets (name → value), kept across uploads like Cloudflare does. */
   secretsOf(worker: string): Record<string, string>;
   /** Refuse the next uploads of this Worker (400, as the API refuses a bad script) until `refuse(undefined)`. */
@@ -86,13 +90,14 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   const workflows = new Map<string, { script_name: string; class_name: string }>();
   const crons = new Map<string, string[]>();
   const r2Buckets = new Set<string>();
+  const namespaces = new Map<string, Set<string>>();
   let refused: string | undefined;
   let holding: { worker: string; released: Promise<void> } | undefined;
 
   const notFound = (c: Context) => fail(c, 404, 10007, "workers.api.error.script_not_found");
 
   /** Reads wrangler's multipart upload: a `metadata` JSON part and one part per module. */
-  async function accept(c: Context, name: string, via: Upload["via"]): Promise<Upload | Response> {
+  async function accept(c: Context, name: string, via: Upload["via"], namespace?: string): Promise<Upload | Response> {
     if (refused === name) return fail(c, 400, 10021, `Uploaded script ${name} was refused by the stand-in (as a script that fails validation is)`);
     if (holding?.worker === name) await holding.released;
     const form = await c.req.formData();
@@ -114,6 +119,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     const kept = (previous?.bindings ?? []).filter((b) => (b.type === "secret_text" || keepBindings.includes(b.type)) && !sent.some((s) => s.name === b.name));
     const upload: Upload = {
       worker: name,
+      ...(namespace ? { namespace } : {}),
       versionId: randomUUID(),
       via,
       mainModule: metadata.main_module,
@@ -123,6 +129,10 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
       compatibilityFlags: metadata.compatibility_flags ?? [],
     };
     uploads.push(upload);
+    if (namespace) {
+      namespaces.get(namespace)!.add(name);
+      return upload;
+    }
     workers.set(name, {
       tag: previous?.tag ?? randomUUID().replaceAll("-", ""),
       versionId: upload.versionId,
@@ -166,7 +176,9 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
   app.get("/workers/scripts/:name/settings", (c) => {
     const worker = workers.get(c.req.param("name"));
     if (!worker) return notFound(c);
-    return ok(c, { bindings: worker.bindings.map(({ text: _secretOrVar, ...binding }) => binding), compatibility_flags: [], logpush: false });
+    // A var's value is in the answer, a secret's never.
+    const bindings = worker.bindings.map(({ text, ...binding }) => (binding.type === "plain_text" ? { ...binding, text } : binding));
+    return ok(c, { bindings, compatibility_flags: [], logpush: false });
   });
   // A Worker's first upload.
   app.put("/workers/scripts/:name", async (c) => {
@@ -217,6 +229,27 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     return ok(c, { id: randomUUID(), name: c.req.param("name"), ...body });
   });
 
+  // Workers for Platforms: dispatch namespaces and the scripts uploaded into them.
+  const namespaceOf = (name: string) => ({ namespace_id: name, namespace_name: name, script_count: namespaces.get(name)?.size ?? 0 });
+  app.get("/workers/dispatch/namespaces", (c) => ok(c, [...namespaces.keys()].map(namespaceOf)));
+  app.get("/workers/dispatch/namespaces/:ns", (c) =>
+    namespaces.has(c.req.param("ns")) ? ok(c, namespaceOf(c.req.param("ns"))) : fail(c, 404, 100119, "dispatch namespace not found"),
+  );
+  app.post("/workers/dispatch/namespaces", async (c) => {
+    const { name } = (await c.req.json()) as { name: string };
+    if (!namespaces.has(name)) namespaces.set(name, new Set());
+    return ok(c, namespaceOf(name));
+  });
+  app.put("/workers/dispatch/namespaces/:ns/scripts/:name", async (c) => {
+    if (!namespaces.has(c.req.param("ns"))) return fail(c, 404, 100119, "dispatch namespace not found");
+    const upload = await accept(c, c.req.param("name"), "namespace", c.req.param("ns"));
+    if (upload instanceof Response) return upload;
+    return ok(c, { id: upload.worker, etag: randomUUID(), startup_time_ms: 1 });
+  });
+  app.delete("/workers/dispatch/namespaces/:ns/scripts/:name", (c) =>
+    namespaces.get(c.req.param("ns"))?.delete(c.req.param("name")) ? ok(c, null) : notFound(c),
+  );
+
   app.get("/r2/buckets", (c) => ok(c, { buckets: [...r2Buckets].map((name) => ({ name, creation_date: new Date(0).toISOString() })) }));
   app.get("/r2/buckets/:name", (c) =>
     r2Buckets.has(c.req.param("name")) ?
@@ -250,6 +283,7 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     workflows,
     crons,
     r2Buckets,
+    namespaces,
     secretsOf: (name) => Object.fromEntries((workers.get(name)?.bindings ?? []).filter((b) => b.type === "secret_text").map((b) => [b.name, b.text ?? ""])),
     refuse: (name) => {
       refused = name;
