@@ -222,10 +222,9 @@ function cloudflareApi(env: NodeJS.ProcessEnv): CloudflareApi | undefined {
 async function liveVars(api: CloudflareApi, worker: string): Promise<Record<string, string>> {
   const { status, result } = await api("GET", `/workers/scripts/${encodeURIComponent(worker)}/settings`);
   if (status !== 200) return {};
-  const bindings = (result as { bindings?: Array<{ name?: unknown; type?: unknown; text?: unknown }> } | undefined)?.bindings ?? [];
-  return Object.fromEntries(
-    bindings.filter((b) => b.type === "plain_text" && typeof b.name === "string" && typeof b.text === "string").map((b) => [b.name, b.text]),
-  );
+  const settings = z.object({ bindings: z.array(z.object({ name: z.string(), type: z.string(), text: z.string().optional() })) }).safeParse(result);
+  const vars = (settings.data?.bindings ?? []).flatMap((b) => (b.type === "plain_text" && b.text !== undefined ? [[b.name, b.text] as const] : []));
+  return Object.fromEntries(vars);
 }
 
 /** Creates the dispatch namespace when the account has none of that name; whether it did. */
