@@ -63,7 +63,9 @@
  * `--route read` and `--route file`: an MCP resources/read of a skill's resource, of a package's file); `--trivial [--pairs N]` the trivial call
  * through the gateway against the bare hop alone, as a paired median (compare.ts); `--dispatch
  * [--pairs N]` the trivial call to the skill in the gateway's dispatch namespace against the same
- * call over a service binding, paired the same way (compare.ts); `--soak
+ * call over a service binding, paired the same way (compare.ts); `--dispatch-scale N` N distinct
+ * skill Workers in the namespace: the call's cost round N against round 2, memory per Worker
+ * (dispatch-scale.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -78,6 +80,7 @@ import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Sample, type Side, empty, load, summary } from "./load.js";
 import { runCompare, runDispatchRatio, runTrivialRatio } from "./compare.js";
+import { runDispatchScale } from "./dispatch-scale.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
 import { runCatalog } from "./catalog.js";
@@ -112,6 +115,7 @@ const { values } = parseArgs({
     soak: { type: "boolean", default: false },
     trivial: { type: "boolean", default: false },
     dispatch: { type: "boolean", default: false },
+    "dispatch-scale": { type: "string" },
     rounds: { type: "string", default: "6" },
   },
 });
@@ -137,6 +141,10 @@ if (values.profile) {
 }
 if (values.soak) {
   await runSoak(Number(values.rounds), secondsOr(8), values.redis);
+  process.exit();
+}
+if (values["dispatch-scale"]) {
+  await runDispatchScale(Number(values["dispatch-scale"]));
   process.exit();
 }
 if (values.dispatch) {
