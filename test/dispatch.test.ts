@@ -61,6 +61,18 @@ describe("a dispatched skill", () => {
     expect((await call("test.echo", {}, { "x-user-group": "beta" })).json.result.version).toBe("1.0.0");
   });
 
+  it("runs as an async job on the gateway's Workflow like any skill", async () => {
+    const accepted = await call("test.echo", {}, { prefer: "respond-async" });
+    expect(accepted.headers.get("preference-applied")).toBe("respond-async");
+    const { jobId } = accepted.json.result as { jobId: string };
+    const done = await eventually(
+      () => call("jobs.get", { jobId }),
+      (answer) => answer.json.result?.status === "completed",
+      10_000,
+    );
+    expect(done.json.result).toMatchObject({ status: "completed", result: { version: expect.any(String) }, deployment: expect.stringMatching(/^test\.echo@/) });
+  });
+
   it("removed from the namespace, fails as unavailable (-32001), and cannot be registered", async () => {
     await mesh.dispatch(fixture("greet"));
     expect((await call("greet", { name: "Ada" })).json.result).toBeDefined();
@@ -75,6 +87,23 @@ describe("a dispatched skill", () => {
     const refused = await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { dispatch: "skill-nowhere" } });
     expect(refused.status).toBe(502);
     expect((await admin(mesh.gatewayUrl, "POST", "/deployments", { endpoint: { dispatch: "Not A Script" } })).status).toBe(400);
+  });
+});
+
+describe("a dispatched skill's breaker and fallback", () => {
+  beforeAll(async () => {
+    await mesh.dispatch(fixture("flaky-v1"));
+    await mesh.dispatch(fixture("flaky-degraded"));
+  });
+
+  it("opens on the skill's failures, and the degraded deployment answers", async () => {
+    // "poison" makes the handler throw whatever the mode (-32603: its own fault), one caller after another.
+    let answer: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 20 && answer?.headers.get("x-skill-degraded") !== "1"; i++)
+      answer = await call("test.flaky", { value: "poison" }, { authorization: `Bearer caller-${i}` });
+    expect(answer!.headers.get("x-skill-degraded")).toBe("1");
+    const breakers = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.breakers as Record<string, { state: string }>;
+    expect(breakers["test.flaky@1.0.0"]?.state).toBe("open");
   });
 });
 
