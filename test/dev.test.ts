@@ -4,7 +4,7 @@
  * Then a skill author's first steps: `skillmesh new`, its tests, and a live edit under npm run dev.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -301,4 +301,40 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     await stopDev();
     expect(existsSync(state)).toBe(false);
   }, 300_000);
+});
+
+describe("npm run dev -- --dispatch", () => {
+  // Its own skills folder beside skills/ (their imports of ../../src resolve the same), so that one can be added.
+  const skillsDir = mkdtempSync(join(ROOT, "skills-dev-dispatch-"));
+  cpSync(join(ROOT, "skills", "modbus-decode"), join(skillsDir, "modbus-decode"), { recursive: true });
+  mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
+  const noPackages = mkdtempSync(join(ROOT, ".skillmesh", "dev-dispatch-packages-"));
+  afterAll(() => {
+    rmSync(skillsDir, { recursive: true, force: true });
+    rmSync(noPackages, { recursive: true, force: true });
+  });
+
+  it("serves every skill from the local dispatch namespace, and a new skill folder without restarting the gateway", async () => {
+    const { url, output } = await startDev(["--dispatch", "--skills-dir", skillsDir, "--agent-skills-dir", noPackages]);
+    expect(output()).toMatch(/modbus\.decode@1\.0\.0\s+stable 100%\s+dispatched: skill-modbus-decode/);
+    const decoded = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+    expect(decoded.json.result).toMatchObject({ slave: 17 });
+    // What only the running gateway holds (the memory store): a key made now.
+    expect((await admin(url, "POST", "/keys", { name: "made-before", skills: ["*"] }, DEV_TOKEN)).status).toBe(201);
+
+    cpSync(join(ROOT, "skills", "text-summarize-v1"), join(skillsDir, "text-summarize-v1"), { recursive: true });
+    await eventually(
+      () => Promise.resolve(output()),
+      (text) => text.includes("uploaded as skill-text-summarize-v1"),
+      60_000,
+      200,
+    );
+    const summary = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "text.summarize", params: { text: "One. Two. Three.", sentences: 1 }, id: 2 });
+    expect(summary.json.result).toBeDefined();
+    expect(summary.headers.get("x-skill-version")).toBe("text.summarize@1.0.0");
+    // The gateway kept running: the key is still there, and nothing was reloaded.
+    expect((await admin(url, "GET", "/keys", undefined, DEV_TOKEN)).json.keys.map((k: { name: string }) => k.name)).toContain("made-before");
+    expect(output()).not.toContain("reloading");
+    await stopDev();
+  }, 120_000);
 });

@@ -326,7 +326,7 @@ async function dispatched(deployment: Deployment, script: string, env: BindingEn
   try {
     return await namespace.worker(script, {
       ...(limits ? { limits } : {}),
-      egress: { deployment: `${deployment.name}@${deployment.version}`, hosts: egress ?? [] },
+      egress: { deployment: deployment.id, hosts: egress ?? [] },
     });
   } catch (thrown) {
     if (thrown instanceof ScriptNotFound) throw unavailable(deployment, `is not in the dispatch namespace (no script ${script})`);
