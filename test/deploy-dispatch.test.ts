@@ -6,19 +6,16 @@
  * deploy, then one with a new skill folder and a removed one (the new one uploaded and registered,
  * the removed one retired, the gateway not uploaded again).
  */
-import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { writeContracts } from "../scripts/contracts.js";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
+import { type CloudflareApiStandIn, runDeploy, startCloudflareApi } from "./support/cloudflare-api.js";
 import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
 
-const run = promisify(execFile);
 mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
 const NAMESPACE = "skillmesh-skills-staging";
 const GATEWAY = "skillmesh-gateway-staging";
@@ -51,28 +48,23 @@ afterAll(async () => {
   rmSync(noPackages, { recursive: true, force: true });
 });
 
-async function deploy() {
-  const env = {
-    ...process.env,
-    CLOUDFLARE_API_BASE_URL: cf.baseUrl,
-    CLOUDFLARE_API_TOKEN: "stand-in-token",
-    CLOUDFLARE_ACCOUNT_ID: cf.accountId,
-    WRANGLER_SEND_METRICS: "false",
-    SKILLMESH_URL: mesh.gatewayUrl,
-    SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
-    SKILLMESH_SKILLS_DIR: skillsDir,
-    SKILLMESH_CONTRACTS_DIR: contracts,
-    SKILLMESH_AGENT_SKILLS_DIR: noPackages,
-    SKILLMESH_HOP_KEY: "",
-    SKILLMESH_CALLBACK_SECRET: "",
-    SKILLMESH_UPSTREAM_KEY: "",
-    UPSTASH_REDIS_REST_TOKEN: "",
-  };
-  return run("npm", ["run", "deploy", "--", "--env", "staging"], { cwd: ROOT, env }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-  );
-}
+/** `npm run deploy -- --env staging` of the skills folder above, to the stand-in and the mesh, with no secrets but the admin token. */
+const deploy = () =>
+  runDeploy(cf, {
+    cwd: ROOT,
+    gatewayUrl: mesh.gatewayUrl,
+    adminToken: ADMIN_TOKEN,
+    env: {
+      SKILLMESH_SKILLS_DIR: skillsDir,
+      SKILLMESH_CONTRACTS_DIR: contracts,
+      SKILLMESH_AGENT_SKILLS_DIR: noPackages,
+      SKILLMESH_HOP_KEY: "",
+      SKILLMESH_CALLBACK_SECRET: "",
+      SKILLMESH_UPSTREAM_KEY: "",
+      UPSTASH_REDIS_REST_TOKEN: "",
+    },
+    args: ["--env", "staging"],
+  });
 
 const registered = async () =>
   ((await admin(mesh.gatewayUrl, "GET", "/deployments")).json as { deployments: Array<{ id: string; endpoint: { dispatch?: string } }> }).deployments;

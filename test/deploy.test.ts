@@ -21,7 +21,7 @@ import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
 import { agentSkillDirs } from "../scripts/mesh/agent-skills.js";
 import { generateHopKeys } from "../src/hop/index.js";
 import { type Mesh, adminCall, freePort, registerSkill, startMesh } from "../scripts/mesh/index.js";
-import { type CloudflareApiStandIn, startCloudflareApi } from "./support/cloudflare-api.js";
+import { type CloudflareApiStandIn, deployEnvOf, runDeploy, startCloudflareApi } from "./support/cloudflare-api.js";
 import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
 
 const run = promisify(execFile);
@@ -90,30 +90,21 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     await cf?.stop();
   });
 
-  /** The deploy's environment: wrangler aimed at the stand-in, the gateway at the mesh. */
-  const deployEnvOf = (env: Record<string, string>) => ({
-    ...process.env,
-    CLOUDFLARE_API_BASE_URL: cf.baseUrl,
-    CLOUDFLARE_API_TOKEN: "stand-in-token",
-    CLOUDFLARE_ACCOUNT_ID: cf.accountId,
-    WRANGLER_SEND_METRICS: "false",
-    SKILLMESH_URL: mesh.gatewayUrl,
-    SKILLMESH_ADMIN_TOKEN: ADMIN_TOKEN,
-    SKILLMESH_HOP_KEY: HOP_KEY,
-    SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
-    SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY,
-    UPSTASH_REDIS_REST_TOKEN: "",
-    SKILLMESH_CONTRACTS_DIR: contracts,
-    ...env,
+  /** The deploy's target: the mesh, with the gateway's secrets, then `env`. */
+  const targetOf = (env: Record<string, string>) => ({
+    gatewayUrl: mesh.gatewayUrl,
+    adminToken: ADMIN_TOKEN,
+    env: {
+      SKILLMESH_HOP_KEY: HOP_KEY,
+      SKILLMESH_CALLBACK_SECRET: CALLBACK_SECRET,
+      SKILLMESH_UPSTREAM_KEY: UPSTREAM_KEY,
+      UPSTASH_REDIS_REST_TOKEN: "",
+      SKILLMESH_CONTRACTS_DIR: contracts,
+      ...env,
+    },
   });
-
-  /** Runs `npm run deploy` with wrangler aimed at the stand-in; resolves with its output and exit code. */
-  async function deploy(env: Record<string, string> = {}, args: string[] = []) {
-    return run("npm", ["run", "deploy", "--", ...args], { cwd: ROOT, env: deployEnvOf(env) }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
-  }
+  /** Runs `npm run deploy` with wrangler aimed at the stand-in and the gateway at the mesh; resolves with its output and exit code. */
+  const deploy = (env: Record<string, string> = {}, args: string[] = []) => runDeploy(cf, { cwd: ROOT, ...targetOf(env), args });
   const registered = async () =>
     (
       (await admin(mesh.gatewayUrl, "GET", "/deployments")).json as {
@@ -299,7 +290,12 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const before = gatewayRequests(); // the earlier runs' uploads of the gateway
     try {
       // As a terminal's Ctrl-C does: SIGINT to the whole process group (npm, node, wrangler).
-      const child = spawn("npm", ["run", "deploy"], { cwd: ROOT, env: { ...deployEnvOf({}), TMPDIR: tmp }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("npm", ["run", "deploy"], {
+        cwd: ROOT,
+        env: { ...deployEnvOf(cf, targetOf({})), TMPDIR: tmp },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stderr = "";
       child.stdout.resume();
       child.stderr.on("data", (chunk) => (stderr += chunk));

@@ -6,7 +6,9 @@
  * envelope, and can be told to refuse one Worker's upload. A request it does not know is
  * answered 404 and listed in `unknown`, so a test notices when wrangler starts calling something new.
  */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { promisify } from "node:util";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 
@@ -298,4 +300,44 @@ export async function startCloudflareApi(options: { accountId?: string } = {}): 
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Where a deploy under test goes: the gateway it registers with, its admin token, and the rest of its environment. */
+export interface DeployTarget {
+  gatewayUrl: string;
+  adminToken: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * The environment of `npm run deploy` under test: wrangler aimed at the stand-in, the registrations
+ * at `gatewayUrl`, then `env`.
+ * @example spawn("npm", ["run", "deploy"], { env: deployEnvOf(cf, { gatewayUrl, adminToken }) })
+ */
+export function deployEnvOf(cf: CloudflareApiStandIn, { gatewayUrl, adminToken, env }: DeployTarget): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    CLOUDFLARE_API_BASE_URL: cf.baseUrl,
+    CLOUDFLARE_API_TOKEN: "stand-in-token",
+    CLOUDFLARE_ACCOUNT_ID: cf.accountId,
+    WRANGLER_SEND_METRICS: "false",
+    SKILLMESH_URL: gatewayUrl,
+    SKILLMESH_ADMIN_TOKEN: adminToken,
+    ...env,
+  };
+}
+
+/**
+ * Runs `npm run deploy -- <args>` in `cwd` with the environment of `deployEnvOf`; resolves with its
+ * output and exit code, whether it succeeded or not.
+ * @example const { code, stdout } = await runDeploy(cf, { cwd: ROOT, gatewayUrl, adminToken, args: ["--env", "staging"] })
+ */
+export async function runDeploy(
+  cf: CloudflareApiStandIn,
+  options: DeployTarget & { cwd: string; args?: string[] },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)("npm", ["run", "deploy", "--", ...(options.args ?? [])], { cwd: options.cwd, env: deployEnvOf(cf, options) }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
 }
