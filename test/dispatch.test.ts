@@ -45,18 +45,24 @@ describe("a dispatched skill", () => {
     expect(mcp.json.result.structuredContent).toEqual({ version: "1.0.0" });
   });
 
-  it("uploaded while the mesh runs, is callable at once: no gateway restart, a canary by group, a rollback", async () => {
+  it("uploaded while the mesh runs, is callable at once: no gateway restart, a sticky canary by group, a rollback", async () => {
     const before = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.map((d: { id: string }) => d.id);
     await mesh.dispatch(fixture("echo-v2"));
     // The in-memory store kept what it had: the gateway was not restarted.
     const after = (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.map((d: { id: string }) => d.id);
     expect(after).toEqual([...before, "test.echo@2.0.0"].sort());
 
-    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.echo/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
-    for (let user = 0; user < 5; user++) {
-      expect((await call("test.echo", {}, { "x-user-group": "beta", "x-user-id": `u${user}` })).json.result.version).toBe("2.0.0");
-      expect((await call("test.echo", {}, { "x-user-id": `u${user}` })).json.result.version).toBe("1.0.0");
+    expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.echo/canary", { version: "2.0.0", groups: { beta: 100, "*": 50 } })).status).toBe(200);
+    const versionOf = async (headers: Record<string, string>) => (await call("test.echo", {}, headers)).json.result.version as string;
+    const seen = new Set<string>();
+    for (let user = 0; user < 20; user++) {
+      expect(await versionOf({ "x-user-group": "beta", "x-user-id": `u${user}` })).toBe("2.0.0");
+      // Everyone else: half the users on each version, each user on the same one every time.
+      const first = await versionOf({ "x-user-id": `u${user}` });
+      expect(await versionOf({ "x-user-id": `u${user}` })).toBe(first);
+      seen.add(first);
     }
+    expect([...seen].sort()).toEqual(["1.0.0", "2.0.0"]);
     expect((await admin(mesh.gatewayUrl, "POST", "/skills/test.echo/rollback", {})).status).toBe(200);
     expect((await call("test.echo", {}, { "x-user-group": "beta" })).json.result.version).toBe("1.0.0");
   });
