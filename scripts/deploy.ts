@@ -4,7 +4,12 @@
  * prints each bundle's size, and runs the contract check (a skill without a committed contract
  * fails it). Needs no account.
  *
- * `npm run deploy [-- --register-timeout 60]` deploys for real, printing each step as it goes:
+ * `npm run deploy [-- --register-timeout 60] [--env staging]` deploys for real (the gateway's
+ * wrangler.toml top level, or its `[env.<name>]`), printing each step as it goes. A gateway with a
+ * dispatch namespace (`SKILL_NAMESPACE`) gets every skill it does not bind uploaded into the
+ * namespace (created when missing) with the outbound Worker (workers/egress), is itself uploaded
+ * only when its build changed (`SKILLMESH_BUILD`), and has the scripts no skill folder holds any
+ * more retired (docs/guides/deploying.md "Where skills run"):
  *   1. checks everything it can before any upload: credentials, the secrets' values, the
  *      contracts (contracts/), that no skill changed under a version the target gateway
  *      (SKILLMESH_URL) has registered, that every skill trusting the caller context has a binding;

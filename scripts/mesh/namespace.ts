@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Request as MiniflareRequest, Response as MiniflareResponse } from "miniflare";
 import { Response as NodeResponse } from "miniflare";
 import type { StoredScript } from "../../src/dispatch/local.js";
@@ -73,7 +73,7 @@ function modulesOf(bundle: Bundle): StoredScript["modules"] {
     const file = match[1]!;
     if (file === basename(bundle.scriptPath) || modules[file]) continue;
     try {
-      modules[file] = { text: readFileSync(`${bundle.scriptPath.slice(0, -basename(bundle.scriptPath).length)}${file}`, "utf8") };
+      modules[file] = { text: readFileSync(join(dirname(bundle.scriptPath), file), "utf8") };
     } catch {
       // Not a file of the bundle: a string that looks like a path.
     }

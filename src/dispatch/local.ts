@@ -4,7 +4,7 @@
  * its code read from the dev server's script store (`SKILL_SCRIPTS`, what `npm run dev` uploads).
  * A script added or replaced while the mesh runs is served at its next call (its version is looked
  * up again after `VERSION_TTL_MS`), without restarting the gateway. Every `fetch` the script makes
- * goes to the gateway's `SkillEgress` entrypoint (src/egress/entrypoint.ts) with the dispatch's
+ * goes to the gateway's `SkillEgress` entrypoint (routes/egress.ts) with the dispatch's
  * egress parameters, as the outbound Worker gets them on Cloudflare.
  *
  * Not as on Cloudflare: workerd does not enforce the limits it is given (CPU, subrequests), and a
