@@ -1,24 +1,31 @@
 /**
  * Declared egress, at the gateway. `SkillEgress`: where every `fetch` of a script in the local
- * dispatch namespace goes (src/dispatch/local.ts sets it as the script's outbound, with the
- * dispatch's egress parameters as its props): it answers as the outbound Worker does on
- * Cloudflare (workers/egress, src/egress): a declared host is fetched, anything else refused with
- * 403 and audited as the skill's. Its props are the gateway's own: a script cannot name another
- * skill's parameters. `EgressAudit`: where that outbound Worker reports a refusal on Cloudflare.
+ * dispatch namespace goes (src/dispatch/local.ts sets it as the script's outbound, told the
+ * script's name): it answers as the outbound Worker does on Cloudflare (workers/egress,
+ * src/egress), by the egress of the deployment the registry holds for that script — a declared
+ * host is fetched, anything else refused with 403 and audited as the skill's; a script no
+ * deployment is registered by reaches nothing. The props are the gateway's own: a script cannot
+ * name another. `EgressAudit`: where that outbound Worker reports a refusal on Cloudflare.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { type EgressRefusal, EgressRefusalSchema, answerEgress } from "../src/egress/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import type { EgressOf } from "../src/dispatch/local.js";
+import { egressParamsOf } from "../src/forward/index.js";
 import { errorText } from "../src/jsonrpc/index.js";
 
 export class SkillEgress extends WorkerEntrypoint<GatewayEnv> {
-  override fetch(request: Request): Promise<Response> {
-    const props = (this.ctx as ExecutionContext & { props?: unknown }).props;
+  override async fetch(request: Request): Promise<Response> {
+    const { script } = (this.ctx as ExecutionContext & { props: EgressOf }).props;
+    const registered = (await gatewayRuntime(this.env).snapshot.current())
+      .deployments()
+      .find((d) => "dispatch" in d.endpoint && d.endpoint.dispatch === script);
+    const params = registered ? egressParamsOf(registered) : { deployment: `(script ${script}, not registered)`, hosts: [] };
     const refused = (refusal: EgressRefusal) => {
       console.warn(`[egress] refused ${refusal.deployment}: ${refusal.method} ${refusal.host} is not among the hosts it declares`);
       auditRefusal(this.env, this.ctx, refusal);
     };
-    return answerEgress(request, props, refused, (outbound) => fetch(outbound));
+    return answerEgress(request, params, refused, (outbound) => fetch(outbound));
   }
 }
 

@@ -276,6 +276,14 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
   try {
     await miniflare.ready;
     const gatewayUrl = (await miniflare.unsafeGetDirectURL("gateway")).toString().replace(/\/$/, "");
+    /** Registers a skill of the local namespace by its script name (a pipeline folder as a pipeline). */
+    const registerDispatched = (skill: DispatchedSkill, force = false) =>
+      registerSkill(
+        gatewayUrl,
+        options.adminToken,
+        { dispatch: skill.script },
+        { ...(isPipelineDir(skill.dir) ? { pipeline: true } : {}), ...(force ? { force: true } : {}) },
+      );
     const mesh: Mesh = {
       gatewayUrl,
       skills: await meshSkillsOf(miniflare, skills),
@@ -284,8 +292,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       dispatch: async (dir, { register = true, force = false } = {}) => {
         const skill = upload(await bundleWorker(dir, { unminified: options.unminified }));
         mesh.dispatched = [...mesh.dispatched.filter((d) => d.script !== skill.script), skill];
-        const extra = { ...(isPipelineDir(dir) ? { pipeline: true } : {}), ...(force ? { force: true } : {}) };
-        if (register) await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, extra);
+        if (register) await registerDispatched(skill, force);
         return skill;
       },
       miniflare,
@@ -317,8 +324,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     if (options.register ?? true) {
       for (const skill of mesh.skills)
         await registerSkill(gatewayUrl, options.adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
-      for (const skill of mesh.dispatched)
-        await registerSkill(gatewayUrl, options.adminToken, { dispatch: skill.script }, isPipelineDir(skill.dir) ? { pipeline: true } : {});
+      for (const skill of mesh.dispatched) await registerDispatched(skill);
     }
     return mesh;
   } catch (error) {

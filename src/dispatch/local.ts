@@ -3,13 +3,12 @@
  * machine, so the gateway runs each script with a Worker Loader (the runtime's dynamic Workers),
  * its code read from the dev server's script store (`SKILL_SCRIPTS`, what `npm run dev` uploads).
  * A script added or replaced while the mesh runs is served at its next call (its version is looked
- * up again after `VERSION_TTL_MS`), without restarting the gateway. Every `fetch` the script makes
- * goes to the gateway's `SkillEgress` entrypoint (routes/egress.ts) with the dispatch's
- * egress parameters, as the outbound Worker gets them on Cloudflare.
+ * up again after `VERSION_TTL_MS`), without restarting the gateway. One isolate per script version:
+ * every `fetch` it makes goes to the gateway's `SkillEgress` entrypoint (routes/egress.ts), told the
+ * script's name, which answers by the egress the registry holds for that script — what the
+ * dispatch's parameters tell the outbound Worker on Cloudflare.
  *
- * Not as on Cloudflare: workerd does not enforce the limits it is given (CPU, subrequests), and a
- * script's Worker is cached per (script, version, egress parameters), so its egress parameters
- * are those of the dispatch that started it.
+ * Not as on Cloudflare: workerd does not enforce the limits it is given (CPU, subrequests).
  */
 import { z } from "zod";
 import { type DispatchOptions, type SkillNamespace, ScriptNotFound } from "./namespace.js";
@@ -34,6 +33,11 @@ export type StoredScript = z.infer<typeof StoredScriptSchema>;
 /** The store's address for a script's record (`/scripts/<name>`) or its version alone (`…/version`). */
 export const SCRIPTS_ORIGIN = "http://scripts.local";
 
+/** What the gateway's `SkillEgress` entrypoint is told of a local script's requests: the script they come from. */
+export interface EgressOf {
+  script: string;
+}
+
 /** The gateway's own entrypoints, as a script's egress and its bindings to the gateway reach them. */
 interface GatewayExports {
   SkillEgress(options: { props: unknown }): Fetcher;
@@ -54,12 +58,12 @@ export class LocalNamespace implements SkillNamespace {
     return new LocalNamespace(loader as WorkerLoader, scripts as Fetcher);
   }
 
-  async worker(script: string, { limits, egress }: DispatchOptions): Promise<Fetcher> {
+  /** The script's Worker; its egress is the registry's for the script, not `options.egress` (one isolate serves every dispatch). */
+  async worker(script: string, { limits }: DispatchOptions): Promise<Fetcher> {
     const version = await this.#versionOf(script);
     // The gateway's own module: its entrypoints are where a script's requests go.
     const gateway = (await import("cloudflare:workers")).exports as unknown as GatewayExports;
-    const id = `${script}@${version}#${JSON.stringify(egress)}`;
-    const stub = this.loader.get(id, async () => {
+    const stub = this.loader.get(`${script}@${version}`, async () => {
       const code = await this.#read(`/scripts/${script}`, StoredScriptSchema, script);
       return {
         compatibilityDate: code.compatibilityDate,
@@ -67,7 +71,7 @@ export class LocalNamespace implements SkillNamespace {
         mainModule: code.mainModule,
         modules: code.modules as WorkerLoaderWorkerCode["modules"],
         env: { ...code.vars, ...Object.fromEntries((code.gatewayBindings ?? []).map((name) => [name, gateway.default({ props: {} })])) },
-        globalOutbound: gateway.SkillEgress({ props: egress }),
+        globalOutbound: gateway.SkillEgress({ props: { script } satisfies EgressOf }),
       };
     });
     return stub.getEntrypoint(undefined, limits ? { limits } : undefined);

@@ -8,6 +8,7 @@ import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/in
 import { BINDING_PATH, BINDING_URL, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopSigningKey, signHop } from "../hop/index.js";
 import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpc, isMissingRpcMethod } from "../hop/rpc.js";
 import { NAMESPACE_BINDING, ScriptNotFound, namespaceOf } from "../dispatch/index.js";
+import type { EgressParams } from "../egress/index.js";
 import { retryAfterMsOf } from "../failures/index.js";
 import { safeJson } from "../json/index.js";
 import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../jsonrpc/index.js";
@@ -322,17 +323,23 @@ async function finalMessageOf(body: ReadableStream<Uint8Array>, { onProgress, on
 async function dispatched(deployment: Deployment, script: string, env: BindingEnv): Promise<Fetcher> {
   const namespace = namespaceOf(env);
   if (!namespace) throw unavailable(deployment, `is not reachable from this gateway (no dispatch namespace ${NAMESPACE_BINDING})`);
-  const { limits, egress } = deployment.manifest;
+  const { limits } = deployment.manifest;
   try {
-    return await namespace.worker(script, {
-      ...(limits ? { limits } : {}),
-      egress: { deployment: deployment.id, hosts: egress ?? [] },
-    });
+    return await namespace.worker(script, { ...(limits ? { limits } : {}), egress: egressParamsOf(deployment) });
   } catch (thrown) {
     if (thrown instanceof ScriptNotFound) throw unavailable(deployment, `is not in the dispatch namespace (no script ${script})`);
     console.error(`[gateway] ${deployment.id}: dispatch to ${script} failed:`, errorText(thrown));
     throw unavailable(deployment, "is unreachable");
   }
+}
+
+/**
+ * What a dispatched deployment's outbound is told: whose requests they are and the hosts its
+ * registered manifest declares (none declared, none reached).
+ * @example egressParamsOf(deployment) // { deployment: "web.fetch@1.0.0", hosts: ["api.example.com"] }
+ */
+export function egressParamsOf(deployment: Deployment): EgressParams {
+  return { deployment: deployment.id, hosts: deployment.manifest.egress ?? [] };
 }
 
 /** The deployment's service binding, or -32001 when this gateway has none by that name. */
