@@ -242,14 +242,14 @@ async function redispatch(mesh: Mesh, adminToken: string, dirs: string[], paths:
       lines.push(`✗ ${relative(ROOT, dir)}: ${(error as Error).message}`);
     }
   }
-  for (const gone of mesh.dispatched.filter((d) => !dirs.includes(d.dir))) {
-    mesh.scripts.delete(gone.script);
-    mesh.dispatched = mesh.dispatched.filter((d) => d !== gone);
-    for (const d of (await readRegistry(mesh.gatewayUrl, adminToken)).deployments) {
-      if (!("dispatch" in d.endpoint) || d.endpoint.dispatch !== gone.script) continue;
-      await adminCall(mesh.gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(d.id)}`).catch(() => undefined);
-      lines.push(`✓ ${d.id} removed (its folder is gone)`);
-    }
+  const gone = new Set(mesh.dispatched.filter((d) => !dirs.includes(d.dir)).map((d) => d.script));
+  if (!gone.size) return lines;
+  for (const script of gone) mesh.scripts.delete(script);
+  mesh.dispatched = mesh.dispatched.filter((d) => !gone.has(d.script));
+  for (const d of (await readRegistry(mesh.gatewayUrl, adminToken)).deployments) {
+    if (!("dispatch" in d.endpoint) || !gone.has(d.endpoint.dispatch)) continue;
+    await adminCall(mesh.gatewayUrl, adminToken, "DELETE", `/deployments/${encodeURIComponent(d.id)}`).catch(() => undefined);
+    lines.push(`✓ ${d.id} removed (its folder is gone)`);
   }
   return lines;
 }
