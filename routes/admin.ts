@@ -41,7 +41,7 @@ import { PackageRefused } from "../src/agent-skills/registry.js";
 import { type PackageEdit, routesOf } from "../src/agent-skills/routing.js";
 import { UTF8_ENCODER } from "../src/utf8/index.js";
 import { decodeBase64 } from "hono/utils/encode";
-import { ServerDefinitionSchema, ServerNameSchema } from "../src/servers/index.js";
+import { DefinableServerNameSchema, ServerDefinitionSchema } from "../src/servers/index.js";
 import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
 import { addressIdOf } from "../src/context/index.js";
 import { allowsAdmin } from "../src/auth/index.js";
@@ -361,9 +361,9 @@ adminRoutes.delete("/upstreams/:name", async (c) =>
 
 adminRoutes.get("/servers", async (c) => c.json({ servers: await gatewayRuntime(c.env).servers.all() }));
 
-/** Defines (or replaces) a virtual server: `{tools, tags, instructions?, aliases?}`. */
+/** Defines (or replaces) a virtual server: `{tools, tags, instructions?, aliases?, description?, title?, discoverable?}`. */
 adminRoutes.put("/servers/:name", jsonBodyGuard(), async (c) => {
-  const name = ServerNameSchema.safeParse(c.req.param("name"));
+  const name = DefinableServerNameSchema.safeParse(c.req.param("name"));
   if (!name.success) return adminError(c, 400, "Invalid server name", describeIssues(name.error));
   const body = await bodyOf(c, ServerDefinitionSchema, "Invalid server");
   if (body instanceof Response) return body;

@@ -5,6 +5,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { browserCors, browserGuard } from "../src/browser/index.js";
+import { isDiscoveryRequest } from "../src/discovery/index.js";
+import { discoveryRoutes } from "./discovery.js";
 import { configOf } from "../src/config/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ANSWER_HEADERS } from "../src/gateway/scope.js";
@@ -36,7 +38,9 @@ gateway.use(async (c, next) => {
 });
 
 // Before any route: a web page (cross-site, or DNS-rebound to a local gateway) gets nothing.
-gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config));
+gateway.use(browserGuard((env: GatewayEnv) => gatewayRuntime(env).config, isDiscoveryRequest));
+// The discovery documents: public, any page may read them (their own CORS, before the pages' one).
+gateway.route("/", discoveryRoutes);
 // A page that passed the guard may read what it called (CORS), on the routes meant for agents:
 // the answer, its call headers, and the OAuth challenge of a 401 (a browser MCP client follows it).
 const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate", SESSION_HEADER]);

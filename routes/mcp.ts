@@ -33,10 +33,10 @@ import {
 } from "../src/mcp/index.js";
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
+import { serverInfoOf } from "../src/discovery/index.js";
 
 type McpEnv = GatewayEnv;
 
-const SERVER_INFO = { name: "skillmesh-gateway", version: "0.1.0" };
 const INSTRUCTIONS =
   "Every tool is a skill served by the Skillmesh gateway. Tools with idempotentHint may be retried freely; " +
   "for any other tool, send an Idempotency-Key header (with an Authorization: Bearer key) so a retry returns the first answer instead of running twice.";
@@ -128,7 +128,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   };
   const { config } = runtime;
   const options: McpOptions = {
-    serverInfo: server ? { ...SERVER_INFO, name: `skillmesh-gateway/${server.name}` } : SERVER_INFO,
+    serverInfo: serverInfoOf(server?.name),
     instructions: server?.definition.instructions ?? INSTRUCTIONS,
     pageSize: config.mcpPageSize,
     listTtlMs: config.mcpListTtlMs,

@@ -12,15 +12,15 @@
 import { type Context, Hono } from "hono";
 import { protectedResourceMetadata } from "../src/auth/oauth.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
+import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/agent-skills/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { Kept } from "../src/kept/index.js";
 import type { PackageCatalog } from "../src/gateway/packages.js";
 import { accessThrough } from "../src/gateway/door.js";
-import { perform } from "../src/gateway/invoke.js";
 import type { Operation } from "../src/gateway/operation.js";
 import type { ServedFile } from "../src/gateway/operations.js";
+import { performed } from "./performed.js";
 import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
 import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
@@ -53,22 +53,6 @@ const cachingOf = (env: GatewayEnv) => ({
   "cache-control": gatewayRuntime(env).config.auth.required ? "private, max-age=60" : "public, max-age=60",
   vary: "X-User-Group, X-User-Id",
 });
-
-/**
- * What an operation answers through the call chain, or the HTTP answer of its refusal: a used-up
- * rate is 429 (with its RateLimit and Retry-After headers), nothing by that name for this caller
- * 404 (`notFound` says so), an outage 503.
- */
-async function performed<T>(c: Context<WellKnownEnv>, scope: CallScope, operation: Operation, notFound = "Not found"): Promise<T | Response> {
-  try {
-    return (await perform(operation, scope, gatewayRuntime(c.env), c.env)) as T;
-  } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    if (error.code === ErrorCode.RateLimited) return c.json(failure(null, error.code, error.message, error.data), 429, answerHeadersOf(scope));
-    if (error.code !== ErrorCode.InvalidParams) return c.json(failure(null, error.code, error.message, error.data), 503, answerHeadersOf(scope));
-    return c.json(failure(null, ErrorCode.MethodNotFound, notFound), 404, answerHeadersOf(scope));
-  }
-}
 
 /** The scope of a request through this door, or the 403 that refuses its credential here. */
 function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {

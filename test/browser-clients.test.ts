@@ -181,3 +181,22 @@ it("the admin API answers no page: no CORS on /admin, even for an allowed origin
   const outcome = await fetchFromPage(allowedOrigin, `${mesh.gatewayUrl}/admin/deployments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(outcome).toBe("TypeError");
 });
+
+it("any page reads the discovery documents (CORS *): the AI Catalog, then a Server Card it names, revalidated by its ETag", async () => {
+  // The origin not allowed to call /rpc: the documents are public, the calls are not.
+  const page = await pageOf(otherOrigin);
+  const seen = await page.evaluate(async (gateway) => {
+    const catalog = (await (await fetch(`${gateway}/.well-known/ai-catalog.json`)).json()) as { entries: Array<{ url: string }> };
+    const url = catalog.entries[0]!.url;
+    const card = await fetch(url, { headers: { accept: "application/mcp-server-card+json" } });
+    const etag = card.headers.get("etag");
+    // If-None-Match is no CORS-safelisted header: the browser sends a preflight first.
+    const revalidate = { headers: { accept: "application/mcp-server-card+json", "if-none-match": etag! }, cache: "no-store" };
+    const again = await fetch(url, revalidate as RequestInit);
+    return { url, name: ((await card.json()) as { name: string }).name, etag, again: again.status };
+  }, mesh.gatewayUrl);
+  expect(seen.url).toBe(`${mesh.gatewayUrl}/mcp/server-card`);
+  expect(seen.name).toMatch(/\/skillmesh-gateway$/);
+  expect(seen.etag).toBeTruthy();
+  expect(seen.again).toBe(304);
+});

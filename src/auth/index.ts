@@ -93,6 +93,19 @@ async function addressLimitsOf(headers: Headers, settings: AuthSettings): Promis
   return { identifier: await addressIdOf(headers.get("cf-connecting-ip")), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) };
 }
 
+/** No skill, no group, no admin: what a caller of a public document may use. */
+const NO_ACCESS = accessOf({ skills: [], tags: [], groups: [] });
+
+/**
+ * The caller of a public document (a discovery document, src/discovery): no credential is read,
+ * whatever is sent. It is its client address, held to `rate` per address, and may use nothing.
+ * @example const caller = await publicCaller(c.req.raw.headers, DISCOVERY_RATE)
+ */
+export async function publicCaller(headers: Headers, rate: RateWindow): Promise<Caller> {
+  // Its own count per address: reading public documents uses up nothing of the address's calls.
+  return { id: "anonymous", access: NO_ACCESS, limits: { identifier: `public:${await addressIdOf(headers.get("cf-connecting-ip"))}`, rate } };
+}
+
 /**
  * The longest bearer credential read at all: an API key is 46 characters, a JWT access token a
  * few KB. Anything longer is refused before it is hashed.

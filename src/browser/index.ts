@@ -57,16 +57,22 @@ export const OWN_ORIGIN_ONLY = /^\/admin(\/|$)/;
 
 /**
  * Middleware for every route of the gateway: 403 with a JSON-RPC error for a `Host` or an
- * `Origin` that is not allowed (for `/admin/*`, any `Origin` but the gateway's own).
+ * `Origin` that is not allowed (for `/admin/*`, any `Origin` but the gateway's own). A request
+ * `isPublic` says is for a public document skips the `Origin` check (not the `Host` one).
  * @example gateway.use(browserGuard((env) => gatewayRuntime(env).config))
  */
-export function browserGuard<E extends object>(listsOf: (env: E) => BrowserAllowLists): MiddlewareHandler<{ Bindings: E }> {
+export function browserGuard<E extends object>(
+  listsOf: (env: E) => BrowserAllowLists,
+  isPublic: (method: string, path: string) => boolean = () => false,
+): MiddlewareHandler<{ Bindings: E }> {
   return async (c, next) => {
     const { allowedHosts, allowedOrigins } = listsOf(c.env);
     const host = c.req.header("host");
     if (!isAllowedHost(host, allowedHosts)) {
       return c.json(failure(null, ErrorCode.InvalidRequest, `This gateway does not answer to the host ${host ?? "(none)"}`), 403);
     }
+    // A public document (the same for everyone, no credential read) is any page's to read.
+    if (isPublic(c.req.method, c.req.path)) return next();
     const origin = c.req.header("origin");
     // A page of the gateway itself (the dashboard) is same-origin: its host passed the check above.
     const sameOrigin = !!origin && origin.toLowerCase() === new URL(c.req.url).origin.toLowerCase();

@@ -80,6 +80,12 @@ export class CallerCatalog {
         return { owner: "gateway", name: "agent-skills index" };
       case "session":
         return { owner: "gateway", name: operation.method };
+      case "discovery": {
+        // A virtual server's card is there only while the server is defined discoverable.
+        if (operation.server === undefined) return { owner: "gateway", name: operation.document };
+        const server = await this.runtime.servers.get(operation.server);
+        return server?.definition.discoverable ? { owner: "gateway", name: operation.document } : undefined;
+      }
       case "archive": {
         const seen = (await this.packages()).find(operation.package);
         return seen?.record.versions[seen.version]?.archive ? { owner: "package", package: seen.name, version: seen.version } : undefined;

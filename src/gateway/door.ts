@@ -10,6 +10,9 @@
  * | `well-known` | `/.well-known/agent-skills/*` | refused | refused |
  * | `credential` | `/upstreams/<name>/credential` | refused | refused |
  *
+ * The discovery documents (src/discovery: the AI Catalog, the Server Cards) are no door: they read
+ * no credential and act for no one (src/auth `publicCaller`).
+ *
  * Through a virtual server (or with an OAuth `server:<name>` scope, which limits a token as a
  * key's `servers` do) the caller's access is narrowed to what the server exposes (`withinServer`).
  * A delegation token stands for its caller only in the calls of the steps its pipeline declares:

@@ -4,7 +4,8 @@
  * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
  * `catalog.describe`) — reading a package's archive, getting a prompt, completing a prompt's or a
  * template's argument, searching the catalog, asking about a task an upstream runs for the caller,
- * subscribing to a resource, changing its own session or opening a stream of what changed.
+ * subscribing to a resource, changing its own session or opening a stream of what changed, or
+ * reading a discovery document (a Server Card, the AI Catalog).
  * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
  * which policies wrap it and what answers it.
  */
@@ -109,8 +110,30 @@ export interface SessionRequest extends Asked {
   uri?: string;
 }
 
+/**
+ * A discovery document (src/discovery), read before any connection and without a credential: the
+ * Server Card of `/mcp` or of a discoverable virtual server (`server`), or the AI Catalog of them.
+ */
+export interface DiscoveryRead extends Asked {
+  kind: "discovery";
+  document: "server-card" | "ai-catalog";
+  /** A virtual server's card; none: `/mcp`'s. */
+  server?: string;
+  /** The gateway's origin as the client reached it (the documents' URLs start with it). */
+  origin: string;
+}
+
 export type Operation =
-  ResourceRead | ArchiveRead | PromptGet | Completion | CatalogSearch | PackageListing | UpstreamTaskRequest | ResourceSubscribe | SessionRequest;
+  | ResourceRead
+  | ArchiveRead
+  | PromptGet
+  | Completion
+  | CatalogSearch
+  | PackageListing
+  | UpstreamTaskRequest
+  | ResourceSubscribe
+  | SessionRequest
+  | DiscoveryRead;
 export type OperationKind = Operation["kind"];
 
 /**

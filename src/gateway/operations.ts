@@ -15,6 +15,7 @@
  * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
  * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
  * | session | limits | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
+ * | discovery | limits | the gateway: a Server Card or the AI Catalog (src/discovery), of `/mcp` and the virtual servers defined discoverable |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -38,6 +39,7 @@ import { registryEntry } from "./lookup.js";
 import type { Operation, OperationKind, Target } from "./operation.js";
 import { type Call, type Handler, type Policy, breakerVerdict, limits } from "./policies.js";
 import { searchCatalog } from "./search.js";
+import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
 
 /** An operation on its way through its kind's policies, its target resolved. */
 export interface OperationCall extends Call {
@@ -214,6 +216,18 @@ const accepted: Handler<OperationCall> = async () => ({ ok: true, result: {} });
 /** The packages the caller sees, for a listing of all of them. */
 const listing: Handler<OperationCall> = async (call) => ({ ok: true, result: await call.catalog.packages() });
 
+/** A discovery document: the gateway's own, of the virtual servers' definitions as they are now. */
+const discovery: Handler<OperationCall> = async (call) => {
+  const { operation } = call;
+  if (operation.kind !== "discovery") throw new RpcError(ErrorCode.InternalError);
+  const { auth } = call.runtime.config;
+  const site = { origin: operation.origin, authRequired: auth.required, oauth: !!auth.oauth };
+  const listed = discoverableOf(await call.runtime.servers.all());
+  if (operation.document === "ai-catalog") return { ok: true, result: aiCatalogOf(site, listed) };
+  const server = operation.server === undefined ? undefined : listed.find((s) => s.name === operation.server);
+  return { ok: true, result: serverCardOf(site, server) };
+};
+
 /** Each kind's policies (outermost first) and what answers it. */
 export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<OperationCall>>; answer: Handler<OperationCall> }> = {
   resource: { policies: [limits, observed], answer: read },
@@ -225,6 +239,7 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   task: { policies: [limits, observed], answer: upstreamTask },
   subscribe: { policies: [limits], answer: subscribed },
   session: { policies: [limits], answer: accepted },
+  discovery: { policies: [limits], answer: discovery },
 };
 
 /**
@@ -287,6 +302,8 @@ export function notFoundOf(operation: Operation): RpcError {
         : new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${operation.ref.uri.slice(0, 200)}; resources/templates/list lists them`);
     case "task":
       return new RpcError(ErrorCode.InvalidParams, `Unknown task: ${operation.jobId.slice(0, 200)}`);
+    case "discovery":
+      return new RpcError(ErrorCode.InvalidParams, `No discoverable MCP server /mcp/${(operation.server ?? "").slice(0, 64)}`);
     case "search":
     case "index":
     case "session":
@@ -310,6 +327,8 @@ export function resourceOf(operation: Operation): string | undefined {
       return `task:${operation.jobId}`;
     case "session":
       return operation.uri;
+    case "discovery":
+      return operation.server === undefined ? operation.document : `${operation.document}:${operation.server}`;
     case "search":
     case "index":
       return undefined;
@@ -334,6 +353,7 @@ export function auditedParamsOf(operation: Operation): unknown {
       return operation.query;
     case "index":
     case "session":
+    case "discovery":
     case "task": // a caller's answers are its own: the entry names the task only
       return undefined;
   }

@@ -188,7 +188,7 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
   family(
     "skillmesh_calls_total",
     "counter",
-    "Operations through the gateway by skill (or upstream, or Agent Skills package), the version that answered, outcome, JSON-RPC error code (0 for a result) and kind (tool, resource, prompt, archive, search).",
+    "Operations through the gateway by skill (or upstream, or Agent Skills package), the version that answered, outcome, JSON-RPC error code (0 for a result) and kind (tool, resource, prompt, completion, archive, search, index, task, subscribe, session, discovery).",
     // Counted before kinds were labelled: a tool call's (added to the labelled series, never a second one).
     summed(
       of("calls").map(({ field: [, skill = "", version = "", outcome = "", code = "", kind = "tool"], value }) => [

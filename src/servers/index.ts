@@ -15,6 +15,14 @@ import type { Store } from "../store/index.js";
 
 export { ServerNameSchema };
 
+/**
+ * A name a new virtual server may take: not `server-card`, which `/mcp/server-card` (the default
+ * server's Server Card, src/discovery) holds.
+ */
+export const DefinableServerNameSchema = ServerNameSchema.refine((name) => name !== "server-card", {
+  message: "server-card is reserved: /mcp/server-card is the Server Card of /mcp",
+});
+
 /** `PUT /admin/servers/:name`: what the server exposes and says. */
 export const ServerDefinitionSchema = z.strictObject({
   /** Skill-name globs of the tools it exposes. */
@@ -26,6 +34,10 @@ export const ServerDefinitionSchema = z.strictObject({
   /** Names a tool or prompt is listed and called by here: alias → its own name (which is then unknown here). */
   aliases: z.record(SkillNameSchema, SkillNameSchema).optional(),
   description: z.string().max(500).optional(),
+  /** Its title in its Server Card (src/discovery). */
+  title: z.string().min(1).max(100).optional(),
+  /** Listed in the AI Catalog, with a Server Card at `/mcp/<server>/server-card` (public: src/discovery). */
+  discoverable: z.boolean().optional(),
 });
 export type ServerDefinition = z.infer<typeof ServerDefinitionSchema>;
 
