@@ -64,7 +64,10 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   if (serverName !== undefined && !server)
     return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
   const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
-  if (server) scope.listedName = server.listedName;
+  if (server) {
+    scope.listedName = server.listedName;
+    if (server.definition.guardrails) scope.guardrails = server.definition.guardrails;
+  }
   // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
   const catalogMode = c.req.query("catalog");
   if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {

@@ -128,12 +128,7 @@ export async function runDispatchRatio(options: { pairs: number; seconds: number
     const dispatched = await startTrivialMesh("dispatched", { dispatched: true });
     try {
       const s = await pairedRuns(bound.side, dispatched.side, options);
-      const p50 = async (side: Side) => {
-        const sample = empty();
-        await load(side, options.seconds * 1_000, sample, 1);
-        return summary(sample).p50;
-      };
-      const [boundP50, dispatchedP50] = [await p50(bound.side), await p50(dispatched.side)];
+      const [boundP50, dispatchedP50] = [await p50Of(bound.side, options.seconds), await p50Of(dispatched.side, options.seconds)];
       console.log(
         `\nThe trivial call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): over a service binding ${s.meanA.toFixed(0)} req/s, dispatched ${s.meanB.toFixed(0)} req/s`,
       );
@@ -149,4 +144,39 @@ export async function runDispatchRatio(options: { pairs: number; seconds: number
   } finally {
     await bound.mesh.dispose();
   }
+}
+
+/**
+ * `npm run bench -- --guardrails [--pairs N] [--seconds N]`: what the secrets guardrail costs a
+ * call. The trivial MCP `tools/call` through two virtual servers of one mesh, alike but for the
+ * guardrail (`{secrets: "redact"}`: the arguments and the answer scanned), as the median of paired
+ * wrk runs; then the p50 each takes one call at a time.
+ */
+export async function runGuardrailsCost(options: { pairs: number; seconds: number }): Promise<void> {
+  if (!(await hasWrk())) throw new Error("--guardrails needs wrk as the load generator: apt-get install -y wrk");
+  console.log("Bundling (cached after the first run) and starting the mesh …");
+  const servers = { plain: { tools: ["subtract"] }, guarded: { tools: ["subtract"], guardrails: { secrets: "redact" } } };
+  const { mesh, side } = await startTrivialMesh("guardrails", { route: "mcp", servers });
+  try {
+    const through = (server: string): Side => ({ ...side, name: server, url: `${side.url}/${server}` });
+    const [plain, guarded] = [through("plain"), through("guarded")];
+    const s = await pairedRuns(plain, guarded, options);
+    const [plainP50, guardedP50] = [await p50Of(plain, options.seconds), await p50Of(guarded, options.seconds)];
+    console.log(
+      `\nThe trivial MCP call (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): guardrail off ${s.meanA.toFixed(0)} req/s, secrets redacted ${s.meanB.toFixed(0)} req/s`,
+    );
+    console.log(`  redact/off: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
+    console.log(
+      `  one call at a time, p50: off ${plainP50.toFixed(2)} ms, redact ${guardedP50.toFixed(2)} ms (${guardedP50 - plainP50 >= 0 ? "+" : ""}${(guardedP50 - plainP50).toFixed(2)} ms)`,
+    );
+  } finally {
+    await mesh.dispose();
+  }
+}
+
+/** The p50 of `side`'s calls made one at a time for `seconds`. */
+async function p50Of(side: Side, seconds: number): Promise<number> {
+  const sample = empty();
+  await load(side, seconds * 1_000, sample, 1);
+  return summary(sample).p50;
 }

@@ -75,6 +75,8 @@ type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unmin
   bareHop?: boolean;
   /** The trivial skill in the local dispatch namespace (registered by script name), not bound to the gateway. */
   dispatched?: boolean;
+  /** Virtual servers to define, by name (`PUT /admin/servers/<name>`). */
+  servers?: Record<string, unknown>;
 };
 /** A started trivial mesh and the side that calls the skill through its gateway. */
 type TrivialMesh = { mesh: Mesh; side: Side };
@@ -90,7 +92,7 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
 export async function startTrivialMesh(name: string, options?: TrivialMeshOptions): Promise<TrivialMesh>;
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
-  const { route, bareHop, dispatched, ...meshOptions } = options;
+  const { route, bareHop, dispatched, servers = {}, ...meshOptions } = options;
   const skills = [
     ...(dispatched ? [] : [SUBTRACT_DIR]),
     ...(bareHop ? [BARE_HOP_DIR] : []),
@@ -113,6 +115,7 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
     if (route === "fed")
       await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
     if (route === "read") await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(UNITS_DIR).binding });
+    for (const [server, definition] of Object.entries(servers)) await adminCall(mesh.gatewayUrl, adminToken, "PUT", `/servers/${server}`, definition);
     if (route === "file")
       await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: "bench-notes", files: [{ path: "SKILL.md", content: BENCH_NOTES }] });
     const side: Side =

@@ -1,5 +1,6 @@
 /** The audit log's entries and the filters of `GET /admin/audit`: defined once, parsed where they are read. */
 import { z } from "zod";
+import { GuardrailReportSchema } from "../guardrails/schema.js";
 
 /** One call through `/rpc` or `/mcp`: who, what, how it went — never a secret or an argument. */
 export const CallAuditSchema = z.object({
@@ -23,6 +24,8 @@ export const CallAuditSchema = z.object({
   args: z.string().optional(),
   /** A read of an Agent Skills file: its `skill://` URI (the package version is `deployment`). */
   resource: z.string().optional(),
+  /** What a guardrail did (src/guardrails): the kinds of credential found and where, never the credential. */
+  guardrail: GuardrailReportSchema.optional(),
 });
 
 /** One change through the admin API. */

@@ -22,7 +22,20 @@ import { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry, registryView } from "./lookup.js";
 import type { Operation, OperationKind } from "./operation.js";
 import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, resourceOf } from "./operations.js";
-import { type Call, type CallStreaming, type SkillCall, asyncJobs, compose, fallback, forward, idempotency, limits, retries, timeout } from "./policies.js";
+import {
+  type Call,
+  type CallStreaming,
+  type SkillCall,
+  asyncJobs,
+  compose,
+  fallback,
+  forward,
+  guardrails,
+  idempotency,
+  limits,
+  retries,
+  timeout,
+} from "./policies.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
@@ -33,7 +46,7 @@ export { registryEntry, registryView } from "./lookup.js";
 const tracer = trace.getTracer("skillmesh-gateway");
 
 /** A skill call, outermost policy first. */
-const callSkill = compose<SkillCall>([limits, asyncJobs, idempotency, retries, fallback, timeout], forward);
+const callSkill = compose<SkillCall>([limits, guardrails, asyncJobs, idempotency, retries, fallback, timeout], forward);
 
 /**
  * A built-in, or a call refused before its policies (no such skill or resource, params too deep):
@@ -103,7 +116,15 @@ async function recorded<T>(
     const version = answer?.deployment ? answer.deployment.slice(answer.deployment.lastIndexOf("@") + 1) : "";
     // A method that names no skill (or one the caller may not see) is "(unknown)": a scan of names cannot grow the series.
     runtime.counters.call(
-      { skill: seen.owner ?? "(unknown)", version, code, ms: Date.now() - started, replayed: !!answer?.replayed, kind: what.kind },
+      {
+        skill: seen.owner ?? "(unknown)",
+        version,
+        code,
+        ms: Date.now() - started,
+        replayed: !!answer?.replayed,
+        kind: what.kind,
+        ...(answer?.guardrail ? { guardrail: answer.guardrail } : {}),
+      },
       scope.waitUntil,
     );
     if (runtime.config.logCalls)
@@ -126,6 +147,7 @@ async function recorded<T>(
     if (answer?.replayed) entry.replayed = true;
     if (answer?.degraded) entry.degraded = true;
     if (hidden) entry.hidden = true;
+    if (answer?.guardrail) entry.guardrail = answer.guardrail;
     runtime.audit.record(entry, scope.waitUntil);
   }
 }

@@ -4,7 +4,7 @@
  * repeat, reroute or time the call, but it knows nothing of the policies around it. The call chain
  * (src/gateway/invoke.ts) only assembles them; a new policy is a new function in the list.
  *
- *   limits → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
+ *   limits → guardrails → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
@@ -16,6 +16,7 @@ import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText }
 import type { Progress } from "../progress/index.js";
 import type { LogLevel } from "../logging/index.js";
 import { checkLimits } from "../ratelimit/index.js";
+import { type GuardedPart, type GuardrailReport, type SecretFinding, scanSecrets, strictestOf } from "../guardrails/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
@@ -90,6 +91,57 @@ export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise
   await chargeCaller(call.runtime.store, call.scope);
   return next(call);
 };
+
+/**
+ * The secrets guardrail (src/guardrails): the strictest of what the skill's manifest (an upstream's
+ * tools: its registration) and the door's virtual server say. Credentials in the arguments are
+ * redacted before anything is sent, or refuse the call (-32602); in the answer, redacted or
+ * withheld (-32603). What it did rides on the outcome (`guardrail`), for the audit entry and the
+ * counters. A replay is scanned again: what idempotency keeps is the answer as it came.
+ */
+export const guardrails: Policy = async (call, next) => {
+  const mode = strictestOf(call.manifest.guardrails?.secrets, call.scope.guardrails?.secrets);
+  if (mode === "off") return next(call);
+  const action: GuardrailReport["action"] = mode === "refuse" ? "refused" : "redacted";
+  const sent = await scanSecrets(call.request.params);
+  const reported = (found: SecretFinding[], where: GuardedPart) => found.map((finding) => ({ ...finding, where }));
+  if (sent.findings.length && mode === "refuse") {
+    const findings = reported(sent.findings, "arguments").slice(0, 32);
+    const error = new RpcError(
+      ErrorCode.InvalidParams,
+      `Refused by the secrets guardrail: the arguments hold a credential (${describeFindings(findings)}); nothing was sent`,
+      {
+        guardrail: "secrets",
+        findings,
+      },
+    );
+    return { ok: false, error: error.toJSON(), guardrail: { guardrail: "secrets", action, findings } };
+  }
+  const guarded = sent.findings.length ? { ...call, request: { ...call.request, params: sent.redacted as JsonRpcRequest["params"] } } : call;
+  const outcome = await next(guarded);
+  const answer = outcome.ok ? await scanSecrets(outcome.result) : { findings: [], redacted: undefined };
+  const findings = [...reported(sent.findings, "arguments"), ...reported(answer.findings, "answer")].slice(0, 32);
+  if (!findings.length) return outcome;
+  const guardrail = { guardrail: "secrets" as const, action, findings };
+  if (!answer.findings.length) return { ...outcome, guardrail };
+  if (mode === "redact") return { ...outcome, result: answer.redacted, guardrail };
+  const { result: _withheld, ...who } = outcome as Extract<Outcome, { ok: true }>;
+  const error = new RpcError(
+    ErrorCode.InternalError,
+    `The answer was withheld by the secrets guardrail: it held a credential (${describeFindings(findings)})`,
+    {
+      guardrail: "secrets",
+      findings,
+    },
+  );
+  return { ...who, ok: false, error: error.toJSON(), guardrail };
+};
+
+/** Findings as a caller reads them: `GITHUB_TOKEN at token, SLACK_TOKEN at items[0].hook`. */
+function describeFindings(findings: SecretFinding[]): string {
+  const shown = findings.slice(0, 3).map((f) => `${f.kind} at ${f.path.slice(0, 64)}`);
+  return findings.length > 3 ? `${shown.join(", ")} and ${findings.length - 3} more` : shown.join(", ");
+}
 
 /**
  * Counts one call against the scope's rate and quota, or throws -32005 with `retryAfterMs` (the

@@ -8,6 +8,7 @@ import type { Decision, Limits } from "../ratelimit/index.js";
 import { type CallerContext, addressIdOf, callerContextOf } from "../context/index.js";
 import { type RouteKey, routeKeyOf } from "../routing/index.js";
 import { type Context, parentContextOf } from "../tracing/index.js";
+import type { Guardrails } from "../guardrails/schema.js";
 
 export interface CallScope {
   context: CallerContext;
@@ -23,6 +24,8 @@ export interface CallScope {
    * virtual server's alias (src/servers); its own name is then unknown there. Default: its own.
    */
   listedName?: (name: string) => string;
+  /** What the door's virtual server says of the secrets guardrail (its calls are held to at least that). */
+  guardrails?: Guardrails;
   /** The rate and quota the caller is held to. */
   limits: Limits;
   /** The latest rate-limit decision of this request (for its `RateLimit` headers). */

@@ -6,6 +6,7 @@
  * at scrape time: breaker states and rollouts.
  */
 import { z } from "zod";
+import type { GuardrailReport } from "../guardrails/schema.js";
 import { safeJson } from "../json/index.js";
 import type { Store, StoreScript } from "../store/index.js";
 import { DelayedFlush } from "../flush/index.js";
@@ -70,6 +71,8 @@ export interface CallRecord {
   replayed: boolean;
   /** What kind of operation: a tool call (or a built-in), or a read, a get, a search (src/gateway/operation.ts). */
   kind: string;
+  /** What a guardrail did to it (src/guardrails), if anything. */
+  guardrail?: GuardrailReport;
 }
 
 /** How many calls' series keep their encoded counter fields per isolate. */
@@ -101,6 +104,10 @@ export class Counters {
     this.#addKey((keys.buckets[bucket] ??= JSON.stringify(["duration", record.skill, record.version, bucket])), 1);
     this.#addKey(keys.durationSum, Math.round(record.ms * 1000));
     if (record.replayed) this.#add(["replays", record.skill], 1);
+    if (record.guardrail) {
+      const { guardrail, action, findings } = record.guardrail;
+      for (const where of new Set(findings.map((f) => f.where))) this.#add(["guardrail", record.skill, guardrail, action, where], 1);
+    }
     this.#later.schedule(waitUntil);
   }
 
@@ -230,6 +237,15 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
     "counter",
     "Answers replayed for a repeated Idempotency-Key, by skill.",
     of("replays").map(({ field: [, skill = ""], value }) => `skillmesh_replays_total${labelsOf({ skill })} ${value}`),
+  );
+  family(
+    "skillmesh_guardrail_actions_total",
+    "counter",
+    "Calls a guardrail acted on, by skill, guardrail (secrets), action (redacted, refused) and where it found something (arguments, answer).",
+    of("guardrail").map(
+      ({ field: [, skill = "", guardrail = "", action = "", where = ""], value }) =>
+        `skillmesh_guardrail_actions_total${labelsOf({ skill, guardrail, action, where })} ${value}`,
+    ),
   );
   const rateLimited = of("calls")
     .filter(({ field }) => field[4] === "-32005")

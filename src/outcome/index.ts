@@ -3,10 +3,17 @@
  * chain (src/gateway/policies.ts) passes one on; idempotent replay stores and replays it.
  */
 import { z } from "zod";
+import { GuardrailReportSchema } from "../guardrails/schema.js";
 import { JsonRpcErrorObjectSchema } from "../jsonrpc/index.js";
 
 /** Who answered: after `ok` and the answer, so that a replay has its fields in the first answer's order. */
-const whoAnswered = { deployment: z.string().optional(), degraded: z.boolean().optional(), replayed: z.boolean().optional() };
+const whoAnswered = {
+  deployment: z.string().optional(),
+  degraded: z.boolean().optional(),
+  replayed: z.boolean().optional(),
+  /** What a guardrail did to the call (src/guardrails): for its audit entry and counters. */
+  guardrail: GuardrailReportSchema.optional(),
+};
 
 /** What one call produced, as stored and replayed (`replayed` is set on a replay only). */
 export const OutcomeSchema = z.union([

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Access } from "../auth/index.js";
 import { GlobSchema, globMatcher } from "../glob/index.js";
+import { GuardrailsSchema } from "../guardrails/schema.js";
 import { safeJson } from "../json/index.js";
 import { ServerNameSchema } from "../keys/schema.js";
 import { SkillNameSchema } from "../skill/manifest.js";
@@ -36,6 +37,8 @@ export const ServerDefinitionSchema = z.strictObject({
   description: z.string().max(500).optional(),
   /** Its title in its Server Card (src/discovery). */
   title: z.string().min(1).max(100).optional(),
+  /** What the secrets guardrail does to calls through this server, at least (src/guardrails): e.g. `{secrets: "refuse"}`. */
+  guardrails: GuardrailsSchema.optional(),
   /** Listed in the AI Catalog, with a Server Card at `/mcp/<server>/server-card` (public: src/discovery). */
   discoverable: z.boolean().optional(),
 });

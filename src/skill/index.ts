@@ -180,6 +180,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     ...(definition.breaker ? { breaker: definition.breaker } : {}),
     ...(definition.egress ? { egress: definition.egress } : {}),
     ...(definition.limits ? { limits: definition.limits } : {}),
+    ...(definition.guardrails ? { guardrails: definition.guardrails } : {}),
     ...(definition.resources?.length ? { resources: definition.resources.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.resourceTemplates?.length ? { resourceTemplates: definition.resourceTemplates.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.prompts?.length ? { prompts: definition.prompts.map(({ get: _get, ...declared }) => declared) } : {}),

@@ -1,5 +1,6 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
+import { GuardrailsSchema } from "../guardrails/schema.js";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
@@ -96,6 +97,12 @@ export const SkillManifestSchema = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * What the secrets guardrail does to this skill's calls (src/guardrails): `redact` or `refuse`
+   * credentials found in arguments and answers. It can only make its calls stricter than the door
+   * they come through (a virtual server's own setting); default `off`.
+   */
+  guardrails: GuardrailsSchema.optional(),
   /** A display name for clients (MCP `title`). */
   title: z.string().max(256).optional(),
   /** MCP tool annotations (hints a client may show; `idempotentHint` is `idempotent`). */

@@ -8,6 +8,7 @@ import { globMatcher } from "../glob/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import type { ListedTool } from "../mcp-protocol/index.js";
 import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, SkillNameSchema, type SkillManifest, TagSchema, UPSTREAM_TAG_PREFIX } from "../skill/manifest.js";
+import { UPSTREAM_GUARDRAILS } from "../guardrails/schema.js";
 import { utf8Length } from "../utf8/index.js";
 
 /** What the operator said of every tool of one upstream version. */
@@ -18,6 +19,7 @@ export interface ToolSource {
   timeoutMs?: number;
   degraded?: boolean;
   breaker?: SkillManifest["breaker"];
+  guardrails?: SkillManifest["guardrails"];
   include?: string[];
   exclude?: string[];
 }
@@ -72,6 +74,7 @@ export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest:
     degraded: source.degraded === true,
     timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(source.breaker ? { breaker: source.breaker } : {}),
+    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
     ...(tool.title ? { title: tool.title } : {}),
     ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
     answers: "tool-result",

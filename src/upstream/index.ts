@@ -741,9 +741,10 @@ export class Upstreams implements UpstreamCaller {
 }
 
 /** What the operator said of every tool of an upstream, as its record and each of its tools keep it. */
-function options(source: Pick<UpstreamRecord, "timeoutMs" | "degraded" | "breaker" | "include" | "exclude" | "operationTags" | "documentAuth">) {
+function options(source: Pick<UpstreamRecord, "timeoutMs" | "degraded" | "breaker" | "guardrails" | "include" | "exclude" | "operationTags" | "documentAuth">) {
   return {
     ...(source.timeoutMs ? { timeoutMs: source.timeoutMs } : {}),
+    ...(source.guardrails ? { guardrails: source.guardrails } : {}),
     ...(source.degraded ? { degraded: true } : {}),
     ...(source.breaker ? { breaker: source.breaker } : {}),
     ...(source.include ? { include: source.include } : {}),

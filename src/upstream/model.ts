@@ -88,6 +88,8 @@ const CommonFields = {
   degraded: z.boolean().optional(),
   /** Overrides of the circuit breaker's defaults for its tools (as a skill manifest's `breaker`). */
   breaker: SkillManifestSchema.shape.breaker,
+  /** What the secrets guardrail does to its tools' calls (src/guardrails); default `{secrets: "redact"}`. */
+  guardrails: SkillManifestSchema.shape.guardrails,
   auth: UpstreamAuthSchema.default({ type: "none" }),
   ...SelectionFields,
 };
@@ -244,6 +246,7 @@ export const UpstreamRecordSchema = z.object({
   timeoutMs: z.number().int().positive().optional(),
   degraded: z.boolean().optional(),
   breaker: SkillManifestSchema.shape.breaker,
+  guardrails: SkillManifestSchema.shape.guardrails,
   /** The credential of records written before credentials were kept per version; each version's own `auth` comes first. */
   auth: StoredAuthSchema.optional(),
   include: z.array(z.string()).optional(),

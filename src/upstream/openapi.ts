@@ -13,6 +13,7 @@ import { MAX_JSON_DEPTH, exceedsDepth, safeJson } from "../json/index.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Operation } from "../registry/model.js";
 import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, type SkillManifest } from "../skill/manifest.js";
+import { UPSTREAM_GUARDRAILS } from "../guardrails/schema.js";
 import { utf8Length } from "../utf8/index.js";
 import { type Skipped, type ToolSource, boundsRefusal, selects, skillNameOf, tagsOf } from "./definitions.js";
 import { upstreamUnavailable as unavailable } from "./mcp-client.js";
@@ -145,6 +146,7 @@ function operationSkillOf(
     degraded: source.degraded === true,
     timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(source.breaker ? { breaker: source.breaker } : {}),
+    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
     ...(typeof op.summary === "string" ? { title: op.summary.slice(0, 256) } : {}),
     annotations: { readOnlyHint: SAFE.has(method), destructiveHint: method === "delete", idempotentHint: IDEMPOTENT.has(method), openWorldHint: true },
     inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },

@@ -50,11 +50,14 @@ async function run(args: (port: number) => string[], env: Record<string, string>
   return { url: `http://127.0.0.1:${chosen}`, port: chosen, stop };
 }
 
-/** `@modelcontextprotocol/server-everything` in Streamable HTTP mode (a 2025 server with sessions): `url` + `/mcp`; on `port` to restart one. */
-export function startServerEverything(port?: number): Promise<RunningProcess> {
+/**
+ * `@modelcontextprotocol/server-everything` in Streamable HTTP mode (a 2025 server with sessions): `url` + `/mcp`; on `port` to restart one;
+ * `env` added to its environment (its `get-env` tool answers it).
+ */
+export function startServerEverything(port?: number, env: Record<string, string> = {}): Promise<RunningProcess> {
   return run(
     () => [bin("@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
-    {},
+    env,
     (p) => `http://127.0.0.1:${p}/mcp`,
     port,
   );
