@@ -73,13 +73,14 @@ export function startPrism(document: string, port?: number): Promise<RunningProc
   );
 }
 
-/** The v2-SDK fixture server (test/fixtures/upstreams/v2-server.ts), as upstream version `version`. */
-export async function startV2Server(version: string): Promise<RunningProcess> {
+/** The v2-SDK fixture server (test/fixtures/upstreams/v2-server.ts), as upstream version `version`; on `port` to restart one. */
+export async function startV2Server(version: string, port?: number): Promise<RunningProcess> {
   const tsx = bin("tsx/dist/cli.mjs");
   return run(
     () => [tsx, join(ROOT, "test/fixtures/upstreams/v2-server.ts")],
     { UPSTREAM_VERSION: version },
     (port) => `http://127.0.0.1:${port}/seen`,
+    port,
   );
 }
 
