@@ -176,11 +176,13 @@ export class CallerCatalog {
       : 0,
     );
     if (!upstreams.length) return own;
+    // The MCP Apps of the tools this caller may call: their UI resources are theirs to read.
+    const apps = new Set((await this.tools()).flatMap((tool) => (tool.ui?.resourceUri ? [tool.ui.resourceUri] : [])));
     const theirs = await Promise.all(
       upstreams.map(async ([name, entries]) => {
         const record = await this.runtime.upstreams.cached(name).catch(() => undefined); // a store outage hides them, not the rest
         const version = record && routedUpstreamVersion(name, entries, record, routeKey);
-        return record && version ? [upstreamOfferingsOf(record, version, access)] : [];
+        return record && version ? [upstreamOfferingsOf(record, version, access, apps)] : [];
       }),
     );
     return joinOfferings([own, ...theirs.flat()]);

@@ -33,6 +33,8 @@ export interface SkillSummary {
   /** A display name, and MCP annotations, as declared (a federated tool: as its upstream lists them). */
   title?: string;
   annotations?: SkillManifest["annotations"];
+  /** Its MCP App (`_meta.ui` in `tools/list`). */
+  ui?: SkillManifest["ui"];
   /** `tool-result`: it answers an MCP tool result, passed through as is (a federated MCP tool). */
   answers?: SkillManifest["answers"];
   /** MCP resources, resource templates and prompts the skill serves, as declared. */
@@ -69,6 +71,7 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     ...(main.manifest.title ? { title: main.manifest.title } : {}),
     ...(main.manifest.annotations ? { annotations: main.manifest.annotations } : {}),
     ...(main.manifest.answers ? { answers: main.manifest.answers } : {}),
+    ...(main.manifest.ui ? { ui: main.manifest.ui } : {}),
     ...(main.manifest.resources ? { resources: main.manifest.resources } : {}),
     ...(main.manifest.resourceTemplates ? { resourceTemplates: main.manifest.resourceTemplates } : {}),
     ...(main.manifest.prompts ? { prompts: main.manifest.prompts } : {}),

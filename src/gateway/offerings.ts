@@ -15,7 +15,7 @@ import type { Access } from "../auth/access.js";
 import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { type RouteKey, routedDeployment } from "../routing/index.js";
-import { selects, upstreamTag } from "../upstream/definitions.js";
+import { appUriOf, selects, upstreamTag } from "../upstream/definitions.js";
 import type { UpstreamRecord } from "../upstream/model.js";
 import type { SkillSummary } from "./catalog.js";
 
@@ -111,22 +111,30 @@ export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], r
 
 /**
  * What one upstream version offers `access`: each resource, template and prompt the operator's
- * selection keeps and the caller's grants name (`<upstream>.<name>`, with the upstream's tags).
+ * selection keeps and the caller's grants name (`<upstream>.<name>`, with the upstream's tags); an
+ * MCP App's `ui://` resource only when `apps` (the UIs of the tools the caller may call) names it.
  * @example upstreamOfferingsOf(record, "1.0.0", scope.access).prompts.map((p) => p.listed.name) // ["everything.simple-prompt"]
  */
-export function upstreamOfferingsOf(record: UpstreamRecord, version: string, access: Access): Offerings {
+export function upstreamOfferingsOf(record: UpstreamRecord, version: string, access: Access, apps: ReadonlySet<string> = new Set()): Offerings {
   const offered = record.versions[version]?.offerings;
   const none: Offerings = { resources: [], resourceTemplates: [], prompts: [] };
   if (!offered) return none;
   const tags = [...record.tags, upstreamTag(record.name)];
-  const granted = (name: string) => selects(record, name) && access.allowsSkill(`${record.name}.${name}`, tags);
+  // An MCP App's UI is the tool's: only a caller that may call a tool showing it sees it, under the gateway's URI for it.
+  const isApp = (uri: string) => uri.startsWith("ui://");
+  const granted = (r: { name: string; uri: string }) =>
+    isApp(r.uri) ? apps.has(appUriOf(record.name, r.uri)) : selects(record, r.name) && access.allowsSkill(`${record.name}.${r.name}`, tags);
   const owner = (name: string): OfferingOwner => ({ kind: "upstream", upstream: record.name, version, name });
-  const withheld = offered.resources.filter((r) => !granted(r.name)).map((r) => withheldKey(record.name, r.uri));
+  const withheld = offered.resources.filter((r) => !granted(r)).map((r) => withheldKey(record.name, isApp(r.uri) ? appUriOf(record.name, r.uri) : r.uri));
   return {
     ...(withheld.length ? { withheld: new Set(withheld) } : {}),
-    resources: offered.resources.filter((r) => granted(r.name)).map((listed) => ({ listed, owner: owner(listed.uri) })),
-    resourceTemplates: offered.resourceTemplates.filter((t) => granted(t.name)).map((listed) => ({ listed, owner: owner(listed.uriTemplate) })),
-    prompts: offered.prompts.filter((p) => granted(p.name)).map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
+    resources: offered.resources.filter(granted).map((r) => ({ listed: isApp(r.uri) ? { ...r, uri: appUriOf(record.name, r.uri) } : r, owner: owner(r.uri) })),
+    resourceTemplates: offered.resourceTemplates
+      .filter((t) => granted({ name: t.name, uri: t.uriTemplate }))
+      .map((listed) => ({ listed, owner: owner(listed.uriTemplate) })),
+    prompts: offered.prompts
+      .filter((p) => granted({ name: p.name, uri: "" }))
+      .map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
   };
 }
 

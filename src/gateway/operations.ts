@@ -103,7 +103,7 @@ const read: Handler<OperationCall> = async (call) => {
       }
       case "upstream": {
         answeredBy = `upstream:${target.upstream}@${target.version}`;
-        const asked = askedOf(operation, target.name);
+        const asked = askedOf(operation, target.name, target.template);
         const { caller, traceparent } = call.scope.context;
         const round = operation.kind === "prompt" || operation.kind === "resource" ? operation.inputRound : undefined;
         const answer = await call.runtime.upstreams.ask(target, {
@@ -114,7 +114,8 @@ const read: Handler<OperationCall> = async (call) => {
           ...(round ? { inputRound: round } : {}),
         });
         // An upstream asking its caller for input (SEP-2322), checked where it came in.
-        return { ok: true, result: isInputRequired(answer) ? answer : checked(operation, target, answer, answeredBy), deployment: answeredBy };
+        if (isInputRequired(answer)) return { ok: true, result: answer, deployment: answeredBy };
+        return { ok: true, result: checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy), deployment: answeredBy };
       }
       case "gateway":
         throw new RpcError(ErrorCode.InternalError);
@@ -246,10 +247,30 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
  * The MCP request a skill's Worker or an upstream is asked: a prompt by its own name there (the
  * target's `name`, whatever the caller asked it by), a resource by its URI.
  */
-function askedOf(operation: Operation, ownName: string | undefined): { method: "resources/read" | "prompts/get"; params: Record<string, unknown> } {
-  if (operation.kind === "resource") return { method: "resources/read", params: { uri: operation.uri } };
+function askedOf(
+  operation: Operation,
+  ownName: string | undefined,
+  template?: string,
+): { method: "resources/read" | "prompts/get"; params: Record<string, unknown> } {
+  // A fixed resource by its owner's own URI (an upstream's MCP App is listed under another); a template's match as asked.
+  if (operation.kind === "resource")
+    return { method: "resources/read", params: { uri: template === undefined && ownName !== undefined ? ownName : operation.uri } };
   if (operation.kind === "prompt" && ownName !== undefined) return { method: "prompts/get", params: { name: ownName, arguments: operation.arguments } };
   throw new RpcError(ErrorCode.InternalError);
+}
+
+/**
+ * A read's answer with the contents of the URI asked upstream named by the URI the caller read (an
+ * upstream's MCP App is listed under the gateway's URI for it); anything else as it came.
+ */
+function renamedContents(answer: unknown, asked: unknown, operation: Operation): unknown {
+  if (operation.kind !== "resource" || asked === operation.uri) return answer;
+  const contents: unknown = (answer as { contents?: unknown } | undefined)?.contents;
+  if (!Array.isArray(contents)) return answer;
+  const renamed = (contents as unknown[]).map((c: unknown) =>
+    c && typeof c === "object" && (c as { uri?: unknown }).uri === asked ? { ...c, uri: operation.uri } : c,
+  );
+  return { ...(answer as object), contents: renamed };
 }
 
 /**

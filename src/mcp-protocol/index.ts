@@ -161,8 +161,47 @@ export const ListedToolSchema = z.object({
   inputSchema: ObjectSchema,
   outputSchema: ObjectSchema.optional(),
   annotations: ToolAnnotationsSchema.optional(),
+  /** Where an MCP App's UI is (`_meta.ui`, the Apps extension), among what else the server says. */
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type ListedTool = z.infer<typeof ListedToolSchema>;
+
+/** The MCP Apps extension's name in capabilities' `extensions` (SEP-1865). */
+export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+/** The media type of an MCP App's HTML. */
+export const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
+/** The deprecated flat key a tool's UI resource is also named by (hosts still read it). */
+export const LEGACY_UI_RESOURCE_KEY = "ui/resourceUri";
+
+/**
+ * A tool's MCP App (its `_meta.ui`, the Apps extension): the `ui://` resource its host renders,
+ * and who may call it (`model`, `app`; default both).
+ */
+export const ToolUiSchema = z.object({
+  resourceUri: z
+    .string()
+    .max(2_048)
+    .regex(/^ui:\/\/[^\s]+$/, "an MCP App's resource is a ui:// URI")
+    .optional(),
+  visibility: z
+    .array(z.enum(["model", "app"]))
+    .max(2)
+    .optional(),
+});
+export type ToolUi = z.infer<typeof ToolUiSchema>;
+
+/**
+ * A listed tool's MCP App, from its `_meta.ui` (or the deprecated `_meta["ui/resourceUri"]`); undefined for none or one that does not parse.
+ * @example toolUiOf({ ui: { resourceUri: "ui://map/view.html" } }) // { resourceUri: "ui://map/view.html" }
+ */
+export function toolUiOf(meta: Record<string, unknown> | undefined): ToolUi | undefined {
+  if (!meta) return undefined;
+  const nested = ToolUiSchema.safeParse(meta.ui);
+  const legacy = typeof meta[LEGACY_UI_RESOURCE_KEY] === "string" ? (meta[LEGACY_UI_RESOURCE_KEY] as string) : undefined;
+  const ui = { ...(nested.success ? nested.data : {}), ...(!(nested.success && nested.data.resourceUri) && legacy ? { resourceUri: legacy } : {}) };
+  const checked = ToolUiSchema.safeParse(ui);
+  return checked.success && (checked.data.resourceUri || checked.data.visibility) ? checked.data : undefined;
+}
 
 /** A page of `tools/list`. */
 export const ListToolsResultSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().max(1_024).optional() });
@@ -475,7 +514,13 @@ const resourceUri = (pattern: RegExp, message: string) =>
     .regex(pattern, message)
     .refine((uri) => !uri.startsWith("skill://"), "skill:// URIs are the Agent Skills packages'");
 /** What a resource and a template of them both say. */
-const ResourceFields = { name: z.string().min(1).max(256), ...Described, mimeType: z.string().max(256).optional() };
+const ResourceFields = {
+  name: z.string().min(1).max(256),
+  ...Described,
+  mimeType: z.string().max(256).optional(),
+  /** What else it says of itself (an MCP App's `ui`: its CSP and permissions). */
+  _meta: z.record(z.string(), z.unknown()).optional(),
+};
 
 /** A fixed resource: its URI, a name, a media type. */
 export const ResourceSchema = z.object({
@@ -503,9 +548,11 @@ export const PromptSchema = z.object({
 export type Prompt = z.infer<typeof PromptSchema>;
 
 /** One resource's contents: text, or base64 bytes. */
+/** What contents may say of themselves (an MCP App's `ui`: its CSP and permissions, which hosts read here first). */
+const ContentsMeta = { _meta: z.record(z.string(), z.unknown()).optional() };
 export const ResourceContentsSchema = z.union([
-  z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
-  z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+  z.object({ uri: z.string(), mimeType: z.string().optional(), text: z.string(), ...ContentsMeta }),
+  z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string(), ...ContentsMeta }),
 ]);
 export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
 

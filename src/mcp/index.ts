@@ -34,6 +34,7 @@ import {
   META,
   McpErrorCode,
   SUPPORTED_VERSIONS,
+  UI_EXTENSION,
   allowsBatches,
   inputRoundOf,
   isInputRequired,
@@ -310,7 +311,7 @@ class McpServer implements ListeningServer {
         completions: {},
         // Federated tools' log messages, at the level a session sets (logging/setLevel).
         logging: {},
-        extensions: { [SKILLS_EXTENSION]: {} },
+        extensions: { [SKILLS_EXTENSION]: {}, [UI_EXTENSION]: {} },
         ...(protocolVersion === TASKS_2025 ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
       serverInfo: this.options.serverInfo,
@@ -331,7 +332,7 @@ class McpServer implements ListeningServer {
         completions: {},
         // Federated tools' log messages, at the level a request asks in _meta.
         logging: {},
-        extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+        extensions: { [TASKS_EXTENSION]: {}, [SKILLS_EXTENSION]: {}, [UI_EXTENSION]: {} },
       },
       ...this.instructions(),
       ttlMs: this.options.listTtlMs,

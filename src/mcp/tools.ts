@@ -6,7 +6,7 @@
  */
 import type { SkillSummary } from "../gateway/catalog.js";
 import type { JsonRpcErrorObject, JsonRpcParams } from "../jsonrpc/index.js";
-import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
+import { type CallToolResult, LEGACY_UI_RESOURCE_KEY, type Tool } from "../mcp-protocol/index.js";
 
 /** The argument that carries an array-input skill's positional params. */
 export const PARAMS_ARGUMENT = "params";
@@ -59,7 +59,12 @@ export function toolOf(skill: SkillSummary): Tool {
     ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
     annotations:
       skill.annotations ? { ...skill.annotations, idempotentHint: skill.annotations.idempotentHint ?? skill.idempotent } : { idempotentHint: skill.idempotent },
-    _meta: { "skillmesh/tags": skill.tags, ...(skill.contractHash ? { "skillmesh/contract": skill.contractHash } : {}) },
+    _meta: {
+      "skillmesh/tags": skill.tags,
+      ...(skill.contractHash ? { "skillmesh/contract": skill.contractHash } : {}),
+      // The Apps extension's key, and the deprecated flat one hosts still read.
+      ...(skill.ui ? { ui: skill.ui, ...(skill.ui.resourceUri ? { [LEGACY_UI_RESOURCE_KEY]: skill.ui.resourceUri } : {}) } : {}),
+    },
   };
 }
 

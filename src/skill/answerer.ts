@@ -202,7 +202,7 @@ export class SkillAnswerer<Env> {
 async function readResource<Env>(definition: SkillDefinition<z.ZodType, z.ZodType, Env>, params: unknown, ctx: SkillContext<Env>): Promise<ReadResourceResult> {
   const { uri } = parseParams(ReadResourceParamsSchema, params);
   const fixed = definition.resources?.find((r) => r.uri === uri);
-  if (fixed) return contentsOf(uri, fixed.mimeType, await fixed.read(ctx));
+  if (fixed) return contentsOf(uri, fixed.mimeType, await fixed.read(ctx), fixed._meta);
   for (const template of definition.resourceTemplates ?? []) {
     const variables = matchUriTemplate(template.uriTemplate, uri);
     if (variables) return contentsOf(uri, template.mimeType, await template.read(variables, ctx));
@@ -210,17 +210,17 @@ async function readResource<Env>(definition: SkillDefinition<z.ZodType, z.ZodTyp
   throw new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: uri.slice(0, 200) });
 }
 
-const contentsOf = (uri: string, mimeType: string | undefined, body: ResourceBody): ReadResourceResult => ({
-  contents: [
-    resourceContentsOf(
-      uri,
-      mimeType,
-      typeof body === "string" ? body
-      : "text" in body ? body.text
-      : body.blob,
-    ),
-  ],
-});
+/** A read's answer: one resource's contents, with what the resource declares of itself (an MCP App's `_meta.ui`, which hosts read here first). */
+const contentsOf = (uri: string, mimeType: string | undefined, body: ResourceBody, meta?: Record<string, unknown>): ReadResourceResult => {
+  const contents = resourceContentsOf(
+    uri,
+    mimeType,
+    typeof body === "string" ? body
+    : "text" in body ? body.text
+    : body.blob,
+  );
+  return { contents: [meta ? { ...contents, _meta: meta } : contents] };
+};
 
 /** `prompts/get` of one of the skill's prompts: its required arguments checked, its messages. */
 async function getPrompt<Env>(definition: SkillDefinition<z.ZodType, z.ZodType, Env>, params: unknown, ctx: SkillContext<Env>): Promise<GetPromptResult> {

@@ -136,6 +136,8 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   egress?: SkillManifest["egress"];
   /** Per-call limits in a dispatch namespace, e.g. `{ cpuMs: 50, subRequests: 10 }`. */
   limits?: SkillManifest["limits"];
+  /** Its MCP App: `{ resourceUri: "ui://…" }`, a resource it declares with the type `text/html;profile=mcp-app`. */
+  ui?: SkillManifest["ui"];
   /** Credentials found in its arguments or answers redacted or refused, e.g. `{ secrets: "refuse" }` (src/guardrails). Default off. */
   guardrails?: SkillManifest["guardrails"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */

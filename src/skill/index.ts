@@ -181,6 +181,7 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     ...(definition.egress ? { egress: definition.egress } : {}),
     ...(definition.limits ? { limits: definition.limits } : {}),
     ...(definition.guardrails ? { guardrails: definition.guardrails } : {}),
+    ...(definition.ui ? { ui: definition.ui } : {}),
     ...(definition.resources?.length ? { resources: definition.resources.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.resourceTemplates?.length ? { resourceTemplates: definition.resourceTemplates.map(({ read: _read, ...declared }) => declared) } : {}),
     ...(definition.prompts?.length ? { prompts: definition.prompts.map(({ get: _get, ...declared }) => declared) } : {}),

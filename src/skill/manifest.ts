@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { GuardrailsSchema } from "../guardrails/schema.js";
 import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
-import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema } from "../mcp-protocol/index.js";
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema, ToolUiSchema } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
 
 /**
@@ -103,6 +103,8 @@ export const SkillManifestSchema = z.object({
    * they come through (a virtual server's own setting); default `off`.
    */
   guardrails: GuardrailsSchema.optional(),
+  /** Its MCP App (the Apps extension): the `ui://` resource a host renders for its results, and who may call it. */
+  ui: ToolUiSchema.optional(),
   /** A display name for clients (MCP `title`). */
   title: z.string().max(256).optional(),
   /** MCP tool annotations (hints a client may show; `idempotentHint` is `idempotent`). */

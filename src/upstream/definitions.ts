@@ -6,7 +6,7 @@
  */
 import { globMatcher } from "../glob/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
-import type { ListedTool } from "../mcp-protocol/index.js";
+import { type ListedTool, type ToolUi, toolUiOf } from "../mcp-protocol/index.js";
 import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, SkillNameSchema, type SkillManifest, TagSchema, UPSTREAM_TAG_PREFIX } from "../skill/manifest.js";
 import { UPSTREAM_GUARDRAILS } from "../guardrails/schema.js";
 import { utf8Length } from "../utf8/index.js";
@@ -77,12 +77,29 @@ export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest:
     guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
     ...(tool.title ? { title: tool.title } : {}),
     ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
+    ...uiOf(source.upstream, tool),
     answers: "tool-result",
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema ?? {},
   };
   const bound = boundsRefusal(manifest);
   return bound ? { refused: bound } : { manifest };
+}
+
+/** A tool's MCP App, its resource named as the gateway serves it (`appUriOf`). */
+function uiOf(upstream: string, tool: ListedTool): { ui?: ToolUi } {
+  const ui = toolUiOf(tool._meta);
+  if (!ui) return {};
+  return { ui: { ...ui, ...(ui.resourceUri ? { resourceUri: appUriOf(upstream, ui.resourceUri) } : {}) } };
+}
+
+/**
+ * The URI the gateway serves an upstream's MCP App resource under: unique to the upstream (two
+ * servers may both have `ui://map/view.html`), read from the upstream by its own URI.
+ * @example appUriOf("maps", "ui://cesium-map/mcp-app.html") // "ui://maps/cesium-map/mcp-app.html"
+ */
+export function appUriOf(upstream: string, uri: string): string {
+  return `ui://${upstream}/${uri.slice("ui://".length)}`;
 }
 
 /** The upstream's own tag first (grants and virtual servers select by it), then the operator's, deduplicated, within the manifest's bounds. */

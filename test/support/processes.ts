@@ -63,6 +63,16 @@ export function startServerEverything(port?: number, env: Record<string, string>
   );
 }
 
+/** `@modelcontextprotocol/server-map`, the MCP Apps example server (a tool with a `ui://` app), over Streamable HTTP at `url` + `/mcp`; on `port` if given. */
+export function startMapServer(port?: number): Promise<RunningProcess> {
+  return run(
+    () => [bin("@modelcontextprotocol/server-map/dist/index.js")],
+    {},
+    (p) => `http://127.0.0.1:${p}/mcp`,
+    port,
+  );
+}
+
 /** Prism mocking an OpenAPI document from its own examples and schemas. */
 export function startPrism(document: string, port?: number): Promise<RunningProcess> {
   return run(
