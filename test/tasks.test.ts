@@ -95,7 +95,11 @@ describe("MCP 2026-07-28 tasks extension", () => {
 
   it("advertises the extension in server/discover", async () => {
     const discover = await mcp("server/discover", {}, without);
-    expect(discover.json.result.capabilities.extensions).toEqual({ "io.modelcontextprotocol/tasks": {}, "io.modelcontextprotocol/skills": {} });
+    expect(discover.json.result.capabilities.extensions).toEqual({
+      "io.modelcontextprotocol/tasks": {},
+      "io.modelcontextprotocol/skills": {},
+      "io.modelcontextprotocol/ui": {},
+    });
   });
 
   it("answers a long skill with a task only to a client that declared the extension; tasks/get carries the result", async () => {

@@ -57,6 +57,11 @@ export interface Caller {
   limits: Limits;
   /** Set when a pipeline's step calls with its call's delegation token: what the token stands for. */
   delegation?: Pick<Delegation, "pipeline" | "grants" | "steps" | "context">;
+  /**
+   * An OAuth caller's verified access token: what a `token-exchange` upstream exchanges for one of
+   * its own (src/upstream/credentials.ts). Never logged, audited or sent anywhere else.
+   */
+  subjectToken?: string;
 }
 
 /** A refused credential: the HTTP status and the challenge to send. */
@@ -189,7 +194,7 @@ export async function authenticate(
   }
   try {
     const token = await verifyAccessToken(bearer, oauth);
-    return { caller: { id: token.id, access: accessOf(token.grants), limits: oauthLimitsOf(token.id, settings) } };
+    return { caller: { id: token.id, access: accessOf(token.grants), limits: oauthLimitsOf(token.id, settings), subjectToken: bearer } };
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
     const status = error.insufficientScope ? 403 : 401;

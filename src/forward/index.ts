@@ -41,6 +41,8 @@ export interface UpstreamAsk {
   params: Record<string, unknown>;
   /** Whose read it is: picks a `per-caller` upstream credential. Never sent upstream. */
   caller: string;
+  /** The caller's OAuth access token, for a `token-exchange` upstream to exchange. */
+  subjectToken?: string;
   traceparent?: string;
   signal: AbortSignal;
   /** A 2026-07-28 caller's part of a multi round-trip (a read or get may ask for input too, SEP-2322). */
@@ -56,6 +58,8 @@ export interface UpstreamRequest {
   params?: JsonRpcParams;
   /** Whose call it is: picks a `per-caller` upstream credential. Never sent upstream. */
   caller: string;
+  /** The caller's OAuth access token, for a `token-exchange` upstream to exchange. */
+  subjectToken?: string;
   traceparent?: string;
   /** The tool's input schema (2026-07-28 `Mcp-Param-*` headers). */
   inputSchema: Record<string, unknown>;
@@ -91,6 +95,8 @@ export interface ForwardRequest {
   callKey?: string;
   /** Calls an upstream's tool (a deployment whose endpoint is `upstream`). */
   upstreams?: UpstreamCaller;
+  /** The caller's OAuth access token, for a `token-exchange` upstream (never sent to a skill). */
+  subjectToken?: string;
   /** An MCP 2026-07-28 caller's part of a multi round-trip: only an upstream's tool uses it. */
   inputRound?: InputRound;
   /** Set when the caller wants log messages (an MCP caller's level): only an upstream's tool sends them. */
@@ -163,6 +169,7 @@ function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: 
     version: deployment.version,
     params: call.params,
     caller: context.caller,
+    ...(call.subjectToken ? { subjectToken: call.subjectToken } : {}),
     ...(context.traceparent ? { traceparent: context.traceparent } : {}),
     inputSchema: deployment.manifest.inputSchema,
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),

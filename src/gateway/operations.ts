@@ -109,6 +109,7 @@ const read: Handler<OperationCall> = async (call) => {
         const answer = await call.runtime.upstreams.ask(target, {
           ...asked,
           caller,
+          ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
           ...(traceparent ? { traceparent } : {}),
           signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
           ...(round ? { inputRound: round } : {}),
@@ -147,6 +148,7 @@ const complete: Handler<OperationCall> = async (call) => {
       method: "completion/complete",
       params,
       caller,
+      ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
       ...(traceparent ? { traceparent } : {}),
       signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
     });
@@ -178,6 +180,7 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
       method: operation.method,
       params: { taskId: target.name, ...(operation.inputResponses ? { inputResponses: operation.inputResponses } : {}) },
       caller,
+      ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
       ...(traceparent ? { traceparent } : {}),
       signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
     })) as UpstreamTask | undefined;

@@ -464,6 +464,7 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         timeoutMs: call.timeoutMs,
         hopKey: call.runtime.config.hopKey,
         upstreams: call.runtime.upstreams,
+        ...(scope.subjectToken ? { subjectToken: scope.subjectToken } : {}),
         onProgress: call.onProgress,
         signal: call.signal,
         cancellation: call.cancellation,

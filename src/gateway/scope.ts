@@ -52,6 +52,8 @@ export interface CallScope {
   delegatedGrants?: string;
   /** Set for a pipeline's step (it called with its call's delegation token): what the token stands for. */
   delegation?: Caller["delegation"];
+  /** An OAuth caller's access token, for a `token-exchange` upstream to exchange (never logged or audited). */
+  subjectToken?: string;
   /** The trace the calls' spans belong to: the caller's `traceparent`, else a new root. */
   trace: Context;
   /** Deployments that answered (for `X-Skill-Version`). */
@@ -79,6 +81,7 @@ export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallSco
     context,
     routeKey: routeKeyOf(context),
     ...(caller.delegation ? { delegation: caller.delegation } : {}),
+    ...(caller.subjectToken ? { subjectToken: caller.subjectToken } : {}),
     access,
     limits: caller.limits,
     principal: () => (principal ??= context.caller !== "anonymous" ? Promise.resolve(context.caller) : addressIdOf(headers.get("cf-connecting-ip"))),

@@ -45,6 +45,14 @@ export async function sealAuth(secret: string | undefined, upstream: string, aut
       return { type: "query", name: auth.name, value: await seal(secret, context, auth.value) };
     case "client_credentials":
       return { ...auth, clientSecret: await seal(secret, context, auth.clientSecret) };
+    case "token-exchange": {
+      const { listToken, ...rest } = auth;
+      return {
+        ...rest,
+        clientSecret: await seal(secret, context, auth.clientSecret),
+        ...(listToken ? { listToken: await seal(secret, context, listToken) } : {}),
+      };
+    }
   }
 }
 
@@ -60,6 +68,16 @@ export function describeAuth(auth: StoredAuth): AuthView {
       return { type: "client_credentials", tokenUrl: auth.tokenUrl, clientId: auth.clientId, ...(auth.scope ? { scope: auth.scope } : {}) };
     case "per-caller":
       return { type: "per-caller", ...(auth.header ? { header: auth.header } : {}), listToken: !!auth.listToken };
+    case "token-exchange":
+      return {
+        type: "token-exchange",
+        tokenUrl: auth.tokenUrl,
+        clientId: auth.clientId,
+        ...(auth.audience ? { audience: auth.audience } : {}),
+        ...(auth.resource ? { resource: auth.resource } : {}),
+        ...(auth.scope ? { scope: auth.scope } : {}),
+        listToken: !!auth.listToken,
+      };
     default:
       return { type: auth.type };
   }
@@ -87,7 +105,8 @@ const TOKEN_MARGIN_MS = 30_000;
 
 /**
  * The credential of one call of `upstream` by `caller`, or the `RpcError` that says what is
- * missing (a per-caller upstream the caller has not connected: -32006 with how to).
+ * missing (a per-caller upstream the caller has not connected: -32006 with how to). A
+ * `token-exchange` upstream takes the caller's OAuth access token (`subjectToken`) to exchange.
  * @example const { headers } = await credentialFor(store, secret, "github", auth, "k_123")
  */
 export function credentialFor(
@@ -97,7 +116,9 @@ export function credentialFor(
   auth: StoredAuth,
   caller: string,
   signal?: AbortSignal,
+  subjectToken?: string,
 ): Promise<CallCredential> {
+  if (auth.type === "token-exchange") return exchangedCredential(secret, upstream, auth, caller, subjectToken, signal);
   // Each call would otherwise unseal a static secret, or read a caller's token from the store:
   // kept per isolate, by the stored auth (a record is re-read every few seconds) or briefly per caller.
   if (auth.type === "bearer" || auth.type === "header" || auth.type === "query") {
@@ -157,6 +178,8 @@ async function readCredential(
       const header = (auth.header ?? "authorization").toLowerCase();
       return { headers: { [header]: header === "authorization" ? `Bearer ${token}` : token }, sessionKey: `caller:${await sha256Hex(caller)}` };
     }
+    case "token-exchange":
+      return exchangedCredential(secret, upstream, auth, caller, undefined, signal);
   }
 }
 
@@ -226,7 +249,108 @@ async function accessToken(
   }
 }
 
-/** Forgets an upstream's access token (its credentials changed or it was removed). */
+/** Forgets an upstream's access tokens, its callers' exchanged ones too (its credentials changed or it was removed). */
 export function forgetAccessToken(upstream: string): void {
   for (const key of tokens.keys()) if (key.startsWith(`${upstream}\n`)) tokens.delete(key);
+  for (const key of exchanged.keys()) if (key.startsWith(`${upstream}\n`)) exchanged.delete(key);
+}
+
+type TokenExchangeAuth = Extract<StoredAuth, { type: "token-exchange" }>;
+
+/** RFC 8693's names. */
+const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+
+/**
+ * Exchanged tokens, by upstream, its sealed client secret and a digest of the caller's token: a
+ * caller's new token is exchanged anew, and no caller is ever given another's. At most
+ * `EXCHANGED_KEPT` per isolate (the oldest forgotten first).
+ */
+const exchanged = new Map<string, { token: Promise<string>; until: number }>();
+const EXCHANGED_KEPT = 1_024;
+
+/**
+ * The credential of a `token-exchange` upstream: for a caller, its OAuth access token exchanged
+ * (RFC 8693) for one the upstream takes; for the operator (reading definitions), its `listToken`
+ * if it has one. A caller without an OAuth token (an API key, a pipeline's step, a job) is refused
+ * with -32006: there is nothing of its own to exchange, and the gateway never stands in for it.
+ */
+async function exchangedCredential(
+  secret: string | undefined,
+  upstream: string,
+  auth: TokenExchangeAuth,
+  caller: string,
+  subjectToken: string | undefined,
+  signal?: AbortSignal,
+): Promise<CallCredential> {
+  if (caller === OPERATOR) {
+    const token = auth.listToken && (await unseal(secret, sealContext.upstream(upstream), auth.listToken));
+    return { headers: token ? { authorization: `Bearer ${token}` } : {}, sessionKey: "operator" };
+  }
+  if (!subjectToken) {
+    throw new RpcError(
+      ErrorCode.Unauthorized,
+      `The ${upstream} upstream acts as its caller: call with an OAuth access token of this gateway's issuer (an API key, a pipeline's step or an async job has none to exchange)`,
+      { upstream },
+    );
+  }
+  const key = `${upstream}\n${auth.clientSecret.iv}\n${await sha256Hex(subjectToken)}`;
+  let known = exchanged.get(key);
+  if (!known || known.until <= Date.now()) {
+    const token = exchangeToken(secret, upstream, auth, subjectToken, signal).then(({ token: value, lifetimeMs }) => {
+      const entry = exchanged.get(key);
+      if (entry) entry.until = Date.now() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS);
+      return value;
+    });
+    if (exchanged.size >= EXCHANGED_KEPT) exchanged.delete(exchanged.keys().next().value!);
+    exchanged.set(key, (known = { token, until: Infinity }));
+    token.catch(() => exchanged.delete(key));
+  }
+  return { headers: { authorization: `Bearer ${await known.token}` }, sessionKey: `exchange:${await sha256Hex(caller)}` };
+}
+
+/** One token exchange at the upstream's token endpoint (RFC 8693 §2.1, the gateway as a confidential client, client_secret_basic). */
+async function exchangeToken(
+  secret: string | undefined,
+  upstream: string,
+  auth: TokenExchangeAuth,
+  subjectToken: string,
+  signal?: AbortSignal,
+): Promise<{ token: string; lifetimeMs: number }> {
+  const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
+  const form = new URLSearchParams({
+    grant_type: TOKEN_EXCHANGE_GRANT,
+    subject_token: subjectToken,
+    subject_token_type: ACCESS_TOKEN_TYPE,
+    requested_token_type: ACCESS_TOKEN_TYPE,
+    ...(auth.audience ? { audience: auth.audience } : {}),
+    ...(auth.resource ? { resource: auth.resource } : {}),
+    ...(auth.scope ? { scope: auth.scope } : {}),
+  });
+  const basic = btoa(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`);
+  try {
+    const response = await fetch(auth.tokenUrl, {
+      method: "POST",
+      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form.toString(),
+      redirect: "manual",
+      signal: signal ?? AbortSignal.timeout(5_000),
+    });
+    const { status } = response;
+    const answer = safeJson(await boundedText(response, 64 * 1024)) as { access_token?: unknown; expires_in?: unknown; error?: unknown } | undefined;
+    if (status === 200 && typeof answer?.access_token === "string") {
+      const lifetimeMs = typeof answer.expires_in === "number" && answer.expires_in > 0 ? answer.expires_in * 1000 : 300_000;
+      return { token: answer.access_token, lifetimeMs };
+    }
+    // The issuer refused this caller's token (RFC 6749 §5.2): the caller's to fix, not an outage.
+    if (status === 400 || status === 401 || status === 403) {
+      const why = typeof answer?.error === "string" ? answer.error.slice(0, 64) : `HTTP ${status}`;
+      throw new RpcError(ErrorCode.Unauthorized, `The ${upstream} upstream's issuer would not exchange your access token (${why})`, { upstream });
+    }
+    throw new Error(`HTTP ${status}`);
+  } catch (error) {
+    if (error instanceof RpcError || signal?.aborted) throw error;
+    console.error(`[upstream] ${upstream}: no exchanged token from its token endpoint:`, errorText(error));
+    throw new RpcError(ErrorCode.SkillUnavailable, `The ${upstream} upstream's token endpoint exchanged no token; retry after 5 s`, { retryAfterMs: 5_000 });
+  }
 }

@@ -178,7 +178,7 @@ export class Upstreams implements UpstreamCaller {
     const record = await this.cached(endpoint.name);
     if (!record)
       throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
-    const credential = await this.#credential(record, request.version, request.caller, request.signal);
+    const credential = await this.#credential(record, request.version, request.caller, request.signal, request.subjectToken);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const args = (params ?? {}) as Record<string, unknown>;
     if (endpoint.kind === "openapi") {
@@ -216,7 +216,7 @@ export class Upstreams implements UpstreamCaller {
     const current = record?.versions[version];
     if (!record || !current?.era) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name} is no longer registered`, { retryAfterMs: 5_000 });
     const { caller, signal, params } = request;
-    const credential = await this.#credential(record, version, caller, signal);
+    const credential = await this.#credential(record, version, caller, signal, request.subjectToken);
     const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
     const round = request.inputRound;
@@ -231,8 +231,8 @@ export class Upstreams implements UpstreamCaller {
   }
 
   /** The credential of one version for one caller. */
-  #credential(record: UpstreamRecord, version: string | undefined, caller: string, signal?: AbortSignal): Promise<CallCredential> {
-    return credentialFor(this.store, this.settings.upstreamKey, record.name, authOf(record, version), caller, signal);
+  #credential(record: UpstreamRecord, version: string | undefined, caller: string, signal?: AbortSignal, subjectToken?: string): Promise<CallCredential> {
+    return credentialFor(this.store, this.settings.upstreamKey, record.name, authOf(record, version), caller, signal, subjectToken);
   }
 
   /** An upstream's record, read at most every few seconds per isolate. */

@@ -68,6 +68,23 @@ export const UpstreamAuthSchema = z.discriminatedUnion("type", [
     /** The operator's own token, used only to read the upstream's definitions (registration and refresh). */
     listToken: SecretSchema.optional(),
   }),
+  /**
+   * The caller's own identity at the upstream (RFC 8693 token exchange): each OAuth caller's access
+   * token is exchanged at `tokenUrl` (the gateway authenticating as `clientId`) for a token the
+   * upstream accepts, kept per caller until it expires.
+   */
+  z.strictObject({
+    type: z.literal("token-exchange"),
+    tokenUrl: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1).max(256),
+    clientSecret: SecretSchema,
+    /** Where the token is meant to be used (RFC 8693 `audience`, `resource`), and its scope. */
+    audience: z.string().max(1_024).optional(),
+    resource: z.url().optional(),
+    scope: z.string().max(1_024).optional(),
+    /** The operator's own token, used only to read the upstream's definitions (registration and refresh). */
+    listToken: SecretSchema.optional(),
+  }),
 ]);
 export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
 
@@ -155,6 +172,16 @@ export const StoredAuthSchema = z.discriminatedUnion("type", [
     audience: z.string().optional(),
   }),
   z.object({ type: z.literal("per-caller"), header: z.string().optional(), listToken: SealedSchema.optional() }),
+  z.object({
+    type: z.literal("token-exchange"),
+    tokenUrl: z.string(),
+    clientId: z.string(),
+    clientSecret: SealedSchema,
+    audience: z.string().optional(),
+    resource: z.string().optional(),
+    scope: z.string().optional(),
+    listToken: SealedSchema.optional(),
+  }),
 ]);
 export type StoredAuth = z.infer<typeof StoredAuthSchema>;
 
@@ -260,11 +287,13 @@ export type UpstreamRecord = z.infer<typeof UpstreamRecordSchema>;
 
 /** An upstream's credentials as shown to an admin: the kind and its public parts, never a secret. */
 export const AuthViewSchema = z.object({
-  type: z.enum(["none", "bearer", "header", "query", "client_credentials", "per-caller"]),
+  type: z.enum(["none", "bearer", "header", "query", "client_credentials", "per-caller", "token-exchange"]),
   name: z.string().optional(),
   tokenUrl: z.string().optional(),
   clientId: z.string().optional(),
   scope: z.string().optional(),
+  audience: z.string().optional(),
+  resource: z.string().optional(),
   header: z.string().optional(),
   listToken: z.boolean().optional(),
 });
