@@ -220,25 +220,15 @@ async function accessToken(
   const key = tokenKey(upstream, auth);
   const known = tokens.get(key);
   if (known && known.until > Date.now()) return known.token;
-  const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
   const form = new URLSearchParams({
     grant_type: "client_credentials",
     ...(auth.scope ? { scope: auth.scope } : {}),
     ...(auth.audience ? { audience: auth.audience } : {}),
   });
-  const basic = btoa(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`);
   try {
-    const response = await fetch(auth.tokenUrl, {
-      method: "POST",
-      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: form.toString(),
-      redirect: "manual",
-      signal: signal ?? AbortSignal.timeout(5_000),
-    });
-    const answer = safeJson(await boundedText(response, 64 * 1024)) as { access_token?: unknown; expires_in?: unknown } | undefined;
-    if (response.status !== 200 || typeof answer?.access_token !== "string") throw new Error(`HTTP ${response.status}`);
-    const lifetimeMs = typeof answer.expires_in === "number" && answer.expires_in > 0 ? answer.expires_in * 1000 : 300_000;
-    tokens.set(key, { token: answer.access_token, until: Date.now() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS) });
+    const { status, answer } = await askTokenEndpoint(secret, upstream, auth, form, signal);
+    if (status !== 200 || typeof answer?.access_token !== "string") throw new Error(`HTTP ${status}`);
+    tokens.set(key, { token: answer.access_token, until: Date.now() + Math.max(0, lifetimeOf(answer) - TOKEN_MARGIN_MS) });
     return answer.access_token;
   } catch (error) {
     if (signal?.aborted) throw error;
@@ -248,6 +238,39 @@ async function accessToken(
     });
   }
 }
+
+/** A token endpoint's answer (RFC 6749 §5.1, §5.2), as far as it is read. */
+interface TokenAnswer {
+  access_token?: unknown;
+  expires_in?: unknown;
+  error?: unknown;
+}
+
+/**
+ * One request to an upstream's token endpoint, the gateway authenticating as its client
+ * (client_secret_basic; no redirect followed, at most 64 KiB read): the status and the answer.
+ */
+async function askTokenEndpoint(
+  secret: string | undefined,
+  upstream: string,
+  auth: { tokenUrl: string; clientId: string; clientSecret: Sealed },
+  form: URLSearchParams,
+  signal?: AbortSignal,
+): Promise<{ status: number; answer: TokenAnswer | undefined }> {
+  const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
+  const basic = btoa(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`);
+  const response = await fetch(auth.tokenUrl, {
+    method: "POST",
+    headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: form.toString(),
+    redirect: "manual",
+    signal: signal ?? AbortSignal.timeout(5_000),
+  });
+  return { status: response.status, answer: safeJson(await boundedText(response, 64 * 1024)) as TokenAnswer | undefined };
+}
+
+/** How long a token lives, by its `expires_in` (five minutes when it does not say). */
+const lifetimeOf = (answer: TokenAnswer): number => (typeof answer.expires_in === "number" && answer.expires_in > 0 ? answer.expires_in * 1000 : 300_000);
 
 /** Forgets an upstream's access tokens, its callers' exchanged ones too (its credentials changed or it was removed). */
 export function forgetAccessToken(upstream: string): void {
@@ -317,7 +340,6 @@ async function exchangeToken(
   subjectToken: string,
   signal?: AbortSignal,
 ): Promise<{ token: string; lifetimeMs: number }> {
-  const clientSecret = await unseal(secret, sealContext.upstream(upstream), auth.clientSecret);
   const form = new URLSearchParams({
     grant_type: TOKEN_EXCHANGE_GRANT,
     subject_token: subjectToken,
@@ -327,21 +349,9 @@ async function exchangeToken(
     ...(auth.resource ? { resource: auth.resource } : {}),
     ...(auth.scope ? { scope: auth.scope } : {}),
   });
-  const basic = btoa(`${encodeURIComponent(auth.clientId)}:${encodeURIComponent(clientSecret)}`);
   try {
-    const response = await fetch(auth.tokenUrl, {
-      method: "POST",
-      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: form.toString(),
-      redirect: "manual",
-      signal: signal ?? AbortSignal.timeout(5_000),
-    });
-    const { status } = response;
-    const answer = safeJson(await boundedText(response, 64 * 1024)) as { access_token?: unknown; expires_in?: unknown; error?: unknown } | undefined;
-    if (status === 200 && typeof answer?.access_token === "string") {
-      const lifetimeMs = typeof answer.expires_in === "number" && answer.expires_in > 0 ? answer.expires_in * 1000 : 300_000;
-      return { token: answer.access_token, lifetimeMs };
-    }
+    const { status, answer } = await askTokenEndpoint(secret, upstream, auth, form, signal);
+    if (status === 200 && typeof answer?.access_token === "string") return { token: answer.access_token, lifetimeMs: lifetimeOf(answer) };
     // The issuer refused this caller's token (RFC 6749 §5.2): the caller's to fix, not an outage.
     if (status === 400 || status === 401 || status === 403) {
       const why = typeof answer?.error === "string" ? answer.error.slice(0, 64) : `HTTP ${status}`;
