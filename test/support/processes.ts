@@ -28,9 +28,20 @@ async function answering(url: string, child: ChildProcess, output: () => string,
   throw new Error(`${url} did not answer within ${timeoutMs} ms: ${output()}`);
 }
 
+/**
+ * The servers this test process started and has not seen exit: killed when it exits, so a test
+ * file ended before its `stop()` finished (a hook's timeout) leaves no server behind.
+ */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 async function run(args: (port: number) => string[], env: Record<string, string>, probe: (port: number) => string, port?: number): Promise<RunningProcess> {
   const chosen = port ?? (await freePort("127.0.0.1"));
   const child = spawn(NODE, args(chosen), { cwd: ROOT, env: { ...process.env, ...env, PORT: String(chosen) }, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
