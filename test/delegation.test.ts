@@ -155,7 +155,8 @@ describe("what a pipeline can do with its token", () => {
     const served = await eventually(
       async () => ((await admin(mesh.gatewayUrl, "GET", `/audit?caller=${view.id}&skill=test.inflight&outcome=ok`)).json.entries as unknown[]).length,
       (n) => n === 2,
-      5_000,
+      // Audit entries are written in batches after the answers: under load, seconds later.
+      15_000,
       100,
     );
     expect(served).toBe(2);

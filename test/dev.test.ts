@@ -299,7 +299,15 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     const state = join(project, ".skillmesh", "dev.json");
     expect(JSON.parse(readFileSync(state, "utf8"))).toMatchObject({ url, auth: false });
     await stopDev();
-    expect(existsSync(state)).toBe(false);
+    // npm may exit before the dev process it runs has finished its own exit (which removes the file).
+    expect(
+      await eventually(
+        async () => existsSync(state),
+        (present) => !present,
+        10_000,
+        100,
+      ),
+    ).toBe(false);
   }, 300_000);
 });
 
