@@ -168,8 +168,6 @@ export type ListedTool = z.infer<typeof ListedToolSchema>;
 
 /** The MCP Apps extension's name in capabilities' `extensions` (SEP-1865). */
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
-/** The media type of an MCP App's HTML. */
-export const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
 /** The deprecated flat key a tool's UI resource is also named by (hosts still read it). */
 export const LEGACY_UI_RESOURCE_KEY = "ui/resourceUri";
 
