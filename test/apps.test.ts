@@ -21,7 +21,7 @@ let geocodeKey: string;
 
 beforeAll(async () => {
   [mesh, map] = await Promise.all([
-    startMesh({ skills: [fixture("app")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } }),
+    startMesh({ skills: [fixture("app"), fixture("app-claim")], adminToken: ADMIN_TOKEN, gatewayVars: { SKILLMESH_AUTH: "required" } }),
     startMapServer(),
   ]);
   const added = await admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "mcp", name: "maps", url: `${map.url}/mcp` });
@@ -111,5 +111,16 @@ it("a skill's own app: its tool names it, and its read carries the CSP the skill
     await expect(other.readResource({ uri: "ui://test.chart/view.html" })).rejects.toThrow(/not found/i);
   } finally {
     await other.close();
+  }
+});
+
+it("a skill's manifest naming an upstream's app opens nothing: the app is its own tools' only", async () => {
+  const claimKey = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "claimant", skills: ["test.app-claim"] })).json.key;
+  const host = await hostWith(claimKey);
+  try {
+    expect((await host.listResources()).resources.map((r) => r.uri)).not.toContain("ui://maps/cesium-map/mcp-app.html");
+    await expect(host.readResource({ uri: "ui://maps/cesium-map/mcp-app.html" })).rejects.toThrow(/not found/i);
+  } finally {
+    await host.close();
   }
 });

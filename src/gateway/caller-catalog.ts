@@ -10,7 +10,7 @@ import type { Access } from "../auth/access.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
 import { matchUriTemplate } from "../mcp-protocol/index.js";
 import { routedDeployment } from "../routing/index.js";
-import type { RegistryView } from "../registry/snapshot.js";
+import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
 import { registryView } from "./lookup.js";
 import {
@@ -176,13 +176,15 @@ export class CallerCatalog {
       : 0,
     );
     if (!upstreams.length) return own;
-    // The MCP Apps of the tools this caller may call: their UI resources are theirs to read.
-    const apps = new Set((await this.tools()).flatMap((tool) => (tool.ui?.resourceUri ? [tool.ui.resourceUri] : [])));
+    // The MCP Apps of the tools this caller may call, each upstream's from its own tools only: a
+    // skill's manifest naming another's app URI opens nothing.
+    const callable = new Map((await this.tools()).map((tool) => [tool.name, tool]));
+    const appsOf = (entries: SkillEntry[]) => new Set(entries.flatMap((entry) => callable.get(entry.name)?.ui?.resourceUri ?? []));
     const theirs = await Promise.all(
       upstreams.map(async ([name, entries]) => {
         const record = await this.runtime.upstreams.cached(name).catch(() => undefined); // a store outage hides them, not the rest
         const version = record && routedUpstreamVersion(name, entries, record, routeKey);
-        return record && version ? [upstreamOfferingsOf(record, version, access, apps)] : [];
+        return record && version ? [upstreamOfferingsOf(record, version, access, appsOf(entries))] : [];
       }),
     );
     return joinOfferings([own, ...theirs.flat()]);

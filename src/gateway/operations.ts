@@ -226,9 +226,11 @@ const discovery: Handler<OperationCall> = async (call) => {
   if (operation.kind !== "discovery") throw new RpcError(ErrorCode.InternalError);
   const { auth } = call.runtime.config;
   const site = { origin: operation.origin, authRequired: auth.required, oauth: !!auth.oauth };
-  const listed = discoverableOf(await call.runtime.servers.all());
-  if (operation.document === "ai-catalog") return { ok: true, result: aiCatalogOf(site, listed) };
-  const server = operation.server === undefined ? undefined : listed.find((s) => s.name === operation.server);
+  if (operation.document === "ai-catalog") return { ok: true, result: aiCatalogOf(site, discoverableOf(await call.runtime.servers.all())) };
+  if (operation.server === undefined) return { ok: true, result: serverCardOf(site) };
+  // Resolved only while the server is defined discoverable (src/gateway/caller-catalog.ts); gone since: not found.
+  const server = await call.runtime.servers.get(operation.server);
+  if (!server?.definition.discoverable) return { ok: false, error: notFoundOf(operation).toJSON() };
   return { ok: true, result: serverCardOf(site, server) };
 };
 
