@@ -161,7 +161,8 @@ const ContractHashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "a contract
 
 /**
  * `POST /admin/upstreams/:name/approve`: the held changes an operator reviewed, each named (a tool
- * by its name, a resource, template or prompt as `<subject>:<name>`) with the `contractHash` it saw.
+ * by its name; a resource, template, prompt or Agent Skill as `<subject>:<name>`, a skill by its
+ * skill-path upstream) with the `contractHash` it saw.
  */
 export const ApproveRequestSchema = z
   .strictObject({
@@ -169,7 +170,9 @@ export const ApproveRequestSchema = z
     tools: z.record(z.string().min(1).max(256), ContractHashSchema).optional(),
     offerings: z
       .record(
-        z.string().regex(/^(resource|resourceTemplate|prompt):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize"),
+        z
+          .string()
+          .regex(/^(resource|resourceTemplate|prompt|skill):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize or skill:git-workflow"),
         ContractHashSchema,
       )
       .optional(),

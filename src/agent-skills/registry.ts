@@ -73,6 +73,11 @@ export interface PackagesSettings {
   bucket?: FileBucket;
   /** Of the Skillmesh tools a package names, those the gateway does not serve. */
   unknownTools(names: string[]): Promise<string[]>;
+  /**
+   * Why a new package may not take this name, or undefined: a federated upstream's name (its
+   * skills are served as `skill://<upstream>/…`, which the package's URIs would meet).
+   */
+  nameRefusal?(name: string): Promise<string | undefined>;
 }
 
 /** How long an isolate serves its copy of the index before reading it again (a change shows everywhere within it). */
@@ -124,6 +129,8 @@ export class Packages {
         unknown.map((tool) => `allowed-tools: ${tool} is not a registered skill`),
       );
     const existing = await this.get(pkg.name);
+    const taken = existing ? undefined : await this.settings.nameRefusal?.(pkg.name);
+    if (taken) throw new PackageRefused(409, taken);
     const known = existing?.versions[pkg.version];
     if (known && known.digest !== pkg.digest) {
       throw new PackageRefused(

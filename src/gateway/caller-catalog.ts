@@ -116,13 +116,13 @@ export class CallerCatalog {
       case "resource": {
         const { uri } = operation;
         const file = parseSkillUri(uri);
-        if (file) {
-          const seen = (await this.packages()).find(file.name);
-          return seen?.record.versions[seen.version]?.files.some((f) => f.path === file.path) ?
-              { owner: "package", package: seen.name, version: seen.version, path: file.path }
+        const seen = file && (await this.packages()).find(file.name);
+        if (seen)
+          return seen.record.versions[seen.version]?.files.some((f) => f.path === file!.path) ?
+              { owner: "package", package: seen.name, version: seen.version, path: file!.path }
             : undefined;
-        }
-        if (uri.startsWith(SKILL_URI_SCHEME)) return undefined;
+        // Not a package's: a federated upstream's Agent Skill's file (package and upstream names never meet).
+        if (uri.startsWith(SKILL_URI_SCHEME)) return federatedSkillTarget(await this.offerings(), uri);
         return resourceTarget(await this.offerings(), uri);
       }
     }
@@ -158,7 +158,7 @@ export class CallerCatalog {
       case "package":
         return `package:${target.package}@${target.version}/${target.path ?? ""}`;
       case "upstream":
-        return `upstream:${target.upstream}@${target.version}`;
+        return `upstream:${target.upstream}@${target.version}${target.digest ? `/${target.digest}` : ""}`;
       case "skill": {
         const entry = (await this.view()).skills.get(target.skill);
         return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;
@@ -189,6 +189,15 @@ export class CallerCatalog {
     );
     return joinOfferings([own, ...theirs.flat()]);
   }
+}
+
+/** The upstream version that serves a federated Agent Skill's file, asked by its own URI there, with the digest pinned for it. */
+function federatedSkillTarget(offerings: Offerings, uri: string): Target | undefined {
+  for (const { listed, owner } of offerings.skills) {
+    const file = listed.files.get(uri);
+    if (file && owner.kind === "upstream") return { owner: "upstream", upstream: owner.upstream, version: owner.version, name: file.uri, digest: file.digest };
+  }
+  return undefined;
 }
 
 /** Offerings with each prompt listed (and so found) by `listedName` of its own name. */

@@ -10,13 +10,18 @@
  *   and the operator's `include`/`exclude` apply to its name. They come from the version of the
  *   upstream the caller is routed to (the version its calls of the upstream's tools go to), so a
  *   canary's callers see the canary's. Prompts are listed as `<upstream>.<prompt>`.
+ * - A federated MCP upstream's Agent Skills (pinned at each sync, src/upstream/skills.ts) are
+ *   granted the same way (`<upstream>.<skill name>`), and served as
+ *   `skill://<upstream>/<skill-path>/<file>` beside the gateway's own packages.
  */
 import type { Access } from "../auth/access.js";
 import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { type RouteKey, routedDeployment } from "../routing/index.js";
 import { appUriOf, selects, upstreamTag } from "../upstream/definitions.js";
-import type { UpstreamRecord } from "../upstream/model.js";
+import type { UpstreamRecord, UpstreamSkill } from "../upstream/model.js";
+import { servedSkillUriOf } from "../upstream/skills.js";
+import type { PackageEntry } from "../agent-skills/index.js";
 import type { SkillSummary } from "./catalog.js";
 
 /** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
@@ -30,11 +35,25 @@ export interface Offered<T> {
   owner: OfferingOwner;
 }
 
+/**
+ * A federated upstream's Agent Skill as a caller is offered it: its Skills extension entry under
+ * the gateway's URIs, and each of its files by the gateway's URI: the file's URI upstream and the
+ * digest pinned for it.
+ */
+export interface OfferedSkill {
+  name: string;
+  description: string;
+  entry: Omit<PackageEntry, "resources"> & { resources: Array<{ uri: string; digest: string }> };
+  files: ReadonlyMap<string, { uri: string; digest: string }>;
+}
+
 /** Everything a caller is offered besides tools, skills' first (in skill name order), then upstreams' (by name). */
 export interface Offerings {
   resources: Array<Offered<Resource>>;
   resourceTemplates: Array<Offered<ResourceTemplate>>;
   prompts: Array<Offered<Prompt>>;
+  /** Federated upstreams' Agent Skills (the gateway's own packages are src/gateway/packages.ts's). */
+  skills: Array<Offered<OfferedSkill>>;
   /**
    * Fixed resources the caller may not read (not granted, or left out by the operator), as
    * `withheldKey(upstream, uri)`: a template of the same upstream that happens to match one does not open it.
@@ -47,6 +66,7 @@ export interface ListedOfferings {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
+  skills: OfferedSkill[];
 }
 
 const skillOfferings = new WeakMap<SkillSummary[], Offerings>();
@@ -63,6 +83,7 @@ export function skillOfferingsOf(catalog: SkillSummary[]): Offerings {
       resources: catalog.flatMap((s) => (s.resources ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       resourceTemplates: catalog.flatMap((s) => (s.resourceTemplates ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       prompts: catalog.flatMap((s) => (s.prompts ?? []).map((p) => ({ listed: { ...p, name: `${s.name}.${p.name}` }, owner: { ...owner(s), name: p.name } }))),
+      skills: [],
     };
     skillOfferings.set(catalog, found);
   }
@@ -117,7 +138,7 @@ export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], r
  */
 export function upstreamOfferingsOf(record: UpstreamRecord, version: string, access: Access, apps: ReadonlySet<string> = new Set()): Offerings {
   const offered = record.versions[version]?.offerings;
-  const none: Offerings = { resources: [], resourceTemplates: [], prompts: [] };
+  const none: Offerings = { resources: [], resourceTemplates: [], prompts: [], skills: [] };
   if (!offered) return none;
   const tags = [...record.tags, upstreamTag(record.name)];
   // An MCP App's UI is the tool's: only a caller that may call a tool showing it sees it, under the gateway's URI for it.
@@ -135,7 +156,36 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
     prompts: offered.prompts
       .filter((p) => granted({ name: p.name, uri: "" }))
       .map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
+    skills: (offered.skills ?? [])
+      .filter((skill) => granted({ name: String(skill.frontmatter.name), uri: "" }))
+      .map((skill) => ({ listed: offeredSkillOf(record.name, skill), owner: owner(skill.path) })),
   };
+}
+
+const offeredSkills = new WeakMap<UpstreamSkill, OfferedSkill>();
+
+/**
+ * A pinned skill of `upstream` as it is offered, under the gateway's URIs; once per pinned skill
+ * object (the isolate's copy of the upstream's record keeps them).
+ * @example offeredSkillOf("team", skill).entry.uri // "skill://team/git-workflow/SKILL.md"
+ */
+export function offeredSkillOf(upstream: string, skill: UpstreamSkill): OfferedSkill {
+  let offered = offeredSkills.get(skill);
+  if (!offered) {
+    const files = new Map(skill.files.map((file) => [servedSkillUriOf(upstream, skill.path, file.path), { uri: file.uri, digest: file.digest }]));
+    offered = {
+      name: String(skill.frontmatter.name),
+      description: String(skill.frontmatter.description),
+      entry: {
+        uri: servedSkillUriOf(upstream, skill.path, skill.files[0]!.path),
+        frontmatter: skill.frontmatter,
+        resources: [...files].map(([uri, { digest }]) => ({ uri, digest })),
+      },
+      files,
+    };
+    offeredSkills.set(skill, offered);
+  }
+  return offered;
 }
 
 /** How `Offerings.withheld` names a fixed resource of an upstream. */
@@ -150,6 +200,7 @@ export function joinOfferings(parts: Offerings[]): Offerings {
     resources: parts.flatMap((p) => p.resources),
     resourceTemplates: parts.flatMap((p) => p.resourceTemplates),
     prompts: parts.flatMap((p) => p.prompts),
+    skills: parts.flatMap((p) => p.skills),
   };
 }
 
@@ -166,6 +217,7 @@ export function listedOf(offerings: Offerings): ListedOfferings {
       resources: offerings.resources.map((o) => o.listed),
       resourceTemplates: offerings.resourceTemplates.map((o) => o.listed),
       prompts: offerings.prompts.map((o) => o.listed),
+      skills: offerings.skills.map((o) => o.listed),
     };
     listed.set(offerings, lists);
   }

@@ -143,8 +143,11 @@ export type OperationKind = Operation["kind"];
 export type Target =
   /** A skill's Worker, the version routed to the caller; `template` when the URI matched one, `name` a prompt's own name there. */
   | { owner: "skill"; skill: string; template?: string; name?: string }
-  /** One version of an MCP upstream, asked for `name` (a URI, a prompt name, or its task's id) there. */
-  | { owner: "upstream"; upstream: string; version: string; name: string; template?: string }
+  /**
+   * One version of an MCP upstream, asked for `name` (a URI, a prompt name, or its task's id) there;
+   * `digest` the one a file of its Agent Skill was pinned with, which the answer's bytes must have.
+   */
+  | { owner: "upstream"; upstream: string; version: string; name: string; template?: string; digest?: string }
   /** One version of a package: a file (`path`), or its archive. */
   | { owner: "package"; package: string; version: string; path?: string }
   /** The gateway itself (a search, a listing): `name` says what of it. */

@@ -6,7 +6,7 @@
  *
  * | kind | policies | answered by |
  * |---|---|---|
- * | resource | limits, observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller), or the package version's file |
+ * | resource | limits, observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller; a file of its Agent Skill only with the pinned digest), or the package version's file |
  * | prompt | limits, observed | the skill's routed version, or the upstream version |
  * | completion | limits, observed | the upstream version (its own completions); a skill declares none: no values |
  * | archive | limits, observed | the package version's `.tar.gz` |
@@ -27,6 +27,7 @@ import {
   type CompleteResult,
   CompleteResultSchema,
   GetPromptResultSchema,
+  type ReadResourceResult,
   ReadResourceResultSchema,
   type UpstreamTask,
   isInputRequired,
@@ -40,6 +41,7 @@ import type { Operation, OperationKind, Target } from "./operation.js";
 import { type Call, type Handler, type Policy, breakerVerdict, limits } from "./policies.js";
 import { searchCatalog } from "./search.js";
 import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
+import { contentBytesOf, digestRefusal } from "../upstream/skills.js";
 
 /** An operation on its way through its kind's policies, its target resolved. */
 export interface OperationCall extends Call {
@@ -116,7 +118,9 @@ const read: Handler<OperationCall> = async (call) => {
         });
         // An upstream asking its caller for input (SEP-2322), checked where it came in.
         if (isInputRequired(answer)) return { ok: true, result: answer, deployment: answeredBy };
-        return { ok: true, result: checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy), deployment: answeredBy };
+        const result = checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy);
+        if (target.digest && operation.kind === "resource") await pinned(result as ReadResourceResult, operation.uri, target.digest, answeredBy);
+        return { ok: true, result, deployment: answeredBy };
       }
       case "gateway":
         throw new RpcError(ErrorCode.InternalError);
@@ -126,6 +130,19 @@ const read: Handler<OperationCall> = async (call) => {
     return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
   }
 };
+
+/**
+ * Throws unless a read of a federated Agent Skill's file answered the bytes pinned for it: an
+ * upstream that changed a skill serves nothing of the change until an operator approves it.
+ */
+async function pinned(read: ReadResourceResult, uri: string, digest: string, answeredBy: string): Promise<void> {
+  const refusal = await digestRefusal(contentBytesOf(read, uri), digest);
+  if (refusal)
+    throw new RpcError(
+      ErrorCode.SkillUnavailable,
+      `${uri.slice(0, 200)} ${refusal} (${answeredBy}): the skill changed upstream since it was pinned, and is not served until an operator approves the change`,
+    );
+}
 
 /** No values: what a prompt or template without completions of its own completes to. */
 const NO_COMPLETION: CompleteResult = { completion: { values: [] } };

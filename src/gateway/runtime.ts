@@ -128,17 +128,22 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     runtimes.set(store, shared);
   }
   const policy = { allowPrivate: config.allowPrivateEndpoints };
-  const upstreams = new Upstreams(shared.store, shared.registry, {
+  // Packages and upstreams share the skill:// namespace (a package's name, an upstream's skills' first segment): one name, one owner.
+  const upstreams: Upstreams = new Upstreams(shared.store, shared.registry, {
     upstreamKey: config.upstreamKey,
     urlRefusal: (url, what) => endpointRefusal(url, policy, what),
+    nameRefusal: async (name) =>
+      (await packages.get(name)) ? `${name} is an Agent Skills package's name (skill://${name}/ is its); register the upstream under another name` : undefined,
   });
   const { registry } = shared;
-  const packages = new Packages(shared.store, {
+  const packages: Packages = new Packages(shared.store, {
     bucket: env.AGENT_SKILL_FILES satisfies FileBucket | undefined,
     unknownTools: async (names) => {
       const docs = await registry.readSkills(names);
       return names.filter((name) => !Object.keys(docs.get(name)?.deployments ?? {}).length);
     },
+    nameRefusal: async (name) =>
+      (await upstreams.get(name)) ? `${name} is a federated upstream's name (skill://${name}/ is its skills'); name the package otherwise` : undefined,
   });
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams, packages };
   runtimesByEnv.set(env, runtime);

@@ -573,6 +573,27 @@ export const PromptMessageSchema = z.object({ role: z.enum(["user", "assistant"]
 export const GetPromptResultSchema = z.object({ description: z.string().optional(), messages: z.array(PromptMessageSchema).max(256) });
 export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 
+/** A `sha256:` digest of a file's raw bytes, as the Skills extension (SEP-2640) writes it: 64 lowercase hex digits. */
+export const AgentSkillDigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "a digest is sha256: and 64 lowercase hex digits");
+
+/**
+ * One skill as the Skills extension (SEP-2640) answers it in `skills/list` and `skills/get`: the
+ * URI of its `SKILL.md`, its frontmatter verbatim, and every file with its digest (`resources`,
+ * omitted only by a skill generated on demand). A skill has at most 512 files (SEP-2640 "Limits").
+ */
+export const AgentSkillEntrySchema = z.object({
+  uri: z.string().min(1).max(2_048),
+  frontmatter: z.record(z.string(), z.unknown()),
+  resources: z
+    .array(z.object({ uri: z.string().min(1).max(2_048), digest: AgentSkillDigestSchema }).loose())
+    .max(512)
+    .optional(),
+});
+export type AgentSkillEntry = z.infer<typeof AgentSkillEntrySchema>;
+
+/** `skills/list`'s answer; each entry is parsed on its own (one bad entry does not hide the others). */
+export const ListAgentSkillsResultSchema = z.object({ skills: z.array(z.unknown()), nextCursor: z.string().max(1_024).optional() });
+
 /** `resources/read` and `prompts/get` params. */
 export const ReadResourceParamsSchema = z.object({ uri: z.string().min(1).max(2_048) }).loose();
 export const GetPromptParamsSchema = z.object({ name: z.string().min(1).max(256), arguments: z.record(z.string(), z.string()).optional() }).loose();

@@ -36,9 +36,10 @@ async function stateOf(server: ListeningServer, list: Watched): Promise<unknown>
   const catalog = server.backend.catalog();
   const offerings = await catalog.offerings();
   if (list === "promptsListChanged") return JSON.stringify(offerings.prompts);
-  // Skills' and upstreams' resources and templates, and every Agent Skills package at the version this caller is served.
+  // Skills' and upstreams' resources and templates, upstreams' Agent Skills (by their SKILL.md and
+  // digests), and every Agent Skills package at the version this caller is served.
   const packages = (await catalog.packages()).all().map((p) => `${p.name}@${p.version}`);
-  return JSON.stringify([offerings.resources, offerings.resourceTemplates, packages]);
+  return JSON.stringify([offerings.resources, offerings.resourceTemplates, offerings.skills.map((s) => s.entry), packages]);
 }
 
 const unchanged = (list: Watched, before: unknown, now: unknown) => (list === "toolsListChanged" ? sameTools(before as Tool[], now as Tool[]) : before === now);

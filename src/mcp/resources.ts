@@ -7,7 +7,8 @@
  *   upstreams' (src/gateway/offerings.ts);
  * - the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): `skills/list` and
  *   `skills/get`, each file's `sha256:` digest, and every file of a package as a
- *   `skill://<name>/<path>` resource (`resources/list` lists each package's `SKILL.md`).
+ *   `skill://<name>/<path>` resource (`resources/list` lists each package's `SKILL.md`); a
+ *   federated upstream's skills beside them, as `skill://<upstream>/<skill-path>/<path>`.
  * Both eras; in 2026-07-28 every list and read carries the caching fields (`CacheableResult`).
  */
 import { z } from "zod";
@@ -67,16 +68,23 @@ const row = <P>(params: z.ZodType<P>, answer: Row<P>["answer"], sessions?: true)
  */
 export const METHODS = {
   "skills/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
-    const { items, nextCursor } = (await backend.catalog().packages()).page(pageSize, cursor);
+    const catalog = backend.catalog();
+    const { items, nextCursor } = (await catalog.packages()).page(pageSize, cursor);
+    // Federated upstreams' skills come first, all of them, on the first page.
+    const federated = cursor === undefined ? (await catalog.offerings()).skills.map((s) => s.entry) : [];
     return {
-      skills: items.map(({ entry: { uri, frontmatter, resources } }) => ({ uri, frontmatter, resources })),
+      skills: [...federated, ...items.map((p) => p.entry)].map(({ uri, frontmatter, resources }) => ({ uri, frontmatter, resources })),
       ...(nextCursor ? { nextCursor } : {}),
       ...caching,
     };
   }),
   "skills/get": row(ReadResourceParamsSchema, async ({ uri }, { backend, caching }) => {
     const named = parseSkillUri(uri);
-    const entry = named?.path === SKILL_FILE ? (await backend.catalog().packages()).find(named.name)?.entry : undefined;
+    const catalog = backend.catalog();
+    // A package's (skill://<name>/SKILL.md), else a federated upstream's (skill://<upstream>/<skill-path>/SKILL.md).
+    const entry =
+      (named?.path === SKILL_FILE ? (await catalog.packages()).find(named.name)?.entry : undefined) ??
+      (named ? (await catalog.offerings()).skills.find((s) => s.entry.uri === uri)?.entry : undefined);
     if (!entry)
       throw new RpcError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
     return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources }, ...caching };
@@ -84,10 +92,12 @@ export const METHODS = {
   "resources/list": row(CursorParamsSchema, async ({ cursor }, { backend, pageSize, caching }) => {
     const catalog = backend.catalog();
     const { items, nextCursor } = (await catalog.packages()).page(pageSize, cursor);
-    // The skills' and upstreams' own resources come first, all of them, on the first page.
-    const declared = cursor === undefined ? (await catalog.offerings()).resources : [];
+    // The skills' and upstreams' own resources, and the upstreams' Agent Skills, come first, all of them, on the first page.
+    const offerings = cursor === undefined ? await catalog.offerings() : undefined;
+    const declared = offerings?.resources ?? [];
+    const skills = [...(offerings?.skills ?? []), ...items];
     return {
-      resources: [...declared, ...items.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))],
+      resources: [...declared, ...skills.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))],
       ...(nextCursor ? { nextCursor } : {}),
       ...caching,
     };

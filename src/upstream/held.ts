@@ -11,7 +11,7 @@ import { sha256Hex } from "../hash/index.js";
 import { manifestChanges } from "../registry/contract.js";
 import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
-import type { HeldChange, HeldSubject, Offerings } from "./model.js";
+import type { HeldChange, HeldSubject, Offerings, UpstreamSkill } from "./model.js";
 
 /** The most changes held for one upstream (every version), and the most bytes they take. */
 export const MAX_HELD_CHANGES = 256;
@@ -30,9 +30,10 @@ export const OFFERING_SUBJECTS = [
   { subject: "resource", list: "resources", keyOf: (item: Resource) => item.uri },
   { subject: "resourceTemplate", list: "resourceTemplates", keyOf: (item: ResourceTemplate) => item.uriTemplate },
   { subject: "prompt", list: "prompts", keyOf: (item: Prompt) => item.name },
+  { subject: "skill", list: "skills", keyOf: (item: UpstreamSkill) => item.path },
 ] as const;
 
-type AnyOffering = Resource | ResourceTemplate | Prompt;
+type AnyOffering = Resource | ResourceTemplate | Prompt | UpstreamSkill;
 const keyOf = (subject: (typeof OFFERING_SUBJECTS)[number], item: AnyOffering) => (subject.keyOf as (item: AnyOffering) => string)(item);
 
 /** What a refresh makes of an upstream version's offerings: what stays served, what is held, what went. */
@@ -45,18 +46,24 @@ export interface OfferingsReconciled {
 
 /**
  * Offerings read again against those served: an unchanged one stays; a new or changed one is
- * held (a changed one keeps its pinned definition served); one no longer listed is withdrawn.
+ * held (a changed one keeps its pinned definition served); one no longer listed is withdrawn. A
+ * list not read this time (`skills` of an upstream whose skills could not be read) stays as it was.
  * `before` are the changes held until now (a change seen before keeps when it was first seen).
  * @example const { served, held } = await reconcileOfferings(current.offerings, read.offerings, heldBefore, Date.now())
  */
 export async function reconcileOfferings(served: Offerings | undefined, read: Offerings, before: HeldChange[], now: number): Promise<OfferingsReconciled> {
-  const next: Offerings = { resources: [], resourceTemplates: [], prompts: [] };
+  const next: Offerings = { resources: [], resourceTemplates: [], prompts: [], ...(served?.skills || read.skills ? { skills: [] } : {}) };
   const held: HeldChange[] = [];
   const removed: string[] = [];
   for (const subject of OFFERING_SUBJECTS) {
+    if (!read[subject.list]) {
+      if (served?.[subject.list]) (next[subject.list] as AnyOffering[]).push(...(served[subject.list] as AnyOffering[]));
+      held.push(...before.filter((change) => change.subject === subject.subject));
+      continue;
+    }
     const pinned = new Map<string, AnyOffering>(((served?.[subject.list] ?? []) as AnyOffering[]).map((item) => [keyOf(subject, item), item]));
     const seen = new Set<string>();
-    for (const item of read[subject.list] as AnyOffering[]) {
+    for (const item of read[subject.list]! as AnyOffering[]) {
       const name = keyOf(subject, item);
       if (seen.has(name)) continue; // listed twice: the first counts
       seen.add(name);
@@ -112,7 +119,13 @@ export function approvalKeyOf(change: Pick<HeldChange, "subject" | "name">): str
 }
 
 /** Where a held change's subject is named in words. */
-export const SUBJECT_WORDS: Record<HeldSubject, string> = { tool: "tool", resource: "resource", resourceTemplate: "resource template", prompt: "prompt" };
+export const SUBJECT_WORDS: Record<HeldSubject, string> = {
+  tool: "tool",
+  resource: "resource",
+  resourceTemplate: "resource template",
+  prompt: "prompt",
+  skill: "Agent Skill",
+};
 
 /** One field of a definition as it was and as it is now, in full (strings as they are, the rest as JSON). */
 export interface FieldChange {

@@ -24,6 +24,7 @@ import type { Store } from "../store/index.js";
 import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
 import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
+import { readUpstreamSkills } from "./skills.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
 import {
@@ -132,6 +133,11 @@ export interface UpstreamSettings {
   upstreamKey?: string;
   /** Why a URL may not be called, or undefined (src/forward/endpoint-policy.ts). */
   urlRefusal: (url: string, what: string) => string | undefined;
+  /**
+   * Why a new upstream may not take this name, or undefined: an Agent Skills package's name (its
+   * `skill://<name>/` URIs would meet the upstream's skills').
+   */
+  nameRefusal?: (name: string) => Promise<string | undefined>;
 }
 
 /** An upstream version's credential: its own, else (a record of before) the upstream's. */
@@ -294,6 +300,8 @@ export class Upstreams implements UpstreamCaller {
     const existing = await this.get(name);
     if (existing && existing.kind !== registration.kind)
       throw new UpstreamError(409, `${name} is registered as an ${existing.kind} upstream; remove it first to register another kind under its name`);
+    const taken = existing ? undefined : await this.settings.nameRefusal?.(name);
+    if (taken) throw new UpstreamError(409, taken);
     for (const [what, url] of this.#urlsOf(registration)) {
       const refusal = this.settings.urlRefusal(url, what) ?? urlSecretRefusal(url, what);
       if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
@@ -578,7 +586,14 @@ export class Upstreams implements UpstreamCaller {
         throw new UpstreamError(502, `Could not read ${record.name}'s tools: ${error instanceof Error ? error.message : "failed"}`);
       }
       skipped.push(...listed.invalid);
-      const offerings = await listOfferings(target, era).catch(() => undefined);
+      const offered = await listOfferings(target, era).catch(() => undefined);
+      // Its Agent Skills, when it serves them; when they cannot be read, what was pinned stays (a refresh's reconcile).
+      const skills = await readUpstreamSkills(target, era).catch((error: unknown) => {
+        skipped.push({ tool: "skills", reason: `could not be read: ${error instanceof Error ? error.message.slice(0, 300) : "failed"}` });
+        return undefined;
+      });
+      skipped.push(...(skills?.skipped ?? []));
+      const offerings = skills ? { ...(offered ?? { resources: [], resourceTemplates: [], prompts: [] }), skills: skills.skills } : offered;
       for (const tool of listed.tools) {
         if (!selects(source, tool.name)) continue;
         const made = mcpManifestOf(source, tool);
@@ -781,7 +796,7 @@ function mcpTarget(url: string, label: string, credential: CallCredential, calle
 function offeringNames(offerings: Offerings | undefined): string[] {
   if (!offerings) return [];
   return OFFERING_SUBJECTS.flatMap((s) =>
-    (offerings[s.list] as Array<Parameters<typeof s.keyOf>[0]>).map((item) => `${s.subject} ${(s.keyOf as (item: unknown) => string)(item)}`),
+    ((offerings[s.list] ?? []) as Array<Parameters<typeof s.keyOf>[0]>).map((item) => `${s.subject} ${(s.keyOf as (item: unknown) => string)(item)}`),
   );
 }
 
@@ -793,6 +808,7 @@ function withApproved(offerings: Offerings | undefined, approved: HeldChange[]):
     resources: [...(offerings?.resources ?? [])],
     resourceTemplates: [...(offerings?.resourceTemplates ?? [])],
     prompts: [...(offerings?.prompts ?? [])],
+    ...(offerings?.skills || changes.some((c) => c.subject === "skill") ? { skills: [...(offerings?.skills ?? [])] } : {}),
   };
   for (const subject of OFFERING_SUBJECTS) {
     const keyOf = subject.keyOf as (item: unknown) => string;

@@ -41,6 +41,9 @@ import {
   type ReadResourceResult,
   ReadResourceResultSchema,
   ResourceSchema,
+  type AgentSkillEntry,
+  AgentSkillEntrySchema,
+  ListAgentSkillsResultSchema,
   ResourceTemplateSchema,
   TASKS_EXTENSION,
   type TaskMethod,
@@ -188,12 +191,62 @@ export async function listOfferings(target: McpTarget, era: McpEra): Promise<Off
   };
 }
 
+/** The most Agent Skills kept of one upstream. */
+export const MAX_UPSTREAM_AGENT_SKILLS = 128;
+
+/**
+ * The Agent Skills an upstream lists (`skills/list` of the Skills extension, SEP-2640): all pages,
+ * at most `MAX_UPSTREAM_AGENT_SKILLS` and `LIST_BUDGET_BYTES`, checked while reading; an entry that
+ * does not parse is reported in `invalid`. Undefined when the server answers `skills/list` with an
+ * error (it does not serve the extension); a transport failure throws.
+ * @example const listed = await listAgentSkills(target, era) // { entries: [{ uri: "skill://git-workflow/SKILL.md", … }], invalid: [] }
+ */
+export async function listAgentSkills(
+  target: McpTarget,
+  era: McpEra,
+): Promise<{ entries: AgentSkillEntry[]; invalid: Array<{ tool: string; reason: string }> } | undefined> {
+  const budget: ReadBudget = { bytes: LIST_BUDGET_BYTES };
+  const entries: AgentSkillEntry[] = [];
+  const invalid: Array<{ tool: string; reason: string }> = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES && entries.length < MAX_UPSTREAM_AGENT_SKILLS; page++) {
+    let raw: unknown;
+    try {
+      raw = await exchange(target, "skills/list", cursor === undefined ? {} : { cursor }, era, { budget });
+    } catch (error) {
+      // The server answered with an error of its own (-32601, say): it serves no skills.
+      const refused =
+        error instanceof RpcError &&
+        (error.code === ErrorCode.InvalidParams || (error.data as { upstreamCode?: unknown } | undefined)?.upstreamCode !== undefined);
+      if (refused && page === 0) return undefined;
+      throw error;
+    }
+    const result = ListAgentSkillsResultSchema.safeParse(raw);
+    if (!result.success) throw unavailable(target, "answered skills/list with something that is not a skill list");
+    for (const item of result.data.skills) {
+      const entry = AgentSkillEntrySchema.safeParse(item);
+      const uri = typeof (item as { uri?: unknown })?.uri === "string" ? String((item as { uri: string }).uri).slice(0, 200) : "(no uri)";
+      if (!entry.success) invalid.push({ tool: uri, reason: entry.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") });
+      else if (entries.length < MAX_UPSTREAM_AGENT_SKILLS) entries.push(entry.data);
+    }
+    cursor = result.data.nextCursor;
+    if (!cursor) break;
+  }
+  return { entries, invalid: invalid.slice(0, MAX_UPSTREAM_AGENT_SKILLS) };
+}
+
 /**
  * Reads one of an upstream's resources, checked; the upstream's refusal as `callTool`'s is.
  * @example const { contents } = await readUpstreamResource(target, era, "demo://resource/static/document/architecture.md")
  */
-export async function readUpstreamResource(target: McpTarget, era: McpEra, uri: string, round?: InputRound): Promise<ReadResourceResult | InputRequiredResult> {
-  const raw = await exchangeAsking(target, "resources/read", { uri }, era, era.stateless ? { "mcp-name": headerValueFor(uri) } : {}, round);
+export async function readUpstreamResource(
+  target: McpTarget,
+  era: McpEra,
+  uri: string,
+  round?: InputRound,
+  budget?: ReadBudget,
+): Promise<ReadResourceResult | InputRequiredResult> {
+  const raw = await exchangeAsking(target, "resources/read", { uri }, era, era.stateless ? { "mcp-name": headerValueFor(uri) } : {}, round, {}, budget);
   if (isInputRequired(raw)) return raw;
   const result = ReadResourceResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
@@ -311,6 +364,7 @@ async function exchangeAsking(
   headers: Record<string, string>,
   inputRound: InputRound | undefined,
   streaming: Pick<ExchangeOptions, "onProgress" | "onLog" | "logLevel"> = {},
+  budget?: ReadBudget,
 ): Promise<unknown> {
   const round = era.stateless ? inputRound : undefined;
   const sent = {
@@ -319,7 +373,8 @@ async function exchangeAsking(
     ...(round?.requestState !== undefined ? { requestState: round.requestState } : {}),
   };
   const capabilities = round && { ...round.capabilities, ...(round.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) };
-  const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities })) as { resultType?: unknown } | undefined;
+  const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities, ...(budget ? { budget } : {}) })) as
+    { resultType?: unknown } | undefined;
   return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
 }
 

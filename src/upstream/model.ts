@@ -185,12 +185,28 @@ export const StoredAuthSchema = z.discriminatedUnion("type", [
 ]);
 export type StoredAuth = z.infer<typeof StoredAuthSchema>;
 
-/** What a held change is of: a tool, or a resource, a resource template or a prompt. */
-export const HeldSubjectSchema = z.enum(["tool", "resource", "resourceTemplate", "prompt"]);
+/** What a held change is of: a tool, or a resource, a resource template, a prompt or an Agent Skill. */
+export const HeldSubjectSchema = z.enum(["tool", "resource", "resourceTemplate", "prompt", "skill"]);
 export type HeldSubject = z.infer<typeof HeldSubjectSchema>;
 
-/** An offering as the upstream lists it: a resource, a resource template or a prompt. */
-export const OfferingSchema = z.union([ResourceSchema, ResourceTemplateSchema, PromptSchema]);
+/**
+ * An Agent Skill an MCP upstream serves (the Skills extension, SEP-2640), as pinned: where its
+ * `SKILL.md` is upstream, its skill-path there (`acme/billing/refunds`; served as
+ * `skill://<upstream>/<path>/…`), its frontmatter as listed (checked against the `SKILL.md` the
+ * gateway read), and every file with the digest the upstream listed: a read is served only when
+ * its bytes have that digest (src/upstream/skills.ts).
+ */
+export const UpstreamSkillSchema = z.object({
+  uri: z.string(),
+  path: z.string(),
+  frontmatter: z.record(z.string(), z.unknown()),
+  /** `SKILL.md` first: the file's path in the skill, its URI upstream and its `sha256:` digest. */
+  files: z.array(z.object({ path: z.string(), uri: z.string(), digest: z.string() })),
+});
+export type UpstreamSkill = z.infer<typeof UpstreamSkillSchema>;
+
+/** An offering as the upstream lists it: an Agent Skill, a resource, a resource template or a prompt. */
+export const OfferingSchema = z.union([UpstreamSkillSchema, ResourceSchema, ResourceTemplateSchema, PromptSchema]);
 
 /**
  * A definition the upstream now serves that is not being served: a new tool, resource, template
@@ -239,6 +255,8 @@ export const OfferingsSchema = z.object({
   resources: z.array(ResourceSchema),
   resourceTemplates: z.array(ResourceTemplateSchema),
   prompts: z.array(PromptSchema),
+  /** Its Agent Skills, when it serves the Skills extension (absent in records of before). */
+  skills: z.array(UpstreamSkillSchema).optional(),
 });
 export type Offerings = z.infer<typeof OfferingsSchema>;
 
