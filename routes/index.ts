@@ -12,6 +12,7 @@ import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { ANSWER_HEADERS } from "../src/gateway/scope.js";
 import { drainUnreadBody } from "../src/jsonrpc/http.js";
 import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
+import { a2aRoutes } from "./a2a.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
@@ -44,7 +45,7 @@ gateway.route("/", discoveryRoutes);
 // A page that passed the guard may read what it called (CORS), on the routes meant for agents:
 // the answer, its call headers, and the OAuth challenge of a 401 (a browser MCP client follows it).
 const pageCors = browserCors((env: GatewayEnv) => gatewayRuntime(env).config, [...ANSWER_HEADERS, "www-authenticate", SESSION_HEADER]);
-for (const path of ["/rpc", "/mcp", "/mcp/*", "/.well-known/*"]) gateway.use(path, pageCors);
+for (const path of ["/rpc", "/mcp", "/mcp/*", "/.well-known/*", "/a2a/*"]) gateway.use(path, pageCors);
 
 gateway.route("/rpc", rpcRoutes);
 gateway.route("/mcp", mcpRoutes);
@@ -54,8 +55,16 @@ gateway.route("/admin", adminRoutes);
 gateway.route("/healthz", healthRoutes);
 gateway.route("/upstreams", upstreamCredentialRoutes);
 gateway.route("/.well-known", wellKnownRoutes);
+gateway.route("/a2a", a2aRoutes);
 gateway.get("/", (c) =>
-  c.json({ name: "skillmesh-gateway", rpc: "POST /rpc", mcp: "POST /mcp", health: "GET /healthz", admin: "/admin/deployments (bearer token)" }),
+  c.json({
+    name: "skillmesh-gateway",
+    rpc: "POST /rpc",
+    mcp: "POST /mcp",
+    a2a: "POST /a2a/<agent>",
+    health: "GET /healthz",
+    admin: "/admin/deployments (bearer token)",
+  }),
 );
 
 gateway.notFound((c) =>

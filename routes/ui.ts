@@ -23,7 +23,7 @@ import type { Rollout } from "../src/delivery/index.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { viewOf } from "../src/keys/index.js";
 import type { Observed } from "../src/metrics/index.js";
-import type { Deployment } from "../src/registry/model.js";
+import { type Deployment, UPSTREAM_KIND_WORDS, federatedWhat } from "../src/registry/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
 import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
 import { deploymentsPage, upstreamHealthOf } from "../src/operator-view/index.js";
@@ -362,10 +362,10 @@ function skillCard(
   const firstWeight = canaries[0] ? (routes["*"]?.[canaries[0].version] ?? 0) : 0;
   return html`<article class="skill" data-skill="${name}">
     <h3>
-      ${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}${federated ? html` <span class="badge" title="a tool of upstream ${federated.name}">${federated.kind === "mcp" ? "MCP upstream" : "OpenAPI upstream"}</span>` : ""}
+      ${name}${pipeline ? html` <span class="badge" title="a pipeline: its steps call ${pipeline.manifest.pipeline?.steps.join(", ") ?? ""}">pipeline</span>` : ""}${federated ? html` <span class="badge" title="a tool of upstream ${federated.name}">${UPSTREAM_KIND_WORDS[federated.kind]} upstream</span>` : ""}
     </h3>
     ${pipeline?.manifest.pipeline ? html`<p class="steps">Steps call ${pipeline.manifest.pipeline.steps.join(", ")}</p>` : ""}
-    ${federated ? html`<p class="steps">Federated: ${federated.kind === "mcp" ? `tool ${federated.tool}` : `operation ${federated.operation.method.toUpperCase()} ${federated.operation.path}`} of upstream ${federated.name} (see Upstreams)</p>` : ""}
+    ${federated ? html`<p class="steps">Federated: ${federatedWhat(federated)} of upstream ${federated.name} (see Upstreams)</p>` : ""}
     ${table(["Version", "Role", ...groups.map((g) => (g === "*" ? "* (default)" : g)), "Breaker", "Calls (15 min)", "Errors", "p95", "Last hour", ...(canWrite ? [""] : [])], rows)}
     ${rollout ? rolloutPanel(rollout, skillPath, canWrite) : ""}
     ${

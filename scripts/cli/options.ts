@@ -28,9 +28,11 @@ export const USAGE = `usage: skillmesh <command>
         [--since <ISO date|ms>] [--limit <n>] [--cursor <c>]
                                                    the audit log, newest first, a page at a time
   upstream add <name> --url <MCP server URL> | --openapi <document URL or file> [--url <base URL>]
+          | --a2a <A2A agent's URL or its Agent Card's URL>
           [--version <v>] [--tags <tag> …] [--include <glob> …] [--exclude <glob> …]
           [--operation-tags <tag> …] [--timeout-ms <n>] [--bearer-env <VAR> | --per-caller]
-                                                   serve an MCP server's tools or an API's operations as skills <name>.<tool>
+                                                   serve an MCP server's tools, an API's operations or
+                                                   an agent's skills as skills <name>.<tool>
   upstream list                                    upstreams: versions, tools, held changes, last refresh
   upstream refresh <name>                          read its definitions again (changes are held for approval)
   upstream approve <name> [--version <v>] [--tools <tool> …] [--offerings <subject>:<name> …]
@@ -66,6 +68,7 @@ export const OPTIONS = {
   "min-calls": { type: "string" },
   url: { type: "string" },
   openapi: { type: "string" },
+  a2a: { type: "string" },
   include: { type: "string", multiple: true },
   exclude: { type: "string", multiple: true },
   tools: { type: "string", multiple: true },

@@ -205,7 +205,7 @@ export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamViewSche
 export const UpstreamHealthSchema = z.object({
   upstream: z.string(),
   version: z.string(),
-  kind: z.enum(["mcp", "openapi"]),
+  kind: z.enum(["mcp", "openapi", "a2a"]),
   status: z.enum(["ok", "failing"]),
   /** Tools served, held for approval, and withdrawn (a breaking change, or removed upstream). */
   tools: z.number().int(),

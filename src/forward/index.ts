@@ -3,6 +3,7 @@
  * reading the answer back as JSON-RPC. Every way a skill can fail becomes an `RpcError` a model
  * can act on; nothing of the skill's internals leaks.
  */
+import type { StreamResponse } from "../a2a/index.js";
 import { BodyTooLarge, MAX_ANSWER_BYTES, answerTooLargeMessage, boundedText } from "../body/index.js";
 import { CONTEXT_HEADER, type CallerContext, encodeContext } from "../context/index.js";
 import { BINDING_PATH, BINDING_URL, CALL_KEY_HEADER, DELEGATION_HEADER, SIGNATURE_HEADER, hopSigningKey, signHop } from "../hop/index.js";
@@ -64,6 +65,8 @@ export interface UpstreamRequest {
   /** The tool's input schema (2026-07-28 `Mcp-Param-*` headers). */
   inputSchema: Record<string, unknown>;
   onProgress?: (progress: Progress) => void;
+  /** An A2A caller's: the agent's own stream events (an A2A agent's skill only). */
+  onAgentEvent?: (event: StreamResponse) => void;
   /** An MCP 2026-07-28 caller's part of a multi round-trip (what it can answer, its answers). */
   inputRound?: InputRound;
   /** Set when the caller wants the tool's log messages: the least severe it wants, and where they go. */
@@ -85,6 +88,8 @@ export interface ForwardRequest {
   hopKey?: string;
   /** Set when the caller wants progress: the skill is asked to stream, its reports come here. */
   onProgress?: (progress: Progress) => void;
+  /** An A2A caller's: a federated agent's own stream events (src/a2a), as they come. */
+  onAgentEvent?: (event: StreamResponse) => void;
   /** Aborted when the caller cancels (disconnects, closes its stream): the hop is aborted too. */
   signal?: AbortSignal;
   /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told. */
@@ -173,6 +178,7 @@ function upstreamCall(deployment: Deployment, endpoint: UpstreamEndpoint, call: 
     ...(context.traceparent ? { traceparent: context.traceparent } : {}),
     inputSchema: deployment.manifest.inputSchema,
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+    ...(call.onAgentEvent ? { onAgentEvent: call.onAgentEvent } : {}),
     ...(call.inputRound ? { inputRound: call.inputRound } : {}),
     ...(call.onLog && call.logLevel ? { onLog: call.onLog, logLevel: call.logLevel } : {}),
     signal,

@@ -9,6 +9,7 @@
  * | `mcp` with a server | `POST /mcp/<server>` | its own servers only | its steps' calls, on the server |
  * | `well-known` | `/.well-known/agent-skills/*` | refused | refused |
  * | `credential` | `/upstreams/<name>/credential` | refused | refused |
+ * | `a2a` | `/a2a/<agent>` (A2A: an agent's skills, its card) | refused | its steps' calls |
  *
  * The discovery documents (src/discovery: the AI Catalog, the Server Cards) are no door: they read
  * no credential and act for no one (src/auth `publicCaller`).
@@ -28,7 +29,9 @@ export type Door =
   /** `/mcp`, or `/mcp/<serverName>` (`server`: its definition, when there is one). */
   | { kind: "mcp"; serverName?: string; server?: VirtualServer }
   | { kind: "well-known" }
-  | { kind: "credential" };
+  | { kind: "credential" }
+  /** `/a2a/<agent>`: a federated A2A agent, spoken to in A2A. */
+  | { kind: "a2a" };
 
 /** A door that refuses its caller: HTTP 403, and why. */
 export interface DoorRefusal {
@@ -62,4 +65,5 @@ const DOOR_WORDS: Record<Door["kind"], string> = {
   mcp: "/mcp",
   "well-known": "/.well-known/agent-skills",
   credential: "/upstreams/<name>/credential",
+  a2a: "/a2a",
 };

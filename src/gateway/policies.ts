@@ -29,6 +29,7 @@ import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 import { type AdoptedTask, queuedLeaseMs } from "../jobs/index.js";
 import { type InputRound, type TaskStarted, isTaskStarted } from "../mcp-protocol/index.js";
+import type { StreamResponse } from "../a2a/index.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -42,6 +43,8 @@ export interface CallStreaming {
   readonly cancellation?: Cancellation;
   /** An MCP 2026-07-28 caller's part of a multi round-trip: relayed to a federated MCP tool only. */
   readonly inputRound?: InputRound;
+  /** Set by the A2A door for a streaming caller: an A2A agent's own stream events, as they come (a federated A2A skill only). */
+  readonly onAgentEvent?: (event: StreamResponse) => void;
   /** Set when an MCP caller wants the tool's log messages: the least severe it wants, and where they go (a federated MCP tool only). */
   readonly logLevel?: LogLevel;
   readonly onLog?: (message: unknown) => void;
@@ -466,6 +469,7 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         upstreams: call.runtime.upstreams,
         ...(scope.subjectToken ? { subjectToken: scope.subjectToken } : {}),
         onProgress: call.onProgress,
+        ...(call.onAgentEvent ? { onAgentEvent: call.onAgentEvent } : {}),
         signal: call.signal,
         cancellation: call.cancellation,
         inputRound: call.inputRound,

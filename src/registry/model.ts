@@ -53,6 +53,8 @@ export const UpstreamEndpointSchema = z
         era: z.object({ protocolVersion: z.string(), stateless: z.boolean() }),
       }),
       z.object({ kind: z.literal("openapi"), name: z.string(), url: z.string(), operation: OperationSchema }),
+      /** An A2A agent's skill: its JSON-RPC endpoint and the skill's id. */
+      z.object({ kind: z.literal("a2a"), name: z.string(), url: z.string(), skill: z.string() }),
     ]),
   })
   .strict();
@@ -98,9 +100,25 @@ export function endpointLabel(endpoint: Endpoint): string {
   if ("dispatch" in endpoint) return `${endpoint.dispatch} (dispatched)`;
   if ("url" in endpoint) return endpoint.url;
   const { upstream } = endpoint;
-  return upstream.kind === "mcp" ?
-      `${upstream.name} (MCP) ${upstream.tool}`
-    : `${upstream.name} (OpenAPI) ${upstream.operation.method.toUpperCase()} ${upstream.operation.path}`;
+  return `${upstream.name} (${UPSTREAM_KIND_WORDS[upstream.kind]}) ${federatedWhat(upstream).replace(/^(tool|operation) /, "")}`;
+}
+
+/** An upstream's kind as a person reads it. */
+export const UPSTREAM_KIND_WORDS: Record<UpstreamEndpoint["kind"], string> = { mcp: "MCP", openapi: "OpenAPI", a2a: "A2A" };
+
+/**
+ * What of its upstream a federated tool is, in words.
+ * @example federatedWhat({ kind: "openapi", name: "petstore", url, operation: { method: "get", path: "/pets", parameters: [] } }) // "operation GET /pets"
+ */
+export function federatedWhat(upstream: UpstreamEndpoint): string {
+  switch (upstream.kind) {
+    case "mcp":
+      return `tool ${upstream.tool}`;
+    case "openapi":
+      return `operation ${upstream.operation.method.toUpperCase()} ${upstream.operation.path}`;
+    case "a2a":
+      return `skill ${upstream.skill}`;
+  }
 }
 
 /** A routing group (`X-User-Group`): `*` (the default) or a name that is plain data. */

@@ -4,6 +4,7 @@
  * of the upstream's definitions an operator selected. The manifest is the contract: its hash is
  * what the gateway pins, and a later definition with another hash is held for approval.
  */
+import { type AgentSkill, SKILL_INPUT_SCHEMA } from "../a2a/index.js";
 import { globMatcher } from "../glob/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { type ListedTool, type ToolUi, toolUiOf } from "../mcp-protocol/index.js";
@@ -81,6 +82,35 @@ export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest:
     answers: "tool-result",
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema ?? {},
+  };
+  const bound = boundsRefusal(manifest);
+  return bound ? { refused: bound } : { manifest };
+}
+
+/**
+ * The manifest an A2A agent's skill is served with: its name as the title, its description, the
+ * input every skill takes (a text message, and the conversation or task it continues), the
+ * operator's tags and `upstream:<name>` (never the card's tags: an agent does not pick the grants
+ * that reach it). Not idempotent: a message may start work.
+ * @example const made = a2aManifestOf(source, { id: "summarize", name: "Summarize", description: "Summarizes a text." })
+ */
+export function a2aManifestOf(source: ToolSource, skill: AgentSkill): { manifest: SkillManifest } | { refused: string } {
+  const named = skillNameOf(source.upstream, skill.id);
+  if ("refused" in named) return named;
+  const manifest: SkillManifest = {
+    name: named.name,
+    version: source.version,
+    description: skill.description || skill.name,
+    tags: tagsOf(source),
+    idempotent: false,
+    degraded: source.degraded === true,
+    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(source.breaker ? { breaker: source.breaker } : {}),
+    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
+    title: skill.name,
+    answers: "tool-result",
+    inputSchema: structuredClone(SKILL_INPUT_SCHEMA) as unknown as SkillManifest["inputSchema"],
+    outputSchema: {},
   };
   const bound = boundsRefusal(manifest);
   return bound ? { refused: bound } : { manifest };

@@ -22,9 +22,11 @@ import { contractHashOf, manifestChanges } from "../registry/contract.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import type { Store } from "../store/index.js";
 import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAccessToken, sealAuth } from "./credentials.js";
-import { type Skipped, type ToolSource, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
+import { type Skipped, type ToolSource, a2aManifestOf, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { readUpstreamSkills } from "./skills.js";
+import { agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
+import { readAgentCard, sendToAgent } from "./a2a-client.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
 import {
@@ -94,6 +96,8 @@ interface Definition {
 interface DefinitionsRead {
   url: string;
   era: McpEra | undefined;
+  /** An A2A agent's: who its card says it is. */
+  agent?: UpstreamVersion["agent"];
   definitions: Definition[];
   skipped: Skipped[];
   /** An MCP upstream's resources, templates and prompts. */
@@ -199,6 +203,12 @@ export class Upstreams implements UpstreamCaller {
         label: request.skill,
         urlRefusal,
       });
+    }
+    if (endpoint.kind === "a2a") {
+      const agent = { url: endpoint.url, label: request.skill, headers, signal: request.signal };
+      const result = toolResultOf(await sendToAgent(agent, endpoint.skill, args as { message: string }, request));
+      if (result.isError) throw toolFailure(request.skill, result);
+      return result;
     }
     const target = mcpTarget(endpoint.url, request.skill, { ...credential, headers }, request.caller, request.signal);
     const result = await callTool(target, endpoint.era, endpoint.tool, args, {
@@ -320,7 +330,10 @@ export class Upstreams implements UpstreamCaller {
       ),
       ...options(registration),
     };
-    const documentUrl = registration.kind === "openapi" ? documentUrlOf(registration.document) : undefined;
+    const documentUrl =
+      registration.kind === "openapi" ? documentUrlOf(registration.document)
+      : registration.kind === "a2a" ? agentCardUrlOf(registration.url)
+      : undefined;
     const inline = registration.kind === "openapi" && !documentUrl ? registration.document : undefined;
     const read = await this.#definitions(record, version, auth, { url: registration.url, documentUrl, inline });
     const collisions = await this.#collisions(name, read.definitions, record.degraded === true);
@@ -344,6 +357,7 @@ export class Upstreams implements UpstreamCaller {
       url: read.url,
       ...(documentUrl ? { documentUrl } : {}),
       ...(read.era ? { era: read.era } : {}),
+      ...(read.agent ? { agent: read.agent } : {}),
       registeredAt: now,
       tools: Object.fromEntries(read.definitions.map((d) => [d.tool, d.manifest.name])),
       removed: [],
@@ -602,6 +616,7 @@ export class Upstreams implements UpstreamCaller {
       }
       return { url, era, definitions, skipped, ...(offerings ? { offerings } : {}) };
     }
+    if (record.kind === "a2a") return this.#agentDefinitions(record, source, where.documentUrl!, credential, signal);
     // A document's host gets the API's credential only when it is the API's own origin, or the operator says so.
     const sameOrigin = !!where.url && !!where.documentUrl && new URL(where.url).origin === new URL(where.documentUrl).origin;
     const documentHeaders = sameOrigin || record.documentAuth ? credential.headers : {};
@@ -625,6 +640,35 @@ export class Upstreams implements UpstreamCaller {
     for (const op of operations.skills)
       definitions.push(await definitionOf(op.tool, op.manifest, { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } }));
     return { url, era: undefined, definitions, skipped };
+  }
+
+  /**
+   * An A2A agent's skills, from its card: each selected skill a tool, called at the card's JSON-RPC
+   * interface (which must be at the card's own origin, and pass the URL policy).
+   */
+  async #agentDefinitions(
+    record: UpstreamRecord,
+    source: ToolSource,
+    cardUrl: string,
+    credential: CallCredential,
+    signal: AbortSignal,
+  ): Promise<DefinitionsRead> {
+    const card = await readAgentCard({ url: cardUrl, label: `Upstream ${record.name}`, headers: credential.headers, signal }).catch((error: unknown) => {
+      throw new UpstreamError(502, `Could not read ${record.name}'s Agent Card: ${error instanceof Error ? error.message : "failed"}`);
+    });
+    const endpoint = jsonRpcInterfaceOf(card, cardUrl);
+    if ("refused" in endpoint) throw new UpstreamError(400, `Upstream ${record.name}: ${endpoint.refused}`);
+    const refusal = this.settings.urlRefusal(endpoint.url, "an agent's JSON-RPC URL") ?? urlSecretRefusal(endpoint.url, "an agent's JSON-RPC URL");
+    if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
+    const definitions: Definition[] = [];
+    const skipped: Skipped[] = [];
+    for (const skill of card.skills) {
+      if (!selects(source, skill.id)) continue;
+      const made = a2aManifestOf(source, skill);
+      if ("refused" in made) skipped.push({ tool: skill.id, reason: made.refused });
+      else definitions.push(await definitionOf(skill.id, made.manifest, { upstream: { kind: "a2a", name: record.name, url: endpoint.url, skill: skill.id } }));
+    }
+    return { url: endpoint.url, era: undefined, agent: { name: card.name, description: card.description, version: card.version }, definitions, skipped };
   }
 
   async #readDocument(name: string, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<string> {

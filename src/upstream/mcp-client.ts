@@ -698,7 +698,7 @@ export function urlWithQuery(url: string, query: Record<string, string> | undefi
 }
 
 /** A stream that errors with `BodyTooLarge` once more than `maxBytes` went through it, and how many did. */
-function byteLimit(maxBytes: number): { stream: TransformStream<Uint8Array, Uint8Array>; seen: () => number } {
+export function byteLimit(maxBytes: number): { stream: TransformStream<Uint8Array, Uint8Array>; seen: () => number } {
   let seen = 0;
   const stream = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {

@@ -114,9 +114,14 @@ const CommonFields = {
 /** The largest OpenAPI document the gateway reads (fetched, or sent as text). */
 export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 
-/** `POST /admin/upstreams`: an MCP server (Streamable HTTP) or an OpenAPI document and its base URL. */
+/** `POST /admin/upstreams`: an MCP server (Streamable HTTP), an OpenAPI document and its base URL, or an A2A agent. */
 export const UpstreamRegistrationSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("mcp"), url: z.url({ protocol: /^https?$/ }), ...CommonFields }),
+  /**
+   * An A2A agent (v1.0): `url` is its Agent Card's URL, or its base URL (the card is then read at
+   * `<url>/.well-known/agent-card.json`). Each of its skills is a tool `<name>.<skill id>`.
+   */
+  z.strictObject({ kind: z.literal("a2a"), url: z.url({ protocol: /^https?$/ }), ...CommonFields }),
   z.strictObject({
     kind: z.literal("openapi"),
     /**
@@ -263,8 +268,10 @@ export type Offerings = z.infer<typeof OfferingsSchema>;
 /** One version of an upstream: where it answers and what of it is served. */
 export const UpstreamVersionSchema = z.object({
   url: z.string(),
-  /** For an OpenAPI upstream: where its document is read (absent when it was sent inline). */
+  /** For an OpenAPI upstream: where its document is read (absent when it was sent inline); for an A2A agent: its card's URL. */
   documentUrl: z.string().optional(),
+  /** For an A2A agent: who its card says it is (the gateway's card of it says the same). */
+  agent: z.object({ name: z.string(), description: z.string(), version: z.string() }).optional(),
   /** For an MCP upstream: the era it speaks. */
   era: McpEraSchema.optional(),
   registeredAt: z.number(),
@@ -286,7 +293,7 @@ export type UpstreamVersion = z.infer<typeof UpstreamVersionSchema>;
 /** An upstream as stored: `sm:upstream:<name>`. */
 export const UpstreamRecordSchema = z.object({
   name: UpstreamNameSchema,
-  kind: z.enum(["mcp", "openapi"]),
+  kind: z.enum(["mcp", "openapi", "a2a"]),
   tags: z.array(z.string()),
   timeoutMs: z.number().int().positive().optional(),
   degraded: z.boolean().optional(),

@@ -49,6 +49,7 @@ export async function run(io: CliIO, { positionals, values }: CommandLine): Prom
             operationTags: values["operation-tags"],
             ...common,
           }
+        : values.a2a ? { kind: "a2a", url: values.a2a, ...common }
         : { kind: "mcp", url: values.url, ...common };
       const answer = answerOf(SyncAnswerSchema, await api(io, "POST", "/upstreams", requestOf(UpstreamRegistrationSchema, body)));
       for (const report of answer.reports) {

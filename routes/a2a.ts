@@ -1,0 +1,124 @@
+/**
+ * The A2A door (A2A v1.0, JSON-RPC binding): each federated A2A agent spoken to in A2A through the
+ * gateway, at `/a2a/<agent>`.
+ * - `GET /a2a/<agent>/.well-known/agent-card.json`: the gateway's card of the agent for this caller
+ *   (src/gateway/agents.ts): its endpoint is the gateway's, its skills only those the caller may
+ *   call (a caller that may call none gets 404, as for an agent that does not exist).
+ * - `POST /a2a/<agent>`: `SendMessage` and `SendStreamingMessage`. The message's
+ *   `metadata.skillId` names the skill (else the agent's first the caller may call), and the call
+ *   is a call of that skill's tool `<agent>.<skill>` through the one call chain (grants, limits,
+ *   routing to the agent's version, breaker, audit); its answer is the agent's own task or message.
+ *   Streamed, the agent's events are relayed as they come.
+ * Other methods (`GetTask`, `CancelTask`, …) are -32601: a task's status comes with every answer
+ * and every streamed update.
+ */
+import { type Context, Hono } from "hono";
+import { AGENT_CARD_PATH, SendMessageParamsSchema, type SendMessageResult, argumentsOf, gatewayAgentCardOf } from "../src/a2a/index.js";
+import { type Caller, requireCaller } from "../src/auth/index.js";
+import { reachableAgent } from "../src/gateway/agents.js";
+import { accessThrough } from "../src/gateway/door.js";
+import { invoke } from "../src/gateway/invoke.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
+import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
+import { ErrorCode, type JsonRpcRequest, RpcError, failure, parseParams, processJsonRpc } from "../src/jsonrpc/index.js";
+import { safeJson } from "../src/json/index.js";
+import { SSE_HEADERS, sseStream } from "../src/sse/index.js";
+import { anySignal } from "../src/signal/index.js";
+
+type A2aEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
+export const a2aRoutes = new Hono<A2aEnv>();
+const A2A_DOOR = { kind: "a2a" } as const;
+const ONE = { index: 0, batch: false };
+
+a2aRoutes.use(
+  "*",
+  requireCaller((env: GatewayEnv) => gatewayRuntime(env)),
+);
+
+/** The caller's scope through the A2A door, or the door's refusal. */
+function scopeOf(c: Context<A2aEnv>): CallScope | Response {
+  const entered = accessThrough(c.get("caller"), A2A_DOOR);
+  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
+  return callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
+}
+
+a2aRoutes.get(`/:agent/${AGENT_CARD_PATH}`, async (c) => {
+  const scope = scopeOf(c);
+  if (scope instanceof Response) return scope;
+  const runtime = gatewayRuntime(c.env);
+  const name = c.req.param("agent");
+  const reached = await reachableAgent(runtime, scope, name);
+  if (!reached) return c.json({ error: { code: 404, message: `No A2A agent ${name.slice(0, 64)} you may reach` } }, 404);
+  const endpoint = `${new URL(c.req.url).origin}/a2a/${encodeURIComponent(name)}`;
+  return c.json(gatewayAgentCardOf(reached.agent, endpoint, reached.skills, runtime.config.auth.required), 200, answerHeadersOf(scope));
+});
+
+a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
+  const scope = scopeOf(c);
+  if (scope instanceof Response) return scope;
+  const runtime = gatewayRuntime(c.env);
+  const name = c.req.param("agent");
+  const body = await bodyText(c);
+  // One tool call of the one chain: the skill's tool, its arguments the message's text.
+  const call = (request: JsonRpcRequest, streaming: Parameters<typeof invoke>[5] = {}): Promise<SendMessageResult> =>
+    (async () => {
+      const { message } = parseParams(SendMessageParamsSchema, request.params ?? {});
+      const reached = await reachableAgent(runtime, scope, name);
+      if (!reached) throw new RpcError(ErrorCode.InvalidParams, `No A2A agent ${name.slice(0, 64)} you may reach`);
+      const wanted = message.metadata?.skillId;
+      const skill = typeof wanted === "string" ? reached.skills.find((s) => s.id === wanted) : reached.skills[0];
+      if (!skill)
+        throw new RpcError(ErrorCode.InvalidParams, `No skill ${String(wanted).slice(0, 64)} of ${name.slice(0, 64)} you may call; its card lists them`);
+      const args = argumentsOf(message);
+      if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has no text part");
+      try {
+        const result = (await invoke({ jsonrpc: "2.0", method: skill.tool, params: args, id: request.id ?? 0 }, ONE, scope, runtime, c.env, streaming)) as {
+          structuredContent?: SendMessageResult;
+        };
+        return result.structuredContent!;
+      } catch (error) {
+        // A task the agent failed is its answer, as it gave it.
+        const failed = (error as RpcError).data as { toolResult?: { structuredContent?: SendMessageResult } } | undefined;
+        if (error instanceof RpcError && failed?.toolResult?.structuredContent) return failed.toolResult.structuredContent;
+        throw error;
+      }
+    })();
+  const method = (safeJson(body) as { method?: unknown } | undefined)?.method;
+  if (method !== "SendStreamingMessage") {
+    const processed = await processJsonRpc(body, (request) => {
+      if (request.method !== "SendMessage") throw unserved(request.method);
+      return call(request);
+    });
+    return toHttpResponse(processed, answerHeadersOf(scope));
+  }
+  // Streamed: the agent's events as they come, each a JSON-RPC response of the request's id.
+  const stream = sseStream(async (sse) => {
+    const signal = anySignal([c.req.raw.signal, sse.signal]);
+    const processed = await processJsonRpc(body, async (request) => {
+      let relayed = false;
+      const onAgentEvent = (event: unknown) => {
+        relayed = true;
+        sse.send({ jsonrpc: "2.0", id: request.id ?? null, result: event });
+      };
+      const answer = await call(request, { onAgentEvent, signal });
+      // An agent that did not stream (or a replayed answer): its answer as the one event.
+      if (!relayed) onAgentEvent(answer);
+      return NO_MORE;
+    });
+    if (processed !== undefined && !sse.signal.aborted && !isDone(processed)) sse.sendJson(answerJson(processed));
+  }, runtime.config.sseHeartbeatMs);
+  return new Response(stream, { headers: SSE_HEADERS });
+});
+
+/** What a streamed request answers once its events are sent: nothing more. */
+const NO_MORE = Symbol("streamed");
+const isDone = (processed: unknown) => (processed as { result?: unknown } | undefined)?.result === NO_MORE;
+
+/** A method the gateway's A2A endpoint does not serve. */
+function unserved(method: string): RpcError {
+  return new RpcError(
+    ErrorCode.MethodNotFound,
+    `Method not found: ${method.slice(0, 64)} (the gateway serves SendMessage and SendStreamingMessage; a task's status comes with every answer and streamed update)`,
+  );
+}

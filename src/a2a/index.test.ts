@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { type AgentCard, type Task, agentCardUrlOf, appliedEvent, argumentsOf, jsonRpcInterfaceOf, toolResultOf } from "./index.js";
+
+const card = (url: string, protocolVersion?: string): AgentCard => ({
+  name: "a",
+  description: "b",
+  version: "1.0.0",
+  supportedInterfaces: [{ url, protocolBinding: "JSONRPC", ...(protocolVersion ? { protocolVersion } : {}) }],
+  skills: [],
+});
+const task = (state: Task["status"]["state"], artifacts: Task["artifacts"] = []): Task => ({ id: "t", contextId: "c", status: { state }, artifacts });
+
+describe("an agent's card", () => {
+  it("is read at the well-known path below a base URL, or at the URL of a .json document", () => {
+    expect(agentCardUrlOf("https://agent.example")).toBe("https://agent.example/.well-known/agent-card.json");
+    expect(agentCardUrlOf("https://agent.example/team/")).toBe("https://agent.example/team/.well-known/agent-card.json");
+    expect(agentCardUrlOf("https://agent.example/card.json")).toBe("https://agent.example/card.json");
+  });
+
+  it("names the JSON-RPC interface of v1 only at its own origin", () => {
+    const at = "https://agent.example/.well-known/agent-card.json";
+    expect(jsonRpcInterfaceOf(card("https://agent.example/a2a", "1.0"), at)).toEqual({ url: "https://agent.example/a2a" });
+    expect(jsonRpcInterfaceOf(card("https://evil.example/a2a", "1.0"), at)).toMatchObject({ refused: expect.stringMatching(/not at its card's origin/) });
+    expect(jsonRpcInterfaceOf(card("https://agent.example/a2a", "0.3"), at)).toMatchObject({ refused: expect.stringMatching(/no JSON-RPC interface/) });
+  });
+});
+
+describe("an agent's answer", () => {
+  it("is a tool result: the artifacts' text, the state when not completed, an error when it failed", () => {
+    const done = toolResultOf({ task: task("TASK_STATE_COMPLETED", [{ artifactId: "r", parts: [{ text: "hi" }, { data: { n: 1 } }] }]) });
+    expect(done.content).toEqual([
+      { type: "text", text: "hi" },
+      { type: "text", text: '{"n":1}' },
+    ]);
+    expect(done.isError).toBeUndefined();
+    const asking = toolResultOf({
+      task: {
+        ...task("TASK_STATE_INPUT_REQUIRED"),
+        status: { state: "TASK_STATE_INPUT_REQUIRED", message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "Which language?" }] } },
+      },
+    });
+    expect(asking.content).toEqual([{ type: "text", text: "[TASK_STATE_INPUT_REQUIRED] Which language?" }]);
+    expect(toolResultOf({ task: task("TASK_STATE_FAILED") }).isError).toBe(true);
+  });
+
+  it("is built from a stream's events: status updates replace the status, artifact updates add or append", () => {
+    let answer = appliedEvent(undefined, { task: task("TASK_STATE_SUBMITTED") });
+    answer = appliedEvent(answer, { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } });
+    answer = appliedEvent(answer, { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "r", parts: [{ text: "a" }] } } });
+    answer = appliedEvent(answer, { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "r", parts: [{ text: "b" }] }, append: true } });
+    answer = appliedEvent(answer, { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } } });
+    expect(answer).toEqual({ task: task("TASK_STATE_COMPLETED", [{ artifactId: "r", parts: [{ text: "a" }, { text: "b" }] }]) });
+  });
+
+  it("takes a caller's message as the tool's arguments: its text, the conversation it continues", () => {
+    expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "a" }, { text: "b" }], contextId: "c" })).toEqual({
+      message: "a\nb",
+      contextId: "c",
+    });
+    expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [] })).toBeUndefined();
+  });
+});

@@ -1,0 +1,305 @@
+/**
+ * The Agent2Agent protocol (A2A v1.0, a2a-protocol.org/v1.0.0/specification), as far as the gateway
+ * speaks it: its wire formats defined once as zod schemas (an Agent Card, a message, a task, a
+ * stream's events; the JSON-RPC binding's field names) and parsed where they come in, and the
+ * translations between an agent's answer and an MCP tool result.
+ *
+ * An agent's skills are descriptive in A2A (a message goes to the agent, not to a skill); the
+ * gateway serves each skill as a tool of its own, so grants, limits, breaker, audit and canary
+ * apply per skill, and names the skill it was called as in the message's
+ * `metadata.skillId`.
+ */
+import { z } from "zod";
+
+/** The protocol version the gateway speaks, sent in the `A2A-Version` header. */
+export const A2A_VERSION = "1.0";
+/** Where an agent serves its card, below its base URL. */
+export const AGENT_CARD_PATH = ".well-known/agent-card.json";
+/** The largest Agent Card the gateway reads. */
+export const MAX_AGENT_CARD_BYTES = 1024 * 1024;
+/** The most skills kept of one agent. */
+export const MAX_AGENT_SKILLS = 256;
+
+const Text = (max: number) => z.string().max(max);
+const Metadata = z.record(z.string(), z.unknown()).optional();
+
+/** One part of a message or an artifact: text, structured data, a file by URL, or bytes (base64). */
+export const PartSchema = z
+  .object({
+    text: Text(1024 * 1024).optional(),
+    data: z.unknown().optional(),
+    url: Text(2_048).optional(),
+    raw: z.string().optional(),
+    mediaType: Text(256).optional(),
+    filename: Text(256).optional(),
+    metadata: Metadata,
+  })
+  .loose();
+export type Part = z.infer<typeof PartSchema>;
+
+/** A message: the user's or the agent's. */
+export const MessageSchema = z
+  .object({
+    messageId: Text(256),
+    contextId: Text(256).optional(),
+    taskId: Text(256).optional(),
+    role: z.enum(["ROLE_USER", "ROLE_AGENT", "ROLE_UNSPECIFIED"]),
+    parts: z.array(PartSchema).max(256),
+    metadata: Metadata,
+  })
+  .loose();
+export type Message = z.infer<typeof MessageSchema>;
+
+/** A task's states; the terminal ones end a stream. */
+export const TaskStateSchema = z.enum([
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED",
+]);
+export type TaskState = z.infer<typeof TaskStateSchema>;
+/** States a task does not leave. */
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]);
+/** States in which the agent did not do what was asked. */
+const FAILED_STATES: ReadonlySet<TaskState> = new Set(["TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"]);
+
+export const TaskStatusSchema = z.object({ state: TaskStateSchema, message: MessageSchema.optional(), timestamp: Text(64).optional() }).loose();
+
+export const ArtifactSchema = z
+  .object({
+    artifactId: Text(256),
+    name: Text(256).optional(),
+    description: Text(4_096).optional(),
+    parts: z.array(PartSchema).max(256),
+    metadata: Metadata,
+  })
+  .loose();
+
+/** A task: its ids, status, the artifacts it made and its history. */
+export const TaskSchema = z
+  .object({
+    id: Text(256),
+    contextId: Text(256),
+    status: TaskStatusSchema,
+    artifacts: z.array(ArtifactSchema).max(256).optional(),
+    history: z.array(MessageSchema).max(1_000).optional(),
+    metadata: Metadata,
+  })
+  .loose();
+export type Task = z.infer<typeof TaskSchema>;
+
+/** `SendMessage`'s answer: a task, or a message for a simple interaction. */
+export const SendMessageResultSchema = z.union([z.object({ task: TaskSchema }), z.object({ message: MessageSchema })]);
+export type SendMessageResult = z.infer<typeof SendMessageResultSchema>;
+
+/** One event of a stream (`SendStreamingMessage`, `SubscribeToTask`). */
+export const StreamResponseSchema = z.union([
+  z.object({ task: TaskSchema }),
+  z.object({ message: MessageSchema }),
+  z.object({ statusUpdate: z.object({ taskId: Text(256), contextId: Text(256), status: TaskStatusSchema, metadata: Metadata }).loose() }),
+  z.object({
+    artifactUpdate: z
+      .object({ taskId: Text(256), contextId: Text(256), artifact: ArtifactSchema, append: z.boolean().optional(), lastChunk: z.boolean().optional() })
+      .loose(),
+  }),
+]);
+export type StreamResponse = z.infer<typeof StreamResponseSchema>;
+
+/** One of an agent's skills, as its card describes it. */
+export const AgentSkillSchema = z
+  .object({
+    id: Text(128),
+    name: Text(256),
+    description: Text(4_096),
+    tags: z.array(Text(128)).max(64).optional(),
+    examples: z.array(Text(1_024)).max(32).optional(),
+  })
+  .loose();
+export type AgentSkill = z.infer<typeof AgentSkillSchema>;
+
+/** Where and how an agent is spoken to. */
+export const AgentInterfaceSchema = z.object({ url: Text(2_048), protocolBinding: Text(64), protocolVersion: Text(32).optional() }).loose();
+
+/** An Agent Card: who the agent is, where it answers and the skills it has. */
+export const AgentCardSchema = z
+  .object({
+    name: Text(256),
+    description: Text(4_096),
+    version: Text(64),
+    supportedInterfaces: z.array(AgentInterfaceSchema).min(1).max(16),
+    capabilities: z.object({ streaming: z.boolean().optional() }).loose().optional(),
+    defaultInputModes: z.array(Text(128)).max(32).optional(),
+    defaultOutputModes: z.array(Text(128)).max(32).optional(),
+    skills: z.array(AgentSkillSchema).max(MAX_AGENT_SKILLS),
+  })
+  .loose();
+export type AgentCard = z.infer<typeof AgentCardSchema>;
+
+/**
+ * Where an agent's card is read: the URL itself when it names a `.json` document, else the
+ * well-known path below it.
+ * @example agentCardUrlOf("https://agent.example") // "https://agent.example/.well-known/agent-card.json"
+ */
+export function agentCardUrlOf(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname.endsWith(".json")) return parsed.href;
+  parsed.pathname = `${parsed.pathname.replace(/\/$/, "")}/${AGENT_CARD_PATH}`;
+  return parsed.href;
+}
+
+/**
+ * The card's JSON-RPC interface of this protocol version, when it is at the card's own origin (an
+ * agent's card does not decide where the gateway sends what a caller says); else why not.
+ * @example jsonRpcInterfaceOf(card, "https://agent.example/.well-known/agent-card.json") // { url: "https://agent.example/a2a" }
+ */
+export function jsonRpcInterfaceOf(card: AgentCard, cardUrl: string): { url: string } | { refused: string } {
+  const found = card.supportedInterfaces.find(
+    (i) => i.protocolBinding.toUpperCase() === "JSONRPC" && (i.protocolVersion === undefined || i.protocolVersion.split(".")[0] === A2A_VERSION.split(".")[0]),
+  );
+  if (!found) return { refused: `its card names no JSON-RPC interface of A2A ${A2A_VERSION}` };
+  let url: URL;
+  try {
+    url = new URL(found.url);
+  } catch {
+    return { refused: "its JSON-RPC interface's URL is not a URL" };
+  }
+  if (url.origin !== new URL(cardUrl).origin)
+    return { refused: `its JSON-RPC interface (${url.origin}) is not at its card's origin (${new URL(cardUrl).origin})` };
+  return { url: url.href };
+}
+
+/**
+ * The message the gateway sends for a call of one of an agent's skills.
+ * @example messageOf("summarize", { message: "Hello" }, "m_1") // { messageId: "m_1", role: "ROLE_USER", parts: [{ text: "Hello" }], metadata: { skillId: "summarize" } }
+ */
+export function messageOf(skill: string, args: { message: string; contextId?: string; taskId?: string }, messageId: string): Message {
+  return {
+    messageId,
+    role: "ROLE_USER",
+    parts: [{ text: args.message }],
+    ...(args.contextId ? { contextId: args.contextId } : {}),
+    ...(args.taskId ? { taskId: args.taskId } : {}),
+    metadata: { skillId: skill },
+  };
+}
+
+/** The input every skill of an agent takes as a tool: a text message, and the conversation it continues. */
+export const SKILL_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    message: { type: "string", minLength: 1, maxLength: 100_000, description: "What to ask the agent." },
+    contextId: { type: "string", maxLength: 256, description: "The conversation to continue (a previous answer's contextId)." },
+    taskId: { type: "string", maxLength: 256, description: "The task to continue (an answer's taskId, when it asked for input)." },
+  },
+  required: ["message"],
+  additionalProperties: false,
+} as const;
+
+/** A skill of an agent as the gateway's card of it shows it: the caller may call it as the tool `tool`. */
+export interface ReachableSkill {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/**
+ * The gateway's Agent Card of a federated agent for one caller: who the agent is (as its card
+ * said when it was pinned), the gateway's own JSON-RPC endpoint for it, and only the skills the
+ * caller may call; a bearer credential when the gateway requires one.
+ * @example gatewayAgentCardOf({ name: "Text agent", description: "…", version: "1.0.0" }, "https://gw.example/a2a/text", skills, true)
+ */
+export function gatewayAgentCardOf(agent: { name: string; description: string; version: string }, endpoint: string, skills: ReachableSkill[], bearer: boolean) {
+  return {
+    name: agent.name,
+    description: agent.description,
+    version: agent.version,
+    supportedInterfaces: [{ url: endpoint, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION }],
+    capabilities: { streaming: true, pushNotifications: false },
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: skills.map((s) => ({ id: s.id, name: s.name, description: s.description, tags: [] as string[] })),
+    ...(bearer ?
+      {
+        securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } },
+        securityRequirements: [{ schemes: { bearer: { list: [] as string[] } } }],
+      }
+    : {}),
+  };
+}
+
+/** `SendMessage` and `SendStreamingMessage` params, as the gateway's A2A endpoint takes them. */
+export const SendMessageParamsSchema = z
+  .object({ message: MessageSchema, configuration: z.record(z.string(), z.unknown()).optional(), metadata: Metadata })
+  .loose();
+
+/**
+ * A caller's message as the arguments of the skill's tool: its text parts, and the conversation
+ * and task it continues; undefined when it has no text.
+ * @example argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] }) // { message: "Hi" }
+ */
+export function argumentsOf(message: Message): { message: string; contextId?: string; taskId?: string } | undefined {
+  const text = textsOf(message.parts).join("\n");
+  if (!text) return undefined;
+  return { message: text, ...(message.contextId ? { contextId: message.contextId } : {}), ...(message.taskId ? { taskId: message.taskId } : {}) };
+}
+
+/** The texts of parts (data as JSON, a file by its URL). */
+function textsOf(parts: Part[]): string[] {
+  return parts.flatMap((part) =>
+    part.text !== undefined ? [part.text]
+    : part.data !== undefined ? [JSON.stringify(part.data)]
+    : part.url !== undefined ? [part.url]
+    : [],
+  );
+}
+
+/**
+ * An agent's answer as an MCP tool result: the text of its artifacts (or of its message), its
+ * status message when it did not complete, and the answer itself in `structuredContent` (a `task`
+ * with its id, context and state, or a `message`); `isError` when the task failed, was rejected or
+ * canceled.
+ * @example toolResultOf({ task }) // { content: [{ type: "text", text: "…" }], structuredContent: { task } }
+ */
+export function toolResultOf(answer: SendMessageResult): {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: true;
+} {
+  if ("message" in answer) return { content: textsOf(answer.message.parts).map((text) => ({ type: "text", text })), structuredContent: answer };
+  const { task } = answer;
+  const texts = (task.artifacts ?? []).flatMap((a) => textsOf(a.parts));
+  const state = task.status.state;
+  if (state !== "TASK_STATE_COMPLETED") texts.push(`[${state}] ${textsOf(task.status.message?.parts ?? []).join(" ")}`.trim());
+  return { content: texts.map((text) => ({ type: "text", text })), structuredContent: answer, ...(FAILED_STATES.has(state) ? { isError: true as const } : {}) };
+}
+
+/**
+ * A task as a stream's events leave it: the first task, then each status and artifact update
+ * applied; undefined until a task or a message came.
+ * @example let task; for (const event of events) task = appliedEvent(task, event)
+ */
+export function appliedEvent(answer: SendMessageResult | undefined, event: StreamResponse): SendMessageResult | undefined {
+  if ("task" in event || "message" in event) return event;
+  if (!answer || !("task" in answer)) return answer;
+  const task = { ...answer.task };
+  if ("statusUpdate" in event) task.status = event.statusUpdate.status;
+  else {
+    const { artifact, append } = event.artifactUpdate;
+    const artifacts = [...(task.artifacts ?? [])];
+    const at = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+    if (at < 0) artifacts.push(artifact);
+    else artifacts[at] = append ? { ...artifacts[at]!, parts: [...artifacts[at]!.parts, ...artifact.parts] } : artifact;
+    task.artifacts = artifacts;
+  }
+  return { task };
+}
+
+/** The text of a status update (what a caller is told as progress). */
+export function statusTextOf(status: z.infer<typeof TaskStatusSchema>): string {
+  return `${status.state}${status.message ? `: ${textsOf(status.message.parts).join(" ")}` : ""}`.slice(0, 1_000);
+}
