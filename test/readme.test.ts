@@ -3,7 +3,7 @@
  * block of the README's "A 5-minute tour", then of each guide in the order the README's "Where to
  * go next" gives (writing-skills.md up to "Write a new skill"), in bash, against one `npm run dev`
  * (with the `long` fixture the long-running guide asks for; the servers the federation guide
- * federates — server-everything twice, Prism, the MCP Apps map server — started here on its ports). What the text shows next to a block is
+ * federates — server-everything twice, Prism, the MCP Apps map server, an A2A agent — started here on its ports). What the text shows next to a block is
  * checked: the plain block that follows it (its output), and the `# {…}` and `# → …` comment
  * lines inside it (the answer of the command above). `…` stands for anything; times and runs of spaces are
  * compared loosely. A block marked `<!-- tour-test: skip (why) -->` is not run.
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
-import { type RunningProcess, startMapServer, startPrism, startServerEverything } from "./support/processes.js";
+import { type RunningProcess, startA2aAgentProcess, startMapServer, startPrism, startServerEverything } from "./support/processes.js";
 
 const run = promisify(execFile);
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -40,6 +40,7 @@ const GUIDE_SERVERS = () => [
   startServerEverything(3902),
   startPrism(join(ROOT, "test/fixtures/openapi/petstore.yaml"), 4010),
   startMapServer(3903),
+  startA2aAgentProcess(3904),
 ];
 let guideServers: RunningProcess[] = [];
 

@@ -33,10 +33,10 @@ export async function api(io: CliIO, method: string, path: string, body?: unknow
   } catch (error) {
     throw new CliError(`cannot reach the gateway at ${base} (${(error as Error).cause ?? (error as Error).message}); is SKILLMESH_URL right?`);
   }
-  const answer = (await response.json().catch(() => ({}))) as { error?: { message?: string; issues?: Array<{ path: string; message: string }> } };
+  const answer = (await response.json().catch(() => ({}))) as { error?: { message?: string; issues?: unknown } };
   if (response.status === 401) throw new CliError(`the gateway at ${base} refused the admin token (check SKILLMESH_ADMIN_TOKEN)`);
   if (!response.ok) {
-    const issues = answer.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join("") ?? "";
+    const issues = issuesText(answer.error?.issues);
     throw new CliError(`${answer.error?.message ?? `the gateway answered HTTP ${response.status}`}${issues}`);
   }
   return answer;
@@ -58,4 +58,21 @@ export function table(rows: string[][]): string[] {
       .join("  ")
       .trimEnd(),
   );
+}
+
+/**
+ * An error's `issues` as lines: a schema's (`path: message`), a list of problems, or what else the
+ * gateway named (a registration's name collisions, say) as JSON.
+ * @example issuesText([{ path: "url", message: "Invalid URL" }]) // "\n  url: Invalid URL"
+ */
+export function issuesText(issues: unknown): string {
+  if (issues === undefined) return "";
+  if (!Array.isArray(issues)) return `\n  ${JSON.stringify(issues).slice(0, 2_000)}`;
+  return issues
+    .map((issue: unknown) =>
+      typeof issue === "string" ? `\n  ${issue}`
+      : issue && typeof issue === "object" && "message" in issue ? `\n  ${String((issue as { path?: unknown }).path ?? "")}: ${String((issue as { message: unknown }).message)}`
+      : `\n  ${JSON.stringify(issue)}`,
+    )
+    .join("");
 }

@@ -3,9 +3,12 @@
  * the tests that put one behind the gateway. Two skills; each message runs a task that reports
  * `working` with a status message, adds an artifact `<label>: <text>` and completes — or fails
  * when the text is "fail". It counts the requests it gets and can be stopped and started again.
+ *
+ * Run on its own (the federating guide's agent): `npx tsx test/support/a2a-agent.ts 3904`.
  */
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
+import { pathToFileURL } from "node:url";
 import express from "express";
 import { AGENT_CARD_PATH, type AgentCard, Role, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
@@ -152,4 +155,11 @@ export async function startA2aAgent(label: string, version: string, port = 0): P
     seen,
     stop: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
+}
+
+// Run as a program: an agent answering as "agent" on the port given (or $PORT), until killed.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const port = Number(process.argv[2] ?? process.env.PORT ?? 3904);
+  const agent = await startA2aAgent("agent", "1.0.0", port);
+  console.log(`A2A agent at ${agent.url} (card: ${agent.url}/${AGENT_CARD_PATH})`);
 }

@@ -74,6 +74,16 @@ export function startServerEverything(port?: number, env: Record<string, string>
   );
 }
 
+/** The A2A agent of test/support/a2a-agent.ts as a program (the federating guide's), its card at `url` + `/.well-known/agent-card.json`. */
+export function startA2aAgentProcess(port?: number): Promise<RunningProcess> {
+  return run(
+    (p) => [bin("tsx/dist/cli.mjs"), "test/support/a2a-agent.ts", String(p)],
+    {},
+    (p) => `http://127.0.0.1:${p}/.well-known/agent-card.json`,
+    port,
+  );
+}
+
 /** `@modelcontextprotocol/server-map`, the MCP Apps example server (a tool with a `ui://` app), over Streamable HTTP at `url` + `/mcp`; on `port` if given. */
 export function startMapServer(port?: number): Promise<RunningProcess> {
   return run(
