@@ -9,15 +9,17 @@
  *   is a call of that skill's tool `<agent>.<skill>` through the one call chain (grants, limits,
  *   routing to the agent's version, breaker, audit); its answer is the agent's own task or message.
  *   Streamed, the agent's events are relayed as they come.
- * Other methods (`GetTask`, `CancelTask`, …) are -32601: a task's status comes with every answer
- * and every streamed update.
+ * - `GetTask` and `CancelTask` of a task one of the caller's own calls started (the gateway
+ *   remembers whose each task is for a day): an operation of the one chain, sent to the agent's
+ *   version that runs it. Another caller's task is "Task not found", as one that does not exist.
+ * Other methods (`ListTasks`, `SubscribeToTask`, push notifications) are -32601.
  */
 import { type Context, Hono } from "hono";
-import { AGENT_CARD_PATH, SendMessageParamsSchema, type SendMessageResult, argumentsOf, gatewayAgentCardOf } from "../src/a2a/index.js";
+import { AGENT_CARD_PATH, SendMessageParamsSchema, TaskIdParamsSchema, type SendMessageResult, argumentsOf, gatewayAgentCardOf } from "../src/a2a/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { reachableAgent } from "../src/gateway/agents.js";
 import { accessThrough } from "../src/gateway/door.js";
-import { invoke } from "../src/gateway/invoke.js";
+import { invoke, perform } from "../src/gateway/invoke.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
 import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
 import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
@@ -87,8 +89,14 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
   const method = (safeJson(body) as { method?: unknown } | undefined)?.method;
   if (method !== "SendStreamingMessage") {
     const processed = await processJsonRpc(body, (request) => {
-      if (request.method !== "SendMessage") throw unserved(request.method);
-      return call(request);
+      if (request.method === "SendMessage") return call(request);
+      if (request.method === "GetTask" || request.method === "CancelTask") {
+        // A task one of this caller's calls started: an operation of the one chain (resolved, charged, audited).
+        const { id } = parseParams(TaskIdParamsSchema, request.params ?? {});
+        const operation = { kind: "agent-task", method: request.method, agent: name, taskId: id } as const;
+        return perform({ ...operation, notFound: { code: ErrorCode.SkillUnavailable, message: `Task not found: ${id.slice(0, 200)}` } }, scope, runtime, c.env);
+      }
+      throw unserved(request.method);
     });
     return toHttpResponse(processed, answerHeadersOf(scope));
   }
@@ -119,6 +127,6 @@ const isDone = (processed: unknown) => (processed as { result?: unknown } | unde
 function unserved(method: string): RpcError {
   return new RpcError(
     ErrorCode.MethodNotFound,
-    `Method not found: ${method.slice(0, 64)} (the gateway serves SendMessage and SendStreamingMessage; a task's status comes with every answer and streamed update)`,
+    `Method not found: ${method.slice(0, 64)} (the gateway serves SendMessage, SendStreamingMessage, GetTask and CancelTask)`,
   );
 }

@@ -113,6 +113,15 @@ describe("an A2A agent behind the gateway", () => {
     const task = answer as Extract<typeof answer, { artifacts: unknown }>;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(task.artifacts[0]!.parts)).toBe("v1 (summarize): hi");
+    // Its status later: GetTask of the caller's own task, at the version that ran it.
+    const got = await client.getTask({ tenant: "", id: task.id, historyLength: undefined } as Parameters<Client["getTask"]>[0]);
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Another caller's task is not found, as one that does not exist; nothing reaches the agent.
+    const before = v1.seen.requests;
+    const other = await a2aClient(everything);
+    await expect(other.getTask({ tenant: "", id: task.id } as Parameters<Client["getTask"]>[0])).rejects.toThrow(/Task not found/);
+    await expect(other.getTask({ tenant: "", id: "no-such-task" } as Parameters<Client["getTask"]>[0])).rejects.toThrow(/Task not found/);
+    expect(v1.seen.requests).toBe(before);
     // A skill the key may not call is refused, naming none of what it cannot see.
     await expect(client.sendMessage(said("hi", "translate"))).rejects.toThrow(/No skill translate/);
     // A key that may call none of the agent's skills does not find the agent.

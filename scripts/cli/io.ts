@@ -71,7 +71,8 @@ export function issuesText(issues: unknown): string {
   return issues
     .map((issue: unknown) =>
       typeof issue === "string" ? `\n  ${issue}`
-      : issue && typeof issue === "object" && "message" in issue ? `\n  ${String((issue as { path?: unknown }).path ?? "")}: ${String((issue as { message: unknown }).message)}`
+      : issue && typeof issue === "object" && "message" in issue ?
+        `\n  ${String((issue as { path?: unknown }).path ?? "")}: ${String((issue as { message: unknown }).message)}`
       : `\n  ${JSON.stringify(issue)}`,
     )
     .join("");

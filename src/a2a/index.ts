@@ -232,6 +232,9 @@ export function gatewayAgentCardOf(agent: { name: string; description: string; v
   };
 }
 
+/** `GetTask` and `CancelTask` params: the task's id (a `GetTask`'s `historyLength` is the agent's default). */
+export const TaskIdParamsSchema = z.object({ id: z.string().min(1).max(256), historyLength: z.number().int().min(0).optional() }).loose();
+
 /** `SendMessage` and `SendStreamingMessage` params, as the gateway's A2A endpoint takes them. */
 export const SendMessageParamsSchema = z
   .object({ message: MessageSchema, configuration: z.record(z.string(), z.unknown()).optional(), metadata: Metadata })

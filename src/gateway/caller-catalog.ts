@@ -111,6 +111,12 @@ export class CallerCatalog {
         if (!runBy || !(await this.tools()).some((tool) => tool.name === job.method)) return undefined;
         return { owner: "upstream", upstream: runBy.upstream, version: runBy.version, name: runBy.taskId };
       }
+      case "agent-task": {
+        // A task one of this caller's calls started, while it may still call the skill that started it.
+        const task = await this.runtime.upstreams.agentTask(operation.agent, operation.taskId);
+        if (!task || task.caller !== this.scope.context.caller || !(await this.tools()).some((tool) => tool.name === task.tool)) return undefined;
+        return { owner: "upstream", upstream: operation.agent, version: task.version, name: operation.taskId };
+      }
       case "subscribe":
         return this.resolve({ kind: "resource", method: operation.method, uri: operation.uri });
       case "resource": {

@@ -90,6 +90,17 @@ export interface UpstreamTaskRequest extends Asked {
 }
 
 /**
+ * `GetTask` or `CancelTask` through the A2A door: a task a federated A2A agent runs, started by
+ * one of this caller's calls (the gateway remembers whose each task is).
+ */
+export interface AgentTaskRequest extends Asked {
+  kind: "agent-task";
+  method: "GetTask" | "CancelTask";
+  agent: string;
+  taskId: string;
+}
+
+/**
  * `resources/subscribe` (2025 revisions): the caller asks to be told when a resource it may read
  * is updated (on its session's stream); resolved as a read of it would be.
  */
@@ -131,6 +142,7 @@ export type Operation =
   | CatalogSearch
   | PackageListing
   | UpstreamTaskRequest
+  | AgentTaskRequest
   | ResourceSubscribe
   | SessionRequest
   | DiscoveryRead;

@@ -14,6 +14,7 @@
  * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key()` by its route) |
  * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
  * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
+ * | agent-task | limits, observed | the A2A agent version that runs a task one of the caller's calls started (`GetTask`, `CancelTask`) |
  * | session | limits | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
  * | discovery | limits | the gateway: a Server Card or the AI Catalog (src/discovery), of `/mcp` and the virtual servers defined discoverable |
  *
@@ -215,6 +216,20 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
   }
 };
 
+/** Asks the A2A agent version that runs the caller's task about it, or to cancel it. */
+const agentTask: Handler<OperationCall> = async (call) => {
+  const { target, operation } = call;
+  if (operation.kind !== "agent-task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
+  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  try {
+    const task = await call.runtime.upstreams.askAgent(target, operation.method, target.name, call.scope.context.caller, AbortSignal.timeout(UPSTREAM_ASK_MS));
+    return { ok: true, result: task, deployment: answeredBy };
+  } catch (error) {
+    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
+    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+  }
+};
+
 /** How a task failed when its upstream did not say. */
 const UPSTREAM_TASK_FAILED = { code: ErrorCode.SkillUnavailable, message: "The upstream ended the task as failed" };
 
@@ -260,6 +275,7 @@ export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<Operatio
   search: { policies: [limits], answer: search },
   index: { policies: [limits], answer: listing },
   task: { policies: [limits, observed], answer: upstreamTask },
+  "agent-task": { policies: [limits, observed], answer: agentTask },
   subscribe: { policies: [limits], answer: subscribed },
   session: { policies: [limits], answer: accepted },
   discovery: { policies: [limits], answer: discovery },
@@ -345,6 +361,8 @@ export function notFoundOf(operation: Operation): RpcError {
         : new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${operation.ref.uri.slice(0, 200)}; resources/templates/list lists them`);
     case "task":
       return new RpcError(ErrorCode.InvalidParams, `Unknown task: ${operation.jobId.slice(0, 200)}`);
+    case "agent-task":
+      return new RpcError(ErrorCode.InvalidParams, `Task not found: ${operation.taskId.slice(0, 200)}`);
     case "discovery":
       return new RpcError(ErrorCode.InvalidParams, `No discoverable MCP server /mcp/${(operation.server ?? "").slice(0, 64)}`);
     case "search":
@@ -368,6 +386,8 @@ export function resourceOf(operation: Operation): string | undefined {
       return operation.ref.type === "ref/prompt" ? `prompt:${operation.ref.name}` : operation.ref.uri;
     case "task":
       return `task:${operation.jobId}`;
+    case "agent-task":
+      return `task:${operation.agent}/${operation.taskId}`;
     case "session":
       return operation.uri;
     case "discovery":
@@ -398,6 +418,7 @@ export function auditedParamsOf(operation: Operation): unknown {
     case "session":
     case "discovery":
     case "task": // a caller's answers are its own: the entry names the task only
+    case "agent-task":
       return undefined;
   }
 }

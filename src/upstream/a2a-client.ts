@@ -16,6 +16,8 @@ import {
   SendMessageResultSchema,
   type StreamResponse,
   StreamResponseSchema,
+  type Task,
+  TaskSchema,
   appliedEvent,
   messageOf,
   statusTextOf,
@@ -129,6 +131,34 @@ export async function sendToAgent(
     if (error instanceof BodyTooLarge) throw upstreamUnavailable(target.label, `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
     console.error(`[upstream] ${target.label} broke off its answer:`, errorText(error));
     throw upstreamUnavailable(target.label, "broke off its answer");
+  }
+}
+
+/**
+ * Asks an agent about one of its tasks (`GetTask`) or to cancel it (`CancelTask`): the task as it is.
+ * @example const task = await askAgentTask(target, "GetTask", "3f0c…")
+ */
+export async function askAgentTask(target: AgentTarget, method: "GetTask" | "CancelTask", id: string): Promise<Task> {
+  let response: Response;
+  try {
+    response = await fetch(target.url, {
+      method: "POST",
+      headers: { ...target.headers, "content-type": "application/json", accept: "application/json", "a2a-version": A2A_VERSION },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { id } }),
+      redirect: "manual",
+      signal: target.signal,
+    });
+  } catch (error) {
+    if (target.signal.aborted) throw error;
+    throw upstreamUnavailable(target.label, "is unreachable");
+  }
+  try {
+    const task = TaskSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
+    if (!task.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task`);
+    return task.data;
+  } catch (error) {
+    if (error instanceof RpcError || target.signal.aborted) throw error;
+    throw upstreamUnavailable(target.label, error instanceof BodyTooLarge ? `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB` : "broke off its answer");
   }
 }
 

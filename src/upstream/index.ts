@@ -10,6 +10,7 @@
  * reads. Calls of the deployments reach `Upstreams.call`, reads and gets `Upstreams.ask`, through
  * every policy of the call chain.
  */
+import { z } from "zod";
 import type { AuditLog } from "../audit/index.js";
 import { boundedText } from "../body/index.js";
 import { changesBetween } from "../contracts/index.js";
@@ -25,8 +26,8 @@ import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAcces
 import { type Skipped, type ToolSource, a2aManifestOf, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { readUpstreamSkills } from "./skills.js";
-import { agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
-import { readAgentCard, sendToAgent } from "./a2a-client.js";
+import { type Task, agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
+import { askAgentTask, readAgentCard, sendToAgent } from "./a2a-client.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
 import {
@@ -62,7 +63,16 @@ export const UPSTREAM_KEYS = {
   record: (name: string) => `sm:upstream:${name}`,
   /** Its held changes, by version (read by the operator's views and changes only). */
   held: (name: string) => `sm:upstream:${name}:held`,
+  /** An A2A agent's task a call started: whose it is, and which version and tool ran it (`AGENT_TASK_TTL_MS`). */
+  agentTask: (name: string, taskId: string) => `sm:upstream:${name}:task:${taskId}`,
 } as const;
+
+/** How long the gateway remembers whose an agent's task is (a caller asks about it within that). */
+export const AGENT_TASK_TTL_MS = 24 * 60 * 60_000;
+
+/** An A2A agent's task as the gateway remembers it: the caller whose call started it, the version and tool that ran it. */
+export const AgentTaskRecordSchema = z.object({ caller: z.string(), version: z.string(), tool: z.string() });
+export type AgentTaskRecord = z.infer<typeof AgentTaskRecordSchema>;
 
 /** How long an isolate uses an upstream's record before reading it again. */
 const RECORD_TTL_MS = 5_000;
@@ -206,7 +216,13 @@ export class Upstreams implements UpstreamCaller {
     }
     if (endpoint.kind === "a2a") {
       const agent = { url: endpoint.url, label: request.skill, headers, signal: request.signal };
-      const result = toolResultOf(await sendToAgent(agent, endpoint.skill, args as { message: string }, request));
+      const answer = await sendToAgent(agent, endpoint.skill, args as { message: string }, request);
+      // The task is the caller's: only it may ask about it (or cancel it) later, at the version that ran it.
+      if ("task" in answer) {
+        const owned: AgentTaskRecord = { caller: request.caller, version: request.version, tool: request.skill };
+        await this.store.set(UPSTREAM_KEYS.agentTask(endpoint.name, answer.task.id), JSON.stringify(owned), { px: AGENT_TASK_TTL_MS });
+      }
+      const result = toolResultOf(answer);
       if (result.isError) throw toolFailure(request.skill, result);
       return result;
     }
@@ -244,6 +260,31 @@ export class Upstreams implements UpstreamCaller {
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri), round);
     if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>, round);
+  }
+
+  /** Whose an agent's task is, and which version and tool ran it; undefined when the gateway started no such task (or forgot it). */
+  async agentTask(name: string, taskId: string): Promise<AgentTaskRecord | undefined> {
+    const parsed = AgentTaskRecordSchema.safeParse(safeJson((await this.store.get(UPSTREAM_KEYS.agentTask(name, taskId))) ?? ""));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /**
+   * Asks one version of an A2A agent about a task (`GetTask`) or to cancel it (`CancelTask`), with
+   * the version's credential for this caller.
+   * @example await upstreams.askAgent({ upstream: "writer", version: "1.0.0" }, "GetTask", taskId, caller, signal)
+   */
+  async askAgent(
+    target: { upstream: string; version: string },
+    method: "GetTask" | "CancelTask",
+    taskId: string,
+    caller: string,
+    signal: AbortSignal,
+  ): Promise<Task> {
+    const record = await this.cached(target.upstream);
+    const current = record?.versions[target.version];
+    if (!record || !current) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${target.upstream} is no longer registered`, { retryAfterMs: 5_000 });
+    const credential = await this.#credential(record, target.version, caller, signal);
+    return askAgentTask({ url: current.url, label: `Upstream ${target.upstream}`, headers: credential.headers, signal }, method, taskId);
   }
 
   /** The credential of one version for one caller. */
