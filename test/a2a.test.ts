@@ -10,7 +10,7 @@ import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportF
 import { Role, TaskState } from "@a2a-js/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { type RunningAgent, startA2aAgent } from "./support/a2a-agent.js";
+import { LEAKED_TOKEN, type RunningAgent, startA2aAgent } from "./support/a2a-agent.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;
@@ -144,6 +144,11 @@ describe("an A2A agent behind the gateway", () => {
       { kind: "artifact", text: "v1 (translate): stream me" },
       { kind: "status", state: TaskState.TASK_STATE_COMPLETED },
     ]);
+    // The secrets guardrail (on for upstreams) reads the streamed events too: the agent's credential never reaches the caller.
+    const streamed: string[] = [];
+    for await (const event of client.sendMessageStream(said("leak", "translate"))) streamed.push(JSON.stringify(event));
+    expect(streamed.join("\n")).not.toContain(LEAKED_TOKEN);
+    expect(streamed.join("\n")).toContain("[REDACTED:");
     // Each call is audited as a call of the skill's tool, with the version that answered.
     const audit = (await admin(mesh.gatewayUrl, "GET", "/audit?skill=text.translate&type=call")).json.entries as Array<{ deployment?: string; code: number }>;
     expect(audit).toContainEqual(expect.objectContaining({ deployment: "text.translate@1.0.0", code: 0 }));

@@ -120,10 +120,17 @@ export const guardrails: Policy = async (call, next) => {
     );
     return { ok: false, error: error.toJSON(), guardrail: { guardrail: "secrets", action, findings } };
   }
-  const guarded = sent.findings.length ? { ...call, request: { ...call.request, params: sent.redacted as JsonRpcRequest["params"] } } : call;
+  // An A2A caller's stream of the agent's events is part of the answer: each event scanned, in order.
+  const events = call.onAgentEvent && scannedEvents(call.onAgentEvent, mode);
+  const guarded = {
+    ...call,
+    ...(sent.findings.length ? { request: { ...call.request, params: sent.redacted as JsonRpcRequest["params"] } } : {}),
+    ...(events ? { onAgentEvent: events.relay } : {}),
+  };
   const outcome = await next(guarded);
+  const streamed = (await events?.done()) ?? [];
   const answer = outcome.ok ? await scanSecrets(outcome.result) : { findings: [], redacted: undefined };
-  const findings = [...reported(sent.findings, "arguments"), ...reported(answer.findings, "answer")].slice(0, 32);
+  const findings = [...reported(sent.findings, "arguments"), ...reported([...streamed, ...answer.findings], "answer")].slice(0, 32);
   if (!findings.length) return outcome;
   const guardrail = { guardrail: "secrets" as const, action, findings };
   if (!answer.findings.length) return { ...outcome, guardrail };
@@ -139,6 +146,27 @@ export const guardrails: Policy = async (call, next) => {
   );
   return { ...who, ok: false, error: error.toJSON(), guardrail };
 };
+
+/**
+ * An agent's stream events on their way to the caller through the secrets guardrail: each scanned,
+ * in the order they came, then relayed redacted (`redact`) or not at all (`refuse`); `done` waits
+ * for the last and answers what was found.
+ */
+function scannedEvents(relay: (event: StreamResponse) => void, mode: "redact" | "refuse") {
+  let last = Promise.resolve();
+  const found: SecretFinding[] = [];
+  return {
+    relay: (event: StreamResponse) => {
+      last = last.then(async () => {
+        const scanned = await scanSecrets(event);
+        found.push(...scanned.findings);
+        if (!scanned.findings.length) relay(event);
+        else if (mode === "redact") relay(scanned.redacted as StreamResponse);
+      });
+    },
+    done: () => last.then(() => found),
+  };
+}
 
 /** Findings as a caller reads them: `GITHUB_TOKEN at token, SLACK_TOKEN at items[0].hook`. */
 function describeFindings(findings: SecretFinding[]): string {

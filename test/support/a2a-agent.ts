@@ -62,6 +62,9 @@ function cardOf(url: string, version: string): AgentCard {
   } as AgentCard;
 }
 
+/** The credential the agent answers to "leak" (GitHub-shaped, made up). */
+export const LEAKED_TOKEN = `ghp_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}`;
+
 const text = (value: string) => ({ content: { $case: "text" as const, value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 
 /** The agent's work: `<label>: <the text it got>`, in steps. */
@@ -104,6 +107,8 @@ function executorOf(label: string): AgentExecutor {
         return;
       }
       const skill = String(request.userMessage.metadata?.skillId ?? "");
+      // "leak": the agent answers a credential of its own (what the gateway's secrets guardrail is for).
+      const answer = got === "leak" ? `the deploy token is ${LEAKED_TOKEN}` : got;
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId,
@@ -112,7 +117,7 @@ function executorOf(label: string): AgentExecutor {
             artifactId: "result",
             name: "result",
             description: "",
-            parts: [text(`${label}${skill ? ` (${skill})` : ""}: ${got}`)],
+            parts: [text(`${label}${skill ? ` (${skill})` : ""}: ${answer}`)],
             metadata: undefined,
             extensions: [],
           },
