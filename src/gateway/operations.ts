@@ -222,7 +222,11 @@ const agentTask: Handler<OperationCall> = async (call) => {
   if (operation.kind !== "agent-task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
   try {
-    const task = await call.runtime.upstreams.askAgent(target, operation.method, target.name, call.scope.context.caller, AbortSignal.timeout(UPSTREAM_ASK_MS));
+    const task = await call.runtime.upstreams.askAgent(target, operation.method, target.name, {
+      caller: call.scope.context.caller,
+      subjectToken: call.scope.subjectToken,
+      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+    });
     return { ok: true, result: task, deployment: answeredBy };
   } catch (error) {
     if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);

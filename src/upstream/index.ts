@@ -16,7 +16,7 @@ import { boundedText } from "../body/index.js";
 import { changesBetween } from "../contracts/index.js";
 import type { UpstreamAsk, UpstreamCaller, UpstreamRequest } from "../forward/index.js";
 import { safeJson } from "../json/index.js";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryRepository } from "../registry/repository.js";
 import { type Deployment, type UpstreamEndpoint, deploymentId } from "../registry/model.js";
 import { contractHashOf, manifestChanges } from "../registry/contract.js";
@@ -220,7 +220,10 @@ export class Upstreams implements UpstreamCaller {
       // The task is the caller's: only it may ask about it (or cancel it) later, at the version that ran it.
       if ("task" in answer) {
         const owned: AgentTaskRecord = { caller: request.caller, version: request.version, tool: request.skill };
-        await this.store.set(UPSTREAM_KEYS.agentTask(endpoint.name, answer.task.id), JSON.stringify(owned), { px: AGENT_TASK_TTL_MS });
+        // A store that fails costs the caller its later GetTask, not this answer.
+        await this.store
+          .set(UPSTREAM_KEYS.agentTask(endpoint.name, answer.task.id), JSON.stringify(owned), { px: AGENT_TASK_TTL_MS })
+          .catch((error: unknown) => console.error(`[upstream] ${request.skill}: its task's owner could not be kept:`, errorText(error)));
       }
       const result = toolResultOf(answer);
       if (result.isError) throw toolFailure(request.skill, result);
@@ -270,20 +273,20 @@ export class Upstreams implements UpstreamCaller {
 
   /**
    * Asks one version of an A2A agent about a task (`GetTask`) or to cancel it (`CancelTask`), with
-   * the version's credential for this caller.
-   * @example await upstreams.askAgent({ upstream: "writer", version: "1.0.0" }, "GetTask", taskId, caller, signal)
+   * the version's credential for this caller (`subjectToken`: its OAuth token, for a
+   * `token-exchange` agent).
+   * @example await upstreams.askAgent({ upstream: "writer", version: "1.0.0" }, "GetTask", taskId, { caller, signal })
    */
   async askAgent(
     target: { upstream: string; version: string },
     method: "GetTask" | "CancelTask",
     taskId: string,
-    caller: string,
-    signal: AbortSignal,
+    { caller, signal, subjectToken }: { caller: string; signal: AbortSignal; subjectToken?: string | undefined },
   ): Promise<Task> {
     const record = await this.cached(target.upstream);
     const current = record?.versions[target.version];
     if (!record || !current) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${target.upstream} is no longer registered`, { retryAfterMs: 5_000 });
-    const credential = await this.#credential(record, target.version, caller, signal);
+    const credential = await this.#credential(record, target.version, caller, signal, subjectToken);
     return askAgentTask({ url: current.url, label: `Upstream ${target.upstream}`, headers: credential.headers, signal }, method, taskId);
   }
 
