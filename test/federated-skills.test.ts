@@ -206,6 +206,23 @@ describe("an upstream's Agent Skills", () => {
     expect((await call(everything, "resources/read", { uri: SKILL_URI })).json.result.contents[0].text).toBe(changed);
   });
 
+  it("are served from an upstream that serves no tool the gateway keeps (only its skills)", async () => {
+    const key = (await admin(one.gatewayUrl, "POST", "/keys", { name: "docs", skills: ["*"] })).json.key;
+    const added = await admin(front.gatewayUrl, "POST", "/upstreams", {
+      kind: "mcp",
+      name: "docs",
+      url: `${one.gatewayUrl}/mcp`,
+      include: ["arithmetic-check"],
+      auth: { type: "bearer", token: key },
+    });
+    expect(added.status, JSON.stringify(added.json)).toBe(201);
+    expect(added.json.reports[0].served).toEqual([]);
+    const reader = (await admin(front.gatewayUrl, "POST", "/keys", { name: "docs-reader", skills: ["docs.*"] })).json.key;
+    const uris = async () => ((await call(reader, "skills/list")).json.result.skills as Array<{ uri: string }>).map((s) => s.uri);
+    expect(await eventually(uris, (listed) => listed.length > 0, 15_000)).toEqual(["skill://docs/arithmetic-check/SKILL.md"]);
+    expect((await call(reader, "resources/read", { uri: "skill://docs/arithmetic-check/references/RULES.md" })).json.result.contents[0].text).toBe(RULES);
+  });
+
   it("share the skill:// namespace with the gateway's packages: one name, one owner", async () => {
     const files = [{ path: "SKILL.md", content: '---\nname: team\ndescription: Shadows the upstream.\nmetadata:\n  version: "1.0.0"\n---\nHi.\n' }];
     const shadowing = await admin(front.gatewayUrl, "POST", "/agent-skills", { name: "team", files });

@@ -176,11 +176,11 @@ export class CallerCatalog {
     const view = await this.view();
     const { access, routeKey } = this.scope;
     const own = skillOfferingsOf(catalogFor(view, access));
-    const upstreams = [...upstreamsOfView(view)].sort(([a], [b]) =>
-      a < b ? -1
-      : a > b ? 1
-      : 0,
-    );
+    // Upstreams with tools in the view, and those without (one may serve only resources, prompts or
+    // Agent Skills: its offerings then come from its first version). A store outage hides the latter, not the rest.
+    const withTools = upstreamsOfView(view);
+    const names = new Set([...withTools.keys(), ...(await this.runtime.upstreams.names().catch(() => []))]);
+    const upstreams = [...names].sort().map((name) => [name, withTools.get(name) ?? []] as const);
     if (!upstreams.length) return own;
     // The MCP Apps of the tools this caller may call, each upstream's from its own tools only: a
     // skill's manifest naming another's app URI opens nothing.

@@ -169,6 +169,7 @@ export function authOf(record: UpstreamRecord, version: string | undefined): Sto
  */
 export class Upstreams implements UpstreamCaller {
   readonly #records = new Map<string, { record: Promise<UpstreamRecord | undefined>; until: number }>();
+  #names: { names: Promise<string[]>; until: number } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -305,6 +306,19 @@ export class Upstreams implements UpstreamCaller {
     return record;
   }
 
+  /**
+   * Every upstream's name, read at most every few seconds per isolate: what a caller's offerings
+   * are looked for in, besides the upstreams whose tools it sees (one may serve only resources,
+   * prompts or Agent Skills).
+   */
+  names(): Promise<string[]> {
+    if (this.#names && this.#names.until > Date.now()) return this.#names.names;
+    const names = this.store.zrangeByScore(UPSTREAM_KEYS.index, -Infinity, Infinity);
+    this.#names = { names, until: Date.now() + RECORD_TTL_MS };
+    names.catch(() => (this.#names = undefined));
+    return names;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Records
   // -------------------------------------------------------------------------------------------
@@ -337,6 +351,7 @@ export class Upstreams implements UpstreamCaller {
     if (held) await this.store.set(UPSTREAM_KEYS.held(record.name), JSON.stringify(held));
     await this.store.zadd(UPSTREAM_KEYS.index, [{ score: record.createdAt, member: record.name }]);
     this.#records.delete(record.name);
+    this.#names = undefined;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -586,6 +601,7 @@ export class Upstreams implements UpstreamCaller {
       await this.store.del(UPSTREAM_KEYS.held(name));
       await this.store.zrem(UPSTREAM_KEYS.index, name);
       this.#records.delete(name);
+      this.#names = undefined;
     }
     forgetAccessToken(name);
     return removed;
