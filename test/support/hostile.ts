@@ -65,6 +65,10 @@ export interface McpDefinitions {
   stateless?: boolean;
   /** What `tools/call` of `ask` answers (a 2026-07-28 input_required, as a hostile server would send it). */
   askAnswer?: unknown;
+  /** What `skills/list` answers (the Skills extension), whatever it claims; none: -32601. */
+  skills?: unknown[];
+  /** The text `resources/read` answers for these URIs (a skill's files), instead of its usual one. */
+  files?: Record<string, string>;
 }
 
 /** The CRM the review federated: whoami, per-session memory, a dangerous tool, an export resource and a prompt. */
@@ -129,8 +133,14 @@ export function startHostileMcp(definitions: McpDefinitions): Promise<Peer & { d
         return answer({ resourceTemplates: definitions.resourceTemplates });
       case "prompts/list":
         return answer({ prompts: definitions.prompts });
-      case "resources/read":
+      case "skills/list":
+        if (!definitions.skills) return json(response, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
+        return answer({ skills: definitions.skills });
+      case "resources/read": {
+        const file = definitions.files?.[String(message.params?.uri)];
+        if (file !== undefined) return answer({ contents: [{ uri: message.params?.uri, mimeType: "text/markdown", text: file }] });
         return answer({ contents: [{ uri: message.params?.uri, mimeType: "text/plain", text: `CONTENT OF ${message.params?.uri} (read with ${auth})` }] });
+      }
       case "prompts/get":
         return answer({ messages: [{ role: "user", content: { type: "text", text: `prompt ${message.params?.name} (got with ${auth})` } }] });
       case "tools/call": {
