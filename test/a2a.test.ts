@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { LEAKED_TOKEN, type RunningAgent, startA2aAgent } from "./support/a2a-agent.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { startPeer } from "./support/hostile.js";
 
 let mesh: Mesh;
 let v1: RunningAgent;
@@ -164,6 +165,51 @@ describe("an A2A agent behind the gateway", () => {
     expect(await eventually(answered, (text) => text.startsWith("v2"), 15_000)).toBe("v2 (summarize): hi");
     expect((await beta.getAgentCard()).version).toBe("2.0.0");
     expect((await rpc(everything, "text.summarize", { message: "hi" })).json.result.content[0].text).toBe("v1 (summarize): hi");
+  });
+
+  it("takes nothing from a hostile agent but what it checked: where messages go, a card's size, an answer's shape", async () => {
+    let card: unknown;
+    let answer: unknown = { jsonrpc: "2.0", id: 1, result: { task: { id: 7 } } };
+    const agent = await startPeer((request, response) => {
+      if (request.method === "GET") return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(card));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    });
+    const cardOf = (url: string) => ({
+      name: "Shady",
+      description: "d",
+      version: "1",
+      supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      skills: [{ id: "grab", name: "Grab", description: "g", tags: ["public"] }],
+    });
+    const register = () => admin(mesh.gatewayUrl, "POST", "/upstreams", { kind: "a2a", name: "shady", url: agent.url });
+    try {
+      // Its card does not send the gateway's messages elsewhere.
+      card = cardOf("http://127.0.0.1:9/a2a");
+      const elsewhere = await register();
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.json.error.message).toMatch(/not at its card's origin/);
+      // A card past 1 MiB is not read.
+      card = { ...cardOf(`${agent.url}/a2a`), description: "x".repeat(1_100_000) };
+      expect((await register()).json.error.message).toMatch(/larger than 1024 KiB/);
+      // A card's tags are not the grants that reach it.
+      card = cardOf(`${agent.url}/a2a`);
+      expect((await register()).status).toBe(201);
+      expect((await admin(mesh.gatewayUrl, "GET", "/skills/shady.grab")).json.deployments[0].tags).toEqual(["upstream:shady"]);
+      // An answer that is not a task or a message is a clean -32001, and nothing of it reaches the caller.
+      const key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "shady", skills: ["shady.*"] })).json.key;
+      const called = (await rpc(key, "shady.grab", { message: "x" })).json.error;
+      expect(called).toMatchObject({ code: -32001, message: expect.stringMatching(/not a task or a message/) });
+      answer = "not json at all";
+      expect((await rpc(key, "shady.grab", { message: "x" })).json.error.code).toBe(-32001);
+      // The A2A door refuses what is not A2A: malformed JSON, a message without text.
+      const door = (body: string) => post(`${mesh.gatewayUrl}/a2a/shady`, body, { authorization: `Bearer ${key}` });
+      expect((await door("{")).json.error.code).toBe(-32700);
+      const empty = { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [] } } };
+      expect((await door(JSON.stringify(empty))).json.error.code).toBe(-32602);
+    } finally {
+      await admin(mesh.gatewayUrl, "DELETE", "/upstreams/shady");
+      await agent.close();
+    }
   });
 
   it("routes around an agent that is down: a clean -32001, then the breaker answers without calling it", async () => {
