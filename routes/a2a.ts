@@ -12,10 +12,21 @@
  * - `GetTask` and `CancelTask` of a task one of the caller's own calls started (the gateway
  *   remembers whose each task is for a day): an operation of the one chain, sent to the agent's
  *   version that runs it. Another caller's task is "Task not found", as one that does not exist.
- * Other methods (`ListTasks`, `SubscribeToTask`, push notifications) are -32601.
+ * Other methods (`ListTasks`, `SubscribeToTask`, push notifications) are -32601. A request is of
+ * the version its `A2A-Version` says (none: 0.3, as the specification says); one not of 1.x is
+ * `VersionNotSupportedError` (-32009).
  */
 import { type Context, Hono } from "hono";
-import { AGENT_CARD_PATH, SendMessageParamsSchema, TaskIdParamsSchema, type SendMessageResult, argumentsOf, gatewayAgentCardOf } from "../src/a2a/index.js";
+import {
+  AGENT_CARD_PATH,
+  SendMessageParamsSchema,
+  type SendMessageResult,
+  TaskIdParamsSchema,
+  VERSION_NOT_SUPPORTED,
+  argumentsOf,
+  gatewayAgentCardOf,
+  versionRefusal,
+} from "../src/a2a/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { reachableAgent } from "../src/gateway/agents.js";
 import { accessThrough } from "../src/gateway/door.js";
@@ -62,6 +73,12 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
   const runtime = gatewayRuntime(c.env);
   const name = c.req.param("agent");
   const body = await bodyText(c);
+  // Each request of the body is refused when it is not of a version the gateway speaks (none said: 0.3).
+  const refusal = versionRefusal(c.req.header("a2a-version") ?? c.req.query("A2A-Version"));
+  const spoken = (request: JsonRpcRequest) => {
+    if (refusal) throw new RpcError(VERSION_NOT_SUPPORTED, refusal);
+    return request;
+  };
   // One tool call of the one chain: the skill's tool, its arguments the message's text.
   const call = (request: JsonRpcRequest, streaming: Parameters<typeof invoke>[5] = {}): Promise<SendMessageResult> =>
     (async () => {
@@ -88,7 +105,8 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
     })();
   const method = (safeJson(body) as { method?: unknown } | undefined)?.method;
   if (method !== "SendStreamingMessage") {
-    const processed = await processJsonRpc(body, (request) => {
+    const processed = await processJsonRpc(body, async (request) => {
+      spoken(request);
       if (request.method === "SendMessage") return call(request);
       if (request.method === "GetTask" || request.method === "CancelTask") {
         // A task one of this caller's calls started: an operation of the one chain (resolved, charged, audited).
@@ -104,6 +122,7 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
   const stream = sseStream(async (sse) => {
     const signal = anySignal([c.req.raw.signal, sse.signal]);
     const processed = await processJsonRpc(body, async (request) => {
+      spoken(request);
       let relayed = false;
       const onAgentEvent = (event: unknown) => {
         relayed = true;

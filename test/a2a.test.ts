@@ -202,10 +202,17 @@ describe("an A2A agent behind the gateway", () => {
       answer = "not json at all";
       expect((await rpc(key, "shady.grab", { message: "x" })).json.error.code).toBe(-32001);
       // The A2A door refuses what is not A2A: malformed JSON, a message without text.
-      const door = (body: string) => post(`${mesh.gatewayUrl}/a2a/shady`, body, { authorization: `Bearer ${key}` });
-      expect((await door("{")).json.error.code).toBe(-32700);
+      const door = (body: string, version?: string) =>
+        post(`${mesh.gatewayUrl}/a2a/shady`, body, { authorization: `Bearer ${key}`, ...(version ? { "a2a-version": version } : {}) });
+      expect((await door("{", "1.0")).json.error.code).toBe(-32700);
       const empty = { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [] } } };
-      expect((await door(JSON.stringify(empty))).json.error.code).toBe(-32602);
+      expect((await door(JSON.stringify(empty), "1.0")).json.error.code).toBe(-32602);
+      // A request of another protocol version (none said is 0.3) is VersionNotSupportedError, and nothing is sent.
+      const before = agent.seen.length;
+      const hello = { jsonrpc: "2.0", id: 2, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } };
+      expect((await door(JSON.stringify(hello))).json.error).toMatchObject({ code: -32009, message: expect.stringMatching(/'0.3' is not supported/) });
+      expect((await door(JSON.stringify(hello), "2.0")).json.error.code).toBe(-32009);
+      expect(agent.seen.length).toBe(before);
     } finally {
       await admin(mesh.gatewayUrl, "DELETE", "/upstreams/shady");
       await agent.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AgentCard, type Task, agentCardUrlOf, appliedEvent, argumentsOf, jsonRpcInterfaceOf, toolResultOf } from "./index.js";
+import { type AgentCard, type Task, agentCardUrlOf, appliedEvent, argumentsOf, jsonRpcInterfaceOf, toolResultOf, versionRefusal } from "./index.js";
 
 const card = (url: string, protocolVersion?: string): AgentCard => ({
   name: "a",
@@ -50,6 +50,13 @@ describe("an agent's answer", () => {
     answer = appliedEvent(answer, { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "r", parts: [{ text: "b" }] }, append: true } });
     answer = appliedEvent(answer, { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } } });
     expect(answer).toEqual({ task: task("TASK_STATE_COMPLETED", [{ artifactId: "r", parts: [{ text: "a" }, { text: "b" }] }]) });
+  });
+
+  it("speaks 1.x: a request of another version, or of none (0.3, as the specification says), is refused", () => {
+    expect(versionRefusal("1.0")).toBeUndefined();
+    expect(versionRefusal("1.1")).toBeUndefined();
+    expect(versionRefusal(undefined)).toMatch(/'0.3' is not supported/);
+    expect(versionRefusal("0.3")).toMatch(/not supported/);
   });
 
   it("takes a caller's message as the tool's arguments: its text, the conversation it continues", () => {

@@ -13,6 +13,21 @@ import { z } from "zod";
 
 /** The protocol version the gateway speaks, sent in the `A2A-Version` header. */
 export const A2A_VERSION = "1.0";
+/** The JSON-RPC error of a request in a protocol version the server does not speak (`VersionNotSupportedError`). */
+export const VERSION_NOT_SUPPORTED = -32009;
+
+/**
+ * Why a request's `A2A-Version` (header or query parameter) is not one the gateway speaks; none
+ * given is 0.3, as the specification says (3.6.2).
+ * @example versionRefusal(undefined) // "The requested A2A protocol version '0.3' is not supported. Supported versions: 1.0"
+ */
+export function versionRefusal(requested: string | undefined): string | undefined {
+  const version = requested?.trim() || "0.3";
+  return version.split(".")[0] === A2A_VERSION.split(".")[0] ?
+      undefined
+    : `The requested A2A protocol version '${version.slice(0, 16)}' is not supported. Supported versions: ${A2A_VERSION}`;
+}
+
 /** Where an agent serves its card, below its base URL. */
 export const AGENT_CARD_PATH = ".well-known/agent-card.json";
 /** The largest Agent Card the gateway reads. */
