@@ -10,7 +10,7 @@ import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportF
 import { Role, TaskState } from "@a2a-js/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { LEAKED_TOKEN, type RunningAgent, startA2aAgent } from "./support/a2a-agent.js";
+import { LEAKED_TOKEN, type RunningAgent, startA2aAgent } from "../scripts/a2a-agent.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { startPeer } from "./support/hostile.js";
 

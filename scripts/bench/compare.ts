@@ -17,6 +17,7 @@ import type { Mesh } from "../mesh/index.js";
 import { type Side, empty, load, summary } from "./load.js";
 import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
+import { startA2aAgent } from "../a2a-agent.js";
 
 const run = promisify(execFile);
 
@@ -171,6 +172,54 @@ export async function runGuardrailsCost(options: { pairs: number; seconds: numbe
     );
   } finally {
     await mesh.dispose();
+  }
+}
+
+/**
+ * `npm run bench -- --a2a [--pairs N] [--seconds N]`: what the gateway costs an A2A call. The
+ * SDK-made agent (scripts/a2a-agent.ts) answers `SendMessage` directly, and through the gateway's
+ * A2A door (`/a2a/<agent>`: the card's skill a tool of the one call chain, the agent's task
+ * remembered as the caller's), as the median of paired wrk runs; then the p50 each takes one call
+ * at a time.
+ */
+export async function runA2aCost(options: { pairs: number; seconds: number }): Promise<void> {
+  if (!(await hasWrk())) throw new Error("--a2a needs wrk as the load generator: apt-get install -y wrk");
+  console.log("Bundling (cached after the first run) and starting the mesh and the agent …");
+  const agent = await startA2aAgent("bench", "1.0.0");
+  try {
+    const { mesh, side } = await startTrivialMesh("a2a", { upstreams: [{ kind: "a2a", name: "bench", url: agent.url }] });
+    try {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hello" }], metadata: { skillId: "summarize" } } },
+      });
+      const a2aHeaders = { "a2a-version": "1.0" };
+      const direct: Side = { name: "direct", url: `${agent.url}/a2a`, body, headers: () => a2aHeaders };
+      const gateway: Side = { name: "gateway", url: `${mesh.gatewayUrl}/a2a/bench`, body, headers: () => ({ ...side.headers(), ...a2aHeaders }) };
+      // wrk counts any 200, and an error is a 200 in JSON-RPC: each side must answer the task first.
+      for (const one of [direct, gateway]) {
+        const answer = (await (await fetch(one.url, { method: "POST", headers: { "content-type": "application/json", ...one.headers() }, body })).json()) as {
+          result?: { task?: { status?: { state?: string } } };
+        };
+        if (answer.result?.task?.status?.state !== "TASK_STATE_COMPLETED")
+          throw new Error(`${one.name} did not answer the task: ${JSON.stringify(answer).slice(0, 300)}`);
+      }
+      const s = await pairedRuns(direct, gateway, options);
+      const [directP50, gatewayP50] = [await p50Of(direct, options.seconds), await p50Of(gateway, options.seconds)];
+      console.log(
+        `\nSendMessage (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs): the agent directly ${s.meanA.toFixed(0)} req/s, through the gateway ${s.meanB.toFixed(0)} req/s`,
+      );
+      console.log(`  gateway/direct: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
+      console.log(
+        `  one call at a time, p50: direct ${directP50.toFixed(2)} ms, through the gateway ${gatewayP50.toFixed(2)} ms (${gatewayP50 - directP50 >= 0 ? "+" : ""}${(gatewayP50 - directP50).toFixed(2)} ms)`,
+      );
+    } finally {
+      await mesh.dispose();
+    }
+  } finally {
+    await agent.stop();
   }
 }
 

@@ -66,7 +66,8 @@
  * call over a service binding, paired the same way (compare.ts); `--dispatch-scale N` N distinct
  * skill Workers in the namespace: the call's cost round N against round 2, memory per Worker
  * (dispatch-scale.ts); `--guardrails [--pairs N]` the trivial MCP call through a virtual server
- * with the secrets guardrail against one without, paired the same way (compare.ts); `--soak
+ * with the secrets guardrail against one without, paired the same way (compare.ts); `--a2a [--pairs N]`
+ * an A2A agent's SendMessage through the gateway's A2A door against the agent directly (compare.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -80,7 +81,7 @@ import { KeyCreatedSchema } from "../../src/admin-api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Sample, type Side, empty, load, summary } from "./load.js";
-import { runCompare, runDispatchRatio, runGuardrailsCost, runTrivialRatio } from "./compare.js";
+import { runA2aCost, runCompare, runDispatchRatio, runGuardrailsCost, runTrivialRatio } from "./compare.js";
 import { runDispatchScale } from "./dispatch-scale.js";
 import { runProfile } from "./profile.js";
 import { runScale } from "./scale.js";
@@ -117,6 +118,7 @@ const { values } = parseArgs({
     trivial: { type: "boolean", default: false },
     dispatch: { type: "boolean", default: false },
     guardrails: { type: "boolean", default: false },
+    a2a: { type: "boolean", default: false },
     "dispatch-scale": { type: "string" },
     rounds: { type: "string", default: "6" },
   },
@@ -151,6 +153,10 @@ if (values["dispatch-scale"]) {
 }
 if (values.dispatch) {
   await runDispatchRatio({ pairs: Number(values.pairs), seconds: secondsOr(2) });
+  process.exit();
+}
+if (values.a2a) {
+  await runA2aCost({ pairs: Number(values.pairs), seconds: secondsOr(2) });
   process.exit();
 }
 if (values.guardrails) {

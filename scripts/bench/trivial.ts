@@ -77,6 +77,8 @@ type TrivialMeshOptions = Pick<MeshOptions, "gateway" | "inspectorPort" | "unmin
   dispatched?: boolean;
   /** Virtual servers to define, by name (`PUT /admin/servers/<name>`). */
   servers?: Record<string, unknown>;
+  /** Upstreams to register (`POST /admin/upstreams`), each as the admin API takes it. */
+  upstreams?: unknown[];
 };
 /** A started trivial mesh and the side that calls the skill through its gateway. */
 type TrivialMesh = { mesh: Mesh; side: Side };
@@ -92,7 +94,7 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
 export async function startTrivialMesh(name: string, options?: TrivialMeshOptions): Promise<TrivialMesh>;
 export async function startTrivialMesh(name: string, options: TrivialMeshOptions = {}): Promise<TrivialMesh & { bare?: Side }> {
   const adminToken = randomBytes(16).toString("hex");
-  const { route, bareHop, dispatched, servers = {}, ...meshOptions } = options;
+  const { route, bareHop, dispatched, servers = {}, upstreams = [], ...meshOptions } = options;
   const skills = [
     ...(dispatched ? [] : [SUBTRACT_DIR]),
     ...(bareHop ? [BARE_HOP_DIR] : []),
@@ -116,6 +118,7 @@ export async function startTrivialMesh(name: string, options: TrivialMeshOptions
       await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "trivial", url: `${workerOf(TRIVIAL_UPSTREAM_DIR).url}/` });
     if (route === "read") await registerSkill(mesh.gatewayUrl, adminToken, { binding: workerOf(UNITS_DIR).binding });
     for (const [server, definition] of Object.entries(servers)) await adminCall(mesh.gatewayUrl, adminToken, "PUT", `/servers/${server}`, definition);
+    for (const upstream of upstreams) await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", upstream);
     if (route === "file")
       await adminCall(mesh.gatewayUrl, adminToken, "POST", "/agent-skills", { name: "bench-notes", files: [{ path: "SKILL.md", content: BENCH_NOTES }] });
     const side: Side =

@@ -74,10 +74,10 @@ export function startServerEverything(port?: number, env: Record<string, string>
   );
 }
 
-/** The A2A agent of test/support/a2a-agent.ts as a program (the federating guide's), its card at `url` + `/.well-known/agent-card.json`. */
+/** The A2A agent of scripts/a2a-agent.ts as a program (the federating guide's), its card at `url` + `/.well-known/agent-card.json`. */
 export function startA2aAgentProcess(port?: number): Promise<RunningProcess> {
   return run(
-    (p) => [bin("tsx/dist/cli.mjs"), "test/support/a2a-agent.ts", String(p)],
+    (p) => [bin("tsx/dist/cli.mjs"), "scripts/a2a-agent.ts", String(p)],
     {},
     (p) => `http://127.0.0.1:${p}/.well-known/agent-card.json`,
     port,

@@ -1,10 +1,10 @@
 /**
- * An A2A agent made with the official SDK (@a2a-js/sdk, protocol v1.0, JSON-RPC over express), for
- * the tests that put one behind the gateway. Two skills; each message runs a task that reports
+ * An A2A agent made with the official SDK (@a2a-js/sdk, protocol v1.0, JSON-RPC over express): the
+ * federating guide's, the tests' (test/a2a.test.ts) and the bench's (`--a2a`). Two skills; each message runs a task that reports
  * `working` with a status message, adds an artifact `<label>: <text>` and completes — or fails
  * when the text is "fail". It counts the requests it gets and can be stopped and started again.
  *
- * Run on its own (the federating guide's agent): `npx tsx test/support/a2a-agent.ts 3904`.
+ * Run on its own (the federating guide's agent): `npx tsx scripts/a2a-agent.ts 3904`.
  */
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
