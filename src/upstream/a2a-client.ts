@@ -94,7 +94,30 @@ export async function sendToAgent(
 ): Promise<SendMessageResult> {
   const streams = !!(streaming.onProgress || streaming.onAgentEvent);
   const method = streams ? "SendStreamingMessage" : "SendMessage";
-  const params = { message: messageOf(skill, args, crypto.randomUUID()) };
+  const response = await posted(target, method, { message: messageOf(skill, args, crypto.randomUUID()) }, streams);
+  return answered(target, async () => {
+    if (acceptsEventStream(response.headers, "content-type") && response.body) return streamed(target, response.body as ReadableStream<Uint8Array>, streaming);
+    const answer = SendMessageResultSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
+    if (!answer.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task or a message`);
+    return answer.data;
+  });
+}
+
+/**
+ * Asks an agent about one of its tasks (`GetTask`) or to cancel it (`CancelTask`): the task as it is.
+ * @example const task = await askAgentTask(target, "GetTask", "3f0c…")
+ */
+export async function askAgentTask(target: AgentTarget, method: "GetTask" | "CancelTask", id: string): Promise<Task> {
+  const response = await posted(target, method, { id }, false);
+  return answered(target, async () => {
+    const task = TaskSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
+    if (!task.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task`);
+    return task.data;
+  });
+}
+
+/** POSTs one JSON-RPC request of A2A `A2A_VERSION`, no redirect followed; an agent unreachable, or refusing the gateway's credential, is -32001. */
+async function posted(target: AgentTarget, method: string, params: Record<string, unknown>, streams: boolean): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(target.url, {
@@ -120,45 +143,18 @@ export async function sendToAgent(
       retryAfterMs: 1_000,
     });
   }
+  return response;
+}
+
+/** What `read` makes of an answer; a body past `MAX_ANSWER_BYTES` or broken off is -32001. */
+async function answered<T>(target: AgentTarget, read: () => Promise<T>): Promise<T> {
   try {
-    if (acceptsEventStream(response.headers, "content-type") && response.body)
-      return await streamed(target, response.body as ReadableStream<Uint8Array>, streaming);
-    const answer = SendMessageResultSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
-    if (!answer.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task or a message`);
-    return answer.data;
+    return await read();
   } catch (error) {
     if (error instanceof RpcError || target.signal.aborted) throw error;
     if (error instanceof BodyTooLarge) throw upstreamUnavailable(target.label, `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
     console.error(`[upstream] ${target.label} broke off its answer:`, errorText(error));
     throw upstreamUnavailable(target.label, "broke off its answer");
-  }
-}
-
-/**
- * Asks an agent about one of its tasks (`GetTask`) or to cancel it (`CancelTask`): the task as it is.
- * @example const task = await askAgentTask(target, "GetTask", "3f0c…")
- */
-export async function askAgentTask(target: AgentTarget, method: "GetTask" | "CancelTask", id: string): Promise<Task> {
-  let response: Response;
-  try {
-    response = await fetch(target.url, {
-      method: "POST",
-      headers: { ...target.headers, "content-type": "application/json", accept: "application/json", "a2a-version": A2A_VERSION },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { id } }),
-      redirect: "manual",
-      signal: target.signal,
-    });
-  } catch (error) {
-    if (target.signal.aborted) throw error;
-    throw upstreamUnavailable(target.label, "is unreachable");
-  }
-  try {
-    const task = TaskSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
-    if (!task.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task`);
-    return task.data;
-  } catch (error) {
-    if (error instanceof RpcError || target.signal.aborted) throw error;
-    throw upstreamUnavailable(target.label, error instanceof BodyTooLarge ? `sent more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB` : "broke off its answer");
   }
 }
 

@@ -70,12 +70,8 @@ export function mcpManifestOf(source: ToolSource, tool: ListedTool): { manifest:
     name: named.name,
     version: source.version,
     description: tool.description ?? tool.title ?? `${tool.name} (from the ${source.upstream} MCP server)`,
-    tags: tagsOf(source),
     idempotent: annotations?.idempotentHint === true || annotations?.readOnlyHint === true,
-    degraded: source.degraded === true,
-    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(source.breaker ? { breaker: source.breaker } : {}),
-    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
+    ...operatorFieldsOf(source),
     ...(tool.title ? { title: tool.title } : {}),
     ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
     ...uiOf(source.upstream, tool),
@@ -101,12 +97,8 @@ export function a2aManifestOf(source: ToolSource, skill: AgentSkill): { manifest
     name: named.name,
     version: source.version,
     description: skill.description || skill.name,
-    tags: tagsOf(source),
     idempotent: false,
-    degraded: source.degraded === true,
-    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(source.breaker ? { breaker: source.breaker } : {}),
-    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
+    ...operatorFieldsOf(source),
     title: skill.name,
     answers: "tool-result",
     inputSchema: structuredClone(SKILL_INPUT_SCHEMA) as unknown as SkillManifest["inputSchema"],
@@ -114,6 +106,17 @@ export function a2aManifestOf(source: ToolSource, skill: AgentSkill): { manifest
   };
   const bound = boundsRefusal(manifest);
   return bound ? { refused: bound } : { manifest };
+}
+
+/** What every tool of an upstream takes from the operator's registration: its tags, fallback role, timeout, breaker and guardrails. */
+export function operatorFieldsOf(source: ToolSource) {
+  return {
+    tags: tagsOf(source),
+    degraded: source.degraded === true,
+    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(source.breaker ? { breaker: source.breaker } : {}),
+    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
+  };
 }
 
 /** A tool's MCP App, its resource named as the gateway serves it (`appUriOf`). */

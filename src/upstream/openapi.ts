@@ -12,10 +12,9 @@ import { retryAfterMsOf } from "../failures/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth, safeJson } from "../json/index.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { Operation } from "../registry/model.js";
-import { DEFAULT_TIMEOUT_MS, MAX_MANIFEST_BYTES, type SkillManifest } from "../skill/manifest.js";
-import { UPSTREAM_GUARDRAILS } from "../guardrails/schema.js";
+import { MAX_MANIFEST_BYTES, type SkillManifest } from "../skill/manifest.js";
 import { utf8Length } from "../utf8/index.js";
-import { type Skipped, type ToolSource, boundsRefusal, selects, skillNameOf, tagsOf } from "./definitions.js";
+import { type Skipped, type ToolSource, boundsRefusal, operatorFieldsOf, selects, skillNameOf } from "./definitions.js";
 import { upstreamUnavailable as unavailable } from "./mcp-client.js";
 
 type Json = Record<string, unknown>;
@@ -141,12 +140,8 @@ function operationSkillOf(
     name: named.name,
     version: source.version,
     description: (words.join("\n\n") || `${method.toUpperCase()} ${path}`).slice(0, 4096),
-    tags: tagsOf(source),
     idempotent: IDEMPOTENT.has(method),
-    degraded: source.degraded === true,
-    timeoutMs: source.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(source.breaker ? { breaker: source.breaker } : {}),
-    guardrails: source.guardrails ?? UPSTREAM_GUARDRAILS,
+    ...operatorFieldsOf(source),
     ...(typeof op.summary === "string" ? { title: op.summary.slice(0, 256) } : {}),
     annotations: { readOnlyHint: SAFE.has(method), destructiveHint: method === "delete", idempotentHint: IDEMPOTENT.has(method), openWorldHint: true },
     inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
