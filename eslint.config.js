@@ -25,6 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    // One pipe (src/content): only the content path makes a `Cleared` piece; a cast elsewhere would be a side door.
+    files: ["src/**/*.ts", "routes/**/*.ts"],
+    ignores: ["src/content/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "TSAsExpression > TSTypeReference[typeName.name='Cleared'], TSTypeAssertion > TSTypeReference[typeName.name='Cleared']",
+          message: "Only the content path (src/content) makes Cleared content: pass the piece through it instead.",
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers whose shape the assertions check: `any` is how they read them.
     files: ["test/**", "**/*.test.ts", "scripts/bench/**"],
     rules: {

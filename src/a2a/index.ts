@@ -317,6 +317,36 @@ export function appliedEvent(answer: SendMessageResult | undefined, event: Strea
   return { task };
 }
 
+/**
+ * An agent's answer with each run of adjacent plain text parts (a message's, a status message's,
+ * an artifact's — a streamed artifact's appended chunks among them) joined into one part: the text
+ * as the agent wrote it, read whole (a secret split across two chunks is one secret again).
+ * @example joinedText({ message: { …, parts: [{ text: "ghp_A1b2" }, { text: "C3d4…" }] } }) // parts: [{ text: "ghp_A1b2C3d4…" }]
+ */
+export function joinedText(answer: SendMessageResult): SendMessageResult {
+  if ("message" in answer) return { message: { ...answer.message, parts: joinedParts(answer.message.parts) } };
+  const { task } = answer;
+  return {
+    task: {
+      ...task,
+      status: task.status.message ? { ...task.status, message: { ...task.status.message, parts: joinedParts(task.status.message.parts) } } : task.status,
+      ...(task.artifacts ? { artifacts: task.artifacts.map((a) => ({ ...a, parts: joinedParts(a.parts) })) } : {}),
+    },
+  };
+}
+
+/** Parts with each run of adjacent parts that are text alone (no other field) joined. */
+function joinedParts(parts: Part[]): Part[] {
+  const plain = (part: Part | undefined): part is { text: string } => !!part && typeof part.text === "string" && Object.keys(part).length === 1;
+  const joined: Part[] = [];
+  for (const part of parts) {
+    const last = joined.at(-1);
+    if (plain(last) && plain(part)) joined[joined.length - 1] = { text: last.text + part.text };
+    else joined.push(part);
+  }
+  return joined;
+}
+
 /** The text of a status update (what a caller is told as progress). */
 export function statusTextOf(status: z.infer<typeof TaskStatusSchema>): string {
   return `${status.state}${status.message ? `: ${textsOf(status.message.parts).join(" ")}` : ""}`.slice(0, 1_000);

@@ -8,6 +8,7 @@
  */
 import type { Access } from "../auth/access.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
+import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../guardrails/index.js";
 import { matchUriTemplate } from "../mcp-protocol/index.js";
 import { routedDeployment } from "../routing/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
@@ -169,6 +170,31 @@ export class CallerCatalog {
         const entry = (await this.view()).skills.get(target.skill);
         return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;
       }
+    }
+  }
+
+  /**
+   * How strict the content path is for what `target` answers: the strictest of what its owner says
+   * (a skill's manifest, default off; an upstream's registration, default redact) and the door (a
+   * virtual server's definition). A package or the gateway itself says nothing of its own.
+   * @example await catalog.secretsModeOf({ owner: "upstream", upstream: "crm", version: "1.0.0", name: "crm://notes" }) // "redact"
+   */
+  async secretsModeOf(target: Target): Promise<SecretsMode> {
+    const door = this.scope.guardrails?.secrets;
+    switch (target.owner) {
+      case "upstream": {
+        // A record that cannot be read now is held to the upstream default, never to less.
+        const record = await this.runtime.upstreams.cached(target.upstream).catch(() => undefined);
+        return strictestOf((record?.guardrails ?? UPSTREAM_GUARDRAILS).secrets, door);
+      }
+      case "skill": {
+        const entry = (await this.view()).skills.get(target.skill);
+        const stable = entry && (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0]);
+        return strictestOf(stable?.manifest.guardrails?.secrets, door);
+      }
+      case "package":
+      case "gateway":
+        return strictestOf(door);
     }
   }
 

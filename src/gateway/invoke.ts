@@ -11,6 +11,8 @@
  */
 import type { PendingCallEntry } from "../audit/index.js";
 import type { Outcome } from "../outcome/index.js";
+import { type Cleared, ContentPath, ownOutcome, passed } from "../content/index.js";
+import { strictestOf } from "../guardrails/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
 import type { SkillEntry } from "../registry/snapshot.js";
@@ -21,19 +23,21 @@ import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry, registryView } from "./lookup.js";
 import type { Operation, OperationKind } from "./operation.js";
-import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, resourceOf } from "./operations.js";
+import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, pinOf, resourceOf } from "./operations.js";
 import {
   type Call,
   type CallStreaming,
   type SkillCall,
   asyncJobs,
   compose,
+  content,
   fallback,
   forward,
-  guardrails,
   idempotency,
   limits,
+  type Policy,
   retries,
+  throughContent,
   timeout,
 } from "./policies.js";
 import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
@@ -46,7 +50,7 @@ export { registryEntry, registryView } from "./lookup.js";
 const tracer = trace.getTracer("skillmesh-gateway");
 
 /** A skill call, outermost policy first. */
-const callSkill = compose<SkillCall>([limits, guardrails, asyncJobs, idempotency, retries, fallback, timeout], forward);
+const callSkill = compose<SkillCall>([limits, content, asyncJobs, idempotency, retries, fallback, timeout], forward);
 
 /**
  * A built-in, or a call refused before its policies (no such skill or resource, params too deep):
@@ -55,10 +59,13 @@ const callSkill = compose<SkillCall>([limits, guardrails, asyncJobs, idempotency
 const callBuiltin = (answer: () => Promise<unknown>) => compose<Call>([limits], async () => ({ ok: true, result: await answer() }));
 
 /** Each kind of operation, outermost policy first (src/gateway/operations.ts says what each is). */
-const runs = Object.fromEntries(Object.entries(OPERATIONS).map(([kind, row]) => [kind, compose<OperationCall>(row.policies, row.answer)])) as Record<
-  OperationKind,
-  (call: OperationCall) => Promise<Outcome>
->;
+const runs = Object.fromEntries(
+  Object.entries(OPERATIONS).map(([kind, row]) => {
+    // Every kind: charged, then through the content path (what it carries of the caller, its pin), then its own policies.
+    const throughPath: Policy<OperationCall> = (call, next) => throughContent(call, next, row.carries, pinOf(call));
+    return [kind, compose<OperationCall>([limits, throughPath, ...row.policies], row.answer)];
+  }),
+) as Record<OperationKind, (call: OperationCall) => Promise<Outcome>>;
 
 /** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
 function manifestOf(entry: SkillEntry): SkillManifest {
@@ -182,7 +189,8 @@ export function invoke(
         deadline: Date.now() + (scope.budgetMs ?? 30_000),
         delegated: !!scope.delegation,
       };
-      return resultOf(await callBuiltin(() => builtin(request, builtinContext))(base));
+      // A built-in answers in the gateway's own words (a job's result was passed when the job ran).
+      return resultOf(ownOutcome(await callBuiltin(() => builtin(request, builtinContext))(base)));
     }
     const entry = await registryEntry(runtime, request.method, context, scope.waitUntil);
     // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
@@ -196,7 +204,8 @@ export function invoke(
     // A job's call may take the skill's maxDurationMs (with room for retries within it).
     const budgetMs = scope.jobId ? (manifest.maxDurationMs ?? manifest.timeoutMs) + 5_000 : (scope.budgetMs ?? 2 * manifest.timeoutMs);
     const deadline = Date.now() + budgetMs;
-    const answer = (seen.answer = await callSkill({ ...base, entry, manifest, deadline }));
+    const path = new ContentPath(strictestOf(manifest.guardrails?.secrets, scope.guardrails?.secrets));
+    const answer = (seen.answer = passed(await callSkill({ ...base, entry, manifest, deadline, content: path })));
     describeOutcome(span, answer);
     if (answer.deployment) scope.answeredBy.add(answer.deployment);
     if (answer.degraded) scope.degraded = true;
@@ -235,7 +244,8 @@ export function perform(
     if (!target) return resultOf(await refused(base, notFoundOf(operation)));
     seen.owner = ownerNameOf(target);
     span.setAttribute("skillmesh.skill", seen.owner);
-    const answer = (seen.answer = await runs[operation.kind]({ ...base, operation, target, catalog }));
+    const path = new ContentPath(await catalog.secretsModeOf(target));
+    const answer = (seen.answer = passed(await runs[operation.kind]({ ...base, operation, target, catalog, content: path })));
     describeOutcome(span, answer);
     return resultOf(answer);
   });
@@ -257,8 +267,8 @@ export function refuseUnknown(method: string, refusal: RpcError, scope: CallScop
 }
 
 /** A refusal: counted against the caller's limits like any call (a scan of names is not free), then thrown. */
-function refused(base: Call, refusal: RpcError): Promise<Outcome> {
-  return callBuiltin(() => Promise.reject(refusal))({ ...base, deadline: Infinity });
+async function refused(base: Call, refusal: RpcError): Promise<Cleared<Outcome>> {
+  return ownOutcome(await callBuiltin(() => Promise.reject(refusal))({ ...base, deadline: Infinity }));
 }
 
 /** The slot of an operation: one request, never a batch element. */
@@ -276,8 +286,8 @@ function describeOutcome(span: Span, answer: Outcome): void {
   });
 }
 
-/** The result of an outcome, or its error thrown (the JSON-RPC layer answers it). */
-function resultOf(outcome: Outcome): unknown {
+/** The result of an outcome that passed the content path, or its error thrown (the JSON-RPC layer answers it). */
+function resultOf(outcome: Cleared<Outcome>): unknown {
   if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
   return outcome.result;
 }

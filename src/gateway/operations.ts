@@ -1,22 +1,26 @@
 /**
- * The kinds of operation that are not tool calls, as rows of one table: the policies around each
- * (composed with `compose`, outermost first) and what answers it once its target is resolved
+ * The kinds of operation that are not tool calls, as rows of one table: the caller's content each
+ * carries, the policies around it (composed with `compose`, outermost first) and what answers it once its target is resolved
  * (src/gateway/caller-catalog.ts). A new kind is a new row, and `perform` (src/gateway/invoke.ts)
  * runs it through the same door as a tool call: resolved, charged, traced, counted and audited.
  *
- * | kind | policies | answered by |
- * |---|---|---|
- * | resource | limits, observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller; a file of its Agent Skill only with the pinned digest), or the package version's file |
- * | prompt | limits, observed | the skill's routed version, or the upstream version |
- * | completion | limits, observed | the upstream version (its own completions); a skill declares none: no values |
- * | archive | limits, observed | the package version's `.tar.gz` |
- * | search | limits | the caller's catalog |
- * | index | limits | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key()` by its route) |
- * | subscribe | limits | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
- * | task | limits, observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job |
- * | agent-task | limits, observed | the A2A agent version that runs a task one of the caller's calls started (`GetTask`, `CancelTask`) |
- * | session | limits | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
- * | discovery | limits | the gateway: a Server Card or the AI Catalog (src/discovery), of `/mcp` and the virtual servers defined discoverable |
+ * Every kind runs inside `limits` (charged first, refused or not) and the content path
+ * (src/content: what the caller sends, the pin check, the guardrail, what was found for the audit
+ * entry), which `perform` puts around each row; a row's own policies run inside them.
+ *
+ * | kind | caller's content | policies | answered by |
+ * |---|---|---|---|
+ * | resource | answers to input requests | observed | the skill's routed version (over the signed hop), the upstream version (its credential for the caller; a file of its Agent Skill only with the pinned digest), or the package version's file |
+ * | prompt | arguments, answers to input requests | observed | the skill's routed version, or the upstream version |
+ * | completion | the argument, those given | observed | the upstream version (its own completions); a skill declares none: no values |
+ * | archive | — | observed | the package version's `.tar.gz` |
+ * | search | — | — | the caller's catalog |
+ * | index | — | — | the caller's catalog: the packages it sees (the well-known index, built from them and kept per `PackageCatalog.key()` by its route) |
+ * | subscribe | — | — | the gateway: the resource resolved as a read would be, and what serves it now (the caller's session keeps both: src/mcp/subscriptions.ts) |
+ * | task | input responses | observed | the upstream version that runs the caller's task (its credential for the caller); an ended task is written down in its job, as the content path passed it |
+ * | agent-task | — | observed | the A2A agent version that runs a task one of the caller's calls started (`GetTask`, `CancelTask`) |
+ * | session | — | — | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
+ * | discovery | — | — | the gateway: a Server Card or the AI Catalog (src/discovery), of `/mcp` and the virtual servers defined discoverable |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -39,7 +43,8 @@ import { routedDeployment } from "../routing/index.js";
 import type { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry } from "./lookup.js";
 import type { Operation, OperationKind, Target } from "./operation.js";
-import { type Call, type Handler, type Policy, breakerVerdict, limits } from "./policies.js";
+import { type Call, type CallerContent, type Handler, type Policy, breakerVerdict } from "./policies.js";
+import type { ContentPath, PinCheck } from "../content/index.js";
 import { searchCatalog } from "./search.js";
 import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
 import { contentBytesOf, digestRefusal } from "../upstream/skills.js";
@@ -50,6 +55,8 @@ export interface OperationCall extends Call {
   readonly target: Target;
   /** The request's catalog (the caller's view), which resolved the target. */
   readonly catalog: CallerCatalog;
+  /** Its content path, as strict as the target's owner and the door say. */
+  readonly content: ContentPath;
 }
 
 /** A package file or archive as read: its bytes, digest and media type. */
@@ -119,9 +126,7 @@ const read: Handler<OperationCall> = async (call) => {
         });
         // An upstream asking its caller for input (SEP-2322), checked where it came in.
         if (isInputRequired(answer)) return { ok: true, result: answer, deployment: answeredBy };
-        const result = checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy);
-        if (target.digest && operation.kind === "resource") await pinned(result as ReadResourceResult, operation.uri, target.digest, answeredBy);
-        return { ok: true, result, deployment: answeredBy };
+        return { ok: true, result: checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy), deployment: answeredBy };
       }
       case "gateway":
         throw new RpcError(ErrorCode.InternalError);
@@ -133,16 +138,22 @@ const read: Handler<OperationCall> = async (call) => {
 };
 
 /**
- * Throws unless a read of a federated Agent Skill's file answered the bytes pinned for it: an
- * upstream that changed a skill serves nothing of the change until an operator approves it.
+ * The check a read's answer meets when what it reads was pinned by digest (a federated Agent
+ * Skill's file): an upstream that changed it serves nothing of the change until an operator
+ * approves it. Run by the content path before anything of the answer is scanned or relayed.
  */
-async function pinned(read: ReadResourceResult, uri: string, digest: string, answeredBy: string): Promise<void> {
-  const refusal = await digestRefusal(contentBytesOf(read, uri), digest);
-  if (refusal)
-    throw new RpcError(
-      ErrorCode.SkillUnavailable,
-      `${uri.slice(0, 200)} ${refusal} (${answeredBy}): the skill changed upstream since it was pinned, and is not served until an operator approves the change`,
+export function pinOf(call: OperationCall): PinCheck | undefined {
+  const { target, operation } = call;
+  if (target.owner !== "upstream" || !target.digest || operation.kind !== "resource") return undefined;
+  const digest = target.digest;
+  return async (result) => {
+    if (isInputRequired(result)) return undefined;
+    const refusal = await digestRefusal(contentBytesOf(result as ReadResourceResult, operation.uri), digest);
+    return (
+      refusal &&
+      `${operation.uri.slice(0, 200)} ${refusal} (upstream:${target.upstream}@${target.version}): the skill changed upstream since it was pinned, and is not served until an operator approves the change`
     );
+  };
 }
 
 /** No values: what a prompt or template without completions of its own completes to. */
@@ -203,9 +214,10 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
       signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
     })) as UpstreamTask | undefined;
     if (task && (task.status === "completed" || task.status === "failed" || task.status === "cancelled")) {
+      // What the job keeps is what the caller may get: passed through the content path first.
       const ended =
-        task.status === "completed" ? { result: task.result }
-        : task.status === "failed" ? { error: task.error ?? UPSTREAM_TASK_FAILED }
+        task.status === "completed" ? await keptResult(call, task.result)
+        : task.status === "failed" ? { error: (await call.content.kept(task.error ?? UPSTREAM_TASK_FAILED, "error")).value }
         : {};
       await call.runtime.jobs.move(operation.jobId, ["running"], { status: task.status, ...ended }, Date.now());
     }
@@ -233,6 +245,13 @@ const agentTask: Handler<OperationCall> = async (call) => {
     return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
   }
 };
+
+/** A task's result as its job keeps it: redacted, or (refused by the guardrail) the error saying it was withheld. */
+async function keptResult(call: OperationCall, result: unknown): Promise<{ result: unknown } | { error: JsonRpcErrorObject }> {
+  const kept = await call.content.kept(result, "answer");
+  if (!kept.withheld) return { result: kept.value };
+  return { error: new RpcError(ErrorCode.InternalError, "The task's result was withheld by the secrets guardrail: it held a credential").toJSON() };
+}
 
 /** How a task failed when its upstream did not say. */
 const UPSTREAM_TASK_FAILED = { code: ErrorCode.SkillUnavailable, message: "The upstream ended the task as failed" };
@@ -270,19 +289,63 @@ const discovery: Handler<OperationCall> = async (call) => {
   return { ok: true, result: serverCardOf(site, server) };
 };
 
-/** Each kind's policies (outermost first) and what answers it. */
-export const OPERATIONS: Record<OperationKind, { policies: Array<Policy<OperationCall>>; answer: Handler<OperationCall> }> = {
-  resource: { policies: [limits, observed], answer: read },
-  prompt: { policies: [limits, observed], answer: read },
-  completion: { policies: [limits, observed], answer: complete },
-  archive: { policies: [limits, observed], answer: read },
-  search: { policies: [limits], answer: search },
-  index: { policies: [limits], answer: listing },
-  task: { policies: [limits, observed], answer: upstreamTask },
-  "agent-task": { policies: [limits, observed], answer: agentTask },
-  subscribe: { policies: [limits], answer: subscribed },
-  session: { policies: [limits], answer: accepted },
-  discovery: { policies: [limits], answer: discovery },
+/** One kind of operation: what of it is the caller's content, the policies inside the content path (outermost first), and what answers it. */
+export interface OperationRow {
+  /** The caller's content it carries (a prompt's arguments, a task's input responses): it passes the content path on its way out. */
+  carries?: CallerContent<OperationCall>;
+  policies: Array<Policy<OperationCall>>;
+  answer: Handler<OperationCall>;
+}
+
+/** What a prompt get carries: its arguments, and its answers to the upstream's input requests. */
+const PROMPT_CONTENT: CallerContent<OperationCall> = {
+  of: ({ operation }) => (operation.kind === "prompt" ? { arguments: operation.arguments, inputResponses: operation.inputRound?.inputResponses } : undefined),
+  with: (call, content) => {
+    if (call.operation.kind !== "prompt") return call;
+    const { arguments: args, inputResponses } = content as { arguments: Record<string, string>; inputResponses?: Record<string, unknown> };
+    const inputRound = call.operation.inputRound && { ...call.operation.inputRound, inputResponses };
+    return { ...call, operation: { ...call.operation, arguments: args, ...(inputRound ? { inputRound } : {}) } } as OperationCall;
+  },
+};
+
+/** What a completion carries: the argument typed so far, and those already given. */
+const COMPLETION_CONTENT: CallerContent<OperationCall> = {
+  of: ({ operation }) => (operation.kind === "completion" ? { argument: operation.argument, given: operation.given } : undefined),
+  with: (call, content) =>
+    call.operation.kind === "completion" ? ({ ...call, operation: { ...call.operation, ...(content as object) } } as OperationCall) : call,
+};
+
+/** What a request about a task carries: the caller's answers to its input requests. */
+const TASK_CONTENT: CallerContent<OperationCall> = {
+  of: ({ operation }) => (operation.kind === "task" ? operation.inputResponses : undefined),
+  with: (call, content) => (call.operation.kind === "task" ? ({ ...call, operation: { ...call.operation, inputResponses: content } } as OperationCall) : call),
+};
+
+/** What a read carries: its answers to the upstream's input requests (the URI names what is read, and is not content). */
+const READ_CONTENT: CallerContent<OperationCall> = {
+  of: ({ operation }) => (operation.kind === "resource" ? operation.inputRound?.inputResponses : undefined),
+  with: (call, content) =>
+    call.operation.kind === "resource" && call.operation.inputRound ?
+      ({ ...call, operation: { ...call.operation, inputRound: { ...call.operation.inputRound, inputResponses: content } } } as OperationCall)
+    : call,
+};
+
+/**
+ * Each kind's row. Every kind runs inside `limits` and the content path (src/gateway/invoke.ts puts
+ * both around each row), so a new kind cannot answer anything that skipped them.
+ */
+export const OPERATIONS: Record<OperationKind, OperationRow> = {
+  resource: { carries: READ_CONTENT, policies: [observed], answer: read },
+  prompt: { carries: PROMPT_CONTENT, policies: [observed], answer: read },
+  completion: { carries: COMPLETION_CONTENT, policies: [observed], answer: complete },
+  archive: { policies: [observed], answer: read },
+  search: { policies: [], answer: search },
+  index: { policies: [], answer: listing },
+  task: { carries: TASK_CONTENT, policies: [observed], answer: upstreamTask },
+  "agent-task": { policies: [observed], answer: agentTask },
+  subscribe: { policies: [], answer: subscribed },
+  session: { policies: [], answer: accepted },
+  discovery: { policies: [], answer: discovery },
 };
 
 /**

@@ -4,7 +4,7 @@
  * repeat, reroute or time the call, but it knows nothing of the policies around it. The call chain
  * (src/gateway/invoke.ts) only assembles them; a new policy is a new function in the list.
  *
- *   limits → guardrails → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
+ *   limits → content path → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
@@ -16,7 +16,7 @@ import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText }
 import type { Progress } from "../progress/index.js";
 import type { LogLevel } from "../logging/index.js";
 import { checkLimits } from "../ratelimit/index.js";
-import { type GuardedPart, type GuardrailReport, type SecretFinding, scanSecrets, strictestOf } from "../guardrails/index.js";
+import { type ContentRelays, type ContentSinks, ContentPath, type PinCheck, type Sink } from "../content/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
@@ -33,10 +33,13 @@ import type { StreamResponse } from "../a2a/index.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
-/** What a streaming caller adds to a call: where its progress goes, and when it gave up. */
-export interface CallStreaming {
+/**
+ * What a streaming caller adds to a call: where its progress goes, and when it gave up. Each place
+ * something goes is a `Sink`: it takes only what passed the content path (src/content).
+ */
+export interface CallStreaming extends ContentSinks {
   /** Set when the caller wants progress reports (the skill is then asked to stream). */
-  readonly onProgress?: (progress: Progress) => void;
+  readonly onProgress?: Sink<Progress>;
   /** Aborted when the caller cancels: the forwarded call is aborted, the skill sees `ctx.signal`. */
   readonly signal?: AbortSignal;
   /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told, it sees `ctx.signal`. */
@@ -44,10 +47,10 @@ export interface CallStreaming {
   /** An MCP 2026-07-28 caller's part of a multi round-trip: relayed to a federated MCP tool only. */
   readonly inputRound?: InputRound;
   /** Set by the A2A door for a streaming caller: an A2A agent's own stream events, as they come (a federated A2A skill only). */
-  readonly onAgentEvent?: (event: StreamResponse) => void;
+  readonly onAgentEvent?: Sink<StreamResponse>;
   /** Set when an MCP caller wants the tool's log messages: the least severe it wants, and where they go (a federated MCP tool only). */
   readonly logLevel?: LogLevel;
-  readonly onLog?: (message: unknown) => void;
+  readonly onLog?: Sink<unknown>;
 }
 
 /** One call on its way through the policies: what was asked, by whom, and until when. */
@@ -61,6 +64,10 @@ export interface Call extends CallStreaming {
   readonly trace: Context;
   /** When the caller stops waiting (`X-Timeout-Ms`, else twice the skill's timeout). */
   readonly deadline: number;
+  /** The call's content path (src/content): how strict it is, and what it found. */
+  readonly content?: ContentPath;
+  /** What the skill, upstream or agent relays into while the call runs: made by the content path from the sinks above. */
+  readonly relays?: ContentRelays;
 }
 
 /** A call to a skill (a built-in has neither entry nor manifest). */
@@ -95,84 +102,46 @@ export const limits = async <C extends Call>(call: C, next: Handler<C>): Promise
   return next(call);
 };
 
+/** What a call carries of its caller's content, and the call with that content (redacted) in its place. */
+export interface CallerContent<C extends Call> {
+  of(call: C): unknown;
+  with(call: C, content: unknown): C;
+}
+
 /**
- * The secrets guardrail (src/guardrails): the strictest of what the skill's manifest (an upstream's
- * tools: its registration) and the door's virtual server say. Credentials in the arguments are
- * redacted before anything is sent, or refuse the call (-32602); in the answer, redacted or
- * withheld (-32603). What it did rides on the outcome (`guardrail`), for the audit entry and the
- * counters. A replay is scanned again: what idempotency keeps is the answer as it came.
+ * The content path (src/content) around the rest of a call: what the caller sends (`carried`)
+ * passes it on its way out — redacted, or refused before anything is sent — what the skill,
+ * upstream or agent relays while the call runs passes it on its way to the caller's sinks, and so
+ * does the outcome (checked against its pin first, when it has one). The call's `content` says how
+ * strict it is: the strictest of what the tool's owner (a skill's manifest, an upstream's
+ * registration) and the door say.
+ * @example const outcome = await throughContent(call, next, TOOL_CONTENT)
  */
-export const guardrails: Policy = async (call, next) => {
-  const mode = strictestOf(call.manifest.guardrails?.secrets, call.scope.guardrails?.secrets);
-  if (mode === "off") return next(call);
-  const action: GuardrailReport["action"] = mode === "refuse" ? "refused" : "redacted";
-  const sent = await scanSecrets(call.request.params);
-  const reported = (found: SecretFinding[], where: GuardedPart) => found.map((finding) => ({ ...finding, where }));
-  if (sent.findings.length && mode === "refuse") {
-    const findings = reported(sent.findings, "arguments").slice(0, 32);
-    const error = new RpcError(
-      ErrorCode.InvalidParams,
-      `Refused by the secrets guardrail: the arguments hold a credential (${describeFindings(findings)}); nothing was sent`,
-      {
-        guardrail: "secrets",
-        findings,
-      },
-    );
-    return { ok: false, error: error.toJSON(), guardrail: { guardrail: "secrets", action, findings } };
-  }
-  // An A2A caller's stream of the agent's events is part of the answer: each event scanned, in order.
-  const events = call.onAgentEvent && scannedEvents(call.onAgentEvent, mode);
-  const guarded = {
-    ...call,
-    ...(sent.findings.length ? { request: { ...call.request, params: sent.redacted as JsonRpcRequest["params"] } } : {}),
-    ...(events ? { onAgentEvent: events.relay } : {}),
-  };
-  const outcome = await next(guarded);
-  const streamed = (await events?.done()) ?? [];
-  const answer = outcome.ok ? await scanSecrets(outcome.result) : { findings: [], redacted: undefined };
-  const findings = [...reported(sent.findings, "arguments"), ...reported([...streamed, ...answer.findings], "answer")].slice(0, 32);
-  if (!findings.length) return outcome;
-  const guardrail = { guardrail: "secrets" as const, action, findings };
-  if (!answer.findings.length) return { ...outcome, guardrail };
-  if (mode === "redact") return { ...outcome, result: answer.redacted, guardrail };
-  const { result: _withheld, ...who } = outcome as Extract<Outcome, { ok: true }>;
-  const error = new RpcError(
-    ErrorCode.InternalError,
-    `The answer was withheld by the secrets guardrail: it held a credential (${describeFindings(findings)})`,
-    {
-      guardrail: "secrets",
-      findings,
-    },
-  );
-  return { ...who, ok: false, error: error.toJSON(), guardrail };
+export async function throughContent<C extends Call>(call: C, next: Handler<C>, carried?: CallerContent<C>, pin?: PinCheck): Promise<Outcome> {
+  const path = call.content ?? new ContentPath("off");
+  const sending = carried?.of(call);
+  const sent = await path.sent(sending);
+  if ("refusal" in sent) return sent.refusal;
+  const relays = path.relays(call);
+  const outcome = await next({ ...(sent.value === sending ? call : carried!.with(call, sent.value)), relays });
+  return path.answer(outcome, pin);
+}
+
+/**
+ * What a tool call carries of its caller: its arguments, and its answers to an upstream's input
+ * requests (a 2026-07-28 round).
+ */
+const TOOL_CONTENT: CallerContent<SkillCall> = {
+  of: (call) => (call.inputRound?.inputResponses ? { params: call.request.params, inputResponses: call.inputRound.inputResponses } : call.request.params),
+  with: (call, content) => {
+    if (!call.inputRound?.inputResponses) return { ...call, request: { ...call.request, params: content as JsonRpcRequest["params"] } };
+    const { params, inputResponses } = content as { params: JsonRpcRequest["params"]; inputResponses: InputRound["inputResponses"] };
+    return { ...call, request: { ...call.request, params }, inputRound: { ...call.inputRound, inputResponses } };
+  },
 };
 
-/**
- * An agent's stream events on their way to the caller through the secrets guardrail: each scanned,
- * in the order they came, then relayed redacted (`redact`) or not at all (`refuse`); `done` waits
- * for the last and answers what was found.
- */
-function scannedEvents(relay: (event: StreamResponse) => void, mode: "redact" | "refuse") {
-  let last = Promise.resolve();
-  const found: SecretFinding[] = [];
-  return {
-    relay: (event: StreamResponse) => {
-      last = last.then(async () => {
-        const scanned = await scanSecrets(event);
-        found.push(...scanned.findings);
-        if (!scanned.findings.length) relay(event);
-        else if (mode === "redact") relay(scanned.redacted as StreamResponse);
-      });
-    },
-    done: () => last.then(() => found),
-  };
-}
-
-/** Findings as a caller reads them: `GITHUB_TOKEN at token, SLACK_TOKEN at items[0].hook`. */
-function describeFindings(findings: SecretFinding[]): string {
-  const shown = findings.slice(0, 3).map((f) => `${f.kind} at ${f.path.slice(0, 64)}`);
-  return findings.length > 3 ? `${shown.join(", ")} and ${findings.length - 3} more` : shown.join(", ");
-}
+/** A tool call's content path: right after `limits`, so a refused call is charged. */
+export const content: Policy = (call, next) => throughContent(call, next, TOOL_CONTENT);
 
 /**
  * Counts one call against the scope's rate and quota, or throws -32005 with `retryAfterMs` (the
@@ -496,13 +465,12 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         hopKey: call.runtime.config.hopKey,
         upstreams: call.runtime.upstreams,
         ...(scope.subjectToken ? { subjectToken: scope.subjectToken } : {}),
-        onProgress: call.onProgress,
-        ...(call.onAgentEvent ? { onAgentEvent: call.onAgentEvent } : {}),
+        // What the call relays goes through the content path to the caller's sinks.
+        ...call.relays,
         signal: call.signal,
         cancellation: call.cancellation,
         inputRound: call.inputRound,
         logLevel: call.logLevel,
-        onLog: call.onLog,
         // A pipeline's steps come back to the gateway as this caller, each with a key derived from
         // the call's own (a job's id stands for one): a retried pipeline replays the steps that
         // succeeded instead of running them again.

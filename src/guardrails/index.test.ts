@@ -44,3 +44,26 @@ describe("strictestOf", () => {
     expect(strictestOf(undefined)).toBe("off");
   });
 });
+
+describe("scanSecrets covers the whole secret", () => {
+  const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzzzzzzz"; // 40 characters, not the documentation's example
+  it("redacts an AWS secret access key written as a config line whole, key name kept", async () => {
+    const { findings, redacted } = await scanSecrets({ line: `aws_secret_access_key = ${AWS_SECRET}` });
+    expect(findings).toEqual([{ kind: "AWSSECRETACCESSKEY", path: "line" }]);
+    expect(redacted).toEqual({ line: "aws_secret_access_key = [REDACTED:AWSSECRETACCESSKEY]" });
+    // Not one character of the secret's tail is left (the rule reports the key name's start with the secret's length).
+    expect(JSON.stringify(redacted)).not.toContain(AWS_SECRET.slice(-8));
+  });
+
+  it("reads a key with its string value, as a config file's line: a JSON credential is found in its value", async () => {
+    const { findings, redacted } = await scanSecrets({ aws_secret_access_key: AWS_SECRET });
+    expect(findings).toEqual([{ kind: "AWSSECRETACCESSKEY", path: "aws_secret_access_key" }]);
+    expect(redacted).toEqual({ aws_secret_access_key: "[REDACTED:AWSSECRETACCESSKEY]" });
+  });
+
+  it("finds an AWS access key id, and leaves an account number alone", async () => {
+    const { findings, redacted } = await scanSecrets({ id: "AKIAZ7QWERTYUIOPASDF", account: "account: 123456789012" });
+    expect(findings).toEqual([{ kind: "AWSACCESSKEYID", path: "id" }]);
+    expect(redacted).toEqual({ id: "[REDACTED:AWSACCESSKEYID]", account: "account: 123456789012" });
+  });
+});

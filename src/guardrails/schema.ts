@@ -18,8 +18,13 @@ export const UPSTREAM_GUARDRAILS: Guardrails = { secrets: "redact" };
 export const SecretFindingSchema = z.object({ kind: z.string().max(64), path: z.string().max(256) });
 export type SecretFinding = z.infer<typeof SecretFindingSchema>;
 
-/** In what was sent (`arguments`) or what came back (`answer`). */
-export const GuardedPartSchema = z.enum(["arguments", "answer"]);
+/**
+ * Where in a call's content it was found: what the caller sent (`arguments`: a tool's arguments,
+ * an A2A message, a prompt's or a completion's arguments, answers to input requests), or what came
+ * back — the `answer` (a result, a read, a prompt, a task), an `error` (its message and data, an
+ * `isError` result, a failed task), a `log` or `progress` message, or a `stream`'s events.
+ */
+export const GuardedPartSchema = z.enum(["arguments", "answer", "error", "log", "progress", "stream"]);
 export type GuardedPart = z.infer<typeof GuardedPartSchema>;
 
 /** What the guardrail did to a call, for its audit entry and counters: at most 32 findings, each with the part it was in. */

@@ -55,9 +55,19 @@ export function logRelay(
       send({ level: "warning", logger: source, data: `${source} logged more than ${MAX_LOG_MESSAGES} messages in one call: the rest are dropped` });
       return;
     }
-    const { level, logger, data } = checked.data;
-    const json = JSON.stringify(data) ?? "null";
-    const bounded = json.length > MAX_LOG_DATA_CHARS ? `${json.slice(0, MAX_LOG_DATA_CHARS)}… (cut at ${MAX_LOG_DATA_CHARS} characters)` : data;
-    send({ level, logger: logger ? `${source}/${logger}` : source, data: bounded });
+    const { level, logger, data } = boundedLog(checked.data);
+    send({ level, logger: logger ? `${source}/${logger}` : source, data });
   };
+}
+
+/**
+ * A log message with its data within `MAX_LOG_DATA_CHARS` as JSON (longer data becomes that much
+ * of its JSON, saying it was cut); anything that is not a log message as it is.
+ * @example boundedLog({ level: "info", data: "x".repeat(10_000) }).data // "\"xxx…\"… (cut at 4096 characters)"
+ */
+export function boundedLog<T>(message: T): T {
+  const data = (message as { data?: unknown } | null)?.data;
+  if (!message || typeof message !== "object" || data === undefined) return message;
+  const json = JSON.stringify(data) ?? "null";
+  return json.length > MAX_LOG_DATA_CHARS ? { ...message, data: `${json.slice(0, MAX_LOG_DATA_CHARS)}… (cut at ${MAX_LOG_DATA_CHARS} characters)` } : message;
 }

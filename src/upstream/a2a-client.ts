@@ -19,6 +19,7 @@ import {
   type Task,
   TaskSchema,
   appliedEvent,
+  joinedText,
   messageOf,
   statusTextOf,
 } from "../a2a/index.js";
@@ -95,11 +96,13 @@ export async function sendToAgent(
   const streams = !!(streaming.onProgress || streaming.onAgentEvent);
   const method = streams ? "SendStreamingMessage" : "SendMessage";
   const response = await posted(target, method, { message: messageOf(skill, args, crypto.randomUUID()) }, streams);
+  // The text as the agent wrote it: its chunks and adjacent text parts read as one.
   return answered(target, async () => {
-    if (acceptsEventStream(response.headers, "content-type") && response.body) return streamed(target, response.body as ReadableStream<Uint8Array>, streaming);
+    if (acceptsEventStream(response.headers, "content-type") && response.body)
+      return joinedText(await streamed(target, response.body as ReadableStream<Uint8Array>, streaming));
     const answer = SendMessageResultSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
     if (!answer.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task or a message`);
-    return answer.data;
+    return joinedText(answer.data);
   });
 }
 
@@ -112,7 +115,7 @@ export async function askAgentTask(target: AgentTarget, method: "GetTask" | "Can
   return answered(target, async () => {
     const task = TaskSchema.safeParse(resultOf(target, response.status, safeJson(await boundedText(response, MAX_ANSWER_BYTES))));
     if (!task.success) throw upstreamUnavailable(target.label, `answered ${method} with something that is not a task`);
-    return task.data;
+    return (joinedText({ task: task.data }) as { task: Task }).task;
   });
 }
 
