@@ -241,7 +241,7 @@ export function renderMetrics(counters: Array<{ field: Field; value: number }>, 
   family(
     "skillmesh_guardrail_actions_total",
     "counter",
-    "Calls a guardrail acted on, by skill, guardrail (secrets), action (redacted, refused) and where it found something (arguments, answer).",
+    "Calls a guardrail acted on, by skill, guardrail (secrets), action (redacted, refused) and where it found something (arguments, answer, error, log, progress, stream).",
     of("guardrail").map(
       ({ field: [, skill = "", guardrail = "", action = "", where = ""], value }) =>
         `skillmesh_guardrail_actions_total${labelsOf({ skill, guardrail, action, where })} ${value}`,
