@@ -90,16 +90,25 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
       if (!skill)
         throw new RpcError(ErrorCode.InvalidParams, `No skill ${String(wanted).slice(0, 64)} of ${name.slice(0, 64)} you may call; its card lists them`);
       const args = argumentsOf(message);
-      if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has no text part");
+      if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has no part");
       try {
-        const result = (await invoke({ jsonrpc: "2.0", method: skill.tool, params: args, id: request.id ?? 0 }, ONE, scope, runtime, c.env, streaming)) as {
+        const result = (await invoke(
+          { jsonrpc: "2.0", method: skill.tool, params: { ...args }, id: request.id ?? 0 },
+          ONE,
+          scope,
+          runtime,
+          c.env,
+          streaming,
+        )) as {
           structuredContent?: SendMessageResult;
         };
         return result.structuredContent!;
       } catch (error) {
         // A task the agent failed is its answer, as it gave it.
-        const failed = (error as RpcError).data as { toolResult?: { structuredContent?: SendMessageResult } } | undefined;
+        const failed = (error as RpcError).data as { toolResult?: { structuredContent?: SendMessageResult }; taskNotFound?: string } | undefined;
         if (error instanceof RpcError && failed?.toolResult?.structuredContent) return failed.toolResult.structuredContent;
+        // A task or context that is not the caller's: A2A's TaskNotFoundError, as GetTask answers it.
+        if (error instanceof RpcError && failed?.taskNotFound !== undefined) throw new RpcError(TASK_NOT_FOUND, error.message);
         throw error;
       }
     })();
@@ -112,7 +121,7 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
         // A task one of this caller's calls started: an operation of the one chain (resolved, charged, audited).
         const { id } = parseParams(TaskIdParamsSchema, request.params ?? {});
         const operation = { kind: "agent-task", method: request.method, agent: name, taskId: id } as const;
-        return perform({ ...operation, notFound: { code: ErrorCode.SkillUnavailable, message: `Task not found: ${id.slice(0, 200)}` } }, scope, runtime, c.env);
+        return perform({ ...operation, notFound: { code: TASK_NOT_FOUND, message: `Task not found: ${id.slice(0, 200)}` } }, scope, runtime, c.env);
       }
       throw unserved(request.method);
     });
@@ -137,6 +146,9 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
   }, runtime.config.sseHeartbeatMs);
   return new Response(stream, { headers: SSE_HEADERS });
 });
+
+/** A2A's TaskNotFoundError. */
+const TASK_NOT_FOUND = -32001;
 
 /** What a streamed request answers once its events are sent: nothing more. */
 const NO_MORE = Symbol("streamed");

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { type AgentCard, type Task, agentCardUrlOf, appliedEvent, argumentsOf, jsonRpcInterfaceOf, toolResultOf, versionRefusal } from "./index.js";
+import {
+  type AgentCard,
+  type Task,
+  agentCardUrlOf,
+  appliedEvent,
+  argumentsOf,
+  conversationsOf,
+  joinedText,
+  jsonRpcInterfaceOf,
+  messageOf,
+  toolResultOf,
+  versionRefusal,
+} from "./index.js";
 
 const card = (url: string, protocolVersion?: string): AgentCard => ({
   name: "a",
@@ -59,11 +71,47 @@ describe("an agent's answer", () => {
     expect(versionRefusal("0.3")).toMatch(/not supported/);
   });
 
-  it("takes a caller's message as the tool's arguments: its text, the conversation it continues", () => {
-    expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "a" }, { text: "b" }], contextId: "c" })).toEqual({
-      message: "a\nb",
-      contextId: "c",
+  it("takes a caller's message as the tool's arguments, whole: its text, its parts, id and metadata, the conversation it continues", () => {
+    const parts = [{ text: "a" }, { data: { n: 1 } }, { url: "https://files.example/x.pdf", mediaType: "application/pdf" }, { text: "b" }];
+    expect(
+      argumentsOf({ messageId: "m", role: "ROLE_USER", parts, contextId: "c", taskId: "t", metadata: { skillId: "s", trace: "x" }, referenceTaskIds: ["r"] }),
+    ).toEqual({ message: "a\nb", parts, messageId: "m", metadata: { trace: "x" }, contextId: "c", taskId: "t", referenceTaskIds: ["r"] });
+    expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ data: { only: "data" } }] })).toEqual({
+      parts: [{ data: { only: "data" } }],
+      messageId: "m",
     });
     expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [] })).toBeUndefined();
+  });
+
+  it("is sent to the agent as the caller sent it, its skillId the gateway's", () => {
+    const parts = [{ data: { n: 1 } }];
+    expect(messageOf("chat", { parts, messageId: "m1", metadata: { skillId: "admin", trace: "x" }, taskId: "t" }, "m_gw")).toEqual({
+      messageId: "m1",
+      role: "ROLE_USER",
+      parts,
+      taskId: "t",
+      metadata: { trace: "x", skillId: "chat" },
+    });
+    expect(messageOf("chat", { message: "hi" }, "m_gw")).toEqual({
+      messageId: "m_gw",
+      role: "ROLE_USER",
+      parts: [{ text: "hi" }],
+      metadata: { skillId: "chat" },
+    });
+  });
+
+  it("names the tasks and the context a call continues or refers to", () => {
+    expect(conversationsOf({ message: "x", taskId: "t", referenceTaskIds: ["r1", "r2"], contextId: "c" })).toEqual({
+      taskIds: ["t", "r1", "r2"],
+      contextId: "c",
+    });
+    expect(conversationsOf({ message: "x" })).toEqual({ taskIds: [] });
+  });
+
+  it("reads adjacent plain text parts as one text, as the agent streamed them", () => {
+    const answer = joinedText({
+      message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "ghp_A1" }, { text: "b2" }, { data: 1 }, { text: "x", metadata: { a: 1 } }] },
+    });
+    expect(answer).toEqual({ message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "ghp_A1b2" }, { data: 1 }, { text: "x", metadata: { a: 1 } }] } });
   });
 });

@@ -189,29 +189,82 @@ export function jsonRpcInterfaceOf(card: AgentCard, cardUrl: string): { url: str
 }
 
 /**
- * The message the gateway sends for a call of one of an agent's skills.
+ * What a call of one of an agent's skills carries: a text message (what `/rpc` and `/mcp` callers
+ * send), or an A2A caller's whole message — its parts (text, data, files), its id and metadata, the
+ * task and context it continues and the tasks it refers to.
+ */
+export interface AgentToolArguments {
+  message?: string;
+  parts?: Part[];
+  messageId?: string;
+  metadata?: Record<string, unknown>;
+  contextId?: string;
+  taskId?: string;
+  referenceTaskIds?: string[];
+}
+
+/**
+ * The message the gateway sends for a call of one of an agent's skills: the caller's own parts,
+ * id and metadata when it sent a whole message, else one text part; `metadata.skillId` always the
+ * skill called (the gateway's word).
  * @example messageOf("summarize", { message: "Hello" }, "m_1") // { messageId: "m_1", role: "ROLE_USER", parts: [{ text: "Hello" }], metadata: { skillId: "summarize" } }
  */
-export function messageOf(skill: string, args: { message: string; contextId?: string; taskId?: string }, messageId: string): Message {
+export function messageOf(skill: string, args: AgentToolArguments, messageId: string): Message {
   return {
-    messageId,
+    messageId: args.messageId ?? messageId,
     role: "ROLE_USER",
-    parts: [{ text: args.message }],
+    parts: args.parts ?? [{ text: args.message ?? "" }],
     ...(args.contextId ? { contextId: args.contextId } : {}),
     ...(args.taskId ? { taskId: args.taskId } : {}),
-    metadata: { skillId: skill },
+    ...(args.referenceTaskIds?.length ? { referenceTaskIds: args.referenceTaskIds } : {}),
+    metadata: { ...args.metadata, skillId: skill },
   };
 }
 
-/** The input every skill of an agent takes as a tool: a text message, and the conversation it continues. */
+/**
+ * The tasks and the context a call's arguments name (those it continues or refers to): each must be
+ * the caller's own (src/gateway/policies.ts, `conversations`).
+ * @example conversationsOf({ message: "more", taskId: "t1", contextId: "c1" }) // { taskIds: ["t1"], contextId: "c1" }
+ */
+export function conversationsOf(args: unknown): { taskIds: string[]; contextId?: string } {
+  const named = (args ?? {}) as AgentToolArguments;
+  const taskIds = [named.taskId, ...(Array.isArray(named.referenceTaskIds) ? named.referenceTaskIds : [])].filter(
+    (id): id is string => typeof id === "string" && id.length > 0,
+  );
+  return { taskIds, ...(typeof named.contextId === "string" && named.contextId ? { contextId: named.contextId } : {}) };
+}
+
+/** One A2A part as a tool argument (what `PartSchema` reads). */
+const PART_SCHEMA = {
+  type: "object",
+  description: "An A2A part: text, data (any JSON), a file by url, or raw bytes (base64); with mediaType, filename and metadata.",
+  properties: {
+    text: { type: "string" },
+    data: {},
+    url: { type: "string", maxLength: 2_048 },
+    raw: { type: "string" },
+    mediaType: { type: "string", maxLength: 256 },
+    filename: { type: "string", maxLength: 256 },
+    metadata: { type: "object" },
+  },
+} as const;
+
+/**
+ * The input every skill of an agent takes as a tool: a text message (or an A2A caller's whole
+ * message: its parts, id and metadata), and the conversation it continues.
+ */
 export const SKILL_INPUT_SCHEMA = {
   type: "object",
   properties: {
     message: { type: "string", minLength: 1, maxLength: 100_000, description: "What to ask the agent." },
+    parts: { type: "array", items: PART_SCHEMA, minItems: 1, maxItems: 256, description: "The message's A2A parts, sent as they are (instead of message)." },
+    messageId: { type: "string", minLength: 1, maxLength: 256, description: "The message's id (default: one of the gateway's)." },
+    metadata: { type: "object", description: "The message's metadata (its skillId is always the skill called)." },
     contextId: { type: "string", maxLength: 256, description: "The conversation to continue (a previous answer's contextId)." },
     taskId: { type: "string", maxLength: 256, description: "The task to continue (an answer's taskId, when it asked for input)." },
+    referenceTaskIds: { type: "array", items: { type: "string", maxLength: 256 }, maxItems: 32, description: "Tasks of yours this message refers to." },
   },
-  required: ["message"],
+  anyOf: [{ required: ["message"] }, { required: ["parts"] }],
   additionalProperties: false,
 } as const;
 
@@ -256,14 +309,25 @@ export const SendMessageParamsSchema = z
   .loose();
 
 /**
- * A caller's message as the arguments of the skill's tool: its text parts, and the conversation
- * and task it continues; undefined when it has no text.
- * @example argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] }) // { message: "Hi" }
+ * A caller's message as the arguments of the skill's tool, whole: its text (for the tool's
+ * `message`), its parts as they are, its id and metadata, and the task and context it continues;
+ * undefined when it has no part.
+ * @example argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] }) // { message: "Hi", parts: [{ text: "Hi" }], messageId: "m" }
  */
-export function argumentsOf(message: Message): { message: string; contextId?: string; taskId?: string } | undefined {
-  const text = textsOf(message.parts).join("\n");
-  if (!text) return undefined;
-  return { message: text, ...(message.contextId ? { contextId: message.contextId } : {}), ...(message.taskId ? { taskId: message.taskId } : {}) };
+export function argumentsOf(message: Message): AgentToolArguments | undefined {
+  if (!message.parts.length) return undefined;
+  const text = textsOf(message.parts.filter((part) => part.text !== undefined)).join("\n");
+  const { skillId: _skill, ...metadata } = message.metadata ?? {};
+  const references = (message as { referenceTaskIds?: unknown }).referenceTaskIds;
+  return {
+    ...(text ? { message: text } : {}),
+    parts: message.parts,
+    messageId: message.messageId,
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+    ...(message.contextId ? { contextId: message.contextId } : {}),
+    ...(message.taskId ? { taskId: message.taskId } : {}),
+    ...(Array.isArray(references) && references.length ? { referenceTaskIds: references.filter((r): r is string => typeof r === "string") } : {}),
+  };
 }
 
 /** The texts of parts (data as JSON, a file by its URL). */

@@ -31,6 +31,7 @@ import {
   asyncJobs,
   compose,
   content,
+  conversations,
   fallback,
   forward,
   idempotency,
@@ -50,7 +51,7 @@ export { registryEntry, registryView } from "./lookup.js";
 const tracer = trace.getTracer("skillmesh-gateway");
 
 /** A skill call, outermost policy first. */
-const callSkill = compose<SkillCall>([limits, content, asyncJobs, idempotency, retries, fallback, timeout], forward);
+const callSkill = compose<SkillCall>([limits, content, conversations, asyncJobs, idempotency, retries, fallback, timeout], forward);
 
 /**
  * A built-in, or a call refused before its policies (no such skill or resource, params too deep):

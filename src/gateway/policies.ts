@@ -4,7 +4,7 @@
  * repeat, reroute or time the call, but it knows nothing of the policies around it. The call chain
  * (src/gateway/invoke.ts) only assembles them; a new policy is a new function in the list.
  *
- *   limits → content path → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
+ *   limits → content path → conversations (an agent's tasks) → async jobs → idempotency → retries → fallback (breakers) → timeout → forward
  */
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../breaker/index.js";
 import { failureClassOf } from "../failures/index.js";
@@ -29,7 +29,8 @@ import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 import { type AdoptedTask, queuedLeaseMs } from "../jobs/index.js";
 import { type InputRound, type TaskStarted, isTaskStarted } from "../mcp-protocol/index.js";
-import type { StreamResponse } from "../a2a/index.js";
+import { type StreamResponse, conversationsOf } from "../a2a/index.js";
+import { registryEntry } from "./lookup.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -139,6 +140,39 @@ const TOOL_CONTENT: CallerContent<SkillCall> = {
     return { ...call, request: { ...call.request, params }, inputRound: { ...call.inputRound, inputResponses } };
   },
 };
+
+/**
+ * An A2A agent's tasks and contexts are their callers' (the agent sees one client, the gateway, so
+ * only the gateway can keep callers apart): a call of an agent's skill that continues a task or a
+ * context, or refers to a task, reaches the agent only when each is this caller's — a task one of
+ * its calls started, while it may still call the tool that started it; a context no other caller
+ * started. Anything else is "Task not found" (-32602, `data.taskNotFound`; the A2A door answers it
+ * as A2A's TaskNotFoundError), exactly as for a task that does not exist, and nothing is sent.
+ */
+export const conversations: Policy = async (call, next) => {
+  const endpoint = call.entry.versions[0]?.endpoint ?? call.entry.degraded?.endpoint;
+  const agent = endpoint && "upstream" in endpoint && endpoint.upstream.kind === "a2a" ? endpoint.upstream.name : undefined;
+  if (!agent) return next(call);
+  const { taskIds, contextId } = conversationsOf(call.request.params);
+  const { runtime, scope } = call;
+  const caller = scope.context.caller;
+  const mayStillCall = async (tool: string) => {
+    const entry = tool === call.entry.name ? call.entry : await registryEntry(runtime, tool, call.trace, scope.waitUntil);
+    return !!entry && scope.access.allowsSkill(entry.name, entry.tags);
+  };
+  for (const taskId of taskIds) {
+    const task = await runtime.upstreams.agentTask(agent, taskId);
+    if (!task || task.caller !== caller || !(await mayStillCall(task.tool))) return taskNotFound(taskId);
+  }
+  const context = contextId === undefined ? undefined : await runtime.upstreams.agentContext(agent, contextId);
+  if (context && context.caller !== caller) return taskNotFound(contextId!);
+  return next(call);
+};
+
+/** The answer for a task or context that is not the caller's (or not at all): one answer for both. */
+function taskNotFound(id: string): Outcome {
+  return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Task not found: ${id.slice(0, 200)}`, { taskNotFound: id.slice(0, 256) }).toJSON() };
+}
 
 /** A tool call's content path: right after `limits`, so a refused call is charged. */
 export const content: Policy = (call, next) => throughContent(call, next, TOOL_CONTENT);

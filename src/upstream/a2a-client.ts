@@ -10,6 +10,7 @@ import { BodyTooLarge, MAX_ANSWER_BYTES, boundedText } from "../body/index.js";
 import {
   A2A_VERSION,
   type AgentCard,
+  type AgentToolArguments,
   AgentCardSchema,
   MAX_AGENT_CARD_BYTES,
   type SendMessageResult,
@@ -87,12 +88,7 @@ export interface AgentStreaming {
  * each status update relayed as progress and each event as it came.
  * @example const answer = await sendToAgent(target, "summarize", { message: "…" })
  */
-export async function sendToAgent(
-  target: AgentTarget,
-  skill: string,
-  args: { message: string; contextId?: string; taskId?: string },
-  streaming: AgentStreaming = {},
-): Promise<SendMessageResult> {
+export async function sendToAgent(target: AgentTarget, skill: string, args: AgentToolArguments, streaming: AgentStreaming = {}): Promise<SendMessageResult> {
   const streams = !!(streaming.onProgress || streaming.onAgentEvent);
   const method = streams ? "SendStreamingMessage" : "SendMessage";
   const response = await posted(target, method, { message: messageOf(skill, args, crypto.randomUUID()) }, streams);

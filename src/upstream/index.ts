@@ -26,7 +26,7 @@ import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAcces
 import { type Skipped, type ToolSource, a2aManifestOf, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { readUpstreamSkills } from "./skills.js";
-import { type Task, agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
+import { type AgentToolArguments, type SendMessageResult, type Task, agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
 import { askAgentTask, readAgentCard, sendToAgent } from "./a2a-client.js";
 import { schemaIssues } from "../json-schema/index.js";
 import type { UpstreamToolResult } from "../mcp-protocol/index.js";
@@ -65,6 +65,8 @@ export const UPSTREAM_KEYS = {
   held: (name: string) => `sm:upstream:${name}:held`,
   /** An A2A agent's task a call started: whose it is, and which version and tool ran it (`AGENT_TASK_TTL_MS`). */
   agentTask: (name: string, taskId: string) => `sm:upstream:${name}:task:${taskId}`,
+  /** An A2A agent's context a call started: whose it is (`AGENT_TASK_TTL_MS`). */
+  agentContext: (name: string, contextId: string) => `sm:upstream:${name}:context:${contextId}`,
 } as const;
 
 /** How long the gateway remembers whose an agent's task is (a caller asks about it within that). */
@@ -217,15 +219,9 @@ export class Upstreams implements UpstreamCaller {
     }
     if (endpoint.kind === "a2a") {
       const agent = { url: endpoint.url, label: request.skill, headers, signal: request.signal };
-      const answer = await sendToAgent(agent, endpoint.skill, args as { message: string }, request);
-      // The task is the caller's: only it may ask about it (or cancel it) later, at the version that ran it.
-      if ("task" in answer) {
-        const owned: AgentTaskRecord = { caller: request.caller, version: request.version, tool: request.skill };
-        // A store that fails costs the caller its later GetTask, not this answer.
-        await this.store
-          .set(UPSTREAM_KEYS.agentTask(endpoint.name, answer.task.id), JSON.stringify(owned), { px: AGENT_TASK_TTL_MS })
-          .catch((error: unknown) => console.error(`[upstream] ${request.skill}: its task's owner could not be kept:`, errorText(error)));
-      }
+      const answer = await sendToAgent(agent, endpoint.skill, args as AgentToolArguments, request);
+      // The task and its context are the caller's: only it may continue them, ask about them or cancel them.
+      await this.#keepConversation(endpoint.name, answer, { caller: request.caller, version: request.version, tool: request.skill });
       const result = toolResultOf(answer);
       if (result.isError) throw toolFailure(request.skill, result);
       return result;
@@ -264,6 +260,42 @@ export class Upstreams implements UpstreamCaller {
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri), round);
     if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>, round);
+  }
+
+  /**
+   * Keeps whose the task and context of an agent's answer are: the caller whose call started them
+   * (written only where no record is, `nx`). An answer naming a task or context another caller
+   * already has is the agent's fault — it would hand one caller another's conversation — and is
+   * not relayed (-32001); the records stay as they were. A store that fails costs the caller its
+   * later GetTask, not this answer.
+   */
+  async #keepConversation(agent: string, answer: SendMessageResult, owned: AgentTaskRecord): Promise<void> {
+    const said = "task" in answer ? { taskId: answer.task.id, contextId: answer.task.contextId } : { contextId: answer.message.contextId };
+    const claims = [
+      ...(said.taskId ? [{ key: UPSTREAM_KEYS.agentTask(agent, said.taskId), value: JSON.stringify(owned) }] : []),
+      ...(said.contextId ? [{ key: UPSTREAM_KEYS.agentContext(agent, said.contextId), value: JSON.stringify({ caller: owned.caller }) }] : []),
+    ];
+    for (const { key, value } of claims) {
+      try {
+        if (await this.store.set(key, value, { px: AGENT_TASK_TTL_MS, nx: true })) continue;
+        const holder = z.object({ caller: z.string() }).safeParse(safeJson((await this.store.get(key)) ?? ""));
+        if (holder.success && holder.data.caller !== owned.caller)
+          throw new RpcError(
+            ErrorCode.SkillUnavailable,
+            `${owned.tool}: the agent answered with a task or context another caller started; the answer is not relayed`,
+            { retryAfterMs: 1_000 },
+          );
+      } catch (error) {
+        if (error instanceof RpcError) throw error;
+        console.error(`[upstream] ${owned.tool}: its task's owner could not be kept:`, errorText(error));
+      }
+    }
+  }
+
+  /** Who started an agent's context (its first task or message); undefined when the gateway handed it to no one (or forgot). */
+  async agentContext(name: string, contextId: string): Promise<{ caller: string } | undefined> {
+    const parsed = z.object({ caller: z.string() }).safeParse(safeJson((await this.store.get(UPSTREAM_KEYS.agentContext(name, contextId))) ?? ""));
+    return parsed.success ? parsed.data : undefined;
   }
 
   /** Whose an agent's task is, and which version and tool ran it; undefined when the gateway started no such task (or forgot it). */
