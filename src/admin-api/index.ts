@@ -172,7 +172,10 @@ export const ApproveRequestSchema = z
       .record(
         z
           .string()
-          .regex(/^(resource|resourceTemplate|prompt|skill):.{1,2048}$/, "an offering is named <subject>:<name>, e.g. prompt:summarize or skill:git-workflow"),
+          .regex(
+            /^(resource|resourceTemplate|prompt|skill|app):.{1,2048}$/,
+            "an offering is named <subject>:<name>, e.g. prompt:summarize, skill:git-workflow or app:ui://widget/map.html",
+          ),
         ContractHashSchema,
       )
       .optional(),

@@ -165,7 +165,7 @@ export class CallerCatalog {
       case "package":
         return `package:${target.package}@${target.version}/${target.path ?? ""}`;
       case "upstream":
-        return `upstream:${target.upstream}@${target.version}${target.digest ? `/${target.digest}` : ""}`;
+        return `upstream:${target.upstream}@${target.version}${target.pin ? `/${target.pin.digest}` : ""}`;
       case "skill": {
         const entry = (await this.view()).skills.get(target.skill);
         return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;
@@ -227,7 +227,8 @@ export class CallerCatalog {
 function federatedSkillTarget(offerings: Offerings, uri: string): Target | undefined {
   for (const { listed, owner } of offerings.skills) {
     const file = listed.files.get(uri);
-    if (file && owner.kind === "upstream") return { owner: "upstream", upstream: owner.upstream, version: owner.version, name: file.uri, digest: file.digest };
+    if (file && owner.kind === "upstream")
+      return { owner: "upstream", upstream: owner.upstream, version: owner.version, name: file.uri, pin: { of: "skill-file", digest: file.digest } };
   }
   return undefined;
 }
@@ -242,7 +243,7 @@ function targetOf(owner: OfferingOwner, template?: string): Target {
   const matched = template === undefined ? {} : { template };
   return owner.kind === "skill" ?
       { owner: "skill", skill: owner.skill, ...(owner.name !== undefined ? { name: owner.name } : {}), ...matched }
-    : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...matched };
+    : { owner: "upstream", upstream: owner.upstream, version: owner.version, name: owner.name, ...(owner.pin ? { pin: owner.pin } : {}), ...matched };
 }
 
 /**

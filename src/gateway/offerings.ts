@@ -23,11 +23,14 @@ import type { UpstreamRecord, UpstreamSkill } from "../upstream/model.js";
 import { servedSkillUriOf } from "../upstream/skills.js";
 import type { PackageEntry } from "../agent-skills/index.js";
 import type { SkillSummary } from "./catalog.js";
+import type { Pin } from "./operation.js";
 
 /** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
 export type OfferingOwner =
   /** `name`: a prompt's own name in the skill (it is listed as `<skill>.<name>`). */
-  { kind: "skill"; skill: string; name?: string } | { kind: "upstream"; upstream: string; version: string; name: string };
+  | { kind: "skill"; skill: string; name?: string }
+  /** `pin`: what a read of it must still have (an MCP App's pinned contents). */
+  | { kind: "upstream"; upstream: string; version: string; name: string; pin?: Pin };
 
 /** An offering as a caller sees it (`listed`), and its owner. */
 export interface Offered<T> {
@@ -141,11 +144,18 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
   const none: Offerings = { resources: [], resourceTemplates: [], prompts: [], skills: [] };
   if (!offered) return none;
   const tags = [...record.tags, upstreamTag(record.name)];
-  // An MCP App's UI is the tool's: only a caller that may call a tool showing it sees it, under the gateway's URI for it.
+  // An MCP App's UI is the tool's: only a caller that may call a tool showing it sees it, under the
+  // gateway's URI for it, and only as pinned (an app the gateway could not pin is not served).
   const isApp = (uri: string) => uri.startsWith("ui://");
+  const pinned = new Map((offered.apps ?? []).map((app) => [app.uri, app]));
   const granted = (r: { name: string; uri: string }) =>
-    isApp(r.uri) ? apps.has(appUriOf(record.name, r.uri)) : selects(record, r.name) && access.allowsSkill(`${record.name}.${r.name}`, tags);
-  const owner = (name: string): OfferingOwner => ({ kind: "upstream", upstream: record.name, version, name });
+    isApp(r.uri) ?
+      apps.has(appUriOf(record.name, r.uri)) && pinned.has(r.uri)
+    : selects(record, r.name) && access.allowsSkill(`${record.name}.${r.name}`, tags);
+  const owner = (name: string): OfferingOwner => {
+    const app = pinned.get(name);
+    return { kind: "upstream", upstream: record.name, version, name, ...(app ? { pin: { of: "app", digest: app.digest, ui: app.ui } } : {}) };
+  };
   const withheld = offered.resources.filter((r) => !granted(r)).map((r) => withheldKey(record.name, isApp(r.uri) ? appUriOf(record.name, r.uri) : r.uri));
   return {
     ...(withheld.length ? { withheld: new Set(withheld) } : {}),

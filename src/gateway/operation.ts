@@ -157,10 +157,16 @@ export type Target =
   | { owner: "skill"; skill: string; template?: string; name?: string }
   /**
    * One version of an MCP upstream, asked for `name` (a URI, a prompt name, or its task's id) there;
-   * `digest` the one a file of its Agent Skill was pinned with, which the answer's bytes must have.
+   * `pin` what a file of its Agent Skill, or one of its MCP Apps, was pinned with: the answer must still have it.
    */
-  | { owner: "upstream"; upstream: string; version: string; name: string; template?: string; digest?: string }
+  | { owner: "upstream"; upstream: string; version: string; name: string; template?: string; pin?: Pin }
   /** One version of a package: a file (`path`), or its archive. */
   | { owner: "package"; package: string; version: string; path?: string }
   /** The gateway itself (a search, a listing): `name` says what of it. */
   | { owner: "gateway"; name: string };
+
+/**
+ * What a read of an upstream's pinned resource must still have: a federated Agent Skill's file its
+ * bytes' digest; an MCP App its bytes' digest and its contents' `_meta.ui` (CSP, permissions).
+ */
+export type Pin = { of: "skill-file"; digest: string } | { of: "app"; digest: string; ui?: unknown };

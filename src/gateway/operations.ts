@@ -48,6 +48,7 @@ import type { ContentPath, PinCheck } from "../content/index.js";
 import { searchCatalog } from "./search.js";
 import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
 import { contentBytesOf, digestRefusal } from "../upstream/skills.js";
+import { appPinRefusal } from "../upstream/apps.js";
 
 /** An operation on its way through its kind's policies, its target resolved. */
 export interface OperationCall extends Call {
@@ -138,20 +139,24 @@ const read: Handler<OperationCall> = async (call) => {
 };
 
 /**
- * The check a read's answer meets when what it reads was pinned by digest (a federated Agent
- * Skill's file): an upstream that changed it serves nothing of the change until an operator
- * approves it. Run by the content path before anything of the answer is scanned or relayed.
+ * The check a read's answer meets when what it reads was pinned (a federated Agent Skill's file:
+ * its bytes' digest; an MCP App: its bytes' digest and its `_meta.ui`): an upstream that changed it
+ * serves nothing of the change until an operator approves it. Run by the content path before
+ * anything of the answer is scanned or relayed.
  */
 export function pinOf(call: OperationCall): PinCheck | undefined {
   const { target, operation } = call;
-  if (target.owner !== "upstream" || !target.digest || operation.kind !== "resource") return undefined;
-  const digest = target.digest;
+  if (target.owner !== "upstream" || !target.pin || operation.kind !== "resource") return undefined;
+  const { pin } = target;
+  const answeredBy = `upstream:${target.upstream}@${target.version}`;
   return async (result) => {
     if (isInputRequired(result)) return undefined;
-    const refusal = await digestRefusal(contentBytesOf(result as ReadResourceResult, operation.uri), digest);
+    const read = result as ReadResourceResult;
+    const refusal = pin.of === "app" ? await appPinRefusal(read, operation.uri, pin) : await digestRefusal(contentBytesOf(read, operation.uri), pin.digest);
+    const what = pin.of === "app" ? "the app" : "the skill";
     return (
       refusal &&
-      `${operation.uri.slice(0, 200)} ${refusal} (upstream:${target.upstream}@${target.version}): the skill changed upstream since it was pinned, and is not served until an operator approves the change`
+      `${operation.uri.slice(0, 200)} ${refusal} (${answeredBy}): ${what} changed upstream since it was pinned, and is not served until an operator approves the change`
     );
   };
 }

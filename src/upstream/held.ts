@@ -1,7 +1,8 @@
 /**
  * Pinning what an upstream serves, and holding what changed: every definition an upstream sends —
  * a tool (its manifest and its endpoint: where it is called is part of what is pinned), a resource,
- * a resource template, a prompt — has a `contractHash`; a refresh that reads another hash holds the
+ * a resource template, a prompt, an Agent Skill (its files' digests), an MCP App (its contents'
+ * digest and `_meta.ui`) — has a `contractHash`; a refresh that reads another hash holds the
  * new definition for an operator's approval, which names the hash it reviewed. Held changes are
  * bounded (`MAX_HELD_CHANGES`, `MAX_HELD_BYTES`: a hostile upstream cannot fill the store) and kept
  * apart from the record the call path reads.
@@ -11,7 +12,7 @@ import { sha256Hex } from "../hash/index.js";
 import { manifestChanges } from "../registry/contract.js";
 import type { Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
 import { utf8Length } from "../utf8/index.js";
-import type { HeldChange, HeldSubject, Offerings, UpstreamSkill } from "./model.js";
+import type { HeldChange, HeldSubject, Offerings, UpstreamApp, UpstreamSkill } from "./model.js";
 
 /** The most changes held for one upstream (every version), and the most bytes they take. */
 export const MAX_HELD_CHANGES = 256;
@@ -31,9 +32,10 @@ export const OFFERING_SUBJECTS = [
   { subject: "resourceTemplate", list: "resourceTemplates", keyOf: (item: ResourceTemplate) => item.uriTemplate },
   { subject: "prompt", list: "prompts", keyOf: (item: Prompt) => item.name },
   { subject: "skill", list: "skills", keyOf: (item: UpstreamSkill) => item.path },
+  { subject: "app", list: "apps", keyOf: (item: UpstreamApp) => item.uri },
 ] as const;
 
-type AnyOffering = Resource | ResourceTemplate | Prompt | UpstreamSkill;
+type AnyOffering = Resource | ResourceTemplate | Prompt | UpstreamSkill | UpstreamApp;
 const keyOf = (subject: (typeof OFFERING_SUBJECTS)[number], item: AnyOffering) => (subject.keyOf as (item: AnyOffering) => string)(item);
 
 /** What a refresh makes of an upstream version's offerings: what stays served, what is held, what went. */
@@ -52,7 +54,13 @@ export interface OfferingsReconciled {
  * @example const { served, held } = await reconcileOfferings(current.offerings, read.offerings, heldBefore, Date.now())
  */
 export async function reconcileOfferings(served: Offerings | undefined, read: Offerings, before: HeldChange[], now: number): Promise<OfferingsReconciled> {
-  const next: Offerings = { resources: [], resourceTemplates: [], prompts: [], ...(served?.skills || read.skills ? { skills: [] } : {}) };
+  const next: Offerings = {
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+    ...(served?.skills || read.skills ? { skills: [] } : {}),
+    ...(served?.apps || read.apps ? { apps: [] } : {}),
+  };
   const held: HeldChange[] = [];
   const removed: string[] = [];
   for (const subject of OFFERING_SUBJECTS) {
@@ -125,6 +133,7 @@ export const SUBJECT_WORDS: Record<HeldSubject, string> = {
   resourceTemplate: "resource template",
   prompt: "prompt",
   skill: "Agent Skill",
+  app: "MCP App",
 };
 
 /** One field of a definition as it was and as it is now, in full (strings as they are, the rest as JSON). */

@@ -26,11 +26,13 @@ import { type CallCredential, OPERATOR, credentialFor, describeAuth, forgetAcces
 import { type Skipped, type ToolSource, a2aManifestOf, mcpManifestOf, redactedUrl, selects, urlSecretRefusal } from "./definitions.js";
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { readUpstreamSkills } from "./skills.js";
+import { readUpstreamApps } from "./apps.js";
 import { type AgentToolArguments, type SendMessageResult, type Task, agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
 import { askAgentTask, readAgentCard, sendToAgent } from "./a2a-client.js";
 import { schemaIssues } from "../json-schema/index.js";
-import type { UpstreamToolResult } from "../mcp-protocol/index.js";
+import { type UpstreamToolResult, toolUiOf } from "../mcp-protocol/index.js";
 import {
+  LIST_BUDGET_BYTES,
   type McpTarget,
   askTask,
   callTool,
@@ -699,13 +701,28 @@ export class Upstreams implements UpstreamCaller {
         return undefined;
       });
       skipped.push(...(skills?.skipped ?? []));
-      const offerings = skills ? { ...(offered ?? { resources: [], resourceTemplates: [], prompts: [] }), skills: skills.skills } : offered;
+      const appUris = new Set<string>();
       for (const tool of listed.tools) {
         if (!selects(source, tool.name)) continue;
         const made = mcpManifestOf(source, tool);
         if ("refused" in made) skipped.push({ tool: tool.name, reason: made.refused });
-        else definitions.push(await definitionOf(tool.name, made.manifest, { upstream: { kind: "mcp", name: record.name, url, tool: tool.name, era } }));
+        else {
+          definitions.push(await definitionOf(tool.name, made.manifest, { upstream: { kind: "mcp", name: record.name, url, tool: tool.name, era } }));
+          const app = toolUiOf(tool._meta)?.resourceUri;
+          if (app && offered?.resources.some((r) => r.uri === app)) appUris.add(app);
+        }
       }
+      // The apps its served tools show, each read now and pinned; when they cannot be read, what was pinned stays.
+      const apps =
+        appUris.size ?
+          await readUpstreamApps(target, era, [...appUris].sort(), { bytes: LIST_BUDGET_BYTES }).catch((error: unknown) => {
+            skipped.push({ tool: "apps", reason: `could not be read: ${error instanceof Error ? error.message.slice(0, 300) : "failed"}` });
+            return undefined;
+          })
+        : { apps: [], skipped: [] };
+      skipped.push(...(apps?.skipped ?? []));
+      const base = offered ?? { resources: [], resourceTemplates: [], prompts: [] };
+      const offerings = offered || skills ? { ...base, ...(skills ? { skills: skills.skills } : {}), ...(apps ? { apps: apps.apps } : {}) } : undefined;
       return { url, era, definitions, skipped, ...(offerings ? { offerings } : {}) };
     }
     if (record.kind === "a2a") return this.#agentDefinitions(record, source, where.documentUrl!, credential, signal);
@@ -945,6 +962,7 @@ function withApproved(offerings: Offerings | undefined, approved: HeldChange[]):
     resourceTemplates: [...(offerings?.resourceTemplates ?? [])],
     prompts: [...(offerings?.prompts ?? [])],
     ...(offerings?.skills || changes.some((c) => c.subject === "skill") ? { skills: [...(offerings?.skills ?? [])] } : {}),
+    ...(offerings?.apps || changes.some((c) => c.subject === "app") ? { apps: [...(offerings?.apps ?? [])] } : {}),
   };
   for (const subject of OFFERING_SUBJECTS) {
     const keyOf = subject.keyOf as (item: unknown) => string;

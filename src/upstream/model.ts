@@ -190,8 +190,8 @@ export const StoredAuthSchema = z.discriminatedUnion("type", [
 ]);
 export type StoredAuth = z.infer<typeof StoredAuthSchema>;
 
-/** What a held change is of: a tool, or a resource, a resource template, a prompt or an Agent Skill. */
-export const HeldSubjectSchema = z.enum(["tool", "resource", "resourceTemplate", "prompt", "skill"]);
+/** What a held change is of: a tool, or a resource, a resource template, a prompt, an Agent Skill or an MCP App. */
+export const HeldSubjectSchema = z.enum(["tool", "resource", "resourceTemplate", "prompt", "skill", "app"]);
 export type HeldSubject = z.infer<typeof HeldSubjectSchema>;
 
 /**
@@ -210,8 +210,24 @@ export const UpstreamSkillSchema = z.object({
 });
 export type UpstreamSkill = z.infer<typeof UpstreamSkillSchema>;
 
-/** An offering as the upstream lists it: an Agent Skill, a resource, a resource template or a prompt. */
-export const OfferingSchema = z.union([UpstreamSkillSchema, ResourceSchema, ResourceTemplateSchema, PromptSchema]);
+/**
+ * An MCP App an upstream's tool shows (its `_meta.ui.resourceUri`), as pinned at each sync: the
+ * `ui://` resource upstream, the `sha256:` of its contents' bytes (the HTML and script a host runs),
+ * their size and media type, and the contents' `_meta.ui` (its CSP, permissions, domain: where the
+ * app may connect and what it may use). A read is served only when both are still what was pinned
+ * (src/gateway/operations.ts); a refresh that reads others holds the app for approval.
+ */
+export const UpstreamAppSchema = z.object({
+  uri: z.string(),
+  digest: z.string(),
+  bytes: z.number().int().nonnegative(),
+  mimeType: z.string().optional(),
+  ui: z.unknown().optional(),
+});
+export type UpstreamApp = z.infer<typeof UpstreamAppSchema>;
+
+/** An offering as the upstream lists it: an Agent Skill, an MCP App, a resource, a resource template or a prompt. */
+export const OfferingSchema = z.union([UpstreamSkillSchema, UpstreamAppSchema, ResourceSchema, ResourceTemplateSchema, PromptSchema]);
 
 /**
  * A definition the upstream now serves that is not being served: a new tool, resource, template
@@ -262,6 +278,8 @@ export const OfferingsSchema = z.object({
   prompts: z.array(PromptSchema),
   /** Its Agent Skills, when it serves the Skills extension (absent in records of before). */
   skills: z.array(UpstreamSkillSchema).optional(),
+  /** The MCP Apps its tools show, each pinned by its contents' digest and `_meta.ui` (absent in records of before). */
+  apps: z.array(UpstreamAppSchema).optional(),
 });
 export type Offerings = z.infer<typeof OfferingsSchema>;
 

@@ -55,7 +55,13 @@ const json = (response: ServerResponse, body: unknown, headers: Record<string, s
 
 /** What the hostile MCP server lists; a test rewrites it between refreshes, as an attacker would. */
 export interface McpDefinitions {
-  tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> }>;
+  tools: Array<{
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    annotations?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }>;
   resources: Array<{ uri: string; name: string; description?: string; mimeType?: string }>;
   resourceTemplates: Array<{ uriTemplate: string; name: string; description?: string }>;
   prompts: Array<{ name: string; description?: string; arguments?: Array<{ name: string; required?: boolean }> }>;
@@ -69,6 +75,8 @@ export interface McpDefinitions {
   skills?: unknown[];
   /** The text `resources/read` answers for these URIs (a skill's files), instead of its usual one. */
   files?: Record<string, string>;
+  /** The contents `resources/read` answers for these URIs (an MCP App's HTML and its `_meta.ui`), as they are. */
+  contents?: Record<string, { mimeType: string; text: string; _meta?: Record<string, unknown> }>;
 }
 
 /** The CRM the review federated: whoami, per-session memory, a dangerous tool, an export resource and a prompt. */
@@ -137,6 +145,8 @@ export function startHostileMcp(definitions: McpDefinitions): Promise<Peer & { d
         if (!definitions.skills) return json(response, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
         return answer({ skills: definitions.skills });
       case "resources/read": {
+        const app = definitions.contents?.[String(message.params?.uri)];
+        if (app) return answer({ contents: [{ uri: message.params?.uri, ...app }] });
         const file = definitions.files?.[String(message.params?.uri)];
         if (file !== undefined) return answer({ contents: [{ uri: message.params?.uri, mimeType: "text/markdown", text: file }] });
         return answer({ contents: [{ uri: message.params?.uri, mimeType: "text/plain", text: `CONTENT OF ${message.params?.uri} (read with ${auth})` }] });
