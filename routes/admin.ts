@@ -36,6 +36,7 @@ import {
 } from "../src/admin-api/index.js";
 import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/upstream/index.js";
 import { NoUpstreamKey } from "../src/upstream/secrets.js";
+import { redactedUrls } from "../src/upstream/definitions.js";
 import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
 import { PackageRefused } from "../src/agent-skills/registry.js";
 import { type PackageEdit, routesOf } from "../src/agent-skills/routing.js";
@@ -127,6 +128,13 @@ adminRoutes.use("*", async (c, next) => {
   c.set("by", by);
   await next();
   if (c.req.method !== "GET") audit({ by, status: c.res.status }); // every change, whoever made it and how it went
+  // A read-only admin never sees a credential in a URL (an upstream's, a skill's, a token URL), whichever route answers.
+  if (level === "read" && c.res.headers.get("content-type")?.startsWith("application/json")) {
+    const body = safeJson(await c.res.text());
+    const headers = new Headers(c.res.headers);
+    headers.delete("content-length");
+    c.res = new Response(JSON.stringify(redactedUrls(body)), { status: c.res.status, headers });
+  }
 });
 
 adminRoutes.onError((error, c) => {

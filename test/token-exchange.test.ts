@@ -103,13 +103,19 @@ beforeAll(async () => {
   await issuer.issuer.keys.generate("RS256");
   await issuer.start(0, "127.0.0.1");
   issuer.issuer.url = `http://127.0.0.1:${issuer.address().port}`;
-  [, upstream, mesh] = await Promise.all([
-    startExchange(),
+  await startExchange();
+  // The token endpoint is a security token service apart from the callers' issuer: its operator names it in the gateway's configuration.
+  [upstream, mesh] = await Promise.all([
     startV2Server("1"),
     startMesh({
       skills: [],
       adminToken: ADMIN_TOKEN,
-      gatewayVars: { SKILLMESH_AUTH: "required", SKILLMESH_OAUTH_ISSUERS: issuer.issuer.url, SKILLMESH_RESOURCE_URL: RESOURCE },
+      gatewayVars: {
+        SKILLMESH_AUTH: "required",
+        SKILLMESH_OAUTH_ISSUERS: issuer.issuer.url,
+        SKILLMESH_RESOURCE_URL: RESOURCE,
+        SKILLMESH_TOKEN_EXCHANGE_URLS: exchangeUrl,
+      },
     }),
   ]);
   const added = await admin(mesh.gatewayUrl, "POST", "/upstreams", {
@@ -184,5 +190,34 @@ describe("a token-exchange upstream", () => {
     const text = JSON.stringify(json);
     expect(text).toContain('"type":"token-exchange"');
     expect(text).not.toContain(CLIENT.secret);
+  });
+});
+
+describe("a token-exchange tokenUrl (security review 4, finding 5)", () => {
+  const register = (name: string, tokenUrl: string) =>
+    admin(mesh.gatewayUrl, "POST", "/upstreams", {
+      kind: "mcp",
+      name,
+      url: upstream.url,
+      include: ["whoami"],
+      auth: { type: "token-exchange", tokenUrl, clientId: CLIENT.id, clientSecret: CLIENT.secret },
+    });
+
+  it("passes the URL checks every credential URL passes: no userinfo, no secret in its query", async () => {
+    const withUser = new URL(exchangeUrl);
+    withUser.username = "u";
+    withUser.password = "p";
+    expect((await register("tex1", withUser.href)).json.error.message).toMatch(/must not carry credentials/);
+    expect((await register("tex2", `${exchangeUrl}?client_secret=LEAKME`)).json.error.message).toMatch(/carries a secret in its query \(client_secret\)/);
+  });
+
+  it("is the token endpoint of an issuer the gateway trusts for its callers (its metadata's), or one its operator configured; nothing an admin request alone names", async () => {
+    const elsewhere = await register("tex3", "http://127.0.0.1:9/token");
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.json.error.message).toMatch(/token endpoint of an issuer the gateway trusts/);
+    const metadata = (await (await fetch(`${issuer.issuer.url}/.well-known/openid-configuration`)).json()) as { token_endpoint: string };
+    const own = await register("tex4", metadata.token_endpoint);
+    expect(own.status, JSON.stringify(own.json)).toBe(201);
+    await admin(mesh.gatewayUrl, "DELETE", "/upstreams/tex4");
   });
 });

@@ -103,7 +103,7 @@ export function grantsOfScopes(scopes: readonly string[]): Grants {
 }
 
 /** An authorization server's metadata (RFC 8414, or OpenID Connect discovery), as far as the gateway reads it. */
-export const AuthorizationServerMetadataSchema = z.object({ jwks_uri: z.url({ protocol: /^https?$/ }) }).loose();
+export const AuthorizationServerMetadataSchema = z.object({ jwks_uri: z.url({ protocol: /^https?$/ }), token_endpoint: z.string().optional() }).loose();
 
 /** A JSON Web Key Set (RFC 7517): the issuer's public keys; jose checks each key when it uses it. */
 export const JwksSchema = z.object({ keys: z.array(z.object({ kty: z.string() }).loose()).max(100) });
@@ -132,8 +132,11 @@ async function keySetOf(issuer: string, now: number, refresh: boolean) {
   return keys;
 }
 
-/** The issuer's metadata: RFC 8414, else OpenID Connect discovery. */
-async function discoverMetadata(issuer: string): Promise<{ jwks_uri: string }> {
+/**
+ * The issuer's metadata: RFC 8414, else OpenID Connect discovery.
+ * @example (await discoverMetadata("https://auth.example.com")).token_endpoint // "https://auth.example.com/oauth/token"
+ */
+export async function discoverMetadata(issuer: string): Promise<{ jwks_uri: string; token_endpoint?: string | undefined }> {
   const base = issuer.replace(/\/$/, "");
   for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
     const response = await fetch(`${base}${path}`, { headers: { accept: "application/json" } });

@@ -142,6 +142,15 @@ export const SettingsSchema = z.object({
   SKILLMESH_UPSTREAM_REFRESH_MS: milliseconds(10_000, 86_400_000)
     .default(300_000)
     .meta(about("How often the scheduled handler reads each upstream's definitions again (new, changed and removed tools).")),
+  SKILLMESH_TOKEN_EXCHANGE_URLS: z
+    .string()
+    .optional()
+    .meta(
+      about(
+        "Token endpoints a token-exchange upstream may name besides those of SKILLMESH_OAUTH_ISSUERS (a security token service that trusts them): each caller's access token for this gateway is sent there.",
+        "a comma-separated list of https URLs",
+      ),
+    ),
   SKILLMESH_LOG_CALLS: flag.default(false).meta(about("true: one log line per call (method, deployment, outcome, ms); npm run dev -- --verbose sets it.")),
 });
 
@@ -173,6 +182,8 @@ export interface GatewayConfig {
   upstreamKey?: string;
   /** How often upstreams' definitions are read again (the scheduled handler). */
   upstreamRefreshMs: number;
+  /** Token endpoints a token-exchange upstream may name besides its issuers' own (`SKILLMESH_TOKEN_EXCHANGE_URLS`). */
+  tokenExchangeUrls: string[];
 }
 
 export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
@@ -239,6 +250,10 @@ function parse(env: object): ConfigResult {
       logCalls: s.SKILLMESH_LOG_CALLS,
       upstreamKey: s.SKILLMESH_UPSTREAM_KEY,
       upstreamRefreshMs: s.SKILLMESH_UPSTREAM_REFRESH_MS,
+      tokenExchangeUrls: (s.SKILLMESH_TOKEN_EXCHANGE_URLS ?? "")
+        .split(",")
+        .map((url) => url.trim())
+        .filter(Boolean),
     },
   };
 }

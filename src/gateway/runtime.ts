@@ -3,6 +3,7 @@
  * snapshot, the API keys, the breakers and the audit buffer, built once from the Worker's env and
  * reused by every request of the isolate.
  */
+import { discoverMetadata } from "../auth/oauth.js";
 import { type AnalyticsDataset, AuditLog } from "../audit/index.js";
 import { BreakerBoard } from "../breaker/index.js";
 import { type GatewayConfig, configOf } from "../config/index.js";
@@ -134,6 +135,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
     urlRefusal: (url, what) => endpointRefusal(url, policy, what),
     nameRefusal: async (name) =>
       (await packages.get(name)) ? `${name} is an Agent Skills package's name (skill://${name}/ is its); register the upstream under another name` : undefined,
+    exchangeRefusal: (tokenUrl) => exchangeRefusal(tokenUrl, config),
   });
   const { registry } = shared;
   const packages: Packages = new Packages(shared.store, {
@@ -148,4 +150,23 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams, packages };
   runtimesByEnv.set(env, runtime);
   return runtime;
+}
+
+/**
+ * Why a token-exchange upstream may not name `tokenUrl`, or undefined. It receives every OAuth
+ * caller's access token for this gateway, so it must be the token endpoint of an issuer the
+ * gateway trusts for those tokens (`SKILLMESH_OAUTH_ISSUERS`, as its metadata says), or one the
+ * gateway's operator configured (`SKILLMESH_TOKEN_EXCHANGE_URLS`): never one an admin request alone names.
+ * @example await exchangeRefusal("https://auth.example.com/oauth/token", config) // undefined when it is the issuer's token endpoint
+ */
+export async function exchangeRefusal(tokenUrl: string, config: GatewayConfig): Promise<string | undefined> {
+  if (config.tokenExchangeUrls.includes(tokenUrl)) return undefined;
+  const issuers = config.auth.oauth?.issuers ?? [];
+  for (const issuer of issuers) {
+    const metadata = await discoverMetadata(issuer).catch(() => undefined);
+    if (metadata?.token_endpoint === tokenUrl) return undefined;
+  }
+  return issuers.length ?
+      `a token-exchange tokenUrl receives each caller's access token for this gateway: it must be the token endpoint of an issuer the gateway trusts for them (${issuers.join(", ").slice(0, 300)}, as its metadata says), or one listed in SKILLMESH_TOKEN_EXCHANGE_URLS`
+    : "token exchange exchanges each OAuth caller's access token for this gateway: configure OAuth (SKILLMESH_OAUTH_ISSUERS) first, and name its issuer's token endpoint (or one listed in SKILLMESH_TOKEN_EXCHANGE_URLS)";
 }

@@ -12,6 +12,7 @@ import type { Store } from "../store/index.js";
 import type { AuthView, Sealed, StoredAuth, UpstreamAuth } from "./model.js";
 import { SealedSchema } from "./model.js";
 import { seal, unseal } from "./secrets.js";
+import { redactedUrl } from "./definitions.js";
 
 /** The store keys of callers' own upstream tokens. */
 export const callerCredentialKey = (upstream: string, callerHash: string) => `sm:upstream:${upstream}:caller:${callerHash}`;
@@ -65,13 +66,13 @@ export function describeAuth(auth: StoredAuth): AuthView {
     case "query":
       return { type: auth.type, name: auth.name };
     case "client_credentials":
-      return { type: "client_credentials", tokenUrl: auth.tokenUrl, clientId: auth.clientId, ...(auth.scope ? { scope: auth.scope } : {}) };
+      return { type: "client_credentials", tokenUrl: redactedUrl(auth.tokenUrl), clientId: auth.clientId, ...(auth.scope ? { scope: auth.scope } : {}) };
     case "per-caller":
       return { type: "per-caller", ...(auth.header ? { header: auth.header } : {}), listToken: !!auth.listToken };
     case "token-exchange":
       return {
         type: "token-exchange",
-        tokenUrl: auth.tokenUrl,
+        tokenUrl: redactedUrl(auth.tokenUrl),
         clientId: auth.clientId,
         ...(auth.audience ? { audience: auth.audience } : {}),
         ...(auth.resource ? { resource: auth.resource } : {}),

@@ -162,9 +162,11 @@ export function urlSecretRefusal(url: string, what: string): string | undefined 
 }
 
 /**
- * A URL as an admin view shows it: query values and long opaque path segments (a token in the
- * path) replaced by `…`.
+ * A URL as an admin view shows it: query values, and path segments that could be a token —
+ * 16 or more characters of a token's alphabet that are not lower-case words joined by `-` or `_`
+ * (a mixed-case or letters-only token included) — replaced by `…`.
  * @example redactedUrl("https://mcp.example/s/5f0c2e9a7b1d4c3e8a6f0b2d9c7e1a4f/mcp?team=ops") // "https://mcp.example/s/…/mcp?team=…"
+ * @example redactedUrl("https://mcp.example/customer-management/mcp") // as it is
  */
 export function redactedUrl(url: string): string {
   let parsed: URL;
@@ -175,11 +177,23 @@ export function redactedUrl(url: string): string {
   }
   const path = parsed.pathname
     .split("/")
-    .map((segment) => (segment.length >= 20 && /^[A-Za-z0-9_~.%-]+$/.test(segment) && /\d/.test(segment) && /[A-Za-z]/.test(segment) ? "…" : segment))
+    .map((segment) => (segment.length >= 16 && /^[A-Za-z0-9_~.%+=-]+$/.test(segment) && !/^[a-z]{1,15}(?:[-_.][a-z0-9]{1,15})*$/.test(segment) ? "…" : segment))
     .join("/");
   const query = [...parsed.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=…`).join("&");
-  if (!query && path === parsed.pathname) return url; // nothing to hide: as registered
+  if (!query && path === parsed.pathname && !parsed.username && !parsed.password) return url; // nothing to hide: as registered
   return `${parsed.origin}${path}${query ? `?${query}` : ""}`;
+}
+
+/**
+ * A JSON value with every string that is an http(s) URL redacted (`redactedUrl`): what the admin
+ * API answers a read-only admin, whichever route it is (routes/admin.ts).
+ * @example redactedUrls({ endpoint: { url: "https://skill.example/a?key=1" } }) // { endpoint: { url: "https://skill.example/a?key=…" } }
+ */
+export function redactedUrls(value: unknown): unknown {
+  if (typeof value === "string") return /^https?:\/\//i.test(value) ? redactedUrl(value) : value;
+  if (Array.isArray(value)) return value.map(redactedUrls);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactedUrls(item)]));
+  return value;
 }
 
 /** Why a manifest is past what the gateway registers (schema depth, size), or undefined. */

@@ -156,6 +156,12 @@ export interface UpstreamSettings {
    * `skill://<name>/` URIs would meet the upstream's skills').
    */
   nameRefusal?: (name: string) => Promise<string | undefined>;
+  /**
+   * Why a token-exchange upstream may not send callers' access tokens to `tokenUrl`, or undefined:
+   * it must be the token endpoint of an issuer the gateway trusts for its callers, or one its
+   * operator configured.
+   */
+  exchangeRefusal?: (tokenUrl: string) => Promise<string | undefined>;
 }
 
 /** An upstream version's credential: its own, else (a record of before) the upstream's. */
@@ -407,6 +413,10 @@ export class Upstreams implements UpstreamCaller {
     if (taken) throw new UpstreamError(409, taken);
     for (const [what, url] of this.#urlsOf(registration)) {
       const refusal = this.settings.urlRefusal(url, what) ?? urlSecretRefusal(url, what);
+      if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
+    }
+    if (registration.auth.type === "token-exchange") {
+      const refusal = await this.settings.exchangeRefusal?.(registration.auth.tokenUrl);
       if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
     }
     const auth = await sealAuth(this.settings.upstreamKey, name, registration.auth);
@@ -663,7 +673,8 @@ export class Upstreams implements UpstreamCaller {
     if (registration.url) urls.push(["an upstream URL", registration.url]);
     const documentUrl = registration.kind === "openapi" ? documentUrlOf(registration.document) : undefined;
     if (documentUrl) urls.push(["an OpenAPI document URL", documentUrl]);
-    if (registration.auth.type === "client_credentials") urls.push(["a token URL", registration.auth.tokenUrl]);
+    // Every credential URL: the client credentials' and the token exchange's (which receives each caller's access token).
+    if (registration.auth.type === "client_credentials" || registration.auth.type === "token-exchange") urls.push(["a token URL", registration.auth.tokenUrl]);
     return urls;
   }
 
