@@ -24,20 +24,20 @@ import {
   TaskIdParamsSchema,
   VERSION_NOT_SUPPORTED,
   argumentsOf,
-  gatewayAgentCardOf,
   versionRefusal,
 } from "../src/a2a/index.js";
 import { type Caller, requireCaller } from "../src/auth/index.js";
-import { reachableAgent } from "../src/gateway/agents.js";
-import { accessThrough } from "../src/gateway/door.js";
-import { invoke, perform } from "../src/gateway/invoke.js";
+import { CallerCatalog } from "../src/gateway/caller-catalog.js";
+import { invoke, perform, refuseUnknown } from "../src/gateway/invoke.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { type CallScope, answerHeadersOf } from "../src/gateway/scope.js";
 import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
-import { ErrorCode, type JsonRpcRequest, RpcError, failure, parseParams, processJsonRpc } from "../src/jsonrpc/index.js";
+import { ErrorCode, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../src/jsonrpc/index.js";
 import { safeJson } from "../src/json/index.js";
 import { SSE_HEADERS, sseStream } from "../src/sse/index.js";
 import { anySignal } from "../src/signal/index.js";
+import { enter } from "./enter.js";
+import { performed } from "./performed.js";
 
 type A2aEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
 export const a2aRoutes = new Hono<A2aEnv>();
@@ -50,21 +50,16 @@ a2aRoutes.use(
 );
 
 /** The caller's scope through the A2A door, or the door's refusal. */
-function scopeOf(c: Context<A2aEnv>): CallScope | Response {
-  const entered = accessThrough(c.get("caller"), A2A_DOOR);
-  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
-  return callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
-}
+const scopeOf = (c: Context<A2aEnv>): CallScope | Response => enter(c, A2A_DOOR);
 
+/** The gateway's card of the agent for this caller: an operation of the one chain (resolved, charged, audited). */
 a2aRoutes.get(`/:agent/${AGENT_CARD_PATH}`, async (c) => {
   const scope = scopeOf(c);
   if (scope instanceof Response) return scope;
-  const runtime = gatewayRuntime(c.env);
   const name = c.req.param("agent");
-  const reached = await reachableAgent(runtime, scope, name);
-  if (!reached) return c.json({ error: { code: 404, message: `No A2A agent ${name.slice(0, 64)} you may reach` } }, 404);
-  const endpoint = `${new URL(c.req.url).origin}/a2a/${encodeURIComponent(name)}`;
-  return c.json(gatewayAgentCardOf(reached.agent, endpoint, reached.skills, runtime.config.auth.required), 200, answerHeadersOf(scope));
+  const operation = { kind: "agent-card", method: `GET /a2a/${AGENT_CARD_PATH}`, agent: name, origin: new URL(c.req.url).origin } as const;
+  const card = await performed<object>(c, scope, operation, `No A2A agent ${name.slice(0, 64)} you may reach`);
+  return card instanceof Response ? card : c.json(card, 200, answerHeadersOf(scope));
 });
 
 a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
@@ -79,16 +74,22 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
     if (refusal) throw new RpcError(VERSION_NOT_SUPPORTED, refusal);
     return request;
   };
-  // One tool call of the one chain: the skill's tool, its arguments the message's text.
+  const catalog = new CallerCatalog(runtime, scope);
+  // One tool call of the one chain: the skill's tool (resolved through the caller's catalog), its arguments the message whole.
   const call = (request: JsonRpcRequest, streaming: Parameters<typeof invoke>[5] = {}): Promise<SendMessageResult> =>
     (async () => {
       const { message } = parseParams(SendMessageParamsSchema, request.params ?? {});
-      const reached = await reachableAgent(runtime, scope, name);
-      if (!reached) throw new RpcError(ErrorCode.InvalidParams, `No A2A agent ${name.slice(0, 64)} you may reach`);
+      const reached = await catalog.agent(name);
       const wanted = message.metadata?.skillId;
-      const skill = typeof wanted === "string" ? reached.skills.find((s) => s.id === wanted) : reached.skills[0];
-      if (!skill)
-        throw new RpcError(ErrorCode.InvalidParams, `No skill ${String(wanted).slice(0, 64)} of ${name.slice(0, 64)} you may call; its card lists them`);
+      const skill = typeof wanted === "string" ? reached?.skills.find((s) => s.id === wanted) : reached?.skills[0];
+      // An agent or skill this caller cannot reach is refused as any unknown name: charged and audited.
+      if (!skill) {
+        const refusal =
+          reached ?
+            new RpcError(ErrorCode.InvalidParams, `No skill ${String(wanted).slice(0, 64)} of ${name.slice(0, 64)} you may call; its card lists them`)
+          : new RpcError(ErrorCode.InvalidParams, `No A2A agent ${name.slice(0, 64)} you may reach`);
+        return refuseUnknown(`${name}.${typeof wanted === "string" ? wanted.slice(0, 128) : ""}`, refusal, scope, runtime, c.env);
+      }
       const args = argumentsOf(message);
       if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has no part");
       try {

@@ -30,7 +30,8 @@ discoveryRoutes.get(PATHS[2]!, (c) => answered(c, { document: "server-card", ser
 
 /** Reads one document through the call chain and answers it as `type`, cacheable by anyone. */
 async function answered(c: Context<DiscoveryEnv>, which: Pick<DiscoveryRead, "document" | "server">, type: string): Promise<Response> {
-  const scope = callScopeOf(c.req.raw.headers, await publicCaller(c.req.raw.headers, DISCOVERY_RATE), (p) => c.executionCtx.waitUntil(p));
+  const reader = await publicCaller(c.req.raw.headers, DISCOVERY_RATE);
+  const scope = callScopeOf(c.req.raw.headers, reader, (p) => c.executionCtx.waitUntil(p), reader.access);
   const origin = new URL(c.req.url).origin;
   const operation: DiscoveryRead = { kind: "discovery", method: `GET ${c.req.path.slice(0, 120)}`, origin, ...which };
   const notFound = `No discoverable MCP server at ${c.req.path.slice(0, 120)}; ${AI_CATALOG_PATH} lists them`;

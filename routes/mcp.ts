@@ -11,11 +11,11 @@ import { type Context, Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { CallerCatalog } from "../src/gateway/caller-catalog.js";
 import { type SkillSummary, summaryOf } from "../src/gateway/catalog.js";
-import { accessThrough } from "../src/gateway/door.js";
-import { invoke, perform, refuseUnknown, registryEntry } from "../src/gateway/invoke.js";
+import { invoke, perform, refuseUnknown } from "../src/gateway/invoke.js";
+import { callableEntry } from "../src/gateway/lookup.js";
 import { listedOf } from "../src/gateway/offerings.js";
 import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { answerHeadersOf } from "../src/gateway/scope.js";
 import type { CatalogHit } from "../src/catalog-search/index.js";
 import { ErrorCode, failure } from "../src/jsonrpc/index.js";
 import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
@@ -34,6 +34,7 @@ import {
 import { SSE_HEADERS } from "../src/sse/index.js";
 import { viewOf } from "../src/jobs/index.js";
 import { serverInfoOf } from "../src/discovery/index.js";
+import { enter } from "./enter.js";
 
 type McpEnv = GatewayEnv;
 
@@ -58,12 +59,11 @@ mcpRoutes.delete("/", (c) =>
 async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<Response> {
   const runtime = gatewayRuntime(c.env);
   const server = serverName === undefined ? undefined : await runtime.servers.get(serverName);
-  const entered = accessThrough(c.get("caller"), { kind: "mcp", ...(serverName !== undefined ? { serverName } : {}), ...(server ? { server } : {}) });
   // A credential that may not use this server learns nothing of whether it exists.
-  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
+  const scope = enter(c, { kind: "mcp", ...(serverName !== undefined ? { serverName } : {}), ...(server ? { server } : {}) });
+  if (scope instanceof Response) return scope;
   if (serverName !== undefined && !server)
     return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
-  const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
   if (server) {
     scope.listedName = server.listedName;
     if (server.definition.guardrails) scope.guardrails = server.definition.guardrails;
@@ -93,8 +93,8 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     },
     skill: async (name) => {
       const skill = skillNamed(name);
-      const entry = skill === undefined ? undefined : await registryEntry(runtime, skill, scope.trace, scope.waitUntil);
-      return entry && scope.access.allowsSkill(entry.name, entry.tags) ? listed(summaryOf(entry)) : undefined;
+      const { entry } = skill === undefined ? {} : await callableEntry(runtime, scope, skill);
+      return entry && listed(summaryOf(entry));
     },
     catalog: () => {
       const catalog = catalogOf();

@@ -5,10 +5,10 @@
 import { Hono } from "hono";
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { accessThrough } from "../src/gateway/door.js";
 import { invoke } from "../src/gateway/invoke.js";
-import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
-import { ErrorCode, failure, processJsonRpc } from "../src/jsonrpc/index.js";
+import { answerHeadersOf } from "../src/gateway/scope.js";
+import { processJsonRpc } from "../src/jsonrpc/index.js";
+import { enter } from "./enter.js";
 import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
 import { progressRelay } from "../src/progress/index.js";
 import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
@@ -24,9 +24,8 @@ rpcRoutes.post(
   requireCaller((env: GatewayEnv) => gatewayRuntime(env)),
   async (c) => {
     const runtime = gatewayRuntime(c.env);
-    const entered = accessThrough(c.get("caller"), RPC_DOOR);
-    if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
-    const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (promise) => c.executionCtx.waitUntil(promise), entered.access);
+    const scope = enter(c, RPC_DOOR);
+    if (scope instanceof Response) return scope;
     const body = await bodyText(c);
     // No cancellation signal on a plain JSON call: workerd fires request.signal for streamed
     // responses only, and combining signals costs a fifth of a trivial call's throughput.

@@ -17,12 +17,12 @@ import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/agent-skills/inde
 import { type Caller, requireCaller } from "../src/auth/index.js";
 import { Kept } from "../src/kept/index.js";
 import type { PackageCatalog } from "../src/gateway/packages.js";
-import { accessThrough } from "../src/gateway/door.js";
+import { enter } from "./enter.js";
 import type { Operation } from "../src/gateway/operation.js";
 import type { ServedFile } from "../src/gateway/operations.js";
 import { performed } from "./performed.js";
 import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
-import { type CallScope, answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { type CallScope, answerHeadersOf } from "../src/gateway/scope.js";
 import { sha256Hex } from "../src/hash/index.js";
 
 type WellKnownEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
@@ -55,11 +55,7 @@ const cachingOf = (env: GatewayEnv) => ({
 });
 
 /** The scope of a request through this door, or the 403 that refuses its credential here. */
-function scopeOf(c: Context<WellKnownEnv>): CallScope | Response {
-  const entered = accessThrough(c.get("caller"), WELL_KNOWN_DOOR);
-  if ("refused" in entered) return c.json(failure(null, ErrorCode.Unauthorized, entered.refused), 403);
-  return callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access);
-}
+const scopeOf = (c: Context<WellKnownEnv>): CallScope | Response => enter(c, WELL_KNOWN_DOOR);
 
 /** Index bodies and their ETags, kept per `PackageCatalog.key()` (the same packages at the same versions). */
 const indexes = new Kept<string, Promise<{ body: string; etag: string }>>(32);

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually } from "./support/fixtures.js";
 import { type Peer, startHostileAgent } from "./support/hostile.js";
 
 let mesh: Mesh;
@@ -110,5 +110,36 @@ describe("an A2A caller's message reaches the agent whole", () => {
     const dataOnly = await a2a("carol", "SendMessage", { message: { messageId: "m-data", role: "ROLE_USER", parts: [{ data: { q: "status" } }] } });
     expect(dataOnly.result.task).toBeDefined();
     expect(agent.messages.at(-1)).toMatchObject({ messageId: "m-data", parts: [{ data: { q: "status" } }] });
+  });
+});
+
+describe("the A2A door's last side doors", () => {
+  it("an unknown agent or skill, and the agent's card, are operations of the one chain: charged and audited", async () => {
+    const since = Date.now();
+    const ghost = await fetch(`${mesh.gatewayUrl}/a2a/ghost`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0", authorization: "Bearer dave" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: say("hello") }),
+    });
+    expect(((await ghost.json()) as { error: { message: string } }).error.message).toMatch(/No A2A agent ghost you may reach/);
+    const noSkill = await a2a("dave", "SendMessage", { message: { ...say("hi").message, metadata: { skillId: "nope" } } });
+    expect(noSkill.error?.message).toMatch(/No skill nope of chat/);
+    const card = await fetch(`${mesh.gatewayUrl}/a2a/chat/.well-known/agent-card.json`, { headers: { authorization: "Bearer dave" } });
+    expect(((await card.json()) as { skills: Array<{ id: string }> }).skills.map((s) => s.id)).toEqual(["chat"]);
+    expect((await fetch(`${mesh.gatewayUrl}/a2a/ghost/.well-known/agent-card.json`, { headers: { authorization: "Bearer dave" } })).status).toBe(404);
+    const entries = await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", `/audit?type=call&since=${since}&limit=100`)).json.entries as Array<Record<string, unknown>>,
+      (found) => found.filter((e) => e.code !== 0).length >= 3,
+      10_000,
+    );
+    const summary = entries.map((e) => `${String(e.method)} ${String(e.resource ?? "-")} ${String(e.code)}`);
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        "ghost.chat - -32602",
+        "chat.nope - -32602",
+        "GET /a2a/.well-known/agent-card.json a2a:chat/agent-card 0",
+        "GET /a2a/.well-known/agent-card.json a2a:ghost/agent-card -32602",
+      ]),
+    );
   });
 });

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { type Peer, crmDefinitions, skillManifest, startHostileMcp, startListener, startOpenApiService, startUrlSkill } from "./support/hostile.js";
 
 let mesh: Mesh;
@@ -283,6 +283,38 @@ describe("#6 a pipeline's delegation token cannot read, replace or delete its ca
     // A key that may call none of the upstream's tools learns nothing of it there either.
     const stranger = await keyWith({ skills: ["subtract"] });
     expect((await fetch(`${mesh.gatewayUrl}/upstreams/pc/credential`, { headers: { authorization: `Bearer ${stranger}` } })).status).toBe(404);
+  });
+
+  it("every credential request is an operation of the one chain: audited (never the token), a refused one too, and charged", async () => {
+    const since = Date.now();
+    const owner = await keyWith({ skills: ["pc.*"], rate: "3/min" });
+    const route = (method: string, key: string, body?: unknown) =>
+      fetch(`${mesh.gatewayUrl}/upstreams/pc/credential`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await route("PUT", owner, { token: "OWNER-TOKEN-42" })).status).toBe(200);
+    expect((await route("GET", owner)).status).toBe(200);
+    const stranger = await keyWith({ skills: ["subtract"] });
+    expect((await route("GET", stranger)).status).toBe(404);
+    const entries = await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", `/audit?type=call&since=${since}&limit=100`)).json.entries as Array<Record<string, unknown>>,
+      (found) => found.filter((e) => e.resource === "upstream:pc/credential").length >= 3,
+      10_000,
+    );
+    const credentialEntries = entries.filter((e) => e.resource === "upstream:pc/credential");
+    expect(credentialEntries.map((e) => [e.method, e.code])).toEqual(
+      expect.arrayContaining([
+        ["PUT /upstreams/credential", 0],
+        ["GET /upstreams/credential", 0],
+        ["GET /upstreams/credential", -32602],
+      ]),
+    );
+    expect(JSON.stringify(entries)).not.toContain("OWNER-TOKEN-42");
+    // Charged as calls are: the owner's rate of 3 a minute is used up by its fourth request.
+    expect((await route("DELETE", owner)).status).toBe(200);
+    expect((await route("GET", owner)).status).toBe(429);
   });
 });
 

@@ -119,3 +119,13 @@ export function allowsAdmin(level: AdminLevel, method: string): boolean {
   if (level === "write") return true;
   return level === "read" && (method === "GET" || method === "HEAD");
 }
+
+/**
+ * The one rule of who may call what: the caller's access — its grants, narrowed by the door it
+ * came in by — allows the tool, by its name or one of its tags. Every decision of "may this caller
+ * call (or see) X" in the gateway is this one.
+ * @example mayCall(scope.access, entry) // true
+ */
+export function mayCall(access: Access, tool: { readonly name: string; readonly tags: readonly string[] }): boolean {
+  return access.allowsSkill(tool.name, tool.tags);
+}

@@ -6,14 +6,16 @@
  * `resolve` turns an operation into the target that answers it, or nothing: what a caller cannot
  * see does not resolve, exactly as what does not exist.
  */
-import type { Access } from "../auth/access.js";
+import { type Access, mayCall } from "../auth/access.js";
+import type { ReachableSkill } from "../a2a/index.js";
+import { authOf } from "../upstream/index.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../agent-skills/index.js";
 import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../guardrails/index.js";
 import { matchUriTemplate } from "../mcp-protocol/index.js";
 import { routedDeployment } from "../routing/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
-import { registryView } from "./lookup.js";
+import { callableEntry, registryView } from "./lookup.js";
 import {
   type Offered,
   type OfferingOwner,
@@ -29,6 +31,14 @@ import type { Operation, Target } from "./operation.js";
 import { type PackageCatalog, packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
+
+/** An agent a caller may reach: who it is, the version routed to the caller, and its skills the caller may call (by id). */
+export interface ReachableAgent {
+  agent: { name: string; description: string; version: string };
+  version: string;
+  /** By skill id, in the order of their tools' names; each with its tool's name. */
+  skills: Array<ReachableSkill & { tool: string }>;
+}
 
 export class CallerCatalog {
   #view?: Promise<RegistryView>;
@@ -53,6 +63,15 @@ export class CallerCatalog {
   /** The tools the caller may call, by their own names, in name order. */
   async tools(): Promise<SkillSummary[]> {
     return catalogFor(await this.view(), this.scope.access);
+  }
+
+  /**
+   * The tool `name` if this caller may call it (`mayCall`, src/auth/access.ts), else undefined:
+   * the one answer to "may this caller call X".
+   * @example await catalog.tool("text.summarize") // the entry, or undefined
+   */
+  async tool(name: string): Promise<SkillEntry | undefined> {
+    return (await callableEntry(this.runtime, this.scope, name)).entry;
   }
 
   /**
@@ -109,17 +128,31 @@ export class CallerCatalog {
         // The caller's own job, run by an upstream version; still one of the tools it may call.
         const job = await this.runtime.jobs.ownedBy(operation.jobId, this.scope.context.caller);
         const runBy = job?.upstreamTask;
-        if (!runBy || !(await this.tools()).some((tool) => tool.name === job.method)) return undefined;
+        if (!runBy || !(await this.tool(job.method))) return undefined;
         return { owner: "upstream", upstream: runBy.upstream, version: runBy.version, name: runBy.taskId };
       }
       case "agent-task": {
         // A task one of this caller's calls started, while it may still call the skill that started it.
         const task = await this.runtime.upstreams.agentTask(operation.agent, operation.taskId);
-        if (!task || task.caller !== this.scope.context.caller || !(await this.tools()).some((tool) => tool.name === task.tool)) return undefined;
+        if (!task || task.caller !== this.scope.context.caller || !(await this.tool(task.tool))) return undefined;
         return { owner: "upstream", upstream: operation.agent, version: task.version, name: operation.taskId };
       }
       case "subscribe":
         return this.resolve({ kind: "resource", method: operation.method, uri: operation.uri });
+      case "credential": {
+        // A per-caller upstream one of whose tools this (identified) caller may call.
+        if (this.scope.context.caller === "anonymous") return undefined;
+        const record = await this.runtime.upstreams.cached(operation.upstream);
+        const version = record && Object.keys(record.versions).find((v) => authOf(record, v).type === "per-caller");
+        const tools = version ? (upstreamsOfView(await this.view()).get(operation.upstream) ?? []) : [];
+        return tools.some((tool) => mayCall(this.access, tool)) ?
+            { owner: "upstream", upstream: operation.upstream, version: version!, name: "credential" }
+          : undefined;
+      }
+      case "agent-card": {
+        const reached = await this.agent(operation.agent);
+        return reached && { owner: "upstream", upstream: operation.agent, version: reached.version, name: "agent-card" };
+      }
       case "resource": {
         const { uri } = operation;
         const file = parseSkillUri(uri);
@@ -133,6 +166,31 @@ export class CallerCatalog {
         return resourceTarget(await this.offerings(), uri);
       }
     }
+  }
+
+  /**
+   * The federated A2A agent `name` as this caller reaches it: the version routed to it (by its
+   * skills' routing tables, as an upstream's offerings are), who that version's card said the agent
+   * is, and the agent's skills it may call, each a tool `<agent>.<skill id>`; undefined when it is
+   * no A2A upstream, or the caller may call none of its skills (the same answer).
+   * @example await catalog.agent("text") // { agent: { name: "Text agent", … }, version: "1.0.0", skills: [{ id: "summarize", tool: "text.summarize", … }] }
+   */
+  async agent(name: string): Promise<ReachableAgent | undefined> {
+    const record = await this.runtime.upstreams.cached(name);
+    if (record?.kind !== "a2a") return undefined;
+    const { access, routeKey } = this.scope;
+    const entries = upstreamsOfView(await this.view()).get(name) ?? [];
+    const version = routedUpstreamVersion(name, entries, record, routeKey);
+    const agent = version ? record.versions[version]?.agent : undefined;
+    if (!version || !agent) return undefined;
+    const skills = entries.flatMap((entry) => {
+      const deployment = mayCall(access, entry) ? routedDeployment(entry, routeKey) : undefined;
+      const endpoint = deployment && "upstream" in deployment.endpoint ? deployment.endpoint.upstream : undefined;
+      if (endpoint?.kind !== "a2a") return [];
+      const { manifest } = deployment!;
+      return [{ id: endpoint.skill, tool: entry.name, name: manifest.title ?? endpoint.skill, description: manifest.description }];
+    });
+    return skills.length ? { agent, version, skills } : undefined;
   }
 
   /**

@@ -3,7 +3,7 @@
  * `tools/list`): one summary per skill name, described by its stable deployment — and only the
  * skills the caller's grants allow.
  */
-import type { Access } from "../auth/index.js";
+import { type Access, mayCall } from "../auth/access.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillManifest } from "../skill/manifest.js";
 import { compareNames } from "../registry/model.js";
@@ -129,5 +129,5 @@ export const GRANT_CATALOGS_KEPT = 256;
 
 /** The summaries `access` allows. */
 export function allowedOf(summaries: SkillSummary[], access: Access): SkillSummary[] {
-  return access.unrestricted ? summaries : summaries.filter((s) => access.allowsSkill(s.name, s.tags));
+  return access.unrestricted ? summaries : summaries.filter((s) => mayCall(access, s));
 }

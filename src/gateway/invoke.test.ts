@@ -35,7 +35,7 @@ const call = async (method: string, headers: Record<string, string> = {}) =>
   invoke(
     { jsonrpc: "2.0", method, params: [42, 23], id: 1 },
     { index: 0, batch: false },
-    callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS, limits: { identifier: "anonymous" } }, () => {}),
+    callScopeOf(new Headers(headers), { id: "anonymous", access: FULL_ACCESS, limits: { identifier: "anonymous" } }, () => {}, FULL_ACCESS),
     gatewayRuntime(env),
     env,
   );

@@ -21,7 +21,7 @@ import { StoreUnavailable } from "../store/index.js";
 import { type Attributes, type Context, type Span, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
-import { registryEntry, registryView } from "./lookup.js";
+import { callableEntry, registryEntry, registryView } from "./lookup.js";
 import type { Operation, OperationKind } from "./operation.js";
 import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, pinOf, resourceOf } from "./operations.js";
 import {
@@ -193,11 +193,11 @@ export function invoke(
       // A built-in answers in the gateway's own words (a job's result was passed when the job ran).
       return resultOf(ownOutcome(await callBuiltin(() => builtin(request, builtinContext))(base)));
     }
-    const entry = await registryEntry(runtime, request.method, context, scope.waitUntil);
     // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
-    seen.hidden = !!entry && !scope.access.allowsSkill(entry.name, entry.tags);
+    const { entry, hidden } = await callableEntry(runtime, { ...scope, trace: context }, request.method);
+    seen.hidden = hidden;
     const refuse = (refusal: RpcError) => refused(base, refusal);
-    if (!entry || seen.hidden) return resultOf(await refuse(new RpcError(ErrorCode.MethodNotFound)));
+    if (!entry) return resultOf(await refuse(new RpcError(ErrorCode.MethodNotFound)));
     seen.owner = entry.name;
     span.setAttribute("skillmesh.skill", entry.name);
     if (tooDeep) return resultOf(await refuse(new RpcError(ErrorCode.InvalidParams, `Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`)));

@@ -2,6 +2,7 @@
  * Reads of the registry for a request: the whole view, or one skill's entry, each inside a
  * `skillmesh.registry.lookup` span; a store that fails them is a -32001 with `retryAfterMs`.
  */
+import { type Access, mayCall } from "../auth/access.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { RETRY_AFTER_STORE_MS } from "../store/index.js";
@@ -31,6 +32,22 @@ export function registryEntry(
   keepLoading: (loading: Promise<unknown>) => void,
 ): Promise<SkillEntry | undefined> {
   return registryLookup(parent, () => runtime.snapshot.entry(name, keepLoading));
+}
+
+/**
+ * The tool `name` as a caller may call it: its entry, when it exists and `mayCall` allows it;
+ * `hidden` when it exists outside the caller's access (what the audit entry says; the caller is
+ * told only "not found", as for a tool that does not exist).
+ * @example const { entry, hidden } = await callableEntry(runtime, scope, "text.summarize")
+ */
+export async function callableEntry(
+  runtime: GatewayRuntime,
+  scope: { access: Access; trace: Context; waitUntil: (loading: Promise<unknown>) => void },
+  name: string,
+): Promise<{ entry?: SkillEntry; hidden: boolean }> {
+  const entry = await registryEntry(runtime, name, scope.trace, scope.waitUntil);
+  if (!entry) return { hidden: false };
+  return mayCall(scope.access, entry) ? { entry, hidden: false } : { hidden: true };
 }
 
 /** A read of the registry in its span; a store that fails it is a -32001 with `retryAfterMs`. */

@@ -4,8 +4,9 @@
  * Agent Skills package's file (`skill://`, over MCP, the well-known routes or
  * `catalog.describe`) — reading a package's archive, getting a prompt, completing a prompt's or a
  * template's argument, searching the catalog, asking about a task an upstream runs for the caller,
- * subscribing to a resource, changing its own session or opening a stream of what changed, or
- * reading a discovery document (a Server Card, the AI Catalog).
+ * subscribing to a resource, changing its own session or opening a stream of what changed,
+ * reading a discovery document (a Server Card, the AI Catalog), managing its own credential for an
+ * upstream, or reading the gateway's card of an A2A agent.
  * The kind is data: one table (src/gateway/operations.ts) says how each kind is resolved,
  * which policies wrap it and what answers it.
  */
@@ -134,7 +135,33 @@ export interface DiscoveryRead extends Asked {
   origin: string;
 }
 
+/**
+ * `PUT`, `GET` or `DELETE /upstreams/<upstream>/credential`: the caller's own token for a
+ * `per-caller` upstream one of whose tools it may call — stored sealed for it alone, said to be
+ * stored (never shown), or forgotten. The token is never audited.
+ */
+export interface CredentialRequest extends Asked {
+  kind: "credential";
+  verb: "PUT" | "GET" | "DELETE";
+  upstream: string;
+  /** `PUT`: the token to keep. */
+  token?: string;
+}
+
+/**
+ * `GET /a2a/<agent>/.well-known/agent-card.json`: the gateway's card of a federated A2A agent for
+ * this caller, listing only the agent's skills it may call (a listing: charged as a read).
+ */
+export interface AgentCardRead extends Asked {
+  kind: "agent-card";
+  agent: string;
+  /** The gateway's origin as the client reached it (the card's endpoint starts with it). */
+  origin: string;
+}
+
 export type Operation =
+  | CredentialRequest
+  | AgentCardRead
   | ResourceRead
   | ArchiveRead
   | PromptGet

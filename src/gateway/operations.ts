@@ -21,6 +21,8 @@
  * | agent-task | — | observed | the A2A agent version that runs a task one of the caller's calls started (`GetTask`, `CancelTask`) |
  * | session | — | — | the gateway: nothing to answer but that it may go on (what the caller's session keeps, and its streams, are the MCP layer's) |
  * | discovery | — | — | the gateway: a Server Card or the AI Catalog (src/discovery), of `/mcp` and the virtual servers defined discoverable |
+ * | credential | — (the token is kept, never scanned nor audited) | — | the gateway: the caller's own sealed token for a per-caller upstream one of whose tools it may call |
+ * | agent-card | — | — | the gateway: its card of an A2A agent, with the agent's skills the caller may call |
  *
  * A read takes no retries and no breaker, which guard a tool's calls; a skill's Worker gets its
  * `timeoutMs`, an upstream `UPSTREAM_ASK_MS`. What comes back is checked for its shape (and a
@@ -47,6 +49,8 @@ import { type Call, type CallerContent, type Handler, type Policy, breakerVerdic
 import type { ContentPath, PinCheck } from "../content/index.js";
 import { searchCatalog } from "./search.js";
 import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
+import { gatewayAgentCardOf } from "../a2a/index.js";
+import { callerTokenStoredAt, removeCallerToken, storeCallerToken } from "../upstream/credentials.js";
 import { contentBytesOf, digestRefusal } from "../upstream/skills.js";
 import { appPinRefusal } from "../upstream/apps.js";
 
@@ -336,6 +340,41 @@ const READ_CONTENT: CallerContent<OperationCall> = {
 };
 
 /**
+ * The caller's own credential for a per-caller upstream: kept sealed for it alone (`PUT`), said to
+ * be kept (`GET`, never the token), or forgotten (`DELETE`).
+ */
+const credential: Handler<OperationCall> = async (call) => {
+  const { operation, target } = call;
+  if (operation.kind !== "credential" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
+  const { store, config } = call.runtime;
+  const { upstream } = target;
+  const caller = call.scope.context.caller;
+  switch (operation.verb) {
+    case "PUT":
+      if (!config.upstreamKey)
+        return failed(new RpcError(ErrorCode.SkillUnavailable, "This gateway cannot keep credentials (no SKILLMESH_UPSTREAM_KEY)").toJSON(), undefined);
+      await storeCallerToken(store, config.upstreamKey, upstream, caller, operation.token ?? "");
+      return { ok: true, result: { upstream, stored: true } };
+    case "GET": {
+      const at = await callerTokenStoredAt(store, upstream, caller);
+      return { ok: true, result: { upstream, stored: at !== undefined, ...(at !== undefined ? { storedAt: new Date(at).toISOString() } : {}) } };
+    }
+    case "DELETE":
+      return { ok: true, result: { upstream, removed: await removeCallerToken(store, upstream, caller) } };
+  }
+};
+
+/** The gateway's card of an A2A agent for this caller: its endpoint the gateway's, its skills those the caller may call. */
+const agentCard: Handler<OperationCall> = async (call) => {
+  const { operation } = call;
+  if (operation.kind !== "agent-card") throw new RpcError(ErrorCode.InternalError);
+  const reached = await call.catalog.agent(operation.agent);
+  if (!reached) return { ok: false, error: notFoundOf(operation).toJSON() };
+  const endpoint = `${operation.origin}/a2a/${encodeURIComponent(operation.agent)}`;
+  return { ok: true, result: gatewayAgentCardOf(reached.agent, endpoint, reached.skills, call.runtime.config.auth.required) };
+};
+
+/**
  * Each kind's row. Every kind runs inside `limits` and the content path (src/gateway/invoke.ts puts
  * both around each row), so a new kind cannot answer anything that skipped them.
  */
@@ -351,6 +390,8 @@ export const OPERATIONS: Record<OperationKind, OperationRow> = {
   subscribe: { policies: [], answer: subscribed },
   session: { policies: [], answer: accepted },
   discovery: { policies: [], answer: discovery },
+  credential: { policies: [], answer: credential },
+  "agent-card": { policies: [], answer: agentCard },
 };
 
 /**
@@ -437,6 +478,10 @@ export function notFoundOf(operation: Operation): RpcError {
       return new RpcError(ErrorCode.InvalidParams, `Task not found: ${operation.taskId.slice(0, 200)}`);
     case "discovery":
       return new RpcError(ErrorCode.InvalidParams, `No discoverable MCP server /mcp/${(operation.server ?? "").slice(0, 64)}`);
+    case "credential":
+      return new RpcError(ErrorCode.InvalidParams, `No upstream ${operation.upstream.slice(0, 64)} you may call takes a credential of its callers`);
+    case "agent-card":
+      return new RpcError(ErrorCode.InvalidParams, `No A2A agent ${operation.agent.slice(0, 64)} you may reach`);
     case "search":
     case "index":
     case "session":
@@ -464,6 +509,10 @@ export function resourceOf(operation: Operation): string | undefined {
       return operation.uri;
     case "discovery":
       return operation.server === undefined ? operation.document : `${operation.document}:${operation.server}`;
+    case "credential":
+      return `upstream:${operation.upstream}/credential`;
+    case "agent-card":
+      return `a2a:${operation.agent}/agent-card`;
     case "search":
     case "index":
       return undefined;
@@ -491,6 +540,8 @@ export function auditedParamsOf(operation: Operation): unknown {
     case "discovery":
     case "task": // a caller's answers are its own: the entry names the task only
     case "agent-task":
+    case "credential": // never the token
+    case "agent-card":
       return undefined;
   }
 }

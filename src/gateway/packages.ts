@@ -13,7 +13,7 @@
 import { type PackageEntry, packageEntryOf } from "../agent-skills/index.js";
 import type { PackageRecord, PackageIndex } from "../agent-skills/registry.js";
 import { servedVersionOf } from "../agent-skills/routing.js";
-import type { Access } from "../auth/access.js";
+import { type Access, mayCall } from "../auth/access.js";
 import { type Page, cursorAfter, startAfter } from "../paging/index.js";
 import type { RouteKey } from "../routing/index.js";
 import type { RegistryView } from "../registry/snapshot.js";
@@ -62,7 +62,7 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
   const { records, byName } = index;
   const callable = (tool: string) => {
     const entry = view.skills.get(tool);
-    return entry !== undefined && access.allowsSkill(entry.name, entry.tags);
+    return entry !== undefined && mayCall(access, entry);
   };
   const seen = (record: PackageRecord): VisiblePackage | undefined => {
     const served = servedVersionOf(record, key);

@@ -30,7 +30,7 @@ import type { CallScope } from "./scope.js";
 import { type AdoptedTask, queuedLeaseMs } from "../jobs/index.js";
 import { type InputRound, type TaskStarted, isTaskStarted } from "../mcp-protocol/index.js";
 import { type StreamResponse, conversationsOf } from "../a2a/index.js";
-import { registryEntry } from "./lookup.js";
+import { callableEntry } from "./lookup.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
@@ -156,10 +156,7 @@ export const conversations: Policy = async (call, next) => {
   const { taskIds, contextId } = conversationsOf(call.request.params);
   const { runtime, scope } = call;
   const caller = scope.context.caller;
-  const mayStillCall = async (tool: string) => {
-    const entry = tool === call.entry.name ? call.entry : await registryEntry(runtime, tool, call.trace, scope.waitUntil);
-    return !!entry && scope.access.allowsSkill(entry.name, entry.tags);
-  };
+  const mayStillCall = async (tool: string) => tool === call.entry.name || !!(await callableEntry(runtime, { ...scope, trace: call.trace }, tool)).entry;
   for (const taskId of taskIds) {
     const task = await runtime.upstreams.agentTask(agent, taskId);
     if (!task || task.caller !== caller || !(await mayStillCall(task.tool))) return taskNotFound(taskId);

@@ -4,7 +4,7 @@ import { ANSWER_HEADERS, answerHeadersOf, callScopeOf } from "./scope.js";
 
 describe("answerHeadersOf", () => {
   it("sets only headers listed in ANSWER_HEADERS (the ones a page's script is allowed to read)", () => {
-    const scope = callScopeOf(new Headers(), { id: "k_1", access: FULL_ACCESS, limits: { identifier: "k_1" } }, () => {});
+    const scope = callScopeOf(new Headers(), { id: "k_1", access: FULL_ACCESS, limits: { identifier: "k_1" } }, () => {}, FULL_ACCESS);
     Object.assign(scope, { replayed: true, degraded: true, queued: true });
     scope.answeredBy.add("subtract@1.0.0");
     scope.rateLimit = {

@@ -73,7 +73,7 @@ export interface CallScope {
  * door it came in by lets the caller do (`accessThrough`, src/gateway/door.ts).
  * @example const scope = callScopeOf(c.req.raw.headers, c.get("caller"), (p) => c.executionCtx.waitUntil(p), entered.access)
  */
-export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"], access: Access = caller.access): CallScope {
+export function callScopeOf(headers: Headers, caller: Caller, waitUntil: CallScope["waitUntil"], access: Access): CallScope {
   // A pipeline's step routes and reaches skills as the user of its call, whatever its headers say.
   const context = callerContextOf(headers, caller.id, caller.access.allowsGroup, caller.delegation?.context);
   let principal: Promise<string> | undefined;

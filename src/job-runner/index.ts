@@ -165,7 +165,7 @@ function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
   if (traceparent) headers.set("traceparent", traceparent);
   // The job's own call reaches only its method; a pipeline's steps get the owner's grants of the submit.
   return {
-    ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil),
+    ...callScopeOf(headers, { id: job.owner, access, limits: { identifier: job.owner } }, waitUntil, access),
     jobId: job.id,
     ...(job.grants ? { delegatedGrants: job.grants } : {}),
   };
