@@ -71,6 +71,7 @@ async function tools() {
   return {
     readWranglerConfig: config.readWranglerConfig,
     environmentOf: config.environmentOf,
+    dispatchedBindingsRefusal: config.dispatchedBindingsRefusal,
     contractReport: contracts.contractReport,
     RegistrationError: mesh.RegistrationError,
     registerSkill: mesh.registerSkill,
@@ -96,12 +97,46 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 async function dryRun(): Promise<void> {
-  const dirs = [ROOT, ...skillDirs()];
+  const loaded = await tools();
+  const { readWranglerConfig, environmentOf, contractReport } = loaded;
+  // The mesh a deploy of this environment would make: each Worker's name there, and where it goes.
+  const envName = values.env;
+  const gatewayConfigPath = join(ROOT, "wrangler.toml");
+  if (envName && environmentOf(gatewayConfigPath, envName) !== envName) {
+    console.error(`A deploy would stop here: --env ${envName}, but the gateway's wrangler.toml has no [env.${envName}]`);
+    process.exit(1);
+  }
+  const gatewayConfig = readWranglerConfig(gatewayConfigPath, envName);
+  const namespace = gatewayConfig.dispatch_namespaces?.find((n) => n.binding === NAMESPACE_BINDING);
+  const bound = new Set((gatewayConfig.services ?? []).map((s) => s.service));
+  const egress = namespace?.outbound ? egressUploadOf(namespace.outbound.service, envName, loaded) : undefined;
+  const dirs = [ROOT, ...skillDirs(), ...(egress ? [EGRESS_DIR] : [])];
   const outRoot = resolve(ROOT, values.outdir);
   console.log(`Bundling ${dirs.length} Workers with wrangler into ${relative(ROOT, outRoot) || "."}/ …`);
   const bundles = await bundleAll(dirs, { outRoot });
-  const { readWranglerConfig, contractReport } = await tools();
-  printSizes(bundles, readWranglerConfig);
+  const refusals: string[] = [];
+  const rows = bundles.map((bundle) => {
+    const env = environmentOf(bundle.configPath, envName);
+    const config = readWranglerConfig(bundle.configPath, env);
+    const isGateway = resolve(bundle.configPath) === resolve(gatewayConfigPath);
+    const isEgress = !!egress && resolve(bundle.configPath) === resolve(egress.configPath);
+    const dispatched = !isGateway && !isEgress && !!namespace && !bound.has(config.name!);
+    const refusal = dispatched ? loaded.dispatchedBindingsRefusal(config, gatewayConfig.name!) : undefined;
+    if (refusal) refusals.push(`${config.name} (${relative(ROOT, bundle.configPath)}): ${refusal}`);
+    const where =
+      isGateway ? "the gateway"
+      : isEgress ? `the outbound Worker of ${namespace!.namespace}`
+      : dispatched ? `script of ${namespace!.namespace}`
+      : "Worker";
+    return { bundle, name: config.name ?? relative(ROOT, bundle.dir), where };
+  });
+  printSizes(rows, envName);
+  if (refusals.length) {
+    console.error(
+      `\nA deploy would stop here: a skill binds what its dispatch namespace's outbound Worker cannot see\n${refusals.map((r) => `  ✗ ${r}`).join("\n")}`,
+    );
+    process.exit(1);
+  }
   // What a real deploy checks first (but the gateway's registry, which needs credentials).
   console.log("\nChecking the contracts (contracts/) …");
   const { problems } = await contractReport();
@@ -143,12 +178,13 @@ async function registeredDeployments(
   return answers.some((answer) => answer === undefined) ? undefined : answers.flatMap((answer) => answer!);
 }
 
-function printSizes(bundles: Bundle[], readWranglerConfig: Tools["readWranglerConfig"]): void {
-  console.log(`\n${"worker".padEnd(34)}${"bundle".padStart(12)}${"gzip".padStart(12)}  file`);
-  for (const bundle of bundles) {
-    const name = readWranglerConfig(bundle.configPath).name ?? relative(ROOT, bundle.dir);
+/** Each Worker a deploy would upload, by its name in the environment deployed, with its sizes and what it is there. */
+function printSizes(rows: Array<{ bundle: Bundle; name: string; where: string }>, envName: string | undefined): void {
+  console.log(`\n${envName ? `--env ${envName}: ` : ""}${rows.length} Workers`);
+  console.log(`${"worker".padEnd(34)}${"bundle".padStart(12)}${"gzip".padStart(12)}  ${"file".padEnd(44)}  as`);
+  for (const { bundle, name, where } of rows) {
     const gzip = gzipSync(readFileSync(bundle.scriptPath)).length;
-    console.log(`${name.padEnd(34)}${kib(bundle.bytes).padStart(12)}${kib(gzip).padStart(12)}  ${relative(ROOT, bundle.scriptPath)}`);
+    console.log(`${name.padEnd(34)}${kib(bundle.bytes).padStart(12)}${kib(gzip).padStart(12)}  ${relative(ROOT, bundle.scriptPath).padEnd(44)}  ${where}`);
   }
 }
 
@@ -382,6 +418,9 @@ async function deploy(): Promise<void> {
     const skillEnv = environmentOf(configPath, envName);
     const config = readWranglerConfig(configPath, skillEnv);
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
+    // A skill going into the dispatch namespace binds nothing that reaches past its outbound Worker.
+    const refusal = namespace && !bindingByService.has(skill.name) ? loaded.dispatchedBindingsRefusal(config, gatewayConfig.name!) : undefined;
+    if (refusal) throw new Error(`Not deploying: ${skill.name} (${relative(ROOT, configPath)}): ${refusal}`);
     if (skill.trustsContext && config.workers_dev !== false)
       throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
     if (skill.trustsContext) registrationEndpointOf(skill, bindingByService, undefined, namespace?.namespace); // throws when it has neither binding nor namespace

@@ -64,6 +64,23 @@ describe("npm run deploy -- --dry-run", () => {
       expect(readFileSync(path, "utf8")).toMatch(/export\s*\{[^}]*\bas default\b/);
     }
   }, 120_000);
+
+  it("with --env staging, names what it would deploy as staging: the gateway, its namespace's scripts and their outbound Worker", async () => {
+    const { stdout } = await run("npm", ["run", "deploy", "--", "--dry-run", "--env", "staging", "--outdir", outdir], {
+      cwd: ROOT,
+      env: { ...process.env, CLOUDFLARE_API_TOKEN: "" },
+    });
+    const staging = unstable_readConfig({ config: join(ROOT, "wrangler.toml"), env: "staging" }) as {
+      name: string;
+      dispatch_namespaces: Array<{ namespace: string }>;
+    };
+    const rows = stdout.split("\n").filter((line) => /KiB/.test(line));
+    const names = rows.map((row) => row.split(/\s+/)[0]);
+    expect(names).toContain(staging.name);
+    expect(names).toContain("skillmesh-egress-staging");
+    expect(names).not.toContain(GATEWAY_WORKER);
+    expect(rows.find((row) => row.startsWith("skill-modbus-decode"))).toContain(`script of ${staging.dispatch_namespaces[0]!.namespace}`);
+  }, 120_000);
 });
 
 describe("npm run deploy against a stand-in of the Cloudflare API", () => {

@@ -134,6 +134,14 @@ describe("declared egress", () => {
     expect(JSON.stringify(audit.json.entries)).not.toContain("token=abc");
   });
 
+  it("refuses a TCP socket (connect()), even to a declared host: declared egress is fetches only", async () => {
+    // Neither runtime hands the refused CONNECT to code of the gateway's (workerd: "Incoming CONNECT
+    // on a worker not supported" at the outbound; Cloudflare: no connect() beside an outbound
+    // Worker), so it cannot be audited as a refused fetch is: docs/security.md says so.
+    const answer = await call("test.fetcher", { url: "", connect: `${new URL(peer.url).host}` });
+    expect(answer.json.result.text, JSON.stringify(answer.json)).toMatch(/^refused: .*CONNECT/);
+  });
+
   it("is what the registered manifest says: its hosts and its limits", async () => {
     const fetcher = await deploymentOf("test.fetcher@1.0.0");
     expect(fetcher.manifest.egress).toEqual(["127.0.0.1"]);

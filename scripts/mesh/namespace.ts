@@ -12,25 +12,24 @@ import type { Request as MiniflareRequest, Response as MiniflareResponse } from 
 import { Response as NodeResponse } from "miniflare";
 import type { StoredScript } from "../../src/dispatch/local.js";
 import type { Bundle } from "./bundle.js";
-import { miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
+import { dispatchedBindingsRefusal, miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
 
 export class LocalScripts {
   readonly #scripts = new Map<string, StoredScript>();
 
   /**
    * Stores a skill's bundle as the script `name` (replacing what was there) and returns its version.
-   * `gatewayName` is the gateway's Worker name: a binding to it stays one; a binding to any other
-   * Worker is refused, as a user Worker in a namespace cannot bind its siblings.
+   * `gatewayName` is the gateway's Worker name: a binding to it stays one; any other binding (another
+   * Worker, a Durable Object, an mTLS certificate, …) is refused, as `npm run deploy` refuses it
+   * (`dispatchedBindingsRefusal`).
    * @example const version = scripts.put(bundle, "skill-echo-v2", "skillmesh-gateway")
    */
   put(bundle: Bundle, name: string, gatewayName: string, vars: Record<string, string> = {}): string {
     const config = readWranglerConfig(bundle.configPath);
     const options = miniflareOptionsOfConfig(bundle.configPath) as { compatibilityDate?: string; compatibilityFlags?: string[] };
-    const gatewayBindings: string[] = [];
-    for (const service of config.services ?? []) {
-      if (service.service !== gatewayName) throw new Error(`${bundle.dir}: a Worker in a dispatch namespace cannot bind ${service.service} (only the gateway)`);
-      gatewayBindings.push(service.binding);
-    }
+    const refusal = dispatchedBindingsRefusal(config, gatewayName);
+    if (refusal) throw new Error(`${bundle.dir}: ${refusal}`);
+    const gatewayBindings = (config.services ?? []).map((service) => service.binding);
     const modules = modulesOf(bundle);
     const plainVars = Object.fromEntries(Object.entries(config.vars ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
     const script: Omit<StoredScript, "version"> = {
