@@ -66,7 +66,9 @@
  * call over a service binding, paired the same way (compare.ts); `--dispatch-scale N` N distinct
  * skill Workers in the namespace: the call's cost round N against round 2, memory per Worker
  * (dispatch-scale.ts); `--guardrails [--pairs N]` the trivial MCP call through a virtual server
- * with the secrets guardrail against one without, paired the same way (compare.ts); `--a2a [--pairs N]`
+ * with the secrets guardrail against one without, paired the same way (compare.ts); `--guardrail-cost [--rounds N]`
+ * the content path's guardrail alone, CPU per call for answers of 1 KiB, 64 KiB and 1 MiB and a streamed
+ * one (guardrail-cost.ts); `--a2a [--pairs N]`
  * an A2A agent's SendMessage through the gateway's A2A door against the agent directly (compare.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
@@ -101,6 +103,7 @@ import {
   type TrivialRoute,
 } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
+import { runGuardrailCost } from "./guardrail-cost.js";
 
 const { values } = parseArgs({
   options: {
@@ -118,6 +121,7 @@ const { values } = parseArgs({
     trivial: { type: "boolean", default: false },
     dispatch: { type: "boolean", default: false },
     guardrails: { type: "boolean", default: false },
+    "guardrail-cost": { type: "boolean", default: false },
     a2a: { type: "boolean", default: false },
     "dispatch-scale": { type: "string" },
     rounds: { type: "string", default: "6" },
@@ -157,6 +161,10 @@ if (values.dispatch) {
 }
 if (values.a2a) {
   await runA2aCost({ pairs: Number(values.pairs), seconds: secondsOr(2) });
+  process.exit();
+}
+if (values["guardrail-cost"]) {
+  await runGuardrailCost(Number(values.rounds));
   process.exit();
 }
 if (values.guardrails) {

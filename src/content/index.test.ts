@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StreamResponse } from "../a2a/index.js";
+import { STREAM_FLUSH_MS } from "./events.js";
 import { ContentPath, passed } from "./index.js";
 
 // Made-up credentials in the shapes the rules know (none is live).
@@ -105,8 +106,8 @@ describe("ContentPath", () => {
     expect(texts.join("")).toBe("deploy token: [REDACTED:GITHUB_TOKEN]");
     expect(JSON.stringify(got.events)).not.toContain(GITHUB.slice(0, 20));
     expect(JSON.stringify(got.events)).not.toContain(GITHUB.slice(20));
-    // The first chunk started the artifact, the second appended to it; the status came last.
-    expect(got.events.map((e) => ("artifactUpdate" in e ? e.artifactUpdate.append : "status"))).toEqual([false, true, "status"]);
+    // The text came out in one chunk (the first was held: it could start a secret), before the status.
+    expect(got.events.map((e) => ("artifactUpdate" in e ? e.artifactUpdate.append : "status"))).toEqual([false, "status"]);
     expect(answered.guardrail?.findings).toEqual([{ kind: "GITHUB_TOKEN", path: "artifact a1", where: "stream" }]);
   });
 
@@ -119,7 +120,7 @@ describe("ContentPath", () => {
     relays.onAgentEvent!({ statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } } });
     const answered = await path.answer({ ok: true, result: {} });
     expect(JSON.stringify(got.events)).not.toContain("ghp_");
-    expect(got.events).toHaveLength(1); // "deploy token: " only
+    expect(got.events).toHaveLength(0); // the first chunk was held (it could start a secret), then the stream was cut
     expect(answered).toMatchObject({ ok: false, guardrail: { action: "refused" } });
   });
 
@@ -129,11 +130,23 @@ describe("ContentPath", () => {
     path.relays(s).onAgentEvent!(chunk("hello wor", false));
     await path.answer({ ok: true, result: {} });
     const texts = got.events.flatMap((e) => ("artifactUpdate" in e ? e.artifactUpdate.artifact.parts.map((p) => p.text) : []));
-    expect(texts).toEqual(["hello ", "wor"]);
-    expect(got.events.map((e) => "artifactUpdate" in e && [e.artifactUpdate.append, e.artifactUpdate.lastChunk])).toEqual([
-      [false, false],
-      [true, true],
-    ]);
+    expect(texts).toEqual(["hello wor"]);
+    expect(got.events.map((e) => "artifactUpdate" in e && [e.artifactUpdate.append, e.artifactUpdate.lastChunk])).toEqual([[false, true]]);
+  });
+
+  it("releases a trickling stream's text within STREAM_FLUSH_MS, all but a word that may go on", async () => {
+    const path = new ContentPath("redact");
+    const { got, sinks: s } = sinks();
+    const relays = path.relays(s);
+    relays.onAgentEvent!(chunk("hello wor", false));
+    const since = Date.now();
+    while (!got.events.length && Date.now() - since < STREAM_FLUSH_MS * 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(got.events.flatMap((e) => ("artifactUpdate" in e ? e.artifactUpdate.artifact.parts.map((p) => p.text) : []))).toEqual(["hello "]);
+    relays.onAgentEvent!(chunk("ld", true, true));
+    await path.answer({ ok: true, result: {} });
+    const texts = got.events.flatMap((e) => ("artifactUpdate" in e ? e.artifactUpdate.artifact.parts.map((p) => p.text) : []));
+    expect(texts).toEqual(["hello ", "world"]);
+    expect(got.events.map((e) => "artifactUpdate" in e && e.artifactUpdate.append)).toEqual([false, true]);
   });
 
   it("refuses a read whose pin does not hold, before anything of it is scanned", async () => {

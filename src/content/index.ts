@@ -153,6 +153,7 @@ export class ContentPath {
         this.scanning,
         (event) => onAgentEvent(cleared(event)),
         (findings) => this.#note(findings, "stream"),
+        (task) => this.#relay(task),
       );
       relays.onAgentEvent = (event) => this.#relay(() => events.push(event));
       this.#ended.push(() => events.end());

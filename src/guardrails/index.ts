@@ -44,11 +44,10 @@ export async function scanSecrets(value: unknown): Promise<{ findings: SecretFin
   const texts: string[] = [];
   const starts: number[] = [];
   let content = "";
-  walk(value, "", (text, _path, keyOfString) => {
+  collect(value, (text, keyOfString) => {
     texts.push(text);
     starts.push(content.length);
     content += text + (keyOfString ? KEY_VALUE : SEPARATOR);
-    return text;
   });
   if (!texts.length) return { findings: [], redacted: value };
   const covers = await secretsIn(content);
@@ -65,31 +64,66 @@ export async function scanSecrets(value: unknown): Promise<{ findings: SecretFin
       if (cutTo > cutFrom) cuts.set(index, [...(cuts.get(index) ?? []), { from: cutFrom, to: cutTo, kind }]);
     }
   }
-  const paths: string[] = [];
-  const redacted = walk(value, "", (text, path) => {
-    paths.push(path);
-    return redactIn(text, cuts.get(paths.length - 1));
-  });
-  return { findings: found.map(({ kind, index }) => ({ kind, path: paths[index]!.slice(0, 256) })), redacted };
+  const { redacted, paths } = rebuilt(value, cuts, new Set(found.map((f) => f.index)));
+  return { findings: found.map(({ kind, index }) => ({ kind, path: paths.get(index)!.slice(0, 256) })), redacted };
+}
+
+/** Each string of a JSON value, and each key before its value, in order (`keyOfString`: a key whose value is a string). */
+function collect(value: unknown, add: (text: string, keyOfString: boolean) => void): void {
+  if (typeof value === "string") add(value, false);
+  else if (Array.isArray(value)) for (const item of value) collect(item, add);
+  else if (value && typeof value === "object")
+    for (const [key, item] of Object.entries(value)) {
+      add(key, typeof item === "string");
+      collect(item, add);
+    }
 }
 
 /**
- * A copy of a JSON value with each string, and each key before its value, replaced by
- * `change(text, path, keyOfString)`: the same order every time. A key's path is its object's and
- * `#key` (`keyOfString` when its value is a string); the path of what is under it names the key as changed.
+ * `value` with the strings `cuts` names (by their place in `collect`'s order) redacted — a part
+ * nothing was cut from is the same object, not a copy — and the path of each string in `wanted`.
+ * A key's path is its object's and `#key`; the path of what is under it names the key as redacted.
  */
-function walk(value: unknown, path: string, change: (text: string, path: string, keyOfString: boolean) => string): unknown {
-  if (typeof value === "string") return change(value, path, false);
-  if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`, change));
-  if (value && typeof value === "object") {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const named = change(key, `${path || "(top)"}#key`, typeof item === "string");
-      copy[named] = walk(item, path ? `${path}.${named}` : named, change);
+function rebuilt(value: unknown, cuts: ReadonlyMap<number, Cover[]>, wanted: ReadonlySet<number>): { redacted: unknown; paths: Map<number, string> } {
+  const paths = new Map<number, string>();
+  const segments: string[] = [];
+  const pathNow = () => segments.reduce((path, segment) => (segment.startsWith("[") ? path + segment : path ? `${path}.${segment}` : segment), "");
+  let index = 0;
+  const visit = (item: unknown): unknown => {
+    if (typeof item === "string") {
+      const at = index++;
+      if (wanted.has(at)) paths.set(at, pathNow());
+      return cuts.has(at) ? redactIn(item, cuts.get(at)) : item;
     }
-    return copy;
-  }
-  return value;
+    if (Array.isArray(item)) {
+      let changed = false;
+      const copy = item.map((element, i) => {
+        segments.push(`[${i}]`);
+        const next = visit(element);
+        segments.pop();
+        changed ||= next !== element;
+        return next;
+      });
+      return changed ? copy : item;
+    }
+    if (item && typeof item === "object") {
+      let changed = false;
+      const copy: Record<string, unknown> = {};
+      for (const [key, element] of Object.entries(item)) {
+        const at = index++;
+        if (wanted.has(at)) paths.set(at, `${pathNow() || "(top)"}#key`);
+        const named = cuts.has(at) ? redactIn(key, cuts.get(at)) : key;
+        segments.push(named);
+        const next = visit(element);
+        segments.pop();
+        changed ||= named !== key || next !== element;
+        copy[named] = next;
+      }
+      return changed ? copy : item;
+    }
+    return item;
+  };
+  return { redacted: visit(value), paths };
 }
 
 /** Between two strings of one value: ends any token, so no match spans two unrelated strings. */

@@ -40,13 +40,15 @@ export class TextStreamGuard {
   /**
    * Takes the next piece of the text; answers what may be released now, redacted, and the secrets
    * first seen. With `end` (nothing follows: the stream ended, or each piece is a message of its
-   * own) everything received is released.
+   * own) everything received is released; otherwise nothing is until at least `batch` characters may be.
    * @example await guard.push("I9j0…", true) // { released: "[REDACTED:GITHUB_TOKEN]", found: [{ kind: "GITHUB_TOKEN", … }] }
    */
-  async push(piece: string, end: boolean): Promise<{ released: string; found: Cover[] }> {
+  async push(piece: string, end: boolean, batch = 0): Promise<{ released: string; found: Cover[] }> {
     const pending = this.#held + piece;
     const holdFrom = end ? pending.length : holdStart(pending);
-    if (holdFrom === 0) {
+    // Each scan has a fixed cost (the rule set is set up anew): a stream of small chunks is
+    // scanned once `batch` characters may go, or when its reader asks (`batch` 0), or at its end.
+    if (holdFrom === 0 || (!end && holdFrom < batch)) {
       this.#held = pending;
       return { released: "", found: [] };
     }
