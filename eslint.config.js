@@ -9,7 +9,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".skillmesh/", ".wrangler/", "worker-configuration.d.ts", "routes/ui-assets/*.js", "**/*.d.ts", "scripts/.tmp-*"] },
+  { ignores: ["node_modules/", ".skillmesh/", ".wrangler/", "dist/", "worker-configuration.d.ts", "routes/ui-assets/*.js", "**/*.d.ts", "scripts/.tmp-*"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -46,7 +46,11 @@ export async function runGuardrailCost(rounds: number): Promise<void> {
   for (const bytes of SIZES) {
     for (const secret of [false, true]) {
       const answer = { ok: true as const, result: answerOf(bytes, secret) };
-      rows.push({ what: `answer ${bytes / KIB} KiB${secret ? ", a credential in it" : ", clean"}`, bytes, run: () => new ContentPath("redact").answer(answer) });
+      rows.push({
+        what: `answer ${bytes / KIB} KiB${secret ? ", a credential in it" : ", clean"}`,
+        bytes,
+        run: () => new ContentPath("redact").answer(answer),
+      });
     }
     const off = { ok: true as const, result: answerOf(bytes, false) };
     rows.push({ what: `answer ${bytes / KIB} KiB, guardrail off`, bytes, run: () => new ContentPath("off").answer(off) });
@@ -60,7 +64,7 @@ export async function runGuardrailCost(rounds: number): Promise<void> {
     bytes: 64 * KIB,
     run: async () => {
       const path = new ContentPath("redact");
-      const relays = path.relays({ onAgentEvent: () => {} });
+      const relays = path.relays({ onAgentEvent: () => {} })!;
       for (const chunk of chunks) relays.onAgentEvent!(chunk);
       return path.answer({ ok: true, result: {} });
     },

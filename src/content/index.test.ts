@@ -28,7 +28,7 @@ describe("ContentPath", () => {
   it("passes everything as it is when the guardrail is off, and answers only what passed", async () => {
     const path = new ContentPath("off");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onProgress!({ progress: 1, message: GITHUB });
     relays.onLog!({ level: "info", data: GITHUB });
     const outcome = { ok: true as const, result: { text: GITHUB } };
@@ -49,7 +49,7 @@ describe("ContentPath", () => {
     const sent = await path.sent({ text: `use ${GITHUB}` });
     expect(sent).toEqual({ value: { text: "use [REDACTED:GITHUB_TOKEN]" } });
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onProgress!({ progress: 1, message: `progress with ${GITHUB.slice(0, 12)}` });
     relays.onProgress!({ progress: 2, message: `${GITHUB.slice(12)} done` });
     relays.onLog!({ level: "error", logger: "db", data: { conn: DB } });
@@ -77,7 +77,7 @@ describe("ContentPath", () => {
   it("under refuse, relays nothing from the first finding on and withholds the answer", async () => {
     const path = new ContentPath("refuse");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onProgress!({ progress: 1, message: "starting" });
     relays.onLog!({ level: "error", data: { token: GITHUB } });
     relays.onProgress!({ progress: 2, message: "clean, but after a finding" });
@@ -97,7 +97,7 @@ describe("ContentPath", () => {
   it("finds a token an agent streams in two appended chunks: no event carries it, the text assembles redacted", async () => {
     const path = new ContentPath("redact");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onAgentEvent!(chunk(`deploy token: ${GITHUB.slice(0, 20)}`, false));
     relays.onAgentEvent!(chunk(GITHUB.slice(20), true, true));
     relays.onAgentEvent!({ statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } } });
@@ -114,7 +114,7 @@ describe("ContentPath", () => {
   it("under refuse, cuts an agent's stream at the chunk that completes a token", async () => {
     const path = new ContentPath("refuse");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onAgentEvent!(chunk(`deploy token: ${GITHUB.slice(0, 20)}`, false));
     relays.onAgentEvent!(chunk(GITHUB.slice(20), true, true));
     relays.onAgentEvent!({ statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } } });
@@ -127,7 +127,7 @@ describe("ContentPath", () => {
   it("releases what it holds of a stream when the stream ends", async () => {
     const path = new ContentPath("redact");
     const { got, sinks: s } = sinks();
-    path.relays(s).onAgentEvent!(chunk("hello wor", false));
+    path.relays(s)!.onAgentEvent!(chunk("hello wor", false));
     await path.answer({ ok: true, result: {} });
     const texts = got.events.flatMap((e) => ("artifactUpdate" in e ? e.artifactUpdate.artifact.parts.map((p) => p.text) : []));
     expect(texts).toEqual(["hello wor"]);
@@ -137,7 +137,7 @@ describe("ContentPath", () => {
   it("releases a trickling stream's text within STREAM_FLUSH_MS, all but a word that may go on", async () => {
     const path = new ContentPath("redact");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     relays.onAgentEvent!(chunk("hello wor", false));
     const since = Date.now();
     while (!got.events.length && Date.now() - since < STREAM_FLUSH_MS * 20) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -158,7 +158,7 @@ describe("ContentPath", () => {
   it("relays at most MAX_LOG_MESSAGES (and one more, which its sink turns into a notice), each cut to its bound", async () => {
     const path = new ContentPath("off");
     const { got, sinks: s } = sinks();
-    const relays = path.relays(s);
+    const relays = path.relays(s)!;
     for (let i = 0; i < 150; i++) relays.onLog!({ level: "info", data: "x".repeat(5_000) });
     await path.answer({ ok: true, result: {} });
     expect(got.logs).toHaveLength(101);

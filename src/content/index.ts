@@ -71,6 +71,8 @@ export class ContentPath {
   #ended: Array<() => Promise<void>> = [];
   /** The call answered: what an upstream relays after that is dropped. */
   #closed = false;
+  /** Relays were made: the answer waits for what they pass. */
+  #relaying = false;
   #logs = 0;
 
   constructor(mode: SecretsMode) {
@@ -124,8 +126,10 @@ export class ContentPath {
    * piece found cuts the relay: it and everything after it are not relayed.
    * @example forwardCall(deployment, { ...request, ...path.relays({ onProgress: progressRelay(sse) }) }, env)
    */
-  relays(sinks: ContentSinks): ContentRelays {
+  relays(sinks: ContentSinks): ContentRelays | undefined {
     const { onProgress, onLog, onAgentEvent } = sinks;
+    if (!onProgress && !onLog && !onAgentEvent) return undefined;
+    this.#relaying = true;
     const relays: { -readonly [K in keyof ContentRelays]: ContentRelays[K] } = {};
     if (onProgress) {
       const guard = new TextStreamGuard();
@@ -169,12 +173,15 @@ export class ContentPath {
    * @example return path.answer(await next(call))
    */
   async answer(outcome: Outcome, pin?: PinCheck): Promise<Cleared<Outcome>> {
-    const ends = this.#ended.splice(0);
-    this.#relay(async () => {
-      for (const end of ends) await end();
-    });
+    if (this.#relaying) {
+      const ends = this.#ended.splice(0);
+      this.#relay(async () => {
+        for (const end of ends) await end();
+      });
+      this.#closed = true;
+      await this.#queue;
+    }
     this.#closed = true;
-    await this.#queue;
     let answered = outcome;
     if (pin && outcome.ok) {
       const refusal = await pin(outcome.result);

@@ -194,7 +194,7 @@ export function invoke(
       return resultOf(ownOutcome(await callBuiltin(() => builtin(request, builtinContext))(base)));
     }
     // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
-    const { entry, hidden } = await callableEntry(runtime, { ...scope, trace: context }, request.method);
+    const { entry, hidden } = await callableEntry(runtime, scope, request.method, context);
     seen.hidden = hidden;
     const refuse = (refusal: RpcError) => refused(base, refusal);
     if (!entry) return resultOf(await refuse(new RpcError(ErrorCode.MethodNotFound)));

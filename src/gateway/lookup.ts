@@ -44,8 +44,9 @@ export async function callableEntry(
   runtime: GatewayRuntime,
   scope: { access: Access; trace: Context; waitUntil: (loading: Promise<unknown>) => void },
   name: string,
+  trace: Context = scope.trace,
 ): Promise<{ entry?: SkillEntry; hidden: boolean }> {
-  const entry = await registryEntry(runtime, name, scope.trace, scope.waitUntil);
+  const entry = await registryEntry(runtime, name, trace, scope.waitUntil);
   if (!entry) return { hidden: false };
   return mayCall(scope.access, entry) ? { entry, hidden: false } : { hidden: true };
 }

@@ -120,12 +120,16 @@ export interface CallerContent<C extends Call> {
  */
 export async function throughContent<C extends Call>(call: C, next: Handler<C>, carried?: CallerContent<C>, pin?: PinCheck): Promise<Outcome> {
   const path = call.content ?? new ContentPath("off");
-  const sending = carried?.of(call);
-  const sent = await path.sent(sending);
-  if ("refusal" in sent) return sent.refusal;
+  let sending = call;
+  if (path.scanning && carried) {
+    const content = carried.of(call);
+    const sent = await path.sent(content);
+    if ("refusal" in sent) return sent.refusal;
+    if (sent.value !== content) sending = carried.with(call, sent.value);
+  }
+  // A call that relays nothing (no sink: a plain JSON call) is passed on as it is.
   const relays = path.relays(call);
-  const outcome = await next({ ...(sent.value === sending ? call : carried!.with(call, sent.value)), relays });
-  return path.answer(outcome, pin);
+  return path.answer(await next(relays ? { ...sending, relays } : sending), pin);
 }
 
 /**
@@ -156,7 +160,7 @@ export const conversations: Policy = async (call, next) => {
   const { taskIds, contextId } = conversationsOf(call.request.params);
   const { runtime, scope } = call;
   const caller = scope.context.caller;
-  const mayStillCall = async (tool: string) => tool === call.entry.name || !!(await callableEntry(runtime, { ...scope, trace: call.trace }, tool)).entry;
+  const mayStillCall = async (tool: string) => tool === call.entry.name || !!(await callableEntry(runtime, scope, tool, call.trace)).entry;
   for (const taskId of taskIds) {
     const task = await runtime.upstreams.agentTask(agent, taskId);
     if (!task || task.caller !== caller || !(await mayStillCall(task.tool))) return taskNotFound(taskId);

@@ -87,7 +87,14 @@ function collect(value: unknown, add: (text: string, keyOfString: boolean) => vo
 function rebuilt(value: unknown, cuts: ReadonlyMap<number, Cover[]>, wanted: ReadonlySet<number>): { redacted: unknown; paths: Map<number, string> } {
   const paths = new Map<number, string>();
   const segments: string[] = [];
-  const pathNow = () => segments.reduce((path, segment) => (segment.startsWith("[") ? path + segment : path ? `${path}.${segment}` : segment), "");
+  const pathNow = () =>
+    segments.reduce(
+      (path, segment) =>
+        segment.startsWith("[") ? path + segment
+        : path ? `${path}.${segment}`
+        : segment,
+      "",
+    );
   let index = 0;
   const visit = (item: unknown): unknown => {
     if (typeof item === "string") {
