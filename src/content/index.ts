@@ -68,7 +68,8 @@ export class ContentPath {
   #refused = false;
   /** The relays' pieces, in the order they came. */
   #queue: Promise<void> = Promise.resolve();
-  #ended: Array<() => Promise<void>> = [];
+  /** What each relay does once the call has its outcome (an agent's stream releases what it holds). */
+  readonly #ended: Array<() => Promise<void>> = [];
   /** The call answered: what an upstream relays after that is dropped. */
   #closed = false;
   /** Relays were made: the answer waits for what they pass. */
@@ -98,7 +99,7 @@ export class ContentPath {
       const reported = this.#report()!;
       const error = new RpcError(
         ErrorCode.InvalidParams,
-        `Refused by the secrets guardrail: what was sent holds a credential (${describeFindings(reported.findings)}); nothing was sent`,
+        `Refused by the secrets guardrail: the arguments hold a credential (${describeFindings(reported.findings, false)}); nothing was sent`,
         { guardrail: "secrets", findings: reported.findings },
       );
       return { refusal: passedOf({ ok: false, error: error.toJSON(), guardrail: reported }) };
@@ -120,10 +121,11 @@ export class ContentPath {
 
   /**
    * The relays a skill, upstream or agent reports into, each passing its pieces to the caller's
-   * sink through the path: logs bounded; progress texts and log messages scanned with what came
-   * before on their channel, an agent's events with its artifacts' text held back until a secret
-   * split across chunks can be seen whole (src/guardrails/stream.ts). Under `refuse`, the first
-   * piece found cuts the relay: it and everything after it are not relayed.
+   * sink through the path (undefined when the caller has no sink: nothing is relayed): log messages
+   * bounded and scanned whole; progress texts scanned with what came before on their channel; an
+   * agent's events with its artifacts' text held back until a secret split across chunks can be
+   * seen whole (src/guardrails/stream.ts, src/content/events.ts). Under `refuse`, the first piece
+   * found cuts the relay: it and everything after it are not relayed.
    * @example forwardCall(deployment, { ...request, ...path.relays({ onProgress: progressRelay(sse) }) }, env)
    */
   relays(sinks: ContentSinks): ContentRelays | undefined {
@@ -274,8 +276,8 @@ function withWho(outcome: Outcome, from: Outcome): Outcome {
   };
 }
 
-/** Findings as a caller reads them: `GITHUB_TOKEN at token (arguments), SLACK_TOKEN at message (log)`. */
-function describeFindings(findings: Array<SecretFinding & { where: GuardedPart }>): string {
-  const shown = findings.slice(0, 3).map((f) => `${f.kind} at ${f.path.slice(0, 64)} (${f.where})`);
+/** Findings as a caller reads them: `GITHUB_TOKEN at token (arguments), SLACK_TOKEN at message (log)` (`where`: with the channel). */
+function describeFindings(findings: Array<SecretFinding & { where: GuardedPart }>, where = true): string {
+  const shown = findings.slice(0, 3).map((f) => `${f.kind} at ${f.path.slice(0, 64)}${where ? ` (${f.where})` : ""}`);
   return findings.length > 3 ? `${shown.join(", ")} and ${findings.length - 3} more` : shown.join(", ");
 }

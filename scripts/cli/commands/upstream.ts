@@ -54,7 +54,7 @@ export async function run(io: CliIO, { positionals, values }: CommandLine): Prom
       const answer = answerOf(SyncAnswerSchema, await api(io, "POST", "/upstreams", requestOf(UpstreamRegistrationSchema, body)));
       for (const report of answer.reports) {
         io.out(
-          `Upstream ${report.upstream}@${report.version}: ${report.served.length} tool(s) served as skills, ${report.offerings.length} resource(s), template(s), prompt(s) and Agent Skill(s)`,
+          `Upstream ${report.upstream}@${report.version}: ${report.served.length} tool(s) served as skills, ${report.offerings.length} resource(s), template(s), prompt(s), Agent Skill(s) and MCP App(s)`,
         );
         for (const id of report.served) io.out(`  ${id}`);
         for (const offering of report.offerings) io.out(`  ${offering}`);
