@@ -9,7 +9,7 @@
  * same way the gateway with the bare hop, in one mesh: the hot path's aim, measured alone.
  */
 import { execFile } from "node:child_process";
-import { existsSync, symlinkSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../mesh/bundle.js";
@@ -65,6 +65,56 @@ export async function pairedRuns(a: Side, b: Side, options: { pairs: number; sec
   return pairedSummary(pairs);
 }
 
+/** The pids of the workerd processes running now (each mesh runs its Workers in one). */
+function workerdPids(): Set<number> {
+  return new Set(
+    readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd";
+        } catch {
+          return false;
+        }
+      })
+      .map(Number),
+  );
+}
+
+/** The CPU time a process has used, user and system, in milliseconds (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU per call of two sides, each served by its own workerd (`pids`), in `pairs` pairs of
+ * `seconds`-long wrk runs, alternating which goes first: the milliseconds the process used over
+ * the run, divided by the calls it answered (what a Worker is billed and limited by; it swings
+ * less on a busy machine than throughput). Both processes run every Worker of their mesh (the
+ * gateway and the skill or upstream it calls).
+ */
+export async function pairedCpu(a: Side, b: Side, pids: readonly [number, number], options: { pairs: number; seconds: number }): Promise<PairedSummary> {
+  const cpuPerCall = async (side: Side, pid: number) => {
+    const before = cpuMsOf(pid);
+    const rps = (await wrkSides([side], { seconds: options.seconds, segments: 1, connections: 16 })).get(side.name)!;
+    return ((cpuMsOf(pid) - before) * 1000) / (rps * options.seconds);
+  };
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0; i < options.pairs; i++) {
+    const [first, second] = i % 2 ? [1, 0] : [0, 1];
+    const sides = [a, b] as const;
+    const measured: [number, number] = [0, 0];
+    measured[first] = await cpuPerCall(sides[first]!, pids[first]!);
+    measured[second] = await cpuPerCall(sides[second]!, pids[second]!);
+    pairs.push(measured);
+    console.log(
+      `  pair ${i + 1}/${options.pairs}: ${measured[0].toFixed(0)} µs vs ${measured[1].toFixed(0)} µs CPU a call (${(measured[1] / measured[0]).toFixed(3)})`,
+    );
+  }
+  return pairedSummary(pairs);
+}
+
 /** Compares the working tree's gateway with the one at `rev` on the trivial call (on `route`), in `pairs` alternating pairs of `seconds`-long wrk runs. */
 export async function runCompare(rev: string, options: { pairs: number; seconds: number; route: TrivialRoute }): Promise<void> {
   if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
@@ -81,14 +131,26 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
   const meshes: Mesh[] = [];
   try {
     console.log(`Bundling both gateways (cached after the first run) and starting a mesh for each …`);
+    const started = (running: Set<number>) => [...workerdPids()].filter((pid) => !running.has(pid));
+    let running = workerdPids();
     const before = await startTrivialMesh(rev, { gateway: worktree, route: options.route });
     meshes.push(before.mesh);
+    const beforePids = started(running);
+    running = workerdPids();
     const after = await startTrivialMesh("working tree", { route: options.route });
     meshes.push(after.mesh);
+    const afterPids = started(running);
     const s = await pairedRuns(before.side, after.side, options);
     console.log(`\nThe trivial call through the gateway's /${options.route} (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
     console.log(`  ${rev} (${commit.slice(0, 12)}): ${s.meanA.toFixed(0)} req/s   working tree: ${s.meanB.toFixed(0)} req/s`);
     console.log(`  working tree / ${rev}: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
+    // CPU per call, when each mesh's workerd could be told apart.
+    if (beforePids.length === 1 && afterPids.length === 1) {
+      console.log(`\nCPU per call of each mesh's workerd (the gateway and the Worker it calls), ${options.pairs} pairs:`);
+      const cpu = await pairedCpu(before.side, after.side, [beforePids[0]!, afterPids[0]!], options);
+      console.log(`  ${rev}: ${cpu.meanA.toFixed(0)} µs a call   working tree: ${cpu.meanB.toFixed(0)} µs a call`);
+      console.log(`  working tree / ${rev}: median ${cpu.median.toFixed(3)}x the CPU of the pairs (quartiles ${cpu.q1.toFixed(3)}–${cpu.q3.toFixed(3)})`);
+    }
   } finally {
     await Promise.all(meshes.map((mesh) => mesh.dispose()));
     await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);

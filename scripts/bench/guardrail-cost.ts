@@ -1,16 +1,16 @@
 /**
  * `npm run bench -- --guardrail-cost [--rounds N]`: what the content path's secrets guardrail costs
- * one call, by the size of what it reads — a tool's answer of 1 KiB, 64 KiB and 1 MiB (text and
- * JSON, as tools answer), clean and with a credential in it, and the same 64 KiB streamed by an
- * agent in 40-character chunks (the stream guard: each chunk scanned with what it may continue) —
- * as CPU time per call in this process (V8, the engine workerd runs), the median of `rounds`
- * rounds with its quartiles, and per KiB, so that a cost that is not linear in the size shows.
+ * one call, by the size of what it reads — a tool's answer of 1 KiB, 64 KiB, 256 KiB, 1 MiB and
+ * 4 MiB (text and JSON, as tools answer), clean and with a credential in it, and 64 KiB streamed by
+ * an agent in 40-character chunks (the stream guard: scanned in batches, each with what it may
+ * continue) — as CPU time per call in this process (V8, the engine workerd runs), the median of
+ * `rounds` rounds with its quartiles, and per KiB, so that a cost that is not linear in the size shows.
  */
 import { ContentPath } from "../../src/content/index.js";
 import type { StreamResponse } from "../../src/a2a/index.js";
 
 const KIB = 1024;
-const SIZES = [1 * KIB, 64 * KIB, 1024 * KIB];
+const SIZES = [1 * KIB, 64 * KIB, 256 * KIB, 1024 * KIB, 4096 * KIB];
 const TOKEN = `ghp_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}`;
 const PROSE = "Solar panels turn sunlight into electricity; the meter at 10.0.0.7 read 4.2 kWh at 12:00 UTC. ";
 

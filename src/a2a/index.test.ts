@@ -71,12 +71,21 @@ describe("an agent's answer", () => {
     expect(versionRefusal("0.3")).toMatch(/not supported/);
   });
 
-  it("takes a caller's message as the tool's arguments, whole: its text, its parts, id and metadata, the conversation it continues", () => {
+  it("takes a caller's message as the tool's arguments, whole: its text (data as JSON, a file by its URL), its parts, id and metadata, the conversation it continues", () => {
     const parts = [{ text: "a" }, { data: { n: 1 } }, { url: "https://files.example/x.pdf", mediaType: "application/pdf" }, { text: "b" }];
     expect(
       argumentsOf({ messageId: "m", role: "ROLE_USER", parts, contextId: "c", taskId: "t", metadata: { skillId: "s", trace: "x" }, referenceTaskIds: ["r"] }),
-    ).toEqual({ message: "a\nb", parts, messageId: "m", metadata: { trace: "x" }, contextId: "c", taskId: "t", referenceTaskIds: ["r"] });
+    ).toEqual({
+      message: 'a\n{"n":1}\nhttps://files.example/x.pdf\nb',
+      parts,
+      messageId: "m",
+      metadata: { trace: "x" },
+      contextId: "c",
+      taskId: "t",
+      referenceTaskIds: ["r"],
+    });
     expect(argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ data: { only: "data" } }] })).toEqual({
+      message: '{"only":"data"}',
       parts: [{ data: { only: "data" } }],
       messageId: "m",
     });

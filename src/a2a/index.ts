@@ -257,14 +257,20 @@ export const SKILL_INPUT_SCHEMA = {
   type: "object",
   properties: {
     message: { type: "string", minLength: 1, maxLength: 100_000, description: "What to ask the agent." },
-    parts: { type: "array", items: PART_SCHEMA, minItems: 1, maxItems: 256, description: "The message's A2A parts, sent as they are (instead of message)." },
+    parts: {
+      type: "array",
+      items: PART_SCHEMA,
+      minItems: 1,
+      maxItems: 256,
+      description: "The message's A2A parts, sent as they are (message is then their text).",
+    },
     messageId: { type: "string", minLength: 1, maxLength: 256, description: "The message's id (default: one of the gateway's)." },
     metadata: { type: "object", description: "The message's metadata (its skillId is always the skill called)." },
     contextId: { type: "string", maxLength: 256, description: "The conversation to continue (a previous answer's contextId)." },
     taskId: { type: "string", maxLength: 256, description: "The task to continue (an answer's taskId, when it asked for input)." },
     referenceTaskIds: { type: "array", items: { type: "string", maxLength: 256 }, maxItems: 32, description: "Tasks of yours this message refers to." },
   },
-  anyOf: [{ required: ["message"] }, { required: ["parts"] }],
+  required: ["message"],
   additionalProperties: false,
 } as const;
 
@@ -309,18 +315,18 @@ export const SendMessageParamsSchema = z
   .loose();
 
 /**
- * A caller's message as the arguments of the skill's tool, whole: its text (for the tool's
- * `message`), its parts as they are, its id and metadata, and the task and context it continues;
- * undefined when it has no part.
+ * A caller's message as the arguments of the skill's tool, whole: its text (the tool's `message`:
+ * its text parts, data as JSON, a file by its URL), its parts as they are, its id and metadata, and
+ * the task and context it continues; undefined when it has nothing (no part, or empty ones).
  * @example argumentsOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] }) // { message: "Hi", parts: [{ text: "Hi" }], messageId: "m" }
  */
 export function argumentsOf(message: Message): AgentToolArguments | undefined {
-  if (!message.parts.length) return undefined;
-  const text = textsOf(message.parts.filter((part) => part.text !== undefined)).join("\n");
+  const text = textsOf(message.parts).join("\n");
+  if (!text) return undefined;
   const { skillId: _skill, ...metadata } = message.metadata ?? {};
   const references = (message as { referenceTaskIds?: unknown }).referenceTaskIds;
   return {
-    ...(text ? { message: text } : {}),
+    message: text,
     parts: message.parts,
     messageId: message.messageId,
     ...(Object.keys(metadata).length ? { metadata } : {}),

@@ -27,7 +27,15 @@ import { type Skipped, type ToolSource, a2aManifestOf, mcpManifestOf, redactedUr
 import { OFFERING_SUBJECTS, SUBJECT_WORDS, approvalKeyOf, boundedHeld, definitionHashOf, reconcileOfferings } from "./held.js";
 import { readUpstreamSkills } from "./skills.js";
 import { readUpstreamApps } from "./apps.js";
-import { type AgentToolArguments, type SendMessageResult, type Task, agentCardUrlOf, jsonRpcInterfaceOf, toolResultOf } from "../a2a/index.js";
+import {
+  type AgentToolArguments,
+  SKILL_INPUT_SCHEMA,
+  type SendMessageResult,
+  type Task,
+  agentCardUrlOf,
+  jsonRpcInterfaceOf,
+  toolResultOf,
+} from "../a2a/index.js";
 import { askAgentTask, readAgentCard, sendToAgent } from "./a2a-client.js";
 import { schemaIssues } from "../json-schema/index.js";
 import { type UpstreamToolResult, toolUiOf } from "../mcp-protocol/index.js";
@@ -195,8 +203,9 @@ export class Upstreams implements UpstreamCaller {
   async call(endpoint: UpstreamEndpoint, request: UpstreamRequest): Promise<unknown> {
     const { params } = request;
     if (Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, `Invalid params: ${request.skill} takes named arguments (an object), not a list`);
-    // Checked against the pinned input schema before anything goes upstream, as an SDK skill checks its own.
-    const issues = schemaIssues(request.inputSchema, params ?? {});
+    // Checked against the pinned input schema before anything goes upstream, as an SDK skill checks
+    // its own; an A2A skill's is the gateway's own (no agent says it), as this gateway defines it now.
+    const issues = schemaIssues(endpoint.kind === "a2a" ? SKILL_INPUT_SCHEMA : request.inputSchema, params ?? {});
     if (issues.length)
       throw new RpcError(
         ErrorCode.InvalidParams,
