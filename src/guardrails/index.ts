@@ -41,17 +41,18 @@ export function strictestOf(...modes: Array<SecretsMode | undefined>): SecretsMo
  * @example const { findings, redacted } = await scanSecrets({ token: "ghp_…" }) // findings: [{ kind: "GITHUB_TOKEN", path: "token" }]
  */
 export async function scanSecrets(value: unknown): Promise<{ findings: SecretFinding[]; redacted: unknown }> {
-  const texts: string[] = [];
   const starts: number[] = [];
   let content = "";
   collect(value, (text, keyOfString) => {
-    texts.push(text);
     starts.push(content.length);
     content += text + (keyOfString ? KEY_VALUE : SEPARATOR);
   });
-  if (!texts.length) return { findings: [], redacted: value };
+  if (!starts.length) return { findings: [], redacted: value };
   const covers = await secretsIn(content);
   if (!covers.length) return { findings: [], redacted: value };
+  // Found something (rare): the strings again, to cut the covers into.
+  const texts: string[] = [];
+  collect(value, (text) => void texts.push(text));
   // Each cover cut into the strings (by their place in the walk) it overlaps; found in the one it starts in.
   const cuts = new Map<number, Cover[]>();
   const found: Array<{ kind: string; index: number }> = [];
@@ -73,7 +74,9 @@ function collect(value: unknown, add: (text: string, keyOfString: boolean) => vo
   if (typeof value === "string") add(value, false);
   else if (Array.isArray(value)) for (const item of value) collect(item, add);
   else if (value && typeof value === "object")
-    for (const [key, item] of Object.entries(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = (value as Record<string, unknown>)[key];
       add(key, typeof item === "string");
       collect(item, add);
     }
