@@ -54,6 +54,11 @@ export function pairedSummary(pairs: ReadonlyArray<readonly [number, number]>): 
  * @example const s = await pairedRuns(bare, gateway, { pairs: 16, seconds: 2 }); s.median
  */
 export async function pairedRuns(a: Side, b: Side, options: { pairs: number; seconds: number }): Promise<PairedSummary> {
+  return pairedSummary(await throughputPairs(a, b, options));
+}
+
+/** The pairs `pairedRuns` sums up: requests per second of `a` and of `b` in each pair of runs. */
+async function throughputPairs(a: Side, b: Side, options: { pairs: number; seconds: number }): Promise<Array<[number, number]>> {
   const measure = (sides: Side[], seconds: number) => wrkSides(sides, { seconds, segments: 1, connections: 16 });
   await measure([a, b], 1); // warm both
   const pairs: Array<[number, number]> = [];
@@ -62,7 +67,7 @@ export async function pairedRuns(a: Side, b: Side, options: { pairs: number; sec
     pairs.push([rps.get(a.name)!, rps.get(b.name)!]);
     console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
   }
-  return pairedSummary(pairs);
+  return pairs;
 }
 
 /** The pids of the workerd processes running now (each mesh runs its Workers in one). */
@@ -88,13 +93,18 @@ function cpuMsOf(pid: number): number {
 }
 
 /**
- * CPU per call of two sides, each served by its own workerd (`pids`), in `pairs` pairs of
+ * CPU per call of two sides (the pairs of it), each served by its own workerd (`pids`), in `pairs` pairs of
  * `seconds`-long wrk runs, alternating which goes first: the milliseconds the process used over
  * the run, divided by the calls it answered (what a Worker is billed and limited by; it swings
  * less on a busy machine than throughput). Both processes run every Worker of their mesh (the
  * gateway and the skill or upstream it calls).
  */
-export async function pairedCpu(a: Side, b: Side, pids: readonly [number, number], options: { pairs: number; seconds: number }): Promise<PairedSummary> {
+export async function pairedCpu(
+  a: Side,
+  b: Side,
+  pids: readonly [number, number],
+  options: { pairs: number; seconds: number },
+): Promise<Array<[number, number]>> {
   const cpuPerCall = async (side: Side, pid: number) => {
     const before = cpuMsOf(pid);
     const rps = (await wrkSides([side], { seconds: options.seconds, segments: 1, connections: 16 })).get(side.name)!;
@@ -112,11 +122,18 @@ export async function pairedCpu(a: Side, b: Side, pids: readonly [number, number
       `  pair ${i + 1}/${options.pairs}: ${measured[0].toFixed(0)} µs vs ${measured[1].toFixed(0)} µs CPU a call (${(measured[1] / measured[0]).toFixed(3)})`,
     );
   }
-  return pairedSummary(pairs);
+  return pairs;
 }
 
-/** Compares the working tree's gateway with the one at `rev` on the trivial call (on `route`), in `pairs` alternating pairs of `seconds`-long wrk runs. */
-export async function runCompare(rev: string, options: { pairs: number; seconds: number; route: TrivialRoute }): Promise<void> {
+/**
+ * Compares the working tree's gateway with the one at `rev` on the trivial call (on `route`), in
+ * `pairs` alternating pairs of `seconds`-long wrk runs, then in as many pairs of CPU per call. With
+ * `meshRounds` above 1 it does so that many times, each round with two new meshes started in the
+ * other order: on two cores one mesh can be luckier than the other for its whole life (the same
+ * revision against itself has read 1.6x on the federated route), and new meshes each round spread
+ * that luck over both sides. Every pair of every round is summed up together.
+ */
+export async function runCompare(rev: string, options: { pairs: number; seconds: number; route: TrivialRoute; meshRounds?: number }): Promise<void> {
   if (!(await hasWrk())) throw new Error("--compare needs wrk as the load generator: apt-get install -y wrk");
   const commit = (
     await run("git", ["-C", ROOT, "rev-parse", "--verify", `${rev}^{commit}`]).catch(() => {
@@ -128,31 +145,46 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
   if (existsSync(worktree)) await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);
   await run("git", ["-C", ROOT, "worktree", "add", "--detach", worktree, commit]);
   symlinkSync(join(ROOT, "node_modules"), join(worktree, "node_modules"));
-  const meshes: Mesh[] = [];
+  const rounds = Math.max(1, options.meshRounds ?? 1);
+  const throughput: Array<[number, number]> = [];
+  const cpu: Array<[number, number]> = [];
   try {
-    console.log(`Bundling both gateways (cached after the first run) and starting a mesh for each …`);
-    const started = (running: Set<number>) => [...workerdPids()].filter((pid) => !running.has(pid));
-    let running = workerdPids();
-    const before = await startTrivialMesh(rev, { gateway: worktree, route: options.route });
-    meshes.push(before.mesh);
-    const beforePids = started(running);
-    running = workerdPids();
-    const after = await startTrivialMesh("working tree", { route: options.route });
-    meshes.push(after.mesh);
-    const afterPids = started(running);
-    const s = await pairedRuns(before.side, after.side, options);
-    console.log(`\nThe trivial call through the gateway's /${options.route} (wrk -t1 -c16, ${options.pairs} pairs of ${options.seconds} s runs):`);
+    for (let round = 0; round < rounds; round++) {
+      console.log(`${rounds > 1 ? `Round ${round + 1}/${rounds}: s` : "S"}tarting a mesh for each gateway (bundles cached after the first run) …`);
+      const meshes: Mesh[] = [];
+      try {
+        // Each mesh's workerd, told apart by when it started; the order alternates between rounds.
+        const start = async (which: "before" | "after") => {
+          const running = workerdPids();
+          const trivial =
+            which === "before" ?
+              await startTrivialMesh(rev, { gateway: worktree, route: options.route })
+            : await startTrivialMesh("working tree", { route: options.route });
+          meshes.push(trivial.mesh);
+          return { ...trivial, pids: [...workerdPids()].filter((pid) => !running.has(pid)) };
+        };
+        const first = await start(round % 2 ? "after" : "before");
+        const second = await start(round % 2 ? "before" : "after");
+        const [before, after] = round % 2 ? [second, first] : [first, second];
+        throughput.push(...(await throughputPairs(before.side, after.side, options)));
+        if (before.pids.length === 1 && after.pids.length === 1)
+          cpu.push(...(await pairedCpu(before.side, after.side, [before.pids[0]!, after.pids[0]!], options)));
+      } finally {
+        await Promise.all(meshes.map((mesh) => mesh.dispose()));
+      }
+    }
+    const s = pairedSummary(throughput);
+    const runs = `${rounds > 1 ? `${rounds} rounds of ` : ""}${options.pairs} pairs of ${options.seconds} s runs`;
+    console.log(`\nThe trivial call through the gateway's /${options.route} (wrk -t1 -c16, ${runs}):`);
     console.log(`  ${rev} (${commit.slice(0, 12)}): ${s.meanA.toFixed(0)} req/s   working tree: ${s.meanB.toFixed(0)} req/s`);
     console.log(`  working tree / ${rev}: median ${s.median.toFixed(3)}x of the pairs (quartiles ${s.q1.toFixed(3)}–${s.q3.toFixed(3)})`);
-    // CPU per call, when each mesh's workerd could be told apart.
-    if (beforePids.length === 1 && afterPids.length === 1) {
-      console.log(`\nCPU per call of each mesh's workerd (the gateway and the Worker it calls), ${options.pairs} pairs:`);
-      const cpu = await pairedCpu(before.side, after.side, [beforePids[0]!, afterPids[0]!], options);
-      console.log(`  ${rev}: ${cpu.meanA.toFixed(0)} µs a call   working tree: ${cpu.meanB.toFixed(0)} µs a call`);
-      console.log(`  working tree / ${rev}: median ${cpu.median.toFixed(3)}x the CPU of the pairs (quartiles ${cpu.q1.toFixed(3)}–${cpu.q3.toFixed(3)})`);
+    if (cpu.length) {
+      const c = pairedSummary(cpu);
+      console.log(`CPU per call of each mesh's workerd (the gateway and the Worker it calls, from /proc over each run):`);
+      console.log(`  ${rev}: ${c.meanA.toFixed(0)} µs a call   working tree: ${c.meanB.toFixed(0)} µs a call`);
+      console.log(`  working tree / ${rev}: median ${c.median.toFixed(3)}x the CPU of the pairs (quartiles ${c.q1.toFixed(3)}–${c.q3.toFixed(3)})`);
     }
   } finally {
-    await Promise.all(meshes.map((mesh) => mesh.dispose()));
     await run("git", ["-C", ROOT, "worktree", "remove", "--force", worktree]);
   }
 }

@@ -57,8 +57,9 @@
  * Options: --seconds N per side (default 6), --concurrency N (default 16), --redis, --json.
  * `--scale N` runs the registry-at-scale benchmark instead (scale.ts); `--catalog N` the compact
  * catalog and Agent Skills at N (catalog.ts); `--profile` a CPU profile
- * of the gateway isolate under wrk (profile.ts); `--compare REV` the working tree's
- * gateway against the one at git revision REV, side by side (compare.ts) — both on `/rpc`, or with
+ * of the gateway isolate under wrk (profile.ts); `--compare REV [--mesh-rounds N]` the working tree's
+ * gateway against the one at git revision REV, side by side, throughput and CPU per call (compare.ts;
+ * N rounds of new meshes, started in alternating order) — both on `/rpc`, or with
  * `--route mcp` the trivial call as an MCP tools/call (`--route fed`: of the federated trivial.subtract on /rpc;
  * `--route read` and `--route file`: an MCP resources/read of a skill's resource, of a package's file); `--trivial [--pairs N]` the trivial call
  * through the gateway against the bare hop alone, as a paired median (compare.ts); `--dispatch
@@ -125,6 +126,7 @@ const { values } = parseArgs({
     a2a: { type: "boolean", default: false },
     "dispatch-scale": { type: "string" },
     rounds: { type: "string", default: "6" },
+    "mesh-rounds": { type: "string", default: "1" },
   },
 });
 /** `--seconds`, or the mode's own default. */
@@ -176,7 +178,12 @@ if (values.trivial) {
   process.exit();
 }
 if (values.compare) {
-  await runCompare(values.compare, { pairs: Number(values.pairs), seconds: secondsOr(2), route: routeOf(values.route) });
+  await runCompare(values.compare, {
+    pairs: Number(values.pairs),
+    seconds: secondsOr(2),
+    route: routeOf(values.route),
+    meshRounds: Number(values["mesh-rounds"]),
+  });
   process.exit();
 }
 const SECONDS = secondsOr(6);
