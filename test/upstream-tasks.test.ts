@@ -87,6 +87,27 @@ describe("an upstream that runs a tool call as a task of its own", () => {
     expect(entries.map((e) => e.method)).toEqual(expect.arrayContaining(["tasks/get", "tasks/update"]));
   });
 
+  it("passes a task's result through the content path: a credential in it is redacted in tasks/get, and in what the job keeps", async () => {
+    const key = await keyWith(["files.*"]);
+    const { taskId } = (await mcp(key, "tools/call", { name: "files.leak_deploy", arguments: {} })).json.result;
+    const done = await eventually(
+      () => taskOf(key, taskId),
+      (r) => r.json.result?.status === "completed",
+    );
+    expect(JSON.stringify(done.json)).not.toContain("ghp_");
+    expect(done.json.result.result.content).toEqual([{ type: "text", text: "deployed with [REDACTED:GITHUB_TOKEN]" }]);
+    // Read again: now from the job the gateway keeps, which holds what the path passed.
+    expect(JSON.stringify((await taskOf(key, taskId)).json)).not.toContain("ghp_");
+    const audited = await eventually(
+      async () => (await auditedCalls()).filter((e) => e.resource === `task:${taskId}` && (e as { guardrail?: unknown }).guardrail),
+      (found) => found.length > 0,
+    );
+    expect((audited[0] as { guardrail?: unknown }).guardrail).toMatchObject({
+      action: "redacted",
+      findings: [{ kind: "GITHUB_TOKEN", path: "content[0].text", where: "answer" }],
+    });
+  });
+
   it("keeps the task the caller's: another caller, or the owner through a door that does not reach the tool, gets -32602 and the upstream hears nothing of it", async () => {
     const key = await keyWith(["files.*"]);
     const { taskId } = (await mcp(key, "tools/call", { name: "files.confirm_delete", arguments: { filename: "keep.txt" } })).json.result;

@@ -223,12 +223,17 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
       signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
     })) as UpstreamTask | undefined;
     if (task && (task.status === "completed" || task.status === "failed" || task.status === "cancelled")) {
-      // What the job keeps is what the caller may get: passed through the content path first.
+      // What the job keeps is what the caller may get: passed through the content path first, and answered as kept.
       const ended =
         task.status === "completed" ? await keptResult(call, task.result)
         : task.status === "failed" ? { error: (await call.content.kept(task.error ?? UPSTREAM_TASK_FAILED, "error")).value }
         : {};
       await call.runtime.jobs.move(operation.jobId, ["running"], { status: task.status, ...ended }, Date.now());
+      return {
+        ok: true,
+        result: { ...task, ...("result" in ended ? { result: ended.result } : {}), ...("error" in ended ? { error: ended.error } : {}) },
+        deployment: answeredBy,
+      };
     }
     return { ok: true, result: task ?? {}, deployment: answeredBy };
   } catch (error) {
