@@ -91,7 +91,7 @@ a2aRoutes.post("/:agent", jsonBodyGuard(), async (c) => {
         return refuseUnknown(`${name}.${typeof wanted === "string" ? wanted.slice(0, 128) : ""}`, refusal, scope, runtime, c.env);
       }
       const args = argumentsOf(message);
-      if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has no part");
+      if (!args) throw new RpcError(ErrorCode.InvalidParams, "Invalid params: the message has nothing to send (no part with text, data or a file)");
       try {
         const result = (await invoke(
           { jsonrpc: "2.0", method: skill.tool, params: { ...args }, id: request.id ?? 0 },
