@@ -35,8 +35,11 @@ export type Sink<T> = (piece: Cleared<T>) => void;
 
 /** Where the caller gets what a call relays while it runs (each set by the door that wants it). */
 export interface ContentSinks {
+  /** Progress reports (the skill is then asked to stream). */
   readonly onProgress?: Sink<Progress>;
+  /** Log messages (an MCP caller that asked for them: a federated MCP tool only). */
   readonly onLog?: Sink<unknown>;
+  /** An A2A agent's own stream events, as they come (the A2A door, for a streaming caller). */
   readonly onAgentEvent?: Sink<StreamResponse>;
 }
 
@@ -180,10 +183,9 @@ export class ContentPath {
       this.#relay(async () => {
         for (const end of ends) await end();
       });
-      this.#closed = true;
-      await this.#queue;
     }
     this.#closed = true;
+    if (this.#relaying) await this.#queue;
     let answered = outcome;
     if (pin && outcome.ok) {
       const refusal = await pin(outcome.result);

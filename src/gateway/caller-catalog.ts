@@ -15,7 +15,7 @@ import { matchUriTemplate } from "../mcp-protocol/index.js";
 import { routedDeployment } from "../routing/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
 import { type SkillSummary, catalogFor } from "./catalog.js";
-import { callableEntry, registryView } from "./lookup.js";
+import { callableEntry, manifestOf, registryView } from "./lookup.js";
 import {
   type Offered,
   type OfferingOwner,
@@ -247,8 +247,7 @@ export class CallerCatalog {
       }
       case "skill": {
         const entry = (await this.view()).skills.get(target.skill);
-        const stable = entry && (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0]);
-        return strictestOf(stable?.manifest.guardrails?.secrets, door);
+        return strictestOf(entry && manifestOf(entry).guardrails?.secrets, door);
       }
       case "package":
       case "gateway":

@@ -15,13 +15,11 @@ import { type Cleared, ContentPath, ownOutcome, passed } from "../content/index.
 import { strictestOf } from "../guardrails/index.js";
 import { MAX_JSON_DEPTH, exceedsDepth } from "../json/index.js";
 import { ErrorCode, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
-import type { SkillEntry } from "../registry/snapshot.js";
-import type { SkillManifest } from "../skill/manifest.js";
 import { StoreUnavailable } from "../store/index.js";
 import { type Attributes, type Context, type Span, SpanKind, inSpan, trace } from "../tracing/index.js";
 import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
-import { callableEntry, registryEntry, registryView } from "./lookup.js";
+import { callableEntry, manifestOf, registryEntry, registryView } from "./lookup.js";
 import type { Operation, OperationKind } from "./operation.js";
 import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, pinOf, resourceOf } from "./operations.js";
 import {
@@ -67,11 +65,6 @@ const runs = Object.fromEntries(
     return [kind, compose<OperationCall>([limits, throughPath, ...row.policies], row.answer)];
   }),
 ) as Record<OperationKind, (call: OperationCall) => Promise<Outcome>>;
-
-/** The manifest that speaks for a skill (its stable version's): timeouts, TTLs, idempotency. */
-function manifestOf(entry: SkillEntry): SkillManifest {
-  return (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
-}
 
 /** What one operation's record says of it, learnt as it runs. */
 interface Seen {

@@ -5,6 +5,7 @@
 import { type Access, mayCall } from "../auth/access.js";
 import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
 import type { RegistryView, SkillEntry } from "../registry/snapshot.js";
+import type { SkillManifest } from "../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS } from "../store/index.js";
 import { type Context, inSpan, trace } from "../tracing/index.js";
 import type { GatewayRuntime } from "./runtime.js";
@@ -61,4 +62,13 @@ async function registryLookup<T>(parent: Context, read: () => Promise<T>): Promi
       retryAfterMs: RETRY_AFTER_STORE_MS,
     });
   }
+}
+
+/**
+ * The manifest that speaks for a skill (its stable version's, else its first, else its degraded
+ * one's): timeouts, TTLs, idempotency, guardrails.
+ * @example manifestOf(entry).timeoutMs // 10000
+ */
+export function manifestOf(entry: SkillEntry): SkillManifest {
+  return (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
 }

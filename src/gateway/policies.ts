@@ -13,10 +13,9 @@ import { forwardCall } from "../forward/index.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../idempotency/index.js";
 import type { Outcome } from "../outcome/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../jsonrpc/index.js";
-import type { Progress } from "../progress/index.js";
 import type { LogLevel } from "../logging/index.js";
 import { checkLimits } from "../ratelimit/index.js";
-import { type ContentRelays, type ContentSinks, ContentPath, type PinCheck, type Sink } from "../content/index.js";
+import { type ContentRelays, type ContentSinks, ContentPath, type PinCheck } from "../content/index.js";
 import type { Deployment } from "../registry/model.js";
 import type { SkillEntry } from "../registry/snapshot.js";
 import { withRetries } from "../retry/index.js";
@@ -29,29 +28,24 @@ import type { GatewayEnv, GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 import { type AdoptedTask, queuedLeaseMs } from "../jobs/index.js";
 import { type InputRound, type TaskStarted, isTaskStarted } from "../mcp-protocol/index.js";
-import { type StreamResponse, conversationsOf } from "../a2a/index.js";
+import { conversationsOf } from "../a2a/index.js";
 import { callableEntry } from "./lookup.js";
 
 const tracer = trace.getTracer("skillmesh-gateway");
 
 /**
- * What a streaming caller adds to a call: where its progress goes, and when it gave up. Each place
- * something goes is a `Sink`: it takes only what passed the content path (src/content).
+ * What a streaming caller adds to a call: where its progress, logs and an agent's events go (its
+ * sinks, src/content: each takes only what passed the content path), and when it gave up.
  */
 export interface CallStreaming extends ContentSinks {
-  /** Set when the caller wants progress reports (the skill is then asked to stream). */
-  readonly onProgress?: Sink<Progress>;
   /** Aborted when the caller cancels: the forwarded call is aborted, the skill sees `ctx.signal`. */
   readonly signal?: AbortSignal;
   /** Set when another request may cancel the call (MCP 2025's notifications/cancelled): the skill is told, it sees `ctx.signal`. */
   readonly cancellation?: Cancellation;
   /** An MCP 2026-07-28 caller's part of a multi round-trip: relayed to a federated MCP tool only. */
   readonly inputRound?: InputRound;
-  /** Set by the A2A door for a streaming caller: an A2A agent's own stream events, as they come (a federated A2A skill only). */
-  readonly onAgentEvent?: Sink<StreamResponse>;
-  /** Set when an MCP caller wants the tool's log messages: the least severe it wants, and where they go (a federated MCP tool only). */
+  /** Set with `onLog`: the least severe log message the caller wants (a federated MCP tool only). */
   readonly logLevel?: LogLevel;
-  readonly onLog?: Sink<unknown>;
 }
 
 /** One call on its way through the policies: what was asked, by whom, and until when. */
