@@ -94,14 +94,19 @@ describe("ContentPath", () => {
     expect(JSON.stringify(sent)).not.toContain(GITHUB);
   });
 
-  it("finds a token an agent streams in two appended chunks: no event carries it, the text assembles redacted", async () => {
-    const path = new ContentPath("redact");
+  /** An agent streaming `deploy token: <GITHUB>` in two appended chunks, then completing, through a path of `mode`. */
+  async function splitStream(mode: "redact" | "refuse") {
+    const path = new ContentPath(mode);
     const { got, sinks: s } = sinks();
     const relays = path.relays(s)!;
     relays.onAgentEvent!(chunk(`deploy token: ${GITHUB.slice(0, 20)}`, false));
     relays.onAgentEvent!(chunk(GITHUB.slice(20), true, true));
     relays.onAgentEvent!({ statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } } });
-    const answered = await path.answer({ ok: true, result: {} });
+    return { got, answered: await path.answer({ ok: true, result: {} }) };
+  }
+
+  it("finds a token an agent streams in two appended chunks: no event carries it, the text assembles redacted", async () => {
+    const { got, answered } = await splitStream("redact");
     const texts = got.events.flatMap((e) => ("artifactUpdate" in e ? e.artifactUpdate.artifact.parts.map((p) => p.text) : []));
     expect(texts.join("")).toBe("deploy token: [REDACTED:GITHUB_TOKEN]");
     expect(JSON.stringify(got.events)).not.toContain(GITHUB.slice(0, 20));
@@ -112,13 +117,7 @@ describe("ContentPath", () => {
   });
 
   it("under refuse, cuts an agent's stream at the chunk that completes a token", async () => {
-    const path = new ContentPath("refuse");
-    const { got, sinks: s } = sinks();
-    const relays = path.relays(s)!;
-    relays.onAgentEvent!(chunk(`deploy token: ${GITHUB.slice(0, 20)}`, false));
-    relays.onAgentEvent!(chunk(GITHUB.slice(20), true, true));
-    relays.onAgentEvent!({ statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } } });
-    const answered = await path.answer({ ok: true, result: {} });
+    const { got, answered } = await splitStream("refuse");
     expect(JSON.stringify(got.events)).not.toContain("ghp_");
     expect(got.events).toHaveLength(0); // the first chunk was held (it could start a secret), then the stream was cut
     expect(answered).toMatchObject({ ok: false, guardrail: { action: "refused" } });

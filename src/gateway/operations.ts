@@ -229,11 +229,7 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
         : task.status === "failed" ? { error: (await call.content.kept(task.error ?? UPSTREAM_TASK_FAILED, "error")).value }
         : {};
       await call.runtime.jobs.move(operation.jobId, ["running"], { status: task.status, ...ended }, Date.now());
-      return {
-        ok: true,
-        result: { ...task, ...("result" in ended ? { result: ended.result } : {}), ...("error" in ended ? { error: ended.error } : {}) },
-        deployment: answeredBy,
-      };
+      return { ok: true, result: { ...task, ...ended }, deployment: answeredBy };
     }
     return { ok: true, result: task ?? {}, deployment: answeredBy };
   } catch (error) {
@@ -311,38 +307,58 @@ export interface OperationRow {
   answer: Handler<OperationCall>;
 }
 
+/** An operation of one kind. */
+type OperationOf<K extends OperationKind> = Extract<Operation, { kind: K }>;
+
+/**
+ * What an operation of `kind` carries of its caller (`of`), and the operation with that content,
+ * redacted, in its place (`put`).
+ */
+function carriedBy<K extends OperationKind>(
+  kind: K,
+  of: (operation: OperationOf<K>) => unknown,
+  put: (operation: OperationOf<K>, content: unknown) => OperationOf<K>,
+): CallerContent<OperationCall> {
+  const isKind = (operation: Operation): operation is OperationOf<K> => operation.kind === kind;
+  return {
+    of: ({ operation }) => (isKind(operation) ? of(operation) : undefined),
+    with: (call, content) => (isKind(call.operation) ? { ...call, operation: put(call.operation, content) } : call),
+  };
+}
+
+/** Answers to an upstream's input requests, by their keys. */
+type InputResponses = Record<string, Record<string, unknown>>;
+
 /** What a prompt get carries: its arguments, and its answers to the upstream's input requests. */
-const PROMPT_CONTENT: CallerContent<OperationCall> = {
-  of: ({ operation }) => (operation.kind === "prompt" ? { arguments: operation.arguments, inputResponses: operation.inputRound?.inputResponses } : undefined),
-  with: (call, content) => {
-    if (call.operation.kind !== "prompt") return call;
-    const { arguments: args, inputResponses } = content as { arguments: Record<string, string>; inputResponses?: Record<string, unknown> };
-    const inputRound = call.operation.inputRound && { ...call.operation.inputRound, inputResponses };
-    return { ...call, operation: { ...call.operation, arguments: args, ...(inputRound ? { inputRound } : {}) } } as OperationCall;
+const PROMPT_CONTENT = carriedBy(
+  "prompt",
+  (op) => ({ arguments: op.arguments, inputResponses: op.inputRound?.inputResponses }),
+  (op, content) => {
+    const { arguments: args, inputResponses } = content as { arguments: Record<string, string>; inputResponses?: InputResponses };
+    return { ...op, arguments: args, ...(op.inputRound ? { inputRound: { ...op.inputRound, inputResponses } } : {}) };
   },
-};
+);
 
 /** What a completion carries: the argument typed so far, and those already given. */
-const COMPLETION_CONTENT: CallerContent<OperationCall> = {
-  of: ({ operation }) => (operation.kind === "completion" ? { argument: operation.argument, given: operation.given } : undefined),
-  with: (call, content) =>
-    call.operation.kind === "completion" ? ({ ...call, operation: { ...call.operation, ...(content as object) } } as OperationCall) : call,
-};
+const COMPLETION_CONTENT = carriedBy(
+  "completion",
+  (op) => ({ argument: op.argument, given: op.given }),
+  (op, content) => ({ ...op, ...(content as Pick<OperationOf<"completion">, "argument" | "given">) }),
+);
 
 /** What a request about a task carries: the caller's answers to its input requests. */
-const TASK_CONTENT: CallerContent<OperationCall> = {
-  of: ({ operation }) => (operation.kind === "task" ? operation.inputResponses : undefined),
-  with: (call, content) => (call.operation.kind === "task" ? ({ ...call, operation: { ...call.operation, inputResponses: content } } as OperationCall) : call),
-};
+const TASK_CONTENT = carriedBy(
+  "task",
+  (op) => op.inputResponses,
+  (op, inputResponses) => ({ ...op, inputResponses: inputResponses as InputResponses }),
+);
 
 /** What a read carries: its answers to the upstream's input requests (the URI names what is read, and is not content). */
-const READ_CONTENT: CallerContent<OperationCall> = {
-  of: ({ operation }) => (operation.kind === "resource" ? operation.inputRound?.inputResponses : undefined),
-  with: (call, content) =>
-    call.operation.kind === "resource" && call.operation.inputRound ?
-      ({ ...call, operation: { ...call.operation, inputRound: { ...call.operation.inputRound, inputResponses: content } } } as OperationCall)
-    : call,
-};
+const READ_CONTENT = carriedBy(
+  "resource",
+  (op) => op.inputRound?.inputResponses,
+  (op, inputResponses) => (op.inputRound ? { ...op, inputRound: { ...op.inputRound, inputResponses: inputResponses as InputResponses } } : op),
+);
 
 /**
  * The caller's own credential for a per-caller upstream: kept sealed for it alone (`PUT`), said to

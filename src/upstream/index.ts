@@ -86,6 +86,9 @@ export const AGENT_TASK_TTL_MS = 24 * 60 * 60_000;
 export const AgentTaskRecordSchema = z.object({ caller: z.string(), version: z.string(), tool: z.string() });
 export type AgentTaskRecord = z.infer<typeof AgentTaskRecordSchema>;
 
+/** Who a record says started a task or a context: what `#keepConversation` compares, and `agentContext` reads. */
+const OwnerSchema = z.object({ caller: z.string() });
+
 /** How long an isolate uses an upstream's record before reading it again. */
 const RECORD_TTL_MS = 5_000;
 /** How long reading an upstream's definitions may take. */
@@ -295,7 +298,7 @@ export class Upstreams implements UpstreamCaller {
     for (const { key, value } of claims) {
       try {
         if (await this.store.set(key, value, { px: AGENT_TASK_TTL_MS, nx: true })) continue;
-        const holder = z.object({ caller: z.string() }).safeParse(safeJson((await this.store.get(key)) ?? ""));
+        const holder = OwnerSchema.safeParse(safeJson((await this.store.get(key)) ?? ""));
         if (holder.success && holder.data.caller !== owned.caller)
           throw new RpcError(
             ErrorCode.SkillUnavailable,
@@ -311,7 +314,7 @@ export class Upstreams implements UpstreamCaller {
 
   /** Who started an agent's context (its first task or message); undefined when the gateway handed it to no one (or forgot). */
   async agentContext(name: string, contextId: string): Promise<{ caller: string } | undefined> {
-    const parsed = z.object({ caller: z.string() }).safeParse(safeJson((await this.store.get(UPSTREAM_KEYS.agentContext(name, contextId))) ?? ""));
+    const parsed = OwnerSchema.safeParse(safeJson((await this.store.get(UPSTREAM_KEYS.agentContext(name, contextId))) ?? ""));
     return parsed.success ? parsed.data : undefined;
   }
 
