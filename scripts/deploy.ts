@@ -41,6 +41,7 @@ import { gzipSync } from "node:zlib";
 import { z } from "zod";
 import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
+import type { WranglerConfig } from "./mesh/wrangler-config.js";
 import {
   GATEWAY_SECRETS,
   type SecretsPlan,
@@ -96,20 +97,43 @@ const { values } = parseArgs({
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
+/**
+ * The mesh a deploy of environment `envName` makes: the gateway's configuration (its top level,
+ * or its `[env.<name>]`), its dispatch namespace and the namespace's outbound Worker, the skills it
+ * binds (by Worker name), and why a skill's configuration may not go into the namespace (it binds
+ * what the outbound Worker cannot see) — what the dry run prints and the deploy does, decided once.
+ * Throws when the gateway's wrangler.toml has no such environment.
+ */
+function meshPlanOf(envName: string | undefined, loaded: Tools) {
+  const { readWranglerConfig, environmentOf, dispatchedBindingsRefusal } = loaded;
+  const gatewayConfigPath = join(ROOT, "wrangler.toml");
+  if (envName && environmentOf(gatewayConfigPath, envName) !== envName)
+    throw new Error(`--env ${envName}, but the gateway's wrangler.toml has no [env.${envName}]`);
+  const gatewayConfig = readWranglerConfig(gatewayConfigPath, envName);
+  // Skills the gateway does not bind go into its dispatch namespace, when it has one.
+  const namespace = gatewayConfig.dispatch_namespaces?.find((n) => n.binding === NAMESPACE_BINDING);
+  const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s) => [s.service, s.binding]));
+  const egress = namespace?.outbound ? egressUploadOf(namespace.outbound.service, envName, loaded) : undefined;
+  /** Whether a skill (by its Worker name) goes into the namespace. */
+  const dispatches = (name: string) => !!namespace && !bindingByService.has(name);
+  /** Why a skill going into the namespace may not (it binds what reaches past the outbound Worker), or undefined. */
+  const dispatchRefusal = (config: WranglerConfig) => (dispatches(config.name!) ? dispatchedBindingsRefusal(config, gatewayConfig.name!) : undefined);
+  return { gatewayConfigPath, gatewayConfig, namespace, bindingByService, egress, dispatches, dispatchRefusal };
+}
+
 async function dryRun(): Promise<void> {
   const loaded = await tools();
   const { readWranglerConfig, environmentOf, contractReport } = loaded;
   // The mesh a deploy of this environment would make: each Worker's name there, and where it goes.
   const envName = values.env;
-  const gatewayConfigPath = join(ROOT, "wrangler.toml");
-  if (envName && environmentOf(gatewayConfigPath, envName) !== envName) {
-    console.error(`A deploy would stop here: --env ${envName}, but the gateway's wrangler.toml has no [env.${envName}]`);
+  let plan: ReturnType<typeof meshPlanOf>;
+  try {
+    plan = meshPlanOf(envName, loaded);
+  } catch (error) {
+    console.error(`A deploy would stop here: ${(error as Error).message}`);
     process.exit(1);
   }
-  const gatewayConfig = readWranglerConfig(gatewayConfigPath, envName);
-  const namespace = gatewayConfig.dispatch_namespaces?.find((n) => n.binding === NAMESPACE_BINDING);
-  const bound = new Set((gatewayConfig.services ?? []).map((s) => s.service));
-  const egress = namespace?.outbound ? egressUploadOf(namespace.outbound.service, envName, loaded) : undefined;
+  const { gatewayConfigPath, namespace, egress } = plan;
   const dirs = [ROOT, ...skillDirs(), ...(egress ? [EGRESS_DIR] : [])];
   const outRoot = resolve(ROOT, values.outdir);
   console.log(`Bundling ${dirs.length} Workers with wrangler into ${relative(ROOT, outRoot) || "."}/ …`);
@@ -120,8 +144,8 @@ async function dryRun(): Promise<void> {
     const config = readWranglerConfig(bundle.configPath, env);
     const isGateway = resolve(bundle.configPath) === resolve(gatewayConfigPath);
     const isEgress = !!egress && resolve(bundle.configPath) === resolve(egress.configPath);
-    const dispatched = !isGateway && !isEgress && !!namespace && !bound.has(config.name!);
-    const refusal = dispatched ? loaded.dispatchedBindingsRefusal(config, gatewayConfig.name!) : undefined;
+    const dispatched = !isGateway && !isEgress && plan.dispatches(config.name!);
+    const refusal = dispatched ? plan.dispatchRefusal(config) : undefined;
     if (refusal) refusals.push(`${config.name} (${relative(ROOT, bundle.configPath)}): ${refusal}`);
     const where =
       isGateway ? "the gateway"
@@ -381,16 +405,16 @@ async function deploy(): Promise<void> {
   const { readWranglerConfig, environmentOf, contractReport, RegistrationError, agentSkillDirs, registerAgentSkill } = loaded;
   // The mesh deployed: the gateway's top level, or its `[env.<name>]` (a staging mesh beside production).
   const envName = values.env;
-  const gatewayConfigPath = join(ROOT, "wrangler.toml");
-  if (envName && environmentOf(gatewayConfigPath, envName) !== envName)
-    throw new Error(`Not deploying: --env ${envName}, but the gateway's wrangler.toml has no [env.${envName}]`);
-  const gatewayConfig = readWranglerConfig(gatewayConfigPath, envName);
-  // Skills the gateway does not bind go into its dispatch namespace, when it has one.
-  const namespace = gatewayConfig.dispatch_namespaces?.find((n) => n.binding === NAMESPACE_BINDING);
+  let plan: ReturnType<typeof meshPlanOf>;
+  try {
+    plan = meshPlanOf(envName, loaded);
+  } catch (error) {
+    throw new Error(`Not deploying: ${(error as Error).message}`, { cause: error });
+  }
+  const { gatewayConfigPath, gatewayConfig, namespace, bindingByService, egress } = plan;
   const api = cloudflareApi(env);
   if (namespace && !api)
     throw new Error(`Not deploying: a deploy into the dispatch namespace ${namespace.namespace} needs CLOUDFLARE_ACCOUNT_ID (its account's id)`);
-  const egress = namespace?.outbound ? egressUploadOf(namespace.outbound.service, envName, loaded) : undefined;
   let since = Date.now();
   console.log("Checking the contracts (contracts/) …");
   const { problems, current } = await contractReport();
@@ -412,14 +436,13 @@ async function deploy(): Promise<void> {
     (await bundleAll([...skillDirs(), ROOT, ...(egress ? [EGRESS_DIR] : [])])).map((bundle) => [resolve(bundle.configPath), bundle.scriptPath]),
   );
   console.log(`  ✓ every Worker bundled (${seconds(since)})`);
-  const bindingByService = new Map<string, string>((gatewayConfig.services ?? []).map((s) => [s.service, s.binding]));
   const skills: Upload[] = skillDirs().map((dir) => {
     const configPath = join(dir, "wrangler.toml");
     const skillEnv = environmentOf(configPath, envName);
     const config = readWranglerConfig(configPath, skillEnv);
     const skill = { name: config.name!, trustsContext: config.vars?.SKILLMESH_TRUST_CONTEXT === "true" };
     // A skill going into the dispatch namespace binds nothing that reaches past its outbound Worker.
-    const refusal = namespace && !bindingByService.has(skill.name) ? loaded.dispatchedBindingsRefusal(config, gatewayConfig.name!) : undefined;
+    const refusal = plan.dispatchRefusal(config);
     if (refusal) throw new Error(`Not deploying: ${skill.name} (${relative(ROOT, configPath)}): ${refusal}`);
     if (skill.trustsContext && config.workers_dev !== false)
       throw new Error(`Not deploying: ${skill.name} trusts the caller context, so it must set workers_dev = false`);
