@@ -25,15 +25,15 @@ export default tseslint.config(
     },
   },
   {
-    // One pipe (src/content): only the content path makes a `Cleared` piece; a cast elsewhere would be a side door.
+    // One pipe (src/policies/content): only the content path makes a `Cleared` piece; a cast elsewhere would be a side door.
     files: ["src/**/*.ts", "routes/**/*.ts"],
-    ignores: ["src/content/**"],
+    ignores: ["src/policies/content/**"],
     rules: {
       "no-restricted-syntax": [
         "error",
         {
           selector: "TSAsExpression > TSTypeReference[typeName.name='Cleared'], TSTypeAssertion > TSTypeReference[typeName.name='Cleared']",
-          message: "Only the content path (src/content) makes Cleared content: pass the piece through it instead.",
+          message: "Only the content path (src/policies/content) makes Cleared content: pass the piece through it instead.",
         },
       ],
     },

@@ -2,7 +2,7 @@
  * The A2A door (A2A v1.0, JSON-RPC binding): each federated A2A agent spoken to in A2A through the
  * gateway, at `/a2a/<agent>`.
  * - `GET /a2a/<agent>/.well-known/agent-card.json`: the gateway's card of the agent for this caller
- *   (src/gateway/agents.ts): its endpoint is the gateway's, its skills only those the caller may
+ *   (src/gateway/chain/agents.ts): its endpoint is the gateway's, its skills only those the caller may
  *   call (a caller that may call none gets 404, as for an agent that does not exist).
  * - `POST /a2a/<agent>`: `SendMessage` and `SendStreamingMessage`. The message's
  *   `metadata.skillId` names the skill (else the agent's first the caller may call), and the call
@@ -25,17 +25,17 @@ import {
   VERSION_NOT_SUPPORTED,
   argumentsOf,
   versionRefusal,
-} from "../src/a2a/index.js";
-import { type Caller, requireCaller } from "../src/auth/index.js";
-import { CallerCatalog } from "../src/gateway/caller-catalog.js";
-import { invoke, perform, refuseUnknown } from "../src/gateway/invoke.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { type CallScope, answerHeadersOf } from "../src/gateway/scope.js";
-import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
-import { ErrorCode, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../src/jsonrpc/index.js";
-import { safeJson } from "../src/json/index.js";
-import { SSE_HEADERS, sseStream } from "../src/sse/index.js";
-import { anySignal } from "../src/signal/index.js";
+} from "../src/protocols/a2a/index.js";
+import { type Caller, requireCaller } from "../src/identity/auth/index.js";
+import { CallerCatalog } from "../src/gateway/chain/caller-catalog.js";
+import { invoke, perform, refuseUnknown } from "../src/gateway/chain/invoke.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { type CallScope, answerHeadersOf } from "../src/gateway/chain/scope.js";
+import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/protocols/jsonrpc/http.js";
+import { ErrorCode, type JsonRpcRequest, RpcError, parseParams, processJsonRpc } from "../src/protocols/jsonrpc/index.js";
+import { safeJson } from "../src/lib/json/index.js";
+import { SSE_HEADERS, sseStream } from "../src/protocols/sse/index.js";
+import { anySignal } from "../src/lib/signal/index.js";
 import { enter } from "./enter.js";
 import { performed } from "./performed.js";
 

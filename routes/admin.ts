@@ -1,22 +1,22 @@
 /**
  * `/admin/*`: registry, rollouts and API keys. Every route needs `Authorization: Bearer
  * $SKILLMESH_ADMIN_TOKEN` or an API key with admin access (`read`: GET only; `write`: all),
- * src/auth/admin.ts; anything else is 401 (403 for a read-only key that tries to write).
+ * src/identity/auth/admin.ts; anything else is 401 (403 for a read-only key that tries to write).
  */
 import { Hono, type Context, type Env, type Input } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { endpointRefusal } from "../src/forward/endpoint-policy.js";
-import { ManifestUnavailable, fetchManifest } from "../src/forward/manifest.js";
-import type { Rollout, Rollouts } from "../src/delivery/index.js";
-import { renderMetrics } from "../src/metrics/prometheus.js";
+import { endpointRefusal } from "../src/federation/forward/endpoint-policy.js";
+import { ManifestUnavailable, fetchManifest } from "../src/federation/forward/manifest.js";
+import type { Rollout, Rollouts } from "../src/registry/delivery/index.js";
+import { renderMetrics } from "../src/registry/metrics/prometheus.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
-import { breakerStatesOf, deploymentsPage, skillView, upstreamHealthOf } from "../src/operator-view/index.js";
+import { breakerStatesOf, deploymentsPage, skillView, upstreamHealthOf } from "../src/admin/operator-view/index.js";
 // Generated from the admin API's zod schemas by `npm run reference` (scripts/admin-openapi.ts).
-import openApiDocument from "../src/admin-api/openapi.json";
-import { sha256Hex } from "../src/hash/index.js";
-import { contractHashOf } from "../src/registry/contract.js";
-import { own, safeJson } from "../src/json/index.js";
+import openApiDocument from "../src/admin/api/openapi.json";
+import { sha256Hex } from "../src/lib/hash/index.js";
+import { contractHashOf } from "../src/registry/deployments/contract.js";
+import { own, safeJson } from "../src/lib/json/index.js";
 import {
   AuditQuerySchema,
   CanaryRequestSchema,
@@ -33,26 +33,26 @@ import {
   type AgentSkillRoutingAnswer,
   ApproveRequestSchema,
   UpstreamRegistrationSchema,
-} from "../src/admin-api/index.js";
-import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/upstream/index.js";
-import { NoUpstreamKey } from "../src/upstream/secrets.js";
-import { redactedUrls } from "../src/upstream/definitions.js";
-import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/agent-skills/index.js";
-import { PackageRefused } from "../src/agent-skills/registry.js";
-import { type PackageEdit, routesOf } from "../src/agent-skills/routing.js";
-import { UTF8_ENCODER } from "../src/utf8/index.js";
+} from "../src/admin/api/index.js";
+import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/federation/upstream/index.js";
+import { NoUpstreamKey } from "../src/federation/upstream/secrets.js";
+import { redactedUrls } from "../src/federation/upstream/definitions.js";
+import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/registry/packages/index.js";
+import { PackageRefused } from "../src/registry/packages/registry.js";
+import { type PackageEdit, routesOf } from "../src/registry/packages/routing.js";
+import { UTF8_ENCODER } from "../src/lib/utf8/index.js";
 import { decodeBase64 } from "hono/utils/encode";
-import { DefinableServerNameSchema, ServerDefinitionSchema } from "../src/servers/index.js";
-import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
-import { addressIdOf } from "../src/context/index.js";
-import { allowsAdmin } from "../src/auth/index.js";
-import { KeyConflict, KeyNotFound, viewOf } from "../src/keys/index.js";
-import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/model.js";
-import { RoutingEditError, promote, replaceRoutes, rollback, setCanary } from "../src/routing/edits.js";
-import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/ui/session.js";
-import { ErrorCode, describeIssues } from "../src/jsonrpc/index.js";
-import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
+import { DefinableServerNameSchema, ServerDefinitionSchema } from "../src/gateway/servers/index.js";
+import { adminOf, adminThrottled, countFailedAdmin } from "../src/identity/auth/admin.js";
+import { addressIdOf } from "../src/protocols/context/index.js";
+import { allowsAdmin } from "../src/identity/auth/index.js";
+import { KeyConflict, KeyNotFound, viewOf } from "../src/identity/keys/index.js";
+import { DeploymentIdSchema, type Endpoint, RegistrationSchema, type RegistryDoc } from "../src/registry/deployments/model.js";
+import { RoutingEditError, promote, replaceRoutes, rollback, setCanary } from "../src/registry/routing/edits.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/chain/runtime.js";
+import { UI_HEADER, endAllSessions, sessionOf, sessionTokenOf } from "../src/admin/dashboard/session.js";
+import { ErrorCode, describeIssues } from "../src/protocols/jsonrpc/index.js";
+import { bodyText, jsonBodyGuard } from "../src/protocols/jsonrpc/http.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
 /** The admin routes' Hono environment: `by` is who is asking (the credential's name), for the audit log and rollout events. */
@@ -105,7 +105,7 @@ adminRoutes.use("*", async (c, next) => {
     return adminError(c, 429, `Too many failed admin credentials from this address; retry after ${Math.ceil(waitMs / 1000)} s`);
   }
   let { level, by } = await adminOf(c.req.raw.headers, runtime.config, runtime.keys);
-  // The dashboard's session cookie (src/ui/session.ts) stands for the credential it was opened with.
+  // The dashboard's session cookie (src/admin/dashboard/session.ts) stands for the credential it was opened with.
   const session = level === "none" && !c.req.header("authorization") ? await sessionOf(runtime, sessionTokenOf(c)) : undefined;
   if (session) {
     if (c.req.method !== "GET" && c.req.header(UI_HEADER) !== "1")
@@ -204,7 +204,7 @@ adminRoutes.delete("/deployments/:id", async (c) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Rollout: canary weights per group, promote, rollback (src/routing/edits.ts holds the rules)
+// Rollout: canary weights per group, promote, rollback (src/registry/routing/edits.ts holds the rules)
 // ---------------------------------------------------------------------------------------------
 
 /** Parses a JSON body with `schema`, runs a rollout edit, and answers the skill's new table. */
@@ -257,7 +257,7 @@ adminRoutes.put(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Progressive delivery: a canary raised step by step while healthy (src/delivery)
+// Progressive delivery: a canary raised step by step while healthy (src/registry/delivery)
 // ---------------------------------------------------------------------------------------------
 
 /** Runs a rollout operation; a refusal is answered with its status and reason. */
@@ -289,7 +289,7 @@ adminRoutes.post("/skills/:name/rollout/:command{pause|resume|abort}", jsonBodyG
 });
 
 // ---------------------------------------------------------------------------------------------
-// Upstreams: MCP servers and OpenAPI services whose tools are served as skills (src/upstream)
+// Upstreams: MCP servers and OpenAPI services whose tools are served as skills (src/federation/upstream)
 // ---------------------------------------------------------------------------------------------
 
 /** Runs an upstream operation: a refusal is answered with its status and reason; the snapshot sees its deployments. */
@@ -364,7 +364,7 @@ adminRoutes.delete("/upstreams/:name", async (c) =>
 );
 
 // ---------------------------------------------------------------------------------------------
-// Virtual MCP servers: /mcp/<server>, curated sets of tools (src/servers)
+// Virtual MCP servers: /mcp/<server>, curated sets of tools (src/gateway/servers)
 // ---------------------------------------------------------------------------------------------
 
 adminRoutes.get("/servers", async (c) => c.json({ servers: await gatewayRuntime(c.env).servers.all() }));
@@ -386,7 +386,7 @@ adminRoutes.delete("/servers/:name", async (c) =>
 );
 
 // ---------------------------------------------------------------------------------------------
-// Agent Skills packages (src/agent-skills): the index in the store, the files in an R2 bucket
+// Agent Skills packages (src/registry/packages): the index in the store, the files in an R2 bucket
 // ---------------------------------------------------------------------------------------------
 
 /** The largest upload of a package: its files at their bound, base64-encoded, and the JSON around them. */
@@ -420,7 +420,7 @@ adminRoutes.post("/agent-skills", jsonBodyGuard(MAX_PACKAGE_UPLOAD_BYTES), async
   }
 });
 
-/** Splits a package's callers between its versions, as a tool's: canary, promote, rollback (src/agent-skills/routing.ts). */
+/** Splits a package's callers between its versions, as a tool's: canary, promote, rollback (src/registry/packages/routing.ts). */
 function packageRouteEdit<T extends z.ZodType>(schema: T, edit: (body: z.output<T>) => PackageEdit) {
   return async (c: Context<AdminEnv>) => {
     const body = await bodyOf(c, schema, "Invalid request body");
@@ -467,7 +467,7 @@ adminRoutes.delete("/agent-skills/:name", async (c) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Metrics for Prometheus (src/metrics/prometheus.ts): counters from the store, gauges read now
+// Metrics for Prometheus (src/registry/metrics/prometheus.ts): counters from the store, gauges read now
 // ---------------------------------------------------------------------------------------------
 
 adminRoutes.get("/metrics", async (c) => {
@@ -521,7 +521,7 @@ adminRoutes.get("/metrics", async (c) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// API keys: issued, listed, edited and revoked here (src/keys); the secret is shown only once
+// API keys: issued, listed, edited and revoked here (src/identity/keys); the secret is shown only once
 // ---------------------------------------------------------------------------------------------
 
 /** Runs a key operation; an unknown key is 404, a name clash 409. */
@@ -561,7 +561,7 @@ adminRoutes.delete("/sessions", async (c) => {
   return c.json({ ended: true });
 });
 
-/** The admin API as an OpenAPI 3.1 document (src/admin-api/openapi.json). */
+/** The admin API as an OpenAPI 3.1 document (src/admin/api/openapi.json). */
 adminRoutes.get("/openapi.json", (c) => c.json(openApiDocument));
 
 /** The audit log, newest first, a page at a time: `?caller=&skill=&outcome=ok|error|<code>&type=call|admin&since=&limit=&cursor=`. */

@@ -1,5 +1,5 @@
 /**
- * The discovery documents (src/discovery): `GET /mcp/server-card`, `GET /mcp/<server>/server-card`
+ * The discovery documents (src/gateway/discovery): `GET /mcp/server-card`, `GET /mcp/<server>/server-card`
  * (a virtual server defined `discoverable`) and `GET /.well-known/ai-catalog.json`. Public: no
  * credential is read, and any web page may read them (CORS `*`, as the Server Card extension asks).
  * Each read is still an operation of the one call chain: charged to the client's address
@@ -8,11 +8,11 @@
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { RETAINED_304_HEADERS, etag } from "hono/etag";
-import { publicCaller } from "../src/auth/index.js";
-import { AI_CATALOG_PATH, AI_CATALOG_TYPE, DISCOVERY_CORS, DISCOVERY_HEADERS, DISCOVERY_RATE, SERVER_CARD_TYPE } from "../src/discovery/index.js";
-import type { DiscoveryRead } from "../src/gateway/operation.js";
-import type { GatewayEnv } from "../src/gateway/runtime.js";
-import { answerHeadersOf, callScopeOf } from "../src/gateway/scope.js";
+import { publicCaller } from "../src/identity/auth/index.js";
+import { AI_CATALOG_PATH, AI_CATALOG_TYPE, DISCOVERY_CORS, DISCOVERY_HEADERS, DISCOVERY_RATE, SERVER_CARD_TYPE } from "../src/gateway/discovery/index.js";
+import type { DiscoveryRead } from "../src/gateway/chain/operation.js";
+import type { GatewayEnv } from "../src/gateway/chain/runtime.js";
+import { answerHeadersOf, callScopeOf } from "../src/gateway/chain/scope.js";
 import { performed } from "./performed.js";
 
 type DiscoveryEnv = { Bindings: GatewayEnv };

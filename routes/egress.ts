@@ -1,18 +1,18 @@
 /**
  * Declared egress, at the gateway. `SkillEgress`: where every `fetch` of a script in the local
- * dispatch namespace goes (src/dispatch/local.ts sets it as the script's outbound, told the
+ * dispatch namespace goes (src/federation/dispatch/local.ts sets it as the script's outbound, told the
  * script's name): it answers as the outbound Worker does on Cloudflare (workers/egress,
- * src/egress), by the egress of the deployment the registry holds for that script — a declared
+ * src/federation/egress), by the egress of the deployment the registry holds for that script — a declared
  * host is fetched, anything else refused with 403 and audited as the skill's; a script no
  * deployment is registered by reaches nothing. The props are the gateway's own: a script cannot
  * name another. `EgressAudit`: where that outbound Worker reports a refusal on Cloudflare.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { type EgressRefusal, EgressRefusalSchema, answerEgress } from "../src/egress/index.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import type { EgressOf } from "../src/dispatch/local.js";
-import { egressParamsOf } from "../src/forward/index.js";
-import { errorText } from "../src/jsonrpc/index.js";
+import { type EgressRefusal, EgressRefusalSchema, answerEgress } from "../src/federation/egress/index.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import type { EgressOf } from "../src/federation/dispatch/local.js";
+import { egressParamsOf } from "../src/federation/forward/index.js";
+import { errorText } from "../src/protocols/jsonrpc/index.js";
 
 export class SkillEgress extends WorkerEntrypoint<GatewayEnv> {
   override async fetch(request: Request): Promise<Response> {

@@ -2,15 +2,15 @@
  * `GET /healthz`: whether the gateway is up and its store answers — `{"status":"ok"}` or
  * `"degraded"`, all an anonymous caller (a load balancer, an uptime check) learns. With the
  * admin token (or an admin key) it also tells the store driver, the registry's revision and
- * size, and each upstream version's health (src/operator-view: `failing` when its last refresh
+ * size, and each upstream version's health (src/admin/operator-view: `failing` when its last refresh
  * failed or a breaker of its tools is open — the gateway itself stays "ok").
  */
 import { Hono } from "hono";
-import { adminOf } from "../src/auth/admin.js";
-import { allowsAdmin } from "../src/auth/index.js";
-import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { errorText } from "../src/jsonrpc/index.js";
-import { upstreamHealthOf } from "../src/operator-view/index.js";
+import { adminOf } from "../src/identity/auth/admin.js";
+import { allowsAdmin } from "../src/identity/auth/index.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/chain/runtime.js";
+import { errorText } from "../src/protocols/jsonrpc/index.js";
+import { upstreamHealthOf } from "../src/admin/operator-view/index.js";
 
 export const healthRoutes = new Hono<{ Bindings: GatewayEnv }>();
 

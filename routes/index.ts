@@ -4,24 +4,24 @@
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { browserCors, browserGuard } from "../src/browser/index.js";
-import { isDiscoveryRequest } from "../src/discovery/index.js";
+import { browserCors, browserGuard } from "../src/identity/browser/index.js";
+import { isDiscoveryRequest } from "../src/gateway/discovery/index.js";
 import { discoveryRoutes } from "./discovery.js";
-import { configOf } from "../src/config/index.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { ANSWER_HEADERS } from "../src/gateway/scope.js";
-import { drainUnreadBody } from "../src/jsonrpc/http.js";
-import { ErrorCode, errorText, failure } from "../src/jsonrpc/index.js";
+import { configOf } from "../src/gateway/config/index.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { ANSWER_HEADERS } from "../src/gateway/chain/scope.js";
+import { drainUnreadBody } from "../src/protocols/jsonrpc/http.js";
+import { ErrorCode, errorText, failure } from "../src/protocols/jsonrpc/index.js";
 import { a2aRoutes } from "./a2a.js";
 import { adminRoutes } from "./admin.js";
 import { healthRoutes } from "./health.js";
 import { mcpRoutes } from "./mcp.js";
 import { SESSION_HEADER } from "../src/mcp/index.js";
-import { recoverStrandedJobs } from "../src/job-runner/index.js";
+import { recoverStrandedJobs } from "../src/gateway/job-runner/index.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
 import { upstreamCredentialRoutes } from "./upstream-credentials.js";
-import { recordSync } from "../src/upstream/index.js";
+import { recordSync } from "../src/federation/upstream/index.js";
 import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
@@ -87,9 +87,9 @@ function isCronTrigger(controller: unknown): boolean {
 
 /**
  * The Cron Trigger (wrangler.toml `[triggers]`, once a minute): judges every running rollout
- * and moves it on, or back (src/delivery), recovers the async jobs whose runner was lost
- * (src/job-runner/index.ts), and reads again the definitions of upstreams not read for
- * `SKILLMESH_UPSTREAM_REFRESH_MS` (src/upstream: changes are held for approval, and audited).
+ * and moves it on, or back (src/registry/delivery), recovers the async jobs whose runner was lost
+ * (src/gateway/job-runner/index.ts), and reads again the definitions of upstreams not read for
+ * `SKILLMESH_UPSTREAM_REFRESH_MS` (src/federation/upstream: changes are held for approval, and audited).
  */
 async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: ExecutionContext): Promise<void> {
   if (!isCronTrigger(controller)) return void console.error("[gateway] refused a scheduled event that no Cron Trigger sent (a bound Worker's RPC call)");
@@ -114,7 +114,7 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
 
 export default { fetch: gateway.fetch, scheduled } satisfies ExportedHandler<GatewayEnv>;
 // Declared egress: where the local dispatch namespace's scripts send their requests
-// (src/dispatch/local.ts), and where the namespace's outbound Worker reports refusals (workers/egress).
+// (src/federation/dispatch/local.ts), and where the namespace's outbound Worker reports refusals (workers/egress).
 export { EgressAudit, SkillEgress } from "./egress.js";
 // The Workflow class of async jobs (wrangler.toml [[workflows]]).
-export { JobWorkflow } from "../src/job-runner/workflow.js";
+export { JobWorkflow } from "../src/gateway/job-runner/workflow.js";

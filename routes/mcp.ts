@@ -5,20 +5,20 @@
  * `POST` answers one message (or a 2025-03-26 batch) with JSON, or with an event stream where the
  * request asks for one (`subscriptions/listen`); `GET` opens a 2025 session's stream of what changed
  * (list changes, subscribed resources' updates); `DELETE` is 405 (sessions need no ending). A browser page's `Origin` is
- * checked for every route of the gateway (src/browser).
+ * checked for every route of the gateway (src/identity/browser).
  */
 import { type Context, Hono } from "hono";
-import { type Caller, requireCaller } from "../src/auth/index.js";
-import { CallerCatalog } from "../src/gateway/caller-catalog.js";
-import { type SkillSummary, summaryOf } from "../src/gateway/catalog.js";
-import { invoke, perform, refuseUnknown } from "../src/gateway/invoke.js";
-import { callableEntry } from "../src/gateway/lookup.js";
-import { listedOf } from "../src/gateway/offerings.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { answerHeadersOf } from "../src/gateway/scope.js";
-import type { CatalogHit } from "../src/catalog-search/index.js";
-import { ErrorCode, failure } from "../src/jsonrpc/index.js";
-import { answerJson, bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
+import { type Caller, requireCaller } from "../src/identity/auth/index.js";
+import { CallerCatalog } from "../src/gateway/chain/caller-catalog.js";
+import { type SkillSummary, summaryOf } from "../src/gateway/chain/catalog.js";
+import { invoke, perform, refuseUnknown } from "../src/gateway/chain/invoke.js";
+import { callableEntry } from "../src/gateway/chain/lookup.js";
+import { listedOf } from "../src/gateway/chain/offerings.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { answerHeadersOf } from "../src/gateway/chain/scope.js";
+import type { CatalogHit } from "../src/lib/catalog-search/index.js";
+import { ErrorCode, failure } from "../src/protocols/jsonrpc/index.js";
+import { answerJson, bodyText, jsonBodyGuard } from "../src/protocols/jsonrpc/http.js";
 import {
   type McpBackend,
   type McpOptions,
@@ -31,9 +31,9 @@ import {
   requestStatesOf,
   resourceSubscriptionsOf,
 } from "../src/mcp/index.js";
-import { SSE_HEADERS } from "../src/sse/index.js";
-import { viewOf } from "../src/jobs/index.js";
-import { serverInfoOf } from "../src/discovery/index.js";
+import { SSE_HEADERS } from "../src/protocols/sse/index.js";
+import { viewOf } from "../src/registry/jobs/index.js";
+import { serverInfoOf } from "../src/gateway/discovery/index.js";
 import { enter } from "./enter.js";
 
 type McpEnv = GatewayEnv;
@@ -52,9 +52,9 @@ mcpRoutes.delete("/", (c) =>
 );
 
 /**
- * Answers one MCP POST as the default server (`/mcp`) or a virtual one (`/mcp/<server>`, src/servers):
+ * Answers one MCP POST as the default server (`/mcp`) or a virtual one (`/mcp/<server>`, src/gateway/servers):
  * a virtual server is a door that narrows the caller's access to what it exposes
- * (src/gateway/door.ts), lists aliased tools under their aliases, and says its own instructions.
+ * (src/gateway/chain/door.ts), lists aliased tools under their aliases, and says its own instructions.
  */
 async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<Response> {
   const runtime = gatewayRuntime(c.env);

@@ -3,11 +3,11 @@
  * into an answer: what it answers, or the HTTP status of its refusal.
  */
 import type { Context } from "hono";
-import { perform } from "../src/gateway/invoke.js";
-import type { Operation } from "../src/gateway/operation.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { type CallScope, answerHeadersOf } from "../src/gateway/scope.js";
-import { ErrorCode, RpcError, failure } from "../src/jsonrpc/index.js";
+import { perform } from "../src/gateway/chain/invoke.js";
+import type { Operation } from "../src/gateway/chain/operation.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { type CallScope, answerHeadersOf } from "../src/gateway/chain/scope.js";
+import { ErrorCode, RpcError, failure } from "../src/protocols/jsonrpc/index.js";
 
 /**
  * What an operation answers through the call chain, or the HTTP answer of its refusal: a used-up

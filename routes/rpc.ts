@@ -1,18 +1,18 @@
 /**
- * `POST /rpc`: JSON-RPC 2.0, every request of a body through the one call chain (src/gateway/invoke.ts); a JSON
+ * `POST /rpc`: JSON-RPC 2.0, every request of a body through the one call chain (src/gateway/chain/invoke.ts); a JSON
  * answer, or an event stream with progress when the caller accepts `text/event-stream`.
  */
 import { Hono } from "hono";
-import { type Caller, requireCaller } from "../src/auth/index.js";
-import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { invoke } from "../src/gateway/invoke.js";
-import { answerHeadersOf } from "../src/gateway/scope.js";
-import { processJsonRpc } from "../src/jsonrpc/index.js";
+import { type Caller, requireCaller } from "../src/identity/auth/index.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/chain/runtime.js";
+import { invoke } from "../src/gateway/chain/invoke.js";
+import { answerHeadersOf } from "../src/gateway/chain/scope.js";
+import { processJsonRpc } from "../src/protocols/jsonrpc/index.js";
 import { enter } from "./enter.js";
-import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/jsonrpc/http.js";
-import { progressRelay } from "../src/progress/index.js";
-import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/sse/index.js";
-import { anySignal } from "../src/signal/index.js";
+import { answerJson, bodyText, jsonBodyGuard, toHttpResponse } from "../src/protocols/jsonrpc/http.js";
+import { progressRelay } from "../src/protocols/progress/index.js";
+import { SSE_HEADERS, acceptsEventStream, sseStream } from "../src/protocols/sse/index.js";
+import { anySignal } from "../src/lib/signal/index.js";
 
 const RPC_DOOR = { kind: "rpc" } as const;
 

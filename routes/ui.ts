@@ -5,7 +5,7 @@
  * definition changes), and — for a write-level admin — controls that call the admin API
  * (canary weight, promote, rollback, rollout pause/resume/abort, upstream refresh and approval,
  * key revocation). Sign-in trades
- * an admin credential for a session cookie (src/ui/session.ts). One small script (`app.js`), no
+ * an admin credential for a session cookie (src/admin/dashboard/session.ts). One small script (`app.js`), no
  * inline code, a strict Content-Security-Policy.
  */
 import { type Context, Hono } from "hono";
@@ -14,24 +14,24 @@ import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { type AuditEntry, type AuditQuery, AuditQuerySchema, type DeploymentsPageAnswer, type UpstreamHealth, utcTime } from "../src/admin-api/index.js";
-import type { AuditPage } from "../src/audit/index.js";
-import { shownRoleOf } from "../src/routing/edits.js";
-import { adminOf, adminThrottled, countFailedAdmin } from "../src/auth/admin.js";
-import { addressIdOf } from "../src/context/index.js";
-import type { Rollout } from "../src/delivery/index.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { viewOf } from "../src/keys/index.js";
-import type { Observed } from "../src/metrics/index.js";
-import { type Deployment, UPSTREAM_KIND_WORDS, federatedWhat } from "../src/registry/model.js";
+import { type AuditEntry, type AuditQuery, AuditQuerySchema, type DeploymentsPageAnswer, type UpstreamHealth, utcTime } from "../src/admin/api/index.js";
+import type { AuditPage } from "../src/registry/audit/index.js";
+import { shownRoleOf } from "../src/registry/routing/edits.js";
+import { adminOf, adminThrottled, countFailedAdmin } from "../src/identity/auth/admin.js";
+import { addressIdOf } from "../src/protocols/context/index.js";
+import type { Rollout } from "../src/registry/delivery/index.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { viewOf } from "../src/identity/keys/index.js";
+import type { Observed } from "../src/registry/metrics/index.js";
+import { type Deployment, UPSTREAM_KIND_WORDS, federatedWhat } from "../src/registry/deployments/model.js";
 import { RETRY_AFTER_STORE_MS, routeFailureStatus } from "../src/store/index.js";
-import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/ui/session.js";
-import { deploymentsPage, upstreamHealthOf } from "../src/operator-view/index.js";
-import type { HeldChange, UpstreamView } from "../src/upstream/model.js";
-import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../src/upstream/held.js";
-import { hiddenIn, visibleText } from "../src/visible/index.js";
-import type { PackageRecord } from "../src/agent-skills/registry.js";
-import { compareSemver } from "../src/registry/semver.js";
+import { UI_COOKIE, UI_HEADER, UI_SESSION_MS, endSession, sessionOf, sessionTokenOf, startSession } from "../src/admin/dashboard/session.js";
+import { deploymentsPage, upstreamHealthOf } from "../src/admin/operator-view/index.js";
+import type { HeldChange, UpstreamView } from "../src/federation/upstream/model.js";
+import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../src/federation/upstream/held.js";
+import { hiddenIn, visibleText } from "../src/lib/visible/index.js";
+import type { PackageRecord } from "../src/registry/packages/registry.js";
+import { compareSemver } from "../src/registry/deployments/semver.js";
 // The page's script and style, bundled as text (wrangler.toml [[rules]] type = "Text").
 import SCRIPT from "./ui-assets/app.client.js";
 import STYLES from "./ui-assets/style.css";

@@ -1,21 +1,21 @@
 /**
- * `/upstreams/:name/credential`: a caller's own token for a `per-caller` upstream (src/upstream).
+ * `/upstreams/:name/credential`: a caller's own token for a `per-caller` upstream (src/federation/upstream).
  * `PUT {"token": "…"}` stores it sealed, for this caller only; `GET` says whether one is stored
  * (never the token); `DELETE` forgets it. The caller authenticates as on `/rpc` and `/mcp`; its
  * Skillmesh credential is never sent upstream, only this token is. It is a door of its own
- * (src/gateway/door.ts): a key limited to virtual servers and a pipeline's delegation token are
+ * (src/gateway/chain/door.ts): a key limited to virtual servers and a pipeline's delegation token are
  * refused here. Each request is an operation of the one call chain (kind `credential`): resolved
  * to a per-caller upstream one of whose tools the caller may call (else 404, the same answer for
  * one that does not exist), charged, traced, counted and audited — never with the token.
  */
 import { Hono, type Context } from "hono";
-import { type Caller, requireCaller } from "../src/auth/index.js";
-import { gatewayRuntime, type GatewayEnv } from "../src/gateway/runtime.js";
-import { answerHeadersOf } from "../src/gateway/scope.js";
-import { ErrorCode, describeIssues, failure } from "../src/jsonrpc/index.js";
-import { bodyText, jsonBodyGuard } from "../src/jsonrpc/http.js";
-import { safeJson } from "../src/json/index.js";
-import { CallerCredentialSchema } from "../src/upstream/model.js";
+import { type Caller, requireCaller } from "../src/identity/auth/index.js";
+import { gatewayRuntime, type GatewayEnv } from "../src/gateway/chain/runtime.js";
+import { answerHeadersOf } from "../src/gateway/chain/scope.js";
+import { ErrorCode, describeIssues, failure } from "../src/protocols/jsonrpc/index.js";
+import { bodyText, jsonBodyGuard } from "../src/protocols/jsonrpc/http.js";
+import { safeJson } from "../src/lib/json/index.js";
+import { CallerCredentialSchema } from "../src/federation/upstream/model.js";
 import { enter } from "./enter.js";
 import { performed } from "./performed.js";
 

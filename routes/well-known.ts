@@ -4,26 +4,26 @@
  * authorization server to ask for a token. 404 when OAuth is not configured.
  *
  * `/.well-known/agent-skills/index.json` and the files it points to: the Agent Skills packages the
- * caller sees (src/gateway/packages.ts), as Cloudflare's discovery draft (v0.2.0) lists them —
+ * caller sees (src/gateway/chain/packages.ts), as Cloudflare's discovery draft (v0.2.0) lists them —
  * a `skill-md` entry (a package of one file) or an `archive` one (its `.tar.gz`), each with the
  * digest of what it points to — behind the same credentials as /rpc
  * and /mcp, with ETags (a file's is its digest).
  */
 import { type Context, Hono } from "hono";
-import { protectedResourceMetadata } from "../src/auth/oauth.js";
-import { type GatewayEnv, gatewayRuntime } from "../src/gateway/runtime.js";
-import { ErrorCode, failure } from "../src/jsonrpc/index.js";
-import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/agent-skills/index.js";
-import { type Caller, requireCaller } from "../src/auth/index.js";
-import { Kept } from "../src/kept/index.js";
-import type { PackageCatalog } from "../src/gateway/packages.js";
+import { protectedResourceMetadata } from "../src/identity/auth/oauth.js";
+import { type GatewayEnv, gatewayRuntime } from "../src/gateway/chain/runtime.js";
+import { ErrorCode, failure } from "../src/protocols/jsonrpc/index.js";
+import { SKILL_FILE, pathOfSegments, skillUriOf } from "../src/registry/packages/index.js";
+import { type Caller, requireCaller } from "../src/identity/auth/index.js";
+import { Kept } from "../src/lib/kept/index.js";
+import type { PackageCatalog } from "../src/gateway/chain/packages.js";
 import { enter } from "./enter.js";
-import type { Operation } from "../src/gateway/operation.js";
-import type { ServedFile } from "../src/gateway/operations.js";
+import type { Operation } from "../src/gateway/chain/operation.js";
+import type { ServedFile } from "../src/gateway/chain/operations.js";
 import { performed } from "./performed.js";
-import { ARCHIVE_SUFFIX } from "../src/agent-skills/archive.js";
-import { type CallScope, answerHeadersOf } from "../src/gateway/scope.js";
-import { sha256Hex } from "../src/hash/index.js";
+import { ARCHIVE_SUFFIX } from "../src/registry/packages/archive.js";
+import { type CallScope, answerHeadersOf } from "../src/gateway/chain/scope.js";
+import { sha256Hex } from "../src/lib/hash/index.js";
 
 type WellKnownEnv = { Bindings: GatewayEnv; Variables: { caller: Caller } };
 export const wellKnownRoutes = new Hono<WellKnownEnv>();
@@ -99,7 +99,7 @@ wellKnownRoutes.get("/agent-skills/:archive{[^/]+\\.tar\\.gz}", caller, (c) => {
 /** A file of a package the caller sees, at its path in the package (SKILL.md's relative links resolve here). */
 wellKnownRoutes.get("/agent-skills/:name/*", caller, (c) => {
   const name = c.req.param("name");
-  // The path after the name, each segment decoded as a skill:// URI's are (src/agent-skills).
+  // The path after the name, each segment decoded as a skill:// URI's are (src/registry/packages).
   const path = pathOfSegments(new URL(c.req.url).pathname.split("/").slice(4)) ?? "";
   // A path that is no package file's is read anyway, and not found: charged and audited as any miss.
   return served(c, `${name}/${path}`, { kind: "resource", method: ASKED_AS, uri: path ? skillUriOf(name, path) : `skill://${encodeURIComponent(name)}/` });

@@ -1,6 +1,6 @@
 /**
- * The admin API as an OpenAPI 3.1 document, generated from its zod schemas (src/admin-api) with
- * zod-openapi, and written to src/admin-api/openapi.json by `npm run reference`; the gateway
+ * The admin API as an OpenAPI 3.1 document, generated from its zod schemas (src/admin/api) with
+ * zod-openapi, and written to src/admin/api/openapi.json by `npm run reference`; the gateway
  * serves that file at `GET /admin/openapi.json`. test/admin-openapi.test.ts validates it against
  * the OpenAPI 3.1 schema, holds it to the routes the gateway really has, and fails when the
  * file is out of date.
@@ -43,12 +43,12 @@ import {
   ServerDefinitionSchema,
   ServerListSchema,
   ServerSavedSchema,
-} from "../src/admin-api/index.js";
-import { BreakerStatusSchema } from "../src/breaker/state.js";
-import { RolloutSchema } from "../src/delivery/index.js";
-import { ObservedSchema } from "../src/metrics/index.js";
-import { DeploymentSchema, RegistrationSchema, RoutingEventSchema, RoutingTableSchema } from "../src/registry/model.js";
-import { AuditEntrySchema } from "../src/audit/schema.js";
+} from "../src/admin/api/index.js";
+import { BreakerStatusSchema } from "../src/policies/breaker/state.js";
+import { RolloutSchema } from "../src/registry/delivery/index.js";
+import { ObservedSchema } from "../src/registry/metrics/index.js";
+import { DeploymentSchema, RegistrationSchema, RoutingEventSchema, RoutingTableSchema } from "../src/registry/deployments/model.js";
+import { AuditEntrySchema } from "../src/registry/audit/schema.js";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 const refusal = (description: string) => json(AdminErrorSchema, description);
@@ -92,7 +92,7 @@ const packageEdit = (summary: string, schema: z.ZodType) => ({
 
 /**
  * The document.
- * @example writeFileSync("src/admin-api/openapi.json", JSON.stringify(adminOpenApi(), null, 2))
+ * @example writeFileSync("src/admin/api/openapi.json", JSON.stringify(adminOpenApi(), null, 2))
  */
 export function adminOpenApi() {
   return createDocument({

@@ -3,14 +3,14 @@
  * `GET /manifest`) to `contracts/<name>/<version>.json` for commit — never over a released one
  * with another definition. `npm run contracts -- --check` and `skillmesh contracts check` compare
  * the skills with the released contracts (the working tree's and the base branch's, read with
- * git, so a rewritten file cannot silence the gate) and fail with what breaks whom (src/contracts
+ * git, so a rewritten file cannot silence the gate) and fail with what breaks whom (src/registry/contracts
  * holds the rules), and check every pipeline against the skills it calls
- * (src/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
+ * (src/federation/pipeline/check.ts). `.ci/run` and `npm run deploy` run the check.
  *
  * Agent Skills packages (agent-skills/) go the same way: each version's contract (digests, the
  * tools it names) is written to `contracts/agent-skills/<name>/<version>.json`, and the check
  * refuses a package that does not pass the format, names a tool no skill serves, or changed
- * under a released version (src/agent-skills/contract.ts).
+ * under a released version (src/registry/packages/contract.ts).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -18,13 +18,13 @@ import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { changesBetween, checkContracts, nextVersion } from "../src/contracts/index.js";
-import { canonicalJson, safeJson } from "../src/json/index.js";
-import { manifestChanges } from "../src/registry/contract.js";
-import { checkPipeline } from "../src/pipeline/check.js";
-import { type PipelineSpec, parsePipelineSpec } from "../src/pipeline/index.js";
+import { changesBetween, checkContracts, nextVersion } from "../src/registry/contracts/index.js";
+import { canonicalJson, safeJson } from "../src/lib/json/index.js";
+import { manifestChanges } from "../src/registry/deployments/contract.js";
+import { checkPipeline } from "../src/federation/pipeline/check.js";
+import { type PipelineSpec, parsePipelineSpec } from "../src/federation/pipeline/index.js";
 import { type SkillManifest, SkillManifestSchema } from "../src/skill/manifest.js";
-import { InvalidPackage, type CheckedPackage } from "../src/agent-skills/index.js";
+import { InvalidPackage, type CheckedPackage } from "../src/registry/packages/index.js";
 import {
   PACKAGE_CONTRACTS_FOLDER,
   type PackageContract,
@@ -33,7 +33,7 @@ import {
   contractOf,
   packageContractPath,
   packageProblems,
-} from "../src/agent-skills/contract.js";
+} from "../src/registry/packages/contract.js";
 import { agentSkillDirs, currentPackages } from "./mesh/agent-skills.js";
 import { ROOT, bundleAll, skillDirs } from "./mesh/bundle.js";
 import { startMesh } from "./mesh/index.js";

@@ -39,7 +39,7 @@ import { promisify } from "node:util";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { z } from "zod";
-import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/hop/index.js";
+import { RETIRED_HOP_SECRET, hopPublicKeyOf } from "../src/protocols/hop/index.js";
 import { type Bundle, ROOT, bundleAll, isPipelineDir, skillDirs, wranglerErrorOf } from "./mesh/bundle.js";
 import type { WranglerConfig } from "./mesh/wrangler-config.js";
 import {
@@ -52,8 +52,8 @@ import {
   secretsFor,
   skillVarsOf,
 } from "./mesh/deploy-plan.js";
-import { DeploymentSchema, type SkillEndpoint } from "../src/registry/model.js";
-import { NAMESPACE_BINDING } from "../src/dispatch/index.js";
+import { DeploymentSchema, type SkillEndpoint } from "../src/registry/deployments/model.js";
+import { NAMESPACE_BINDING } from "../src/federation/dispatch/index.js";
 import type { SkillManifest } from "../src/skill/manifest.js";
 
 const run = promisify(execFile);
@@ -245,7 +245,7 @@ interface Upload {
   pipeline?: boolean;
 }
 
-/** The namespace's outbound Worker (src/egress): uploaded with the skills when the namespace names one. */
+/** The namespace's outbound Worker (src/federation/egress): uploaded with the skills when the namespace names one. */
 const EGRESS_DIR = join(ROOT, "workers/egress");
 
 /** The outbound Worker's upload, for the environment deployed; refused when the gateway's namespace names another Worker. */

@@ -7,7 +7,7 @@
  * `npm run dev -- --auth` — require credentials as a deployed gateway does, and print an API key
  * for every skill.
  * `npm run dev -- --dispatch` — every skill uploaded into the local dispatch namespace instead of
- * bound to the gateway (src/dispatch/local.ts, as Workers for Platforms serves them): registered by
+ * bound to the gateway (src/federation/dispatch/local.ts, as Workers for Platforms serves them): registered by
  * script name, a skill's edit or a new skill folder served without restarting the gateway.
  * Options: --port N (0 = any free port), --verbose (Workers' logs), --skill DIR (one more skill
  * folder, e.g. a test fixture; repeatable), --skills-dir DIR (the folder of skill folders instead
@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { committedContracts, pipelineProblems } from "./contracts.js";
 import { ROOT, skillDirs } from "./mesh/bundle.js";
 import { type Mesh, adminCall, startMesh } from "./mesh/index.js";
-import { KeyCreatedSchema } from "../src/admin-api/index.js";
+import { KeyCreatedSchema } from "../src/admin/api/index.js";
 import { agentSkillDirs, registerAgentSkill } from "./mesh/agent-skills.js";
 import { writeDevState } from "./mesh/dev-state.js";
 import { type RegistryView, readRegistry, restoreRegistry, watchSources } from "./mesh/live-reload.js";
@@ -112,7 +112,7 @@ try {
     gatewayVars,
   });
   stops.push(() => mesh.dispose());
-  // No Cron Triggers run locally: tick the rollouts (src/delivery) as the gateway's once-a-minute
+  // No Cron Triggers run locally: tick the rollouts (src/registry/delivery) as the gateway's once-a-minute
   // cron does in production, every few seconds so that a local rollout moves at a local pace.
   const ticker = setInterval(
     () =>

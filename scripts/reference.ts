@@ -1,24 +1,24 @@
 /**
  * `npm run reference`: writes the generated parts of docs/reference.md — the gateway's settings
- * (from src/config's SettingsSchema) and the error codes (from src/failures) — between their
+ * (from src/gateway/config's SettingsSchema) and the error codes (from src/policies/failures) — between their
  * `<!-- generated: … -->` markers, and the admin API's OpenAPI document (scripts/admin-openapi.ts)
- * to src/admin-api/openapi.json. test/reference.test.ts and test/admin-openapi.test.ts fail when
+ * to src/admin/api/openapi.json. test/reference.test.ts and test/admin-openapi.test.ts fail when
  * either file is out of date.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { SettingsSchema } from "../src/config/index.js";
-import { ERROR_CODE_DOCS, failureClassOf } from "../src/failures/index.js";
+import { SettingsSchema } from "../src/gateway/config/index.js";
+import { ERROR_CODE_DOCS, failureClassOf } from "../src/policies/failures/index.js";
 import { adminOpenApi } from "./admin-openapi.js";
 import { ROOT } from "./mesh/bundle.js";
 import { GATEWAY_SECRETS } from "./mesh/deploy-plan.js";
 
 export const REFERENCE_PATH = join(ROOT, "docs/reference.md");
-export const OPENAPI_PATH = join(ROOT, "src/admin-api/openapi.json");
+export const OPENAPI_PATH = join(ROOT, "src/admin/api/openapi.json");
 
-/** src/admin-api/openapi.json as it should be now. */
+/** src/admin/api/openapi.json as it should be now. */
 export function generatedOpenApi(): string {
   return `${JSON.stringify(adminOpenApi(), null, 2)}\n`;
 }
@@ -90,5 +90,5 @@ export function generatedReference(current = readFileSync(REFERENCE_PATH, "utf8"
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   writeFileSync(REFERENCE_PATH, generatedReference());
   writeFileSync(OPENAPI_PATH, generatedOpenApi());
-  console.log("docs/reference.md (settings, error codes) and src/admin-api/openapi.json are up to date");
+  console.log("docs/reference.md (settings, error codes) and src/admin/api/openapi.json are up to date");
 }

@@ -16,7 +16,7 @@ import { ADMIN_TOKEN, fixture } from "./support/fixtures.js";
 const committed = readFileSync(OPENAPI_PATH, "utf8");
 const document = JSON.parse(committed) as { openapi: string; paths: Record<string, Record<string, unknown>> };
 
-describe("src/admin-api/openapi.json", () => {
+describe("src/admin/api/openapi.json", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);

@@ -5,7 +5,7 @@
  * route the API's own OpenAPI document lists.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import openApi from "../src/admin-api/openapi.json" with { type: "json" };
+import openApi from "../src/admin/api/openapi.json" with { type: "json" };
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin } from "./support/fixtures.js";
 import { type McpDefinitions, type Peer, crmDefinitions, startHostileMcp } from "./support/hostile.js";

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
-import { MAX_AUDIT_TEXT } from "../src/audit/index.js";
-import { fingerprintOf } from "../src/idempotency/index.js";
+import { MAX_AUDIT_TEXT } from "../src/registry/audit/index.js";
+import { fingerprintOf } from "../src/policies/idempotency/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
 
 let local: Awaited<ReturnType<typeof startLocalUpstash>>;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
-import { META } from "../src/mcp-protocol/index.js";
+import { META } from "../src/protocols/mcp/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { type RunningProcess, startConformanceServer } from "./support/processes.js";

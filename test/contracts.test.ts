@@ -2,7 +2,7 @@
  * The drift gate end to end: the repository's skills match their committed contracts (what
  * `.ci/run` checks) and a breaking change in a skill folder is reported with what breaks
  * (test/deploy.test.ts: `npm run deploy` stops before any upload when the check fails). The
- * rules themselves are the table in src/contracts/index.test.ts.
+ * rules themselves are the table in src/registry/contracts/index.test.ts.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

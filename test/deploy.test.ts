@@ -19,7 +19,7 @@ import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { currentManifests, writeContracts } from "../scripts/contracts.js";
 import { GATEWAY_SECRETS } from "../scripts/mesh/deploy-plan.js";
 import { agentSkillDirs } from "../scripts/mesh/agent-skills.js";
-import { generateHopKeys } from "../src/hop/index.js";
+import { generateHopKeys } from "../src/protocols/hop/index.js";
 import { type Mesh, adminCall, freePort, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, deployEnvOf, runDeploy, startCloudflareApi } from "./support/cloudflare-api.js";
 import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";

@@ -1,5 +1,5 @@
 /**
- * Discovery before connection (src/discovery): a gateway in workerd with auth on serves the AI
+ * Discovery before connection (src/gateway/discovery): a gateway in workerd with auth on serves the AI
  * Catalog at /.well-known/ai-catalog.json and a Server Card for /mcp and for each virtual server
  * defined `discoverable`, as the MCP Server Card extension (modelcontextprotocol/
  * experimental-ext-server-card, docs/discovery.md) says. Each card is checked against that
@@ -14,7 +14,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
-import type { AiCatalog, ServerCard } from "../src/discovery/index.js";
+import type { AiCatalog, ServerCard } from "../src/gateway/discovery/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
 

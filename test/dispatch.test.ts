@@ -1,6 +1,6 @@
 /**
  * Skills in a dispatch namespace, through the gateway in workerd: the local namespace of
- * `npm run dev` (src/dispatch/local.ts, the runtime's Worker Loader over the mesh's script store)
+ * `npm run dev` (src/federation/dispatch/local.ts, the runtime's Worker Loader over the mesh's script store)
  * behind the same call path as the `SKILL_NAMESPACE` binding on Cloudflare. A skill uploaded while
  * the mesh runs is callable without a restart, two dispatched versions split by group and roll
  * back, and a skill's requests reach only the hosts its manifest declares.

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { JsonRpcResponseSchema } from "../src/jsonrpc/index.js";
+import { JsonRpcResponseSchema } from "../src/protocols/jsonrpc/index.js";
 import { ADMIN_TOKEN, SPEC_FIXTURES, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const BODIES = 2_400;

@@ -1,5 +1,5 @@
 /**
- * The secrets guardrail (src/guardrails) through the gateway in workerd: secretlint's recommended
+ * The secrets guardrail (src/policies/guardrails) through the gateway in workerd: secretlint's recommended
  * rules over a call's arguments and answer, as each skill, upstream and virtual server says —
  * off for skills unless they ask, redact for a federated upstream (server-everything, whose
  * `get-env` answers its environment) unless its registration says otherwise, and a virtual server

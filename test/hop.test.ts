@@ -10,8 +10,8 @@ import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
-import { encodeContext } from "../src/context/index.js";
-import { generateHopKeys, hopSigningKey, signHop } from "../src/hop/index.js";
+import { encodeContext } from "../src/protocols/context/index.js";
+import { generateHopKeys, hopSigningKey, signHop } from "../src/protocols/hop/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 const HOP_KEYS = await generateHopKeys();

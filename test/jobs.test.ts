@@ -8,7 +8,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { webhookRefusal } from "../src/webhook/index.js";
+import { webhookRefusal } from "../src/gateway/webhook/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 

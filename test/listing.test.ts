@@ -8,8 +8,8 @@ import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { registerSynthetic } from "../scripts/mesh/synthetic.js";
-import { MAX_LISTED } from "../src/gateway/builtins.js";
-import { MAX_BATCH_ANSWER_CHARS } from "../src/jsonrpc/http.js";
+import { MAX_LISTED } from "../src/gateway/chain/builtins.js";
+import { MAX_BATCH_ANSWER_CHARS } from "../src/protocols/jsonrpc/http.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
 
 const SYNTHETIC = 1_050;

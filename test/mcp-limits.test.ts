@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { sseData } from "../src/sse/index.js";
+import { sseData } from "../src/protocols/sse/index.js";
 import { STALE_LEASE_MS } from "../src/mcp/waits.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
-import { sseData } from "../src/sse/index.js";
+import { sseData } from "../src/protocols/sse/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;

@@ -1,5 +1,5 @@
 /**
- * One pipe (src/content), tried from outside the way security review 4 tried it: a hostile MCP
+ * One pipe (src/policies/content), tried from outside the way security review 4 tried it: a hostile MCP
  * server and a hostile A2A agent send the same credential through every channel they have — a
  * result, an `isError` result, a JSON-RPC error, a log message, a progress message, a token split
  * across two progress messages or two streamed chunks, a status message, a failed task, `GetTask`,

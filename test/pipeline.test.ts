@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { committedContracts, currentManifests, pipelineProblems } from "../scripts/contracts.js";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { sseData } from "../src/sse/index.js";
+import { sseData } from "../src/protocols/sse/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 
 const PAGE =

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { sseData } from "../src/sse/index.js";
+import { sseData } from "../src/protocols/sse/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
 let mesh: Mesh;

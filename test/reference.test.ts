@@ -1,15 +1,15 @@
 /**
- * The generated reference (docs/reference.md): the settings table from src/config's schema and
- * the error table from src/failures. A change to either that was not followed by `npm run
+ * The generated reference (docs/reference.md): the settings table from src/gateway/config's schema and
+ * the error table from src/policies/failures. A change to either that was not followed by `npm run
  * reference` fails here; so does a setting or error code that the tables leave out.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REFERENCE_PATH, generatedReference, withGenerated } from "../scripts/reference.js";
-import { SettingsSchema } from "../src/config/index.js";
-import { ERROR_CODE_DOCS } from "../src/failures/index.js";
-import { ErrorCode } from "../src/jsonrpc/index.js";
-import { McpErrorCode } from "../src/mcp-protocol/index.js";
+import { SettingsSchema } from "../src/gateway/config/index.js";
+import { ERROR_CODE_DOCS } from "../src/policies/failures/index.js";
+import { ErrorCode } from "../src/protocols/jsonrpc/index.js";
+import { McpErrorCode } from "../src/protocols/mcp/index.js";
 
 describe("docs/reference.md", () => {
   const current = readFileSync(REFERENCE_PATH, "utf8");

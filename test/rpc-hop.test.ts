@@ -1,13 +1,13 @@
 /**
- * The gateway's hop to a skill bound by a service binding, in workerd (src/hop/rpc.ts): a plain
+ * The gateway's hop to a skill bound by a service binding, in workerd (src/protocols/hop/rpc.ts): a plain
  * call goes over Workers RPC, a call its caller can cancel or that streams over HTTP, a Worker
  * without the RPC method over HTTP; a bad RPC answer is the skill's failure, never the caller's
  * crash; and the SDK's side of the RPC hop is signed like the HTTP one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { encodeContext } from "../src/context/index.js";
-import { generateHopKeys } from "../src/hop/index.js";
+import { encodeContext } from "../src/protocols/context/index.js";
+import { generateHopKeys } from "../src/protocols/hop/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
 
 const HOP_KEYS = await generateHopKeys();

@@ -11,10 +11,10 @@ import { type Notification, ResourceUpdatedNotificationSchema, ToolListChangedNo
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { generateHopKeys } from "../src/hop/index.js";
+import { generateHopKeys } from "../src/protocols/hop/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { registerSkill } from "../scripts/mesh/index.js";
-import { sseData } from "../src/sse/index.js";
+import { sseData } from "../src/protocols/sse/index.js";
 
 let mesh: Mesh;
 let everything: { key: string; id: string };

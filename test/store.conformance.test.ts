@@ -3,18 +3,18 @@
  * front of a real redis-server). Whatever the gateway relies on is asserted here for both.
  */
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { MAX_EVENTS, emptyRegistry } from "../src/registry/model.js";
-import { applyRegistration } from "../src/registry/mutations.js";
-import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/repository.js";
-import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/scripts.js";
-import { setCanary } from "../src/routing/edits.js";
-import { appendAudit, readAudit } from "../src/audit/index.js";
-import { OTHER_CALLERS, TallySchema, addMetrics } from "../src/metrics/index.js";
-import { NO_LIMIT, countCall } from "../src/ratelimit/index.js";
+import { MAX_EVENTS, emptyRegistry } from "../src/registry/deployments/model.js";
+import { applyRegistration } from "../src/registry/deployments/mutations.js";
+import { REGISTRY_KEYS, RegistryRepository } from "../src/registry/deployments/repository.js";
+import { readSkill, skillWriteArgs, writeSkill } from "../src/registry/deployments/scripts.js";
+import { setCanary } from "../src/registry/routing/edits.js";
+import { appendAudit, readAudit } from "../src/registry/audit/index.js";
+import { OTHER_CALLERS, TallySchema, addMetrics } from "../src/registry/metrics/index.js";
+import { NO_LIMIT, countCall } from "../src/policies/ratelimit/index.js";
 import { compareAndSetDoc } from "../src/store/document.js";
-import { JobStore } from "../src/jobs/index.js";
-import { completeClaim, releaseClaim, runOnce } from "../src/idempotency/index.js";
-import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/breaker/state.js";
+import { JobStore } from "../src/registry/jobs/index.js";
+import { completeClaim, releaseClaim, runOnce } from "../src/policies/idempotency/index.js";
+import { DEFAULT_BREAKER_POLICY, claimProbe, recordOutcome, statusOf } from "../src/policies/breaker/state.js";
 import { type Store, withPrefix } from "../src/store/index.js";
 import type { ScriptData } from "../src/store/index.js";
 import { memoryStore } from "../src/store/memory.js";

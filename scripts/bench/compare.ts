@@ -211,7 +211,7 @@ export async function runTrivialRatio(options: { pairs: number; seconds: number 
 
 /**
  * `npm run bench -- --dispatch [--pairs N] [--seconds N]`: the trivial call through the gateway to
- * the skill in its dispatch namespace (the local one: the runtime's Worker Loader, src/dispatch/local.ts)
+ * the skill in its dispatch namespace (the local one: the runtime's Worker Loader, src/federation/dispatch/local.ts)
  * against the same call over a service binding, each in its own mesh, as the median of paired wrk
  * runs; then the p50 each takes one call at a time.
  */

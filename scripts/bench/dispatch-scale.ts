@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { KeyCreatedSchema } from "../../src/admin/api/index.js";
 import { ROOT, bundleWorker } from "../mesh/bundle.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { pairedSummary } from "./compare.js";

@@ -6,8 +6,8 @@
  * continue) — as CPU time per call in this process (V8, the engine workerd runs), the median of
  * `rounds` rounds with its quartiles, and per KiB, so that a cost that is not linear in the size shows.
  */
-import { ContentPath } from "../../src/content/index.js";
-import type { StreamResponse } from "../../src/a2a/index.js";
+import { ContentPath } from "../../src/policies/content/index.js";
+import type { StreamResponse } from "../../src/protocols/a2a/index.js";
 
 const KIB = 1024;
 const SIZES = [1 * KIB, 64 * KIB, 256 * KIB, 1024 * KIB, 4096 * KIB];

@@ -80,7 +80,7 @@ import { parseArgs } from "node:util";
 import type { RedisClientType } from "redis";
 import { join } from "node:path";
 import { ROOT, skillDirs } from "../mesh/bundle.js";
-import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { KeyCreatedSchema } from "../../src/admin/api/index.js";
 import { adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import { startLocalUpstash } from "../redis-rest/serve.js";
 import { type Sample, type Side, empty, load, summary } from "./load.js";

@@ -6,7 +6,7 @@ describe("busyByModule", () => {
     const bundle = [
       "// node_modules/hono/dist/compose.js",
       "var compose = 1;",
-      "// src/forward/index.ts",
+      "// src/federation/forward/index.ts",
       "function send() {}",
       "function forwardCall() {}",
     ].join("\n");
@@ -23,7 +23,7 @@ describe("busyByModule", () => {
       timeDeltas: [50, 10, 10, 10, 10, 10, 50],
     };
     expect(busyByModule(profile, bundle)).toEqual([
-      { where: "src/forward/index.ts", share: 0.4 },
+      { where: "src/federation/forward/index.ts", share: 0.4 },
       { where: "runtime: fetch", share: 0.4 },
       { where: "node_modules: hono/dist/compose.js", share: 0.2 },
     ]);

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { KeyCreatedSchema } from "../../src/admin-api/index.js";
+import { KeyCreatedSchema } from "../../src/admin/api/index.js";
 import { ROOT } from "../mesh/bundle.js";
 import { type Mesh, type MeshOptions, adminCall, registerSkill, startMesh } from "../mesh/index.js";
 import type { Side } from "./load.js";

@@ -1,7 +1,7 @@
 /** The `skillmesh` command line: its usage text, its options, and how a request field names its option. */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { z } from "zod";
-import { valueAt } from "../../src/json/index.js";
+import { valueAt } from "../../src/lib/json/index.js";
 import { CliError } from "./io.js";
 
 export const USAGE = `usage: skillmesh <command>

@@ -1,10 +1,10 @@
 /** What the CLI prints: tables of skills, events, rollouts, keys and audit entries. */
-import { type AuditEntry, type KeyView, utcTime } from "../../src/admin-api/index.js";
-import type { BreakerStatus } from "../../src/breaker/index.js";
-import type { Rollout } from "../../src/delivery/index.js";
-import type { Observed } from "../../src/metrics/index.js";
-import { type Deployment, type RoutingEvent, type RoutingTable, endpointLabel } from "../../src/registry/model.js";
-import { shownRoleOf } from "../../src/routing/edits.js";
+import { type AuditEntry, type KeyView, utcTime } from "../../src/admin/api/index.js";
+import type { BreakerStatus } from "../../src/policies/breaker/index.js";
+import type { Rollout } from "../../src/registry/delivery/index.js";
+import type { Observed } from "../../src/registry/metrics/index.js";
+import { type Deployment, type RoutingEvent, type RoutingTable, endpointLabel } from "../../src/registry/deployments/model.js";
+import { shownRoleOf } from "../../src/registry/routing/edits.js";
 import { type CliIO, table } from "./io.js";
 
 /** A breaker in a few words: "closed", "open until 03:25:10 (5 consecutive failures)". */

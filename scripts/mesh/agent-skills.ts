@@ -1,12 +1,12 @@
 /**
  * The project's Agent Skills packages: every folder of `agent-skills/` with a `SKILL.md`, read
- * from disk, checked (src/agent-skills) and registered with a gateway's admin API — by
+ * from disk, checked (src/registry/packages) and registered with a gateway's admin API — by
  * `npm run dev` at start and on every edit, by `npm run deploy` after the skills they use.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { InvalidPackage, type CheckedPackage, type PackageFile, SKILL_FILE, packageOf } from "../../src/agent-skills/index.js";
-import { type AgentSkillUpload, AgentSkillRegisteredSchema } from "../../src/admin-api/index.js";
+import { InvalidPackage, type CheckedPackage, type PackageFile, SKILL_FILE, packageOf } from "../../src/registry/packages/index.js";
+import { type AgentSkillUpload, AgentSkillRegisteredSchema } from "../../src/admin/api/index.js";
 import { ROOT } from "./bundle.js";
 import { adminCall } from "./index.js";
 

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { mapConcurrently } from "../../src/pool/index.js";
+import { mapConcurrently } from "../../src/lib/pool/index.js";
 
 const run = promisify(execFile);
 

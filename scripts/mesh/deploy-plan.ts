@@ -7,10 +7,10 @@
  * provisions.
  */
 import { createHash, createHmac } from "node:crypto";
-import { SettingsSchema } from "../../src/config/index.js";
-import { canonicalJson } from "../../src/json/index.js";
-import { manifestChanges } from "../../src/registry/contract.js";
-import type { SkillEndpoint } from "../../src/registry/model.js";
+import { SettingsSchema } from "../../src/gateway/config/index.js";
+import { canonicalJson } from "../../src/lib/json/index.js";
+import { manifestChanges } from "../../src/registry/deployments/contract.js";
+import type { SkillEndpoint } from "../../src/registry/deployments/model.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
 
 export interface DeployedSkill {
@@ -110,7 +110,7 @@ export interface SecretsPlan {
 
 /**
  * Which of `names` the deploy sends, from `env`, checked by the gateway's own settings rules
- * (src/config: a hop key that is not an Ed25519 private key fails here, not on the first call).
+ * (src/gateway/config: a hop key that is not an Ed25519 private key fails here, not on the first call).
  * @example secretsFor(GATEWAY_SECRETS, process.env) // { provided: { SKILLMESH_ADMIN_TOKEN: "…" }, kept: ["SKILLMESH_HOP_KEY", …] }
  */
 export function secretsFor(names: readonly (keyof typeof SettingsSchema.shape)[], env: Record<string, string | undefined>): SecretsPlan {

@@ -10,12 +10,12 @@ import { dirname, join } from "node:path";
 import { Log, LogLevel, Miniflare, type MiniflareOptions, type ModuleDefinition, type WorkerOptions, globsToRegExps, testRegExps } from "miniflare";
 import { miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
 import type { z } from "zod";
-import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin-api/index.js";
+import { AdminErrorSchema, RegistrationAnswerSchema } from "../../src/admin/api/index.js";
 import type { SkillManifest } from "../../src/skill/manifest.js";
-import type { SkillEndpoint } from "../../src/registry/model.js";
+import type { SkillEndpoint } from "../../src/registry/deployments/model.js";
 import { type Bundle, ROOT, bindingNameOf, bundleAll, bundleWorker, isPipelineDir, workerNameOf } from "./bundle.js";
 import { LocalScripts } from "./namespace.js";
-import { LOADER_BINDING, SCRIPTS_BINDING } from "../../src/dispatch/index.js";
+import { LOADER_BINDING, SCRIPTS_BINDING } from "../../src/federation/dispatch/index.js";
 
 export interface MeshOptions {
   /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`: each its own Worker, bound to the gateway. */
@@ -207,7 +207,7 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
         ...gateway,
         bindings: { ...(gateway.bindings ?? {}), ...gatewayVars },
         // The mesh's own skills only: the [[services]] of wrangler.toml name Workers deployed to Cloudflare.
-        // The local dispatch namespace: a Worker Loader over the script store (src/dispatch/local.ts).
+        // The local dispatch namespace: a Worker Loader over the script store (src/federation/dispatch/local.ts).
         serviceBindings: { ...Object.fromEntries(skills.map((s) => [s.binding, s.workerName])), [SCRIPTS_BINDING]: scripts.answer },
         workerLoaders: { [LOADER_BINDING]: {} },
         unsafeDirectSockets: [{ host, port: ports?.gateway ?? options.port ?? 0 }],

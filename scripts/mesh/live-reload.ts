@@ -8,9 +8,9 @@
  */
 import { type FSWatcher, existsSync, readdirSync, statSync, watch } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
-import { checkContracts } from "../../src/contracts/index.js";
-import { type DeploymentsPageAnswer, DeploymentsPageAnswerSchema } from "../../src/admin-api/index.js";
-import type { Deployment } from "../../src/registry/model.js";
+import { checkContracts } from "../../src/registry/contracts/index.js";
+import { type DeploymentsPageAnswer, DeploymentsPageAnswerSchema } from "../../src/admin/api/index.js";
+import type { Deployment } from "../../src/registry/deployments/model.js";
 import { ROOT } from "./bundle.js";
 import { type Mesh, RegistrationError, adminCall, registerSkill } from "./index.js";
 

@@ -1,6 +1,6 @@
 /**
  * The local dispatch namespace's script store: what `npm run dev` and the tests "upload" a skill
- * into, and what the gateway's local namespace (src/dispatch/local.ts) reads its scripts from
+ * into, and what the gateway's local namespace (src/federation/dispatch/local.ts) reads its scripts from
  * over the `SKILL_SCRIPTS` binding. A script is its wrangler bundle (the same bytes
  * `npm run deploy` uploads), its compatibility settings and vars; uploading one while the mesh
  * runs needs no restart: the gateway reads it at its first call.
@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Request as MiniflareRequest, Response as MiniflareResponse } from "miniflare";
 import { Response as NodeResponse } from "miniflare";
-import type { StoredScript } from "../../src/dispatch/local.js";
+import type { StoredScript } from "../../src/federation/dispatch/local.js";
 import type { Bundle } from "./bundle.js";
 import { dispatchedBindingsRefusal, miniflareOptionsOfConfig, readWranglerConfig } from "./wrangler-config.js";
 

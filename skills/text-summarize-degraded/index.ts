@@ -1,6 +1,6 @@
 import { defineSkill } from "../../src/skill/index.js";
-import { splitSentences } from "../../src/text/index.js";
-import { summarizeContract } from "../../src/text/summarize-contract.js";
+import { splitSentences } from "../../src/lib/text/index.js";
+import { summarizeContract } from "../../src/lib/text/summarize-contract.js";
 
 /**
  * The fallback of `text.summarize`: the first sentences (the "lead"). No ranking, so it is cheap

@@ -1,6 +1,6 @@
 /** Word-frequency summarisation (Luhn style): sentences dense in the text's frequent words win. */
-import { contentWords, pickSentences, splitSentences } from "../../src/text/index.js";
-import type { SummarizeOutput } from "../../src/text/summarize-contract.js";
+import { contentWords, pickSentences, splitSentences } from "../../src/lib/text/index.js";
+import type { SummarizeOutput } from "../../src/lib/text/summarize-contract.js";
 
 /**
  * Scores each sentence by the mean normalised frequency of its content words.

@@ -1,5 +1,5 @@
 import { defineSkill } from "../../src/skill/index.js";
-import { summarizeContract } from "../../src/text/summarize-contract.js";
+import { summarizeContract } from "../../src/lib/text/summarize-contract.js";
 import { summarizeByTextRank } from "./textrank.js";
 
 export default defineSkill({

@@ -2,8 +2,8 @@
  * TextRank (Mihalcea & Tarau, 2004): sentences are nodes, edges weigh word overlap normalised
  * by length, and PageRank finds the sentences the rest of the text "agrees" with.
  */
-import { contentWords, pickSentences, splitSentences } from "../../src/text/index.js";
-import type { SummarizeOutput } from "../../src/text/summarize-contract.js";
+import { contentWords, pickSentences, splitSentences } from "../../src/lib/text/index.js";
+import type { SummarizeOutput } from "../../src/lib/text/summarize-contract.js";
 
 /** The graph is O(n²): past this many sentences, only the first ones are ranked. */
 export const MAX_RANKED_SENTENCES = 600;

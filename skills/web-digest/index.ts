@@ -1,4 +1,4 @@
-import { definePipeline } from "../../src/pipeline/worker.js";
+import { definePipeline } from "../../src/federation/pipeline/worker.js";
 import spec from "./pipeline.yaml";
 
 /** web.digest: the pipeline of pipeline.yaml, served as a skill. */

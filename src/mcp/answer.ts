@@ -1,6 +1,6 @@
 /** What the MCP server is told (McpOptions) and what it answers a POST with (McpAnswer). */
-import type { JsonRpcResponse } from "../jsonrpc/index.js";
-import type { CacheScope } from "../mcp-protocol/index.js";
+import type { JsonRpcResponse } from "../protocols/jsonrpc/index.js";
+import type { CacheScope } from "../protocols/mcp/index.js";
 
 export interface McpOptions {
   serverInfo: { name: string; version: string };

@@ -3,13 +3,13 @@
  * for tool calls, jobs and every other operation, and who calls. routes/mcp.ts builds one per
  * request; the tests build their own.
  */
-import type { SkillSummary } from "../gateway/catalog.js";
-import type { CallStreaming } from "../gateway/policies.js";
-import type { ListedOfferings } from "../gateway/offerings.js";
-import type { Operation } from "../gateway/operation.js";
-import type { PackageCatalog } from "../gateway/packages.js";
-import type { JobView } from "../jobs/index.js";
-import type { JsonRpcParams, RequestSlot, RpcError } from "../jsonrpc/index.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { CallStreaming } from "../gateway/chain/policies.js";
+import type { ListedOfferings } from "../gateway/chain/offerings.js";
+import type { Operation } from "../gateway/chain/operation.js";
+import type { PackageCatalog } from "../gateway/chain/packages.js";
+import type { JobView } from "../registry/jobs/index.js";
+import type { JsonRpcParams, RequestSlot, RpcError } from "../protocols/jsonrpc/index.js";
 import type { LogLevels } from "./log-levels.js";
 import type { Replies } from "./replies.js";
 import type { RequestStates } from "./request-state.js";
@@ -48,7 +48,7 @@ export interface McpBackend {
   run(operation: Operation): Promise<unknown>;
   /** Refuses a call of a tool this caller has none of, as the call chain refuses one: charged and audited; always throws `refusal`. */
   refuse(name: string, refusal: RpcError): Promise<never>;
-  /** Submits a skill call as an async job (src/jobs): `{status, jobId}`. */
+  /** Submits a skill call as an async job (src/registry/jobs): `{status, jobId}`. */
   submit(name: string, params: JsonRpcParams, slot: RequestSlot): Promise<unknown>;
   /** The caller's job as it stands, read from the store (not a call: a waiting `tasks/result` polls it). */
   job(jobId: string): Promise<JobView | undefined>;

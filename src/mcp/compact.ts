@@ -6,10 +6,10 @@
  * which also still works by name.
  */
 import { z } from "zod";
-import { SKILL_FILE, skillUriOf } from "../agent-skills/index.js";
-import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
-import type { CallToolResult, Tool } from "../mcp-protocol/index.js";
-import { UTF8_DECODER } from "../utf8/index.js";
+import { SKILL_FILE, skillUriOf } from "../registry/packages/index.js";
+import { ErrorCode, RpcError, parseParams } from "../protocols/jsonrpc/index.js";
+import type { CallToolResult, Tool } from "../protocols/mcp/index.js";
+import { UTF8_DECODER } from "../lib/utf8/index.js";
 import type { McpBackend } from "./backend.js";
 import { isPackageFile } from "./resources.js";
 import { toolOf } from "./tools.js";

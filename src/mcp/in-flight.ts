@@ -1,5 +1,5 @@
 /** Which 2025-era tool calls this isolate runs, so a `notifications/cancelled` can find its own call and only it. */
-import { Cancellation } from "../signal/index.js";
+import { Cancellation } from "../lib/signal/index.js";
 
 /**
  * The tool calls this isolate is running, by caller, session and request id, for

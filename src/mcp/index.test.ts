@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SkillSummary } from "../gateway/catalog.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
 import { type McpBackend, answerMcpPost } from "./index.js";
 
 const subtract: SkillSummary = {

@@ -21,7 +21,7 @@ import {
   failureFromThrown,
   parseParams,
   success,
-} from "../jsonrpc/index.js";
+} from "../protocols/jsonrpc/index.js";
 import {
   CallToolParamsSchema,
   CancelledNotificationSchema,
@@ -39,14 +39,14 @@ import {
   inputRoundOf,
   isInputRequired,
   isStateless,
-} from "../mcp-protocol/index.js";
-import type { CallStreaming } from "../gateway/policies.js";
-import { progressRelay } from "../progress/index.js";
-import { type LogLevel, LogLevelSchema, logRelay } from "../logging/index.js";
+} from "../protocols/mcp/index.js";
+import type { CallStreaming } from "../gateway/chain/policies.js";
+import { progressRelay } from "../protocols/progress/index.js";
+import { type LogLevel, LogLevelSchema, logRelay } from "../protocols/logging/index.js";
 import { z } from "zod";
-import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
-import { CAPABILITY_TOOL } from "../gateway/capability.js";
-import { paramHeaderMismatch } from "../mcp-protocol/headers.js";
+import { type SseWriter, acceptsEventStream, sseStream } from "../protocols/sse/index.js";
+import { CAPABILITY_TOOL } from "../gateway/chain/capability.js";
+import { paramHeaderMismatch } from "../protocols/mcp/headers.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
 import { callsUnder, inFlightKey, trackCall } from "./in-flight.js";
@@ -55,14 +55,14 @@ import { inputCapabilitiesOf, mcpSessionOf, sessionIdFor } from "./session.js";
 import { type JsonRpcReplyLike, MAX_REPLY_WAIT_MS, type Reply, replyIdsFor } from "./replies.js";
 import { withHandle } from "./request-state.js";
 import { McpTasks, TASKS_EXTENSION, declaresTasks } from "./tasks.js";
-import { isAdoptedTask } from "../jobs/index.js";
+import { isAdoptedTask } from "../registry/jobs/index.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
 import { COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
 import { admit, metaOf } from "./version.js";
-import { pageOf } from "../paging/index.js";
-import { Cancellation } from "../signal/index.js";
+import { pageOf } from "../protocols/paging/index.js";
+import { Cancellation } from "../lib/signal/index.js";
 
 export type { McpAnswer, McpOptions } from "./answer.js";
 export type { McpBackend } from "./backend.js";
@@ -442,7 +442,7 @@ class McpServer implements ListeningServer {
     const { known } = prepared;
     const key = inFlightKey(this.backend.caller, this.session, prepared.id);
     // The cancellation arrives in another request, which may not touch this one's I/O (Workers
-    // forbid it): that request flags the call and tells the skill itself (src/signal, src/forward).
+    // forbid it): that request flags the call and tells the skill itself (src/lib/signal, src/federation/forward).
     const cancellation = cancellable ? new Cancellation() : undefined;
     const done = cancellation && trackCall(key, cancellation);
     try {
@@ -452,7 +452,7 @@ class McpServer implements ListeningServer {
         const answer = await this.backend.call(known.skill.name, params, slot, passed);
         // An upstream running the call as a task of its own (the caller declared the extension), adopted as the caller's job.
         if (known.skill.answers === "tool-result" && isAdoptedTask(answer)) return this.tasks.adopted(answer.jobId);
-        // An upstream asking the caller for input, as checked on its way in (src/upstream/mcp-client.ts).
+        // An upstream asking the caller for input, as checked on its way in (src/federation/upstream/mcp-client.ts).
         if (!round || !isInputRequired(answer)) return toolResultOf(known.skill, answer);
         const asked = answer;
         if (ask) {

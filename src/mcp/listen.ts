@@ -2,12 +2,12 @@
  * The streams that tell a client what changed: `subscriptions/listen` (2026-07-28) of its tool,
  * prompt or resource lists; a 2025 session's `GET /mcp` of those and of the resources it subscribed to.
  */
-import { ErrorCode, type JsonRpcRequest, RpcError, failure, parseParams, success } from "../jsonrpc/index.js";
-import { sleep } from "../signal/index.js";
-import { type SseWriter, acceptsEventStream, sseStream } from "../sse/index.js";
+import { ErrorCode, type JsonRpcRequest, RpcError, failure, parseParams, success } from "../protocols/jsonrpc/index.js";
+import { sleep } from "../lib/signal/index.js";
+import { type SseWriter, acceptsEventStream, sseStream } from "../protocols/sse/index.js";
 import type { McpAnswer, McpOptions } from "./answer.js";
 import type { McpBackend } from "./backend.js";
-import { META, SubscriptionsListenParamsSchema, type Tool } from "../mcp-protocol/index.js";
+import { META, SubscriptionsListenParamsSchema, type Tool } from "../protocols/mcp/index.js";
 import { type Tools, sameTools } from "./tool-list.js";
 import { type LongRequest, holdLongRequest } from "./waits.js";
 import { MAX_SUBSCRIPTIONS, type Subscription } from "./subscriptions.js";

@@ -5,7 +5,7 @@
  * and should not cost a store read each time (another isolate's `setLevel` is seen here within
  * `LOCAL_MS`). 2026-07-28 requests carry their level in `_meta` and need none of this.
  */
-import { type LogLevel, LogLevelSchema } from "../logging/index.js";
+import { type LogLevel, LogLevelSchema } from "../protocols/logging/index.js";
 import type { Store } from "../store/index.js";
 
 const PREFIX = "sm:loglevel:";

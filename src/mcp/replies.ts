@@ -6,8 +6,8 @@
  * given out only on that caller's stream — and the waiting call polls for it. Another caller's
  * reply, or one to an id the gateway never gave out, is never kept.
  */
-import { randomHex } from "../hash/index.js";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { randomHex } from "../lib/hash/index.js";
+import { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
 import type { Store } from "../store/index.js";
 import { holdLongRequest } from "./waits.js";
 

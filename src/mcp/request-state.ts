@@ -6,9 +6,9 @@
  * store, and a retry with a changed, expired or another caller's handle is refused before anything
  * goes upstream.
  */
-import { randomHex } from "../hash/index.js";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
-import type { InputRequiredResult } from "../mcp-protocol/index.js";
+import { randomHex } from "../lib/hash/index.js";
+import { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
+import type { InputRequiredResult } from "../protocols/mcp/index.js";
 import type { Store } from "../store/index.js";
 
 /** How long a caller has to answer and retry. */

@@ -4,7 +4,7 @@
  * let it use, at the versions routed to it); a read or a get is an operation of the one call chain
  * (`McpBackend.run`: resolved for this caller, charged, traced, audited). What is listed:
  * - skills' own resources, templates and prompts (declared in `defineSkill`) and federated MCP
- *   upstreams' (src/gateway/offerings.ts);
+ *   upstreams' (src/gateway/chain/offerings.ts);
  * - the Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): `skills/list` and
  *   `skills/get`, each file's `sha256:` digest, and every file of a package as a
  *   `skill://<name>/<path>` resource (`resources/list` lists each package's `SKILL.md`); a
@@ -12,10 +12,10 @@
  * Both eras; in 2026-07-28 every list and read carries the caching fields (`CacheableResult`).
  */
 import { z } from "zod";
-import { SKILL_FILE, parseSkillUri } from "../agent-skills/index.js";
-import type { ServedFile } from "../gateway/operations.js";
-import { ErrorCode, RpcError, parseParams } from "../jsonrpc/index.js";
-import type { PromptGet, ResourceRead } from "../gateway/operation.js";
+import { SKILL_FILE, parseSkillUri } from "../registry/packages/index.js";
+import type { ServedFile } from "../gateway/chain/operations.js";
+import { ErrorCode, RpcError, parseParams } from "../protocols/jsonrpc/index.js";
+import type { PromptGet, ResourceRead } from "../gateway/chain/operation.js";
 import {
   CompleteParamsSchema,
   GetPromptParamsSchema,
@@ -24,8 +24,8 @@ import {
   ReadResourceParamsSchema,
   isInputRequired,
   resourceContentsOf,
-} from "../mcp-protocol/index.js";
-import { UTF8_DECODER } from "../utf8/index.js";
+} from "../protocols/mcp/index.js";
+import { UTF8_DECODER } from "../lib/utf8/index.js";
 import type { McpBackend } from "./backend.js";
 import { withHandle } from "./request-state.js";
 

@@ -3,8 +3,8 @@
  * and carries what the client declared it can answer mid-call (elicitation, sampling, roots). The
  * gateway keeps no session state: everything a session means is in its id.
  */
-import { randomHex } from "../hash/index.js";
-import type { InputRound } from "../mcp-protocol/index.js";
+import { randomHex } from "../lib/hash/index.js";
+import type { InputRound } from "../protocols/mcp/index.js";
 
 /** The response header that gives a 2025-era client its session at `initialize` (and that it sends back). */
 export const SESSION_HEADER = "mcp-session-id";

@@ -5,8 +5,8 @@
  * session. 2026-07-28 has no such method (SEP-2575).
  */
 import { z } from "zod";
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
-import { safeJson } from "../json/index.js";
+import { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
+import { safeJson } from "../lib/json/index.js";
 import type { Store } from "../store/index.js";
 
 const PREFIX = "sm:subs:";

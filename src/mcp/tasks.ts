@@ -1,23 +1,31 @@
 /**
- * MCP tasks over the gateway's async jobs (src/jobs): the same job seen as a 2025-11-25 task
+ * MCP tasks over the gateway's async jobs (src/registry/jobs): the same job seen as a 2025-11-25 task
  * (experimental core: requestor-driven `params.task`, `tasks/get`, `tasks/result`, `tasks/list`,
  * `tasks/cancel`) or as a task of the 2026-07-28 `io.modelcontextprotocol/tasks` extension
  * (server-directed `resultType: "task"`, `tasks/get` with the outcome inline, `tasks/cancel`,
  * `tasks/update`). Shapes per the 2025-11-25 schema and SEP-2663.
  */
 import { z } from "zod";
-import type { SkillSummary } from "../gateway/catalog.js";
-import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../jobs/index.js";
-import { InputRetrySchema, type UpstreamTask } from "../mcp-protocol/index.js";
-import { isToolError } from "../failures/index.js";
-import { sleep } from "../signal/index.js";
-import { ErrorCode, type JsonRpcErrorObject, type JsonRpcParams, type JsonRpcRequest, type RequestSlot, RpcError, parseParams } from "../jsonrpc/index.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
+import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../registry/jobs/index.js";
+import { InputRetrySchema, type UpstreamTask } from "../protocols/mcp/index.js";
+import { isToolError } from "../policies/failures/index.js";
+import { sleep } from "../lib/signal/index.js";
+import {
+  ErrorCode,
+  type JsonRpcErrorObject,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type RequestSlot,
+  RpcError,
+  parseParams,
+} from "../protocols/jsonrpc/index.js";
 import type { McpBackend } from "./backend.js";
 import { holdLongRequest } from "./waits.js";
-import type { CallToolResult, Task2025, Task2026, TaskStatus } from "../mcp-protocol/index.js";
+import type { CallToolResult, Task2025, Task2026, TaskStatus } from "../protocols/mcp/index.js";
 import { toolErrorOf, toolResultOf } from "./tools.js";
 
-export { TASKS_EXTENSION, declaresTasks } from "../mcp-protocol/index.js";
+export { TASKS_EXTENSION, declaresTasks } from "../protocols/mcp/index.js";
 /** `_meta` key tying a 2025 `tasks/result` to its task. */
 export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 /** How often a client is asked to poll. */
@@ -142,7 +150,7 @@ export class McpTasks {
 
   /**
    * The 2026-07-28 `CreateTaskResult` of a tool call an upstream runs as a task of its own, adopted
-   * as the caller's job `jobId` (src/gateway/policies.ts): the job exists before the answer leaves.
+   * as the caller's job `jobId` (src/gateway/chain/policies.ts): the job exists before the answer leaves.
    */
   async adopted(jobId: string) {
     const job = await this.backend.job(jobId);

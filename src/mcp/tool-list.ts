@@ -1,7 +1,7 @@
 /** The tools `tools/list` shows, converted from the catalog's skills once per change and kept per catalog. */
-import type { SkillSummary } from "../gateway/catalog.js";
-import { CAPABILITY_TOOL } from "../gateway/capability.js";
-import type { Tool } from "../mcp-protocol/index.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
+import { CAPABILITY_TOOL } from "../gateway/chain/capability.js";
+import type { Tool } from "../protocols/mcp/index.js";
 import { toolOf } from "./tools.js";
 
 /** A skill and the tool it is listed as. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SkillSummary } from "../gateway/catalog.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
 
 const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): SkillSummary => ({

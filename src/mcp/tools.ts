@@ -4,9 +4,9 @@
  * a skill with an array input (positional only) or a non-object output is wrapped in one
  * property, `params` or `result`, and unwrapped on the way through.
  */
-import type { SkillSummary } from "../gateway/catalog.js";
-import type { JsonRpcErrorObject, JsonRpcParams } from "../jsonrpc/index.js";
-import { type CallToolResult, LEGACY_UI_RESOURCE_KEY, type Tool } from "../mcp-protocol/index.js";
+import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { JsonRpcErrorObject, JsonRpcParams } from "../protocols/jsonrpc/index.js";
+import { type CallToolResult, LEGACY_UI_RESOURCE_KEY, type Tool } from "../protocols/mcp/index.js";
 
 /** The argument that carries an array-input skill's positional params. */
 export const PARAMS_ARGUMENT = "params";
@@ -86,7 +86,7 @@ export function argumentsToParams(skill: SkillSummary, args: Record<string, unkn
  * @example toolResultOf(summary, "hello") // { content: [{ type: "text", text: "hello" }], structuredContent: { result: "hello" } }
  */
 export function toolResultOf(skill: SkillSummary, result: unknown): CallToolResult {
-  // Checked block by block when it came in (src/upstream/mcp-client.ts): passed on as the upstream answered it.
+  // Checked block by block when it came in (src/federation/upstream/mcp-client.ts): passed on as the upstream answered it.
   if (skill.answers === "tool-result" && isPlainObject(result) && Array.isArray(result.content)) return result as CallToolResult;
   const structured = isObjectSchema(skill.outputSchema) && isPlainObject(result) ? result : { [RESULT_FIELD]: result };
   const text = typeof result === "string" ? result : JSON.stringify(result);

@@ -1,6 +1,6 @@
 /** Which protocol version (and so which era) one MCP request speaks, checked against its headers. */
-import { ErrorCode, type JsonRpcFailure, type JsonRpcRequest, describeIssues, failure } from "../jsonrpc/index.js";
-import { DEFAULT_VERSION, META, McpErrorCode, SUPPORTED_VERSIONS, StatelessMetaSchema, headerValueOf, isStateless } from "../mcp-protocol/index.js";
+import { ErrorCode, type JsonRpcFailure, type JsonRpcRequest, describeIssues, failure } from "../protocols/jsonrpc/index.js";
+import { DEFAULT_VERSION, META, McpErrorCode, SUPPORTED_VERSIONS, StatelessMetaSchema, headerValueOf, isStateless } from "../protocols/mcp/index.js";
 
 /**
  * The protocol version a single request speaks, or the 400 error that refuses it, in the order

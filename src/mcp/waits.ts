@@ -8,7 +8,7 @@
  * whose client went away without running its `finally` (its timers just never fire again), so a
  * lease not renewed for `STALE_LEASE_MS` counts as gone.
  */
-import { ErrorCode, RpcError } from "../jsonrpc/index.js";
+import { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
 
 /** Long requests one caller may hold open in one isolate. */
 export const MAX_LONG_REQUESTS = 4;

@@ -3,9 +3,9 @@
  * signature checked, every request of the body run through the handler in a span, the input
  * parsed and the output held to the skill's schemas.
  */
-import { CONTEXT_HEADER, readContext } from "../context/index.js";
-import { CALL_KEY_HEADER, DELEGATION_HEADER, RETIRED_HOP_SECRET, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../hop/index.js";
-import type { HeaderLookup } from "../hop/rpc.js";
+import { CONTEXT_HEADER, readContext } from "../protocols/context/index.js";
+import { CALL_KEY_HEADER, DELEGATION_HEADER, RETIRED_HOP_SECRET, SIGNATURE_HEADER, hopRefusal, publicKeyList } from "../protocols/hop/index.js";
+import type { HeaderLookup } from "../protocols/hop/rpc.js";
 import {
   ErrorCode,
   type JsonRpcFailure,
@@ -16,8 +16,8 @@ import {
   failure,
   parseParams,
   processJsonRpc,
-} from "../jsonrpc/index.js";
-import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../tracing/index.js";
+} from "../protocols/jsonrpc/index.js";
+import { type Context, SpanKind, inSpan, isRecording, parentContextOf, trace } from "../protocols/tracing/index.js";
 import type { z } from "zod";
 import { HandlerContext, type ResourceBody, type SkillContext, type SkillDefinition } from "./definition.js";
 import {
@@ -27,7 +27,7 @@ import {
   ReadResourceParamsSchema,
   matchUriTemplate,
   resourceContentsOf,
-} from "../mcp-protocol/index.js";
+} from "../protocols/mcp/index.js";
 import type { SkillManifest } from "./manifest.js";
 
 const tracer = trace.getTracer("skillmesh-skill");

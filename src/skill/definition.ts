@@ -1,10 +1,10 @@
 /** What a skill declares (SkillDefinition) and what its handler is given (SkillContext). */
 import type { z } from "zod";
-import type { CallerContext } from "../context/index.js";
-import type { Context } from "../tracing/index.js";
+import type { CallerContext } from "../protocols/context/index.js";
+import type { Context } from "../protocols/tracing/index.js";
 import type { SkillManifest } from "./manifest.js";
-import type { GetPromptResult, Prompt, Resource, ResourceTemplate } from "../mcp-protocol/index.js";
-import type { LogLevel } from "../logging/index.js";
+import type { GetPromptResult, Prompt, Resource, ResourceTemplate } from "../protocols/mcp/index.js";
+import type { LogLevel } from "../protocols/logging/index.js";
 
 /** What a resource's read answers: text (a string), or bytes. */
 export type ResourceBody = string | { text: string } | { blob: Uint8Array };
@@ -38,7 +38,7 @@ export type SkillContext<Env = object> = CallerContext & {
    * (Workers have no context manager, so `context.active()` does not find it).
    */
   trace: Context;
-  /** A pipeline's token to call the gateway as its caller (set only for pipelines, src/pipeline/worker.ts). */
+  /** A pipeline's token to call the gateway as its caller (set only for pipelines, src/federation/pipeline/worker.ts). */
   delegation?: string;
   /** A pipeline's call key: its steps' `Idempotency-Key`s derive from it (set only for pipelines). */
   callKey?: string;
@@ -121,7 +121,7 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
    * tasks extension). A call that asks for its answer in place is refused. Default false.
    */
   jobOnly?: boolean;
-  /** Set by `definePipeline` (src/pipeline/worker.ts): the skills the steps call. */
+  /** Set by `definePipeline` (src/federation/pipeline/worker.ts): the skills the steps call. */
   pipeline?: { steps: string[] };
   /** What a call costs, e.g. `{ currency: "USD", perCall: 0.002 }` (shown beside the observed numbers). */
   cost?: SkillManifest["cost"];
@@ -138,7 +138,7 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   limits?: SkillManifest["limits"];
   /** Its MCP App: `{ resourceUri: "ui://…" }`, a resource it declares with the type `text/html;profile=mcp-app`. */
   ui?: SkillManifest["ui"];
-  /** Credentials found in its arguments or answers redacted or refused, e.g. `{ secrets: "refuse" }` (src/guardrails). Default off. */
+  /** Credentials found in its arguments or answers redacted or refused, e.g. `{ secrets: "refuse" }` (src/policies/guardrails). Default off. */
   guardrails?: SkillManifest["guardrails"];
   /** How long the gateway keeps this skill's answers for `Idempotency-Key` replays. Default 1 h. */
   idempotencyTtlSeconds?: number;

@@ -5,21 +5,21 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { progressRelay } from "../progress/index.js";
-import { LOG_LEVEL_HEADER, LOG_METHOD, LogLevelSchema, atLeast } from "../logging/index.js";
-import { SSE_HEADERS, acceptsEventStream, sseStream } from "../sse/index.js";
-import { ErrorCode, type JsonRpcParams, RpcError } from "../jsonrpc/index.js";
-import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../jsonrpc/http.js";
-import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall } from "../hop/rpc.js";
+import { progressRelay } from "../protocols/progress/index.js";
+import { LOG_LEVEL_HEADER, LOG_METHOD, LogLevelSchema, atLeast } from "../protocols/logging/index.js";
+import { SSE_HEADERS, acceptsEventStream, sseStream } from "../protocols/sse/index.js";
+import { ErrorCode, type JsonRpcParams, RpcError } from "../protocols/jsonrpc/index.js";
+import { answerJson, bodyText, drainUnreadBody, jsonBodyGuard, toHttpResponse } from "../protocols/jsonrpc/http.js";
+import { SKILL_CANCEL_METHOD, SKILL_RPC_METHOD, type SkillRpcCall } from "../protocols/hop/rpc.js";
 import { strictInputOf } from "./strict.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
-import { anySignal } from "../signal/index.js";
+import { anySignal } from "../lib/signal/index.js";
 import { type Delivery, SkillAnswerer } from "./answerer.js";
 import type { SkillContext, SkillDefinition } from "./definition.js";
 import { rpcReceiverOf } from "./rpc-receiver.js";
 
 export { z } from "zod";
-export { ErrorCode, RpcError } from "../jsonrpc/index.js";
+export { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
 export type { SkillManifest } from "./manifest.js";
 export type { SkillContext, SkillDefinition } from "./definition.js";
 
@@ -57,7 +57,7 @@ const PARTS = Symbol("skillmesh.skill");
 /**
  * The Worker module `defineSkill` returns: `fetch` (its Hono app: JSON-RPC on `POST /`, the
  * manifest on `GET /manifest`), the gateway's RPC hop (`skillmeshCall`, `skillmeshCancel`:
- * src/hop/rpc.ts) and its manifest (public data). A bound Worker may call any string-named
+ * src/protocols/hop/rpc.ts) and its manifest (public data). A bound Worker may call any string-named
  * property of a module over RPC, so the definition (its handler, unchecked) and the app are kept
  * under a symbol: `definitionOf(skill)` and `appOf(skill)` (routes of a skill's own:
  * `appOf(skill).get("/health", …)`). A Worker that wraps `fetch` keeps the rest of the module:

@@ -1,9 +1,9 @@
 /** The manifest a skill Worker serves at `GET /manifest` and the gateway stores on registration. */
 import { z } from "zod";
-import { GuardrailsSchema } from "../guardrails/schema.js";
-import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../json/index.js";
-import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema, ToolUiSchema } from "../mcp-protocol/index.js";
-import { utf8Length } from "../utf8/index.js";
+import { GuardrailsSchema } from "../policies/guardrails/schema.js";
+import { MAX_JSON_DEPTH, exceedsDepth, isPlainKey } from "../lib/json/index.js";
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolAnnotationsSchema, ToolUiSchema } from "../protocols/mcp/index.js";
+import { utf8Length } from "../lib/utf8/index.js";
 
 /**
  * Method names the gateway keeps for itself: `rpc.*` (reserved by JSON-RPC 2.0), `skills.*` and `jobs.*`
@@ -52,7 +52,7 @@ export const SkillManifestSchema = z.object({
   maxDurationMs: z.number().int().positive().max(3_600_000).optional(),
   /** Every call runs as an async job (an MCP task); one that asks for its answer in place is refused. */
   jobOnly: z.boolean().optional(),
-  /** A pipeline (src/pipeline): the skills its steps call. The gateway hands it a delegation token. */
+  /** A pipeline (src/federation/pipeline): the skills its steps call. The gateway hands it a delegation token. */
   pipeline: z.object({ steps: z.array(SkillNameSchema).max(64) }).optional(),
   /** What a call costs: per call and/or per unit of something (e.g. 1,000 characters), in a currency (ISO 4217). */
   cost: z
@@ -64,7 +64,7 @@ export const SkillManifestSchema = z.object({
     .optional(),
   /** What the skill promises: the share of calls that succeed (0–1) and the p95 latency. */
   reliability: z.object({ successRate: z.number().min(0).max(1).optional(), p95Ms: z.number().int().positive().optional() }).optional(),
-  /** Overrides of the gateway's circuit-breaker defaults for this skill (see src/breaker). */
+  /** Overrides of the gateway's circuit-breaker defaults for this skill (see src/policies/breaker). */
   breaker: z
     .object({
       failureRate: z.number().gt(0).max(1),
@@ -84,9 +84,9 @@ export const SkillManifestSchema = z.object({
     .max(7 * 86_400)
     .optional(),
   /**
-   * The hosts a dispatched skill may reach with `fetch` (src/egress): `api.example.com`, every
+   * The hosts a dispatched skill may reach with `fetch` (src/federation/egress): `api.example.com`, every
    * subdomain with `*.example.com`, any host with `*`. Anything else is refused and audited as the
-   * skill's; none declared, none reached. Enforced for skills in a dispatch namespace (src/dispatch).
+   * skill's; none declared, none reached. Enforced for skills in a dispatch namespace (src/federation/dispatch).
    */
   egress: z.array(EgressHostSchema).max(64).optional(),
   /** Per-call limits a dispatched skill runs under: CPU milliseconds and subrequests (Workers for Platforms custom limits). */
@@ -98,7 +98,7 @@ export const SkillManifestSchema = z.object({
     .strict()
     .optional(),
   /**
-   * What the secrets guardrail does to this skill's calls (src/guardrails): `redact` or `refuse`
+   * What the secrets guardrail does to this skill's calls (src/policies/guardrails): `redact` or `refuse`
    * credentials found in arguments and answers. It can only make its calls stricter than the door
    * they come through (a virtual server's own setting); default `off`.
    */
@@ -110,7 +110,7 @@ export const SkillManifestSchema = z.object({
   /** MCP tool annotations (hints a client may show; `idempotentHint` is `idempotent`). */
   annotations: ToolAnnotationsSchema.optional(),
   /**
-   * `tool-result`: the skill answers an MCP tool result (a federated MCP tool, src/upstream), which
+   * `tool-result`: the skill answers an MCP tool result (a federated MCP tool, src/federation/upstream), which
    * MCP passes through as is; `outputSchema` is then the schema of its `structuredContent`.
    */
   answers: z.literal("tool-result").optional(),

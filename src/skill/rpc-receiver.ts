@@ -1,13 +1,13 @@
 /**
- * The skill's side of the gateway's RPC hop (src/hop/rpc.ts): `skillmeshCall` serves a call the
+ * The skill's side of the gateway's RPC hop (src/protocols/hop/rpc.ts): `skillmeshCall` serves a call the
  * gateway makes over a service binding, `skillmeshCancel` cancels one it made with a `cancelId`.
  */
-import { answerTooLargeMessage, MAX_ANSWER_BYTES } from "../body/index.js";
-import { BINDING_PATH } from "../hop/index.js";
-import { ABORT_AFTER_TIMEOUT_MS, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../hop/rpc.js";
-import { answerJson } from "../jsonrpc/http.js";
-import { ErrorCode, type ProcessedBody, describeIssues, failure } from "../jsonrpc/index.js";
-import { Cancellation, anySignal } from "../signal/index.js";
+import { answerTooLargeMessage, MAX_ANSWER_BYTES } from "../lib/body/index.js";
+import { BINDING_PATH } from "../protocols/hop/index.js";
+import { ABORT_AFTER_TIMEOUT_MS, type SkillRpcCall, SkillRpcCallSchema, headerLookupOf } from "../protocols/hop/rpc.js";
+import { answerJson } from "../protocols/jsonrpc/http.js";
+import { ErrorCode, type ProcessedBody, describeIssues, failure } from "../protocols/jsonrpc/index.js";
+import { Cancellation, anySignal } from "../lib/signal/index.js";
 import type { Delivery, SkillAnswerer } from "./answerer.js";
 
 /** The two methods a skill Worker offers the gateway's RPC hop. */
@@ -43,7 +43,7 @@ export function rpcReceiverOf<Env>(answerer: SkillAnswerer<Env>): RpcReceiver<En
       };
       const refusal = await answerer.refusalOf(delivery);
       if (refusal) return JSON.stringify(refusal);
-      // A call with a signal of its caller's, or that streams, comes over HTTP (src/hop/rpc.ts):
+      // A call with a signal of its caller's, or that streams, comes over HTTP (src/protocols/hop/rpc.ts):
       // this one's aborts are the gateway's timeout, kept here, and with a cancelId the gateway's
       // cancel (`cancel`, another request: polled) — timers only for a handler that asks.
       const deadline = Date.now() + call.timeoutMs + ABORT_AFTER_TIMEOUT_MS;

@@ -1,9 +1,9 @@
-/** One store per isolate, built from the gateway's settings (src/config) on first use. */
+/** One store per isolate, built from the gateway's settings (src/gateway/config) on first use. */
 import { type Store, type StoreDriver, withDeadline, withOutageGate, withPrefix } from "./index.js";
 import { memoryStore } from "./memory.js";
 import { upstashStore } from "./upstash.js";
 
-/** Which store, and how to reach it: the `store` part of the gateway's settings (src/config). */
+/** Which store, and how to reach it: the `store` part of the gateway's settings (src/gateway/config). */
 export interface StoreSettings {
   driver: StoreDriver;
   /** Upstash's REST URL and token (the upstash driver). */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ErrorCode } from "../jsonrpc/index.js";
+import { ErrorCode } from "../protocols/jsonrpc/index.js";
 import { type Store, StoreUnavailable, routeFailureStatus, withDeadline, withOutageGate } from "./index.js";
 
 /** A store whose every operation hangs, answers, or refuses, as `mode` says; `sent` counts what reached it. */

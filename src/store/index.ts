@@ -5,9 +5,9 @@
  * runs it without interleaving, which is what Redis gives a Lua script). One conformance suite
  * (test/store.conformance.test.ts) holds both drivers to the same behaviour.
  */
-import { ErrorCode, RpcError, errorText } from "../jsonrpc/index.js";
-import { mapConcurrently } from "../pool/index.js";
-import { sleep } from "../signal/index.js";
+import { ErrorCode, RpcError, errorText } from "../protocols/jsonrpc/index.js";
+import { mapConcurrently } from "../lib/pool/index.js";
+import { sleep } from "../lib/signal/index.js";
 
 export type StoreDriver = "memory" | "upstash";
 

@@ -1,10 +1,10 @@
 /**
  * The dispatch namespace's outbound Worker (workers/egress/wrangler.toml): answers each request a
- * dispatched skill makes by the egress rule (src/egress), and reports a refusal to the gateway's
+ * dispatched skill makes by the egress rule (src/federation/egress), and reports a refusal to the gateway's
  * `EgressAudit` entrypoint, which audits it as the skill's. The parameters come from the gateway's
  * dispatch, never from the skill: a skill cannot widen its own egress.
  */
-import { type EgressRefusal, OUTBOUND_PARAMETER, answerEgress } from "../../src/egress/index.js";
+import { type EgressRefusal, OUTBOUND_PARAMETER, answerEgress } from "../../src/federation/egress/index.js";
 
 interface Env {
   /** The gateway's `EgressAudit` entrypoint. */

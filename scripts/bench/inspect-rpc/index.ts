@@ -1,6 +1,6 @@
 /**
  * The floor of a hop that reads what it passes and calls the skill over the SDK's RPC hop
- * (src/hop/rpc.ts), for `npm run bench`: the inspecting hop of inspect-hop/ with the gateway's
+ * (src/protocols/hop/rpc.ts), for `npm run bench`: the inspecting hop of inspect-hop/ with the gateway's
  * transport, and still no checks, policies, tracing or audit. The gateway is measured against it
  * beside the other floors.
  */

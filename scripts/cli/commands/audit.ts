@@ -1,5 +1,5 @@
 /** `skillmesh audit [filters]`: a page of the audit log, newest first. */
-import { AuditListSchema, AuditQuerySchema } from "../../../src/admin-api/index.js";
+import { AuditListSchema, AuditQuerySchema } from "../../../src/admin/api/index.js";
 import { type CliIO, answerOf, api } from "../io.js";
 import { type CommandLine, requestOf } from "../options.js";
 import { printAudit } from "../print.js";

@@ -1,5 +1,5 @@
 /** `skillmesh canary <skill> <version> --group <g>=<pct> …`: a share per group for a canary (stable takes the rest). */
-import { RoutingEditAnswerSchema, SkillAnswerSchema } from "../../../src/admin-api/index.js";
+import { RoutingEditAnswerSchema, SkillAnswerSchema } from "../../../src/admin/api/index.js";
 import { CliError, type CliIO, answerOf, api } from "../io.js";
 import type { CommandLine } from "../options.js";
 import { printSkill } from "../print.js";

@@ -3,7 +3,7 @@ import { type CliIO } from "../io.js";
 import type { CommandLine } from "../options.js";
 
 export async function run(io: CliIO, _line: CommandLine): Promise<void> {
-  const { generateHopKeys } = await import("../../../src/hop/index.js");
+  const { generateHopKeys } = await import("../../../src/protocols/hop/index.js");
   const { privateKey, publicKey } = await generateHopKeys();
   io.out(`# The gateway's private key: its secret SKILLMESH_HOP_KEY, on the gateway only (npm run deploy reads it from its environment).
 ${privateKey.trimEnd()}

@@ -1,5 +1,5 @@
 /** `skillmesh keys create|list|update|revoke …`: API keys, their grants and limits. */
-import { KeyCreateRequestSchema, KeyCreatedSchema, KeyListSchema, KeyUpdateRequestSchema, KeyViewSchema } from "../../../src/admin-api/index.js";
+import { KeyCreateRequestSchema, KeyCreatedSchema, KeyListSchema, KeyUpdateRequestSchema, KeyViewSchema } from "../../../src/admin/api/index.js";
 import { type CliIO, CliError, answerOf, api } from "../io.js";
 import { type CommandLine, USAGE, requestOf } from "../options.js";
 import { printKeys } from "../print.js";

@@ -1,5 +1,5 @@
 /** `skillmesh promote <skill> <version>`: the version becomes stable at 100% everywhere. */
-import { RoutingEditAnswerSchema } from "../../../src/admin-api/index.js";
+import { RoutingEditAnswerSchema } from "../../../src/admin/api/index.js";
 import { type CliIO, answerOf, api } from "../io.js";
 import type { CommandLine } from "../options.js";
 

@@ -1,5 +1,5 @@
 /** `skillmesh rollback <skill> [--version <v>] [--reason <r>]`: every group (or one canary's share) back to stable. */
-import { RoutingEditAnswerSchema } from "../../../src/admin-api/index.js";
+import { RoutingEditAnswerSchema } from "../../../src/admin/api/index.js";
 import { type CliIO, answerOf, api } from "../io.js";
 import type { CommandLine } from "../options.js";
 

@@ -1,5 +1,5 @@
 /** `skillmesh rollout <skill> <version> --steps … --every … --max-error-rate …`, and `rollout <skill> pause|resume|abort`: progressive delivery. */
-import { RolloutAnswerSchema, RolloutCommandSchema, RolloutRequestSchema } from "../../../src/admin-api/index.js";
+import { RolloutAnswerSchema, RolloutCommandSchema, RolloutRequestSchema } from "../../../src/admin/api/index.js";
 import { type CliIO, answerOf, api } from "../io.js";
 import { type CommandLine, requestOf } from "../options.js";
 import { printRollout } from "../print.js";

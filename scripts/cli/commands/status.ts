@@ -1,5 +1,5 @@
 /** `skillmesh status [skill]`: every skill (or one) with its deployments, weights per group, breakers, observed numbers and rollout, then the recent events. */
-import { DeploymentsPageAnswerSchema } from "../../../src/admin-api/index.js";
+import { DeploymentsPageAnswerSchema } from "../../../src/admin/api/index.js";
 import { CliError, type CliIO, answerOf, api } from "../io.js";
 import type { CommandLine } from "../options.js";
 import { printEvents, printRollout, printSkill } from "../print.js";

@@ -1,6 +1,6 @@
 /**
  * `skillmesh upstream add|list|refresh|approve|remove …`: MCP servers and OpenAPI services whose
- * tools the gateway serves as skills (src/upstream). A secret is never an argument (shells keep
+ * tools the gateway serves as skills (src/federation/upstream). A secret is never an argument (shells keep
  * history): `--bearer-env VAR` names the environment variable that holds it.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -13,10 +13,10 @@ import {
   UpstreamRemovedSchema,
   type UpstreamView,
   UpstreamViewSchema,
-} from "../../../src/admin-api/index.js";
-import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../../../src/upstream/held.js";
-import type { HeldChange } from "../../../src/upstream/model.js";
-import { hiddenIn, visibleText } from "../../../src/visible/index.js";
+} from "../../../src/admin/api/index.js";
+import { SUBJECT_WORDS, approvalKeyOf, fieldChanges, heldDefinitionOf } from "../../../src/federation/upstream/held.js";
+import type { HeldChange } from "../../../src/federation/upstream/model.js";
+import { hiddenIn, visibleText } from "../../../src/lib/visible/index.js";
 import { type CliIO, CliError, answerOf, api, table } from "../io.js";
 import { type CommandLine, USAGE, requestOf } from "../options.js";
 
