@@ -30,14 +30,17 @@ export function busyByModule(profile: CpuProfile, bundle: string): Array<{ where
   const sections: Array<[number, string]> = [];
   bundle.split("\n").forEach((line, i) => {
     const match = /^\/\/ ((?:src|routes|node_modules)\/\S+)/.exec(line);
+    // A source file by its path; a package by its first three segments.
     if (match)
       sections.push([
         i,
-        match[1]!
-          .replace(/^node_modules\/(?:\.pnpm\/)?/, "node_modules: ")
-          .split("/")
-          .slice(0, 3)
-          .join("/"),
+        match[1]!.startsWith("node_modules/") ?
+          match[1]!
+            .replace(/^node_modules\/(?:\.pnpm\/)?/, "node_modules: ")
+            .split("/")
+            .slice(0, 3)
+            .join("/")
+        : match[1]!,
       ]);
   });
   const moduleAt = (line: number) => {
