@@ -6,9 +6,32 @@
  *
  * Read the picture: `npx depcruise src routes scripts skills --output-type archi | dot -Tsvg > deps.svg`.
  */
+/**
+ * The layers of src/, lowest first: a folder imports its own layer and the layers below it, never
+ * one above. docs/architecture.md says what each holds.
+ */
+const LAYERS = ["lib", "protocols", "store", "policies", "skill", "registry", "identity", "federation", "gateway", "mcp", "admin"];
+
+/** One rule per layer: nothing in it imports a layer above it. */
+const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `${layer}-stays-below`,
+  severity: "error",
+  comment: `src/${layer} is below ${LAYERS.slice(i + 1).join(", ")}: it never imports them. Move the shared piece down, or pass it in from above.`,
+  from: { path: `^src/${layer}/`, pathNot: "\\.test\\.ts$" },
+  to: { path: `^src/(${LAYERS.slice(i + 1).join("|")})/` },
+}));
+
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: "src-is-layers",
+      severity: "error",
+      comment: "Every source file of src/ lives in one of the layer folders (LAYERS above).",
+      from: { path: "^src/", pathNot: `^src/(${LAYERS.join("|")})/` },
+      to: {},
+    },
     {
       name: "no-file-circles",
       severity: "error",
