@@ -14,7 +14,7 @@ const LAYERS = ["lib", "protocols", "store", "policies", "skill", "registry", "i
 
 /** One rule per layer: nothing in it imports a layer above it. */
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
-  name: `${layer}-stays-below`,
+  name: `layer-${layer}`,
   severity: "error",
   comment: `src/${layer} is below ${LAYERS.slice(i + 1).join(", ")}: it never imports them. Move the shared piece down, or pass it in from above.`,
   from: { path: `^src/${layer}/`, pathNot: "\\.test\\.ts$" },
