@@ -34,7 +34,9 @@ import {
   ApproveRequestSchema,
   UpstreamRegistrationSchema,
 } from "../src/admin/api/index.js";
-import { type SyncReport, UpstreamError, type Upstreams, recordSync } from "../src/federation/upstream/index.js";
+import type { Upstreams } from "../src/federation/upstream/index.js";
+import { UpstreamError } from "../src/federation/upstream/kind.js";
+import { type SyncReport, recordSync } from "../src/federation/upstream/sync.js";
 import { NoUpstreamKey } from "../src/federation/upstream/secrets.js";
 import { redactedUrls } from "../src/federation/upstream/definitions.js";
 import { MAX_PACKAGE_BYTES, type PackageFile } from "../src/registry/packages/index.js";
@@ -311,10 +313,10 @@ function auditSync(c: Context<AdminEnv>, reports: SyncReport[]) {
   recordSync(gatewayRuntime(c.env).audit, reports, c.get("by"), (p) => c.executionCtx.waitUntil(p));
 }
 
-adminRoutes.get("/upstreams", async (c) => c.json({ upstreams: await gatewayRuntime(c.env).upstreams.views() }));
+adminRoutes.get("/upstreams", async (c) => c.json({ upstreams: await gatewayRuntime(c.env).upstreams.records.views() }));
 
 adminRoutes.get("/upstreams/:name", async (c) => {
-  const [view] = await gatewayRuntime(c.env).upstreams.views(c.req.param("name"));
+  const [view] = await gatewayRuntime(c.env).upstreams.records.views(c.req.param("name"));
   return view ? c.json(view) : adminError(c, 404, `No upstream ${c.req.param("name")}; GET /admin/upstreams lists them`);
 });
 
@@ -322,13 +324,13 @@ adminRoutes.get("/upstreams/:name", async (c) => {
 adminRoutes.post("/upstreams", jsonBodyGuard(), async (c) => {
   const body = await bodyOf(c, UpstreamRegistrationSchema, "Invalid upstream");
   if (body instanceof Response) return body;
-  return upstreamOperation(c, async (upstreams) => c.json({ reports: [await upstreams.register(body.data)] }, 201));
+  return upstreamOperation(c, async (upstreams) => c.json({ reports: [await upstreams.sync.register(body.data)] }, 201));
 });
 
 /** Reads an upstream's definitions again: new and changed ones are held for approval, removed ones withdrawn. */
 adminRoutes.post("/upstreams/:name/refresh", async (c) =>
   upstreamOperation(c, async (upstreams) => {
-    const reports = await upstreams.refresh(c.req.param("name"));
+    const reports = await upstreams.sync.refresh(c.req.param("name"));
     auditSync(c, reports);
     return c.json({ reports });
   }),
@@ -343,7 +345,7 @@ adminRoutes.post("/upstreams/:name/approve", jsonBodyGuard(), async (c) => {
   const body = await bodyOf(c, ApproveRequestSchema, "Invalid approval");
   if (body instanceof Response) return body;
   return upstreamOperation(c, async (upstreams) => {
-    const reports = await upstreams.approve(c.req.param("name"), body.data);
+    const reports = await upstreams.sync.approve(c.req.param("name"), body.data);
     auditSync(c, reports);
     return c.json({ reports });
   });
@@ -352,7 +354,7 @@ adminRoutes.post("/upstreams/:name/approve", jsonBodyGuard(), async (c) => {
 /** Removes an upstream (or `?version=` one of its versions) and its tools' deployments. */
 adminRoutes.delete("/upstreams/:name", async (c) =>
   upstreamOperation(c, async (upstreams) => {
-    const removed = await upstreams.remove(c.req.param("name"), c.req.query("version"));
+    const removed = await upstreams.sync.remove(c.req.param("name"), c.req.query("version"));
     return removed ?
         c.json({ removed })
       : adminError(
@@ -477,7 +479,7 @@ adminRoutes.get("/metrics", async (c) => {
     breakerStatesOf(store, deployments),
     counters.read(),
     rollouts.list(),
-    upstreams.views().then((views) => upstreamHealthOf(store, views)),
+    upstreams.records.views().then((views) => upstreamHealthOf(store, views)),
   ]);
   const breakerSamples = deployments.flatMap((d, i) => {
     const { state } = states[i]!;

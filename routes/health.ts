@@ -31,7 +31,7 @@ healthRoutes.get("/", async (c) => {
   if (!allowsAdmin(level, "GET")) return c.json({ status });
   const [view, upstreamHealth] = await Promise.all([
     snapshot.current().catch(() => undefined),
-    upstreams
+    upstreams.records
       .views()
       .then((views) => upstreamHealthOf(store, views))
       .catch(() => null),

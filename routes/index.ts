@@ -21,7 +21,7 @@ import { recoverStrandedJobs } from "../src/gateway/job-runner/index.js";
 import { rpcRoutes } from "./rpc.js";
 import { uiRoutes } from "./ui.js";
 import { upstreamCredentialRoutes } from "./upstream-credentials.js";
-import { recordSync } from "../src/federation/upstream/index.js";
+import { recordSync } from "../src/federation/upstream/sync.js";
 import { wellKnownRoutes } from "./well-known.js";
 
 const gateway = new Hono<{ Bindings: GatewayEnv }>();
@@ -102,7 +102,7 @@ async function scheduled(controller: ScheduledController, env: GatewayEnv, ctx: 
   };
   const refresh = async () => {
     const runtime = gatewayRuntime(env);
-    const reports = await runtime.upstreams.refreshDue(runtime.config.upstreamRefreshMs, Date.now());
+    const reports = await runtime.upstreams.sync.refreshDue(runtime.config.upstreamRefreshMs, Date.now());
     recordSync(runtime.audit, reports, "refresh", (p) => ctx.waitUntil(p));
     if (reports.some((r) => r.held.length || r.removed.length)) runtime.snapshot.invalidate();
     await runtime.audit.flushNow();

@@ -173,7 +173,7 @@ uiRoutes.get("/", async (c) => {
     runtime.metrics.history(ids),
     runtime.audit.read(auditQuery),
     runtime.keys.list(),
-    runtime.upstreams.views(),
+    runtime.upstreams.records.views(),
     runtime.packages.list(),
   ]);
   const upstreamHealth = await upstreamHealthOf(runtime.store, upstreams);

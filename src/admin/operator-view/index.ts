@@ -76,7 +76,7 @@ export async function skillView(runtime: GatewayRuntime, skill: string): Promise
  * Each version of each upstream: what it serves, holds and withdrew, its last refresh, and how
  * many of its tools' breakers are open — `failing` when either went wrong. What `/healthz` tells
  * an admin and the metrics export.
- * @example const [everything] = await upstreamHealthOf(runtime.store, await runtime.upstreams.views())
+ * @example const [everything] = await upstreamHealthOf(runtime.store, await runtime.upstreams.records.views())
  */
 export async function upstreamHealthOf(store: Store, records: UpstreamView[]): Promise<UpstreamHealth[]> {
   const versions = records.flatMap((record) => Object.entries(record.versions).map(([version, v]) => ({ record, version, v })));

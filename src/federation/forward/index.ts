@@ -12,7 +12,7 @@ import { NAMESPACE_BINDING, ScriptNotFound, namespaceOf } from "../dispatch/inde
 import type { EgressParams } from "../egress/index.js";
 import { retryAfterMsOf } from "../../policies/failures/index.js";
 import { safeJson } from "../../lib/json/index.js";
-import { ErrorCode, JsonRpcResponseSchema, type JsonRpcParams, RpcError, errorText } from "../../protocols/jsonrpc/index.js";
+import { ErrorCode, type JsonRpcParams, RpcError, errorText, resultOfAnswer } from "../../protocols/jsonrpc/index.js";
 import type { InputRound, TaskMethod } from "../../protocols/mcp/index.js";
 import { PROGRESS_METHOD, type Progress } from "../../protocols/progress/index.js";
 import { LOG_LEVEL_HEADER, LOG_METHOD, type LogLevel } from "../../protocols/logging/index.js";
@@ -302,13 +302,10 @@ async function overHttp(
 
 /** The result of a skill's answer, or its error thrown: its own JSON-RPC error as is, anything but a JSON-RPC response -32001. */
 function resultOf(deployment: Deployment, status: number, text: string): unknown {
-  const answer = JsonRpcResponseSchema.safeParse(safeJson(text));
-  if (!answer.success || (status !== 200 && !answer.data.error)) {
-    throw unavailable(deployment, `answered HTTP ${status} without a JSON-RPC response`);
-  }
-  const reply = answer.data;
-  if (reply.error) throw new RpcError(reply.error.code, reply.error.message, reply.error.data);
-  return reply.result;
+  return resultOfAnswer(status, safeJson(text), {
+    notAnAnswer: (what) => unavailable(deployment, what),
+    failed: (error) => new RpcError(error.code, error.message, error.data),
+  });
 }
 
 /** Whether a call streams: its caller wants the skill's progress or log messages as they come. */

@@ -25,10 +25,10 @@ import {
   statusTextOf,
 } from "../../protocols/a2a/index.js";
 import { safeJson } from "../../lib/json/index.js";
-import { ErrorCode, JsonRpcResponseSchema, RpcError, errorText } from "../../protocols/jsonrpc/index.js";
+import { ErrorCode, RpcError, errorText, resultOfAnswer } from "../../protocols/jsonrpc/index.js";
 import type { Progress } from "../../protocols/progress/index.js";
 import { acceptsEventStream, sseData } from "../../protocols/sse/index.js";
-import { byteLimit, upstreamUnavailable } from "./mcp-client.js";
+import { byteLimit, upstreamUnavailable } from "./peer.js";
 
 /** One agent as a call reaches it. */
 export interface AgentTarget {
@@ -174,12 +174,12 @@ async function streamed(target: AgentTarget, body: ReadableStream<Uint8Array>, {
 
 /** The result of a JSON-RPC response, or -32001 with the agent's own error (its code in `upstreamCode`). */
 function resultOf(target: AgentTarget, status: number, message: unknown): unknown {
-  const answer = JsonRpcResponseSchema.safeParse(message);
-  if (!answer.success || (status !== 200 && !answer.data.error)) throw upstreamUnavailable(target.label, `answered HTTP ${status} without a JSON-RPC response`);
-  const { error } = answer.data;
-  if (!error) return answer.data.result;
-  throw new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${String(error.message).slice(0, 500)}`, {
-    retryAfterMs: 1_000,
-    upstreamCode: error.code,
+  return resultOfAnswer(status, message, {
+    notAnAnswer: (what) => upstreamUnavailable(target.label, what),
+    failed: (error) =>
+      new RpcError(ErrorCode.SkillUnavailable, `${target.label} failed upstream: ${String(error.message).slice(0, 500)}`, {
+        retryAfterMs: 1_000,
+        upstreamCode: error.code,
+      }),
   });
 }

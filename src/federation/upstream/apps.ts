@@ -9,7 +9,8 @@
 import { canonicalJson } from "../../lib/json/index.js";
 import { sha256Hex } from "../../lib/hash/index.js";
 import { type ReadResourceResult, isInputRequired } from "../../protocols/mcp/index.js";
-import { type McpTarget, type ReadBudget, readUpstreamResource } from "./mcp-client.js";
+import { readUpstreamResource } from "./mcp-client.js";
+import type { McpTarget, ReadBudget } from "./mcp-session.js";
 import type { McpEra, UpstreamApp } from "./model.js";
 import { contentBytesOf } from "./skills.js";
 

@@ -104,37 +104,43 @@ const tokenKey = (upstream: string, auth: Extract<StoredAuth, { type: "client_cr
 /** How long before its expiry an access token is replaced. */
 const TOKEN_MARGIN_MS = 30_000;
 
+/** Whose credential a call needs: the upstream's, as stored, for one caller. */
+export interface CredentialRequest {
+  /** The key that unseals stored secrets (`SKILLMESH_UPSTREAM_KEY`). */
+  secret: string | undefined;
+  upstream: string;
+  auth: StoredAuth;
+  /** Whose call it is (`OPERATOR` for the gateway's own reads). */
+  caller: string;
+  signal?: AbortSignal | undefined;
+  /** The caller's OAuth access token, for a `token-exchange` upstream. */
+  subjectToken?: string | undefined;
+}
+
 /**
  * The credential of one call of `upstream` by `caller`, or the `RpcError` that says what is
  * missing (a per-caller upstream the caller has not connected: -32006 with how to). A
  * `token-exchange` upstream takes the caller's OAuth access token (`subjectToken`) to exchange.
- * @example const { headers } = await credentialFor(store, secret, "github", auth, "k_123")
+ * @example const { headers } = await credentialFor(store, { secret, upstream: "github", auth, caller: "k_123" })
  */
-export function credentialFor(
-  store: Store,
-  secret: string | undefined,
-  upstream: string,
-  auth: StoredAuth,
-  caller: string,
-  signal?: AbortSignal,
-  subjectToken?: string,
-): Promise<CallCredential> {
-  if (auth.type === "token-exchange") return exchangedCredential(secret, upstream, auth, caller, subjectToken, signal);
+export function credentialFor(store: Store, request: CredentialRequest): Promise<CallCredential> {
+  const { upstream, auth, caller } = request;
+  if (auth.type === "token-exchange") return exchangedCredential({ ...request, auth });
   // Each call would otherwise unseal a static secret, or read a caller's token from the store:
   // kept per isolate, by the stored auth (a record is re-read every few seconds) or briefly per caller.
   if (auth.type === "bearer" || auth.type === "header" || auth.type === "query") {
     let known = staticCredentials.get(auth);
     if (!known) {
-      staticCredentials.set(auth, (known = readCredential(store, secret, upstream, auth, caller, signal)));
+      staticCredentials.set(auth, (known = readCredential(store, request)));
       known.catch(() => staticCredentials.delete(auth));
     }
     return known;
   }
-  if (auth.type !== "per-caller" || caller === OPERATOR) return readCredential(store, secret, upstream, auth, caller, signal);
+  if (auth.type !== "per-caller" || caller === OPERATOR) return readCredential(store, request);
   const key = `${upstream}\n${caller}`;
   const known = callerCredentials.get(key);
   if (known && known.until > Date.now()) return known.credential;
-  const credential = readCredential(store, secret, upstream, auth, caller, signal);
+  const credential = readCredential(store, request);
   callerCredentials.set(key, { credential, until: Date.now() + CALLER_CREDENTIAL_MS });
   credential.catch(() => callerCredentials.delete(key));
   return credential;
@@ -145,14 +151,7 @@ const CALLER_CREDENTIAL_MS = 5_000;
 const staticCredentials = new WeakMap<StoredAuth, Promise<CallCredential>>();
 const callerCredentials = new Map<string, { credential: Promise<CallCredential>; until: number }>();
 
-async function readCredential(
-  store: Store,
-  secret: string | undefined,
-  upstream: string,
-  auth: StoredAuth,
-  caller: string,
-  signal?: AbortSignal,
-): Promise<CallCredential> {
+async function readCredential(store: Store, { secret, upstream, auth, caller, signal }: CredentialRequest): Promise<CallCredential> {
   const context = sealContext.upstream(upstream);
   switch (auth.type) {
     case "none":
@@ -180,7 +179,7 @@ async function readCredential(
       return { headers: { [header]: header === "authorization" ? `Bearer ${token}` : token }, sessionKey: `caller:${await sha256Hex(caller)}` };
     }
     case "token-exchange":
-      return exchangedCredential(secret, upstream, auth, caller, undefined, signal);
+      return exchangedCredential({ secret, upstream, auth, caller, signal });
   }
 }
 
@@ -299,14 +298,14 @@ const EXCHANGED_KEPT = 1_024;
  * if it has one. A caller without an OAuth token (an API key, a pipeline's step, a job) is refused
  * with -32006: there is nothing of its own to exchange, and the gateway never stands in for it.
  */
-async function exchangedCredential(
-  secret: string | undefined,
-  upstream: string,
-  auth: TokenExchangeAuth,
-  caller: string,
-  subjectToken: string | undefined,
-  signal?: AbortSignal,
-): Promise<CallCredential> {
+async function exchangedCredential({
+  secret,
+  upstream,
+  auth,
+  caller,
+  subjectToken,
+  signal,
+}: CredentialRequest & { auth: TokenExchangeAuth }): Promise<CallCredential> {
   if (caller === OPERATOR) {
     const token = auth.listToken && (await unseal(secret, sealContext.upstream(upstream), auth.listToken));
     return { headers: token ? { authorization: `Bearer ${token}` } : {}, sessionKey: "operator" };

@@ -15,7 +15,7 @@ import type { Operation } from "../../registry/deployments/model.js";
 import { MAX_MANIFEST_BYTES, type SkillManifest } from "../../skill/manifest.js";
 import { utf8Length } from "../../lib/utf8/index.js";
 import { type Skipped, type ToolSource, boundsRefusal, operatorFieldsOf, selects, skillNameOf } from "./definitions.js";
-import { upstreamUnavailable as unavailable } from "./mcp-client.js";
+import { upstreamUnavailable as unavailable } from "./peer.js";
 
 type Json = Record<string, unknown>;
 

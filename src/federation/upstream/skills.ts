@@ -20,7 +20,8 @@ import { sha256Hex } from "../../lib/hash/index.js";
 import { canonicalJson } from "../../lib/json/index.js";
 import { type AgentSkillEntry, type ReadResourceResult, isInputRequired } from "../../protocols/mcp/index.js";
 import { UTF8_ENCODER } from "../../lib/utf8/index.js";
-import { LIST_BUDGET_BYTES, type McpTarget, type ReadBudget, listAgentSkills, readUpstreamResource } from "./mcp-client.js";
+import { listAgentSkills, readUpstreamResource } from "./mcp-client.js";
+import { LIST_BUDGET_BYTES, type McpTarget, type ReadBudget } from "./mcp-session.js";
 import type { McpEra, UpstreamSkill } from "./model.js";
 
 /** A URI's scheme and the rest (`skill://a/b` → `skill://`, `a/b`). */

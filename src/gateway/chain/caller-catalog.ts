@@ -8,7 +8,7 @@
  */
 import { type Access, mayCall } from "../../identity/auth/access.js";
 import type { ReachableSkill } from "../../protocols/a2a/index.js";
-import { authOf } from "../../federation/upstream/index.js";
+import { authOf } from "../../federation/upstream/records.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../../registry/packages/index.js";
 import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../../policies/guardrails/index.js";
 import { matchUriTemplate } from "../../protocols/mcp/index.js";
@@ -133,7 +133,7 @@ export class CallerCatalog {
       }
       case "agent-task": {
         // A task one of this caller's calls started, while it may still call the skill that started it.
-        const task = await this.runtime.upstreams.agentTask(operation.agent, operation.taskId);
+        const task = await this.runtime.upstreams.calls.agentTask(operation.agent, operation.taskId);
         if (!task || task.caller !== this.scope.context.caller || !(await this.tool(task.tool))) return undefined;
         return { owner: "upstream", upstream: operation.agent, version: task.version, name: operation.taskId };
       }
@@ -142,7 +142,7 @@ export class CallerCatalog {
       case "credential": {
         // A per-caller upstream one of whose tools this (identified) caller may call.
         if (this.scope.context.caller === "anonymous") return undefined;
-        const record = await this.runtime.upstreams.cached(operation.upstream);
+        const record = await this.runtime.upstreams.records.cached(operation.upstream);
         const version = record && Object.keys(record.versions).find((v) => authOf(record, v).type === "per-caller");
         const tools = version ? (upstreamsOfView(await this.view()).get(operation.upstream) ?? []) : [];
         return tools.some((tool) => mayCall(this.access, tool)) ?
@@ -176,7 +176,7 @@ export class CallerCatalog {
    * @example await catalog.agent("text") // { agent: { name: "Text agent", … }, version: "1.0.0", skills: [{ id: "summarize", tool: "text.summarize", … }] }
    */
   async agent(name: string): Promise<ReachableAgent | undefined> {
-    const record = await this.runtime.upstreams.cached(name);
+    const record = await this.runtime.upstreams.records.cached(name);
     if (record?.kind !== "a2a") return undefined;
     const { access, routeKey } = this.scope;
     const entries = upstreamsOfView(await this.view()).get(name) ?? [];
@@ -242,7 +242,7 @@ export class CallerCatalog {
     switch (target.owner) {
       case "upstream": {
         // A record that cannot be read now is held to the upstream default, never to less.
-        const record = await this.runtime.upstreams.cached(target.upstream).catch(() => undefined);
+        const record = await this.runtime.upstreams.records.cached(target.upstream).catch(() => undefined);
         return strictestOf((record?.guardrails ?? UPSTREAM_GUARDRAILS).secrets, door);
       }
       case "skill": {
@@ -262,7 +262,7 @@ export class CallerCatalog {
     // Upstreams with tools in the view, and those without (one may serve only resources, prompts or
     // Agent Skills: its offerings then come from its first version). A store outage hides the latter, not the rest.
     const withTools = upstreamsOfView(view);
-    const names = new Set([...withTools.keys(), ...(await this.runtime.upstreams.names().catch(() => []))]);
+    const names = new Set([...withTools.keys(), ...(await this.runtime.upstreams.records.names().catch(() => []))]);
     const upstreams = [...names].sort().map((name) => [name, withTools.get(name) ?? []] as const);
     if (!upstreams.length) return own;
     // The MCP Apps of the tools this caller may call, each upstream's from its own tools only: a
@@ -271,7 +271,7 @@ export class CallerCatalog {
     const appsOf = (entries: SkillEntry[]) => new Set(entries.flatMap((entry) => callable.get(entry.name)?.ui?.resourceUri ?? []));
     const theirs = await Promise.all(
       upstreams.map(async ([name, entries]) => {
-        const record = await this.runtime.upstreams.cached(name).catch(() => undefined); // a store outage hides them, not the rest
+        const record = await this.runtime.upstreams.records.cached(name).catch(() => undefined); // a store outage hides them, not the rest
         const version = record && routedUpstreamVersion(name, entries, record, routeKey);
         return record && version ? [upstreamOfferingsOf(record, version, access, appsOf(entries))] : [];
       }),

@@ -121,7 +121,7 @@ const read: Handler<OperationCall> = async (call) => {
         const asked = askedOf(operation, target.name, target.template);
         const { caller, traceparent } = call.scope.context;
         const round = operation.kind === "prompt" || operation.kind === "resource" ? operation.inputRound : undefined;
-        const answer = await call.runtime.upstreams.ask(target, {
+        const answer = await call.runtime.upstreams.calls.ask(target, {
           ...asked,
           caller,
           ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
@@ -182,7 +182,7 @@ const complete: Handler<OperationCall> = async (call) => {
   const params = { ref, argument: operation.argument, ...(operation.given ? { context: { arguments: operation.given } } : {}) };
   const { caller, traceparent } = call.scope.context;
   try {
-    const answer = await call.runtime.upstreams.ask(target, {
+    const answer = await call.runtime.upstreams.calls.ask(target, {
       method: "completion/complete",
       params,
       caller,
@@ -214,7 +214,7 @@ const upstreamTask: Handler<OperationCall> = async (call) => {
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
   const { caller, traceparent } = call.scope.context;
   try {
-    const task = (await call.runtime.upstreams.ask(target, {
+    const task = (await call.runtime.upstreams.calls.ask(target, {
       method: operation.method,
       params: { taskId: target.name, ...(operation.inputResponses ? { inputResponses: operation.inputResponses } : {}) },
       caller,
@@ -244,7 +244,7 @@ const agentTask: Handler<OperationCall> = async (call) => {
   if (operation.kind !== "agent-task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
   try {
-    const task = await call.runtime.upstreams.askAgent(target, operation.method, target.name, {
+    const task = await call.runtime.upstreams.calls.askAgent(target, operation.method, target.name, {
       caller: call.scope.context.caller,
       subjectToken: call.scope.subjectToken,
       signal: AbortSignal.timeout(UPSTREAM_ASK_MS),

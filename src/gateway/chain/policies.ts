@@ -156,10 +156,10 @@ export const conversations: Policy = async (call, next) => {
   const caller = scope.context.caller;
   const mayStillCall = async (tool: string) => tool === call.entry.name || !!(await callableEntry(runtime, scope, tool, call.trace)).entry;
   for (const taskId of taskIds) {
-    const task = await runtime.upstreams.agentTask(agent, taskId);
+    const task = await runtime.upstreams.calls.agentTask(agent, taskId);
     if (!task || task.caller !== caller || !(await mayStillCall(task.tool))) return taskNotFound(taskId);
   }
-  const context = contextId === undefined ? undefined : await runtime.upstreams.agentContext(agent, contextId);
+  const context = contextId === undefined ? undefined : await runtime.upstreams.calls.agentContext(agent, contextId);
   if (context && context.caller !== caller) return taskNotFound(contextId!);
   return next(call);
 };
@@ -492,7 +492,7 @@ function forwardInSpan(call: SkillCall, deployment: Deployment, delegation: stri
         context,
         timeoutMs: call.timeoutMs,
         hopKey: call.runtime.config.hopKey,
-        upstreams: call.runtime.upstreams,
+        upstreams: call.runtime.upstreams.calls,
         ...(scope.subjectToken ? { subjectToken: scope.subjectToken } : {}),
         // What the call relays goes through the content path to the caller's sinks.
         ...call.relays,

@@ -145,7 +145,7 @@ export function gatewayRuntime(env: GatewayEnv): GatewayRuntime {
       return names.filter((name) => !Object.keys(docs.get(name)?.deployments ?? {}).length);
     },
     nameRefusal: async (name) =>
-      (await upstreams.get(name)) ? `${name} is a federated upstream's name (skill://${name}/ is its skills'); name the package otherwise` : undefined,
+      (await upstreams.records.get(name)) ? `${name} is a federated upstream's name (skill://${name}/ is its skills'); name the package otherwise` : undefined,
   });
   const runtime = { ...shared, config, jobs: new JobStore(shared.store, config.jobTtlMs), upstreams, packages };
   runtimesByEnv.set(env, runtime);

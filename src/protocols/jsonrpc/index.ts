@@ -61,6 +61,26 @@ export const JsonRpcFailureSchema = z.object({
  * a branch that fails first builds its issues for nothing (~2 µs of every forwarded call).
  */
 export const JsonRpcResponseSchema = z.union([JsonRpcSuccessSchema, JsonRpcFailureSchema]);
+
+/** What a peer's answer becomes when it is no answer, or an error (`resultOfAnswer`). */
+export interface PeerAnswers {
+  /** The peer sent no JSON-RPC response (or an HTTP error status without one): `what` says so. */
+  notAnAnswer: (what: string) => Error;
+  /** The peer answered with its error. */
+  failed: (error: JsonRpcErrorObject) => Error;
+}
+
+/**
+ * The result of a peer's JSON-RPC answer, or what its error becomes: one reader for every peer the
+ * gateway calls (a skill Worker, an MCP server, an A2A agent), each saying what its failures mean.
+ * @example resultOfAnswer(response.status, safeJson(text), { notAnAnswer: (what) => unavailable(what), failed: (e) => new RpcError(e.code, e.message, e.data) })
+ */
+export function resultOfAnswer(status: number, message: unknown, peer: PeerAnswers): unknown {
+  const answer = JsonRpcResponseSchema.safeParse(message);
+  if (!answer.success || (status !== 200 && !answer.data.error)) throw peer.notAnAnswer(`answered HTTP ${status} without a JSON-RPC response`);
+  if (answer.data.error) throw peer.failed(answer.data.error);
+  return answer.data.result;
+}
 export type JsonRpcSuccess = z.infer<typeof JsonRpcSuccessSchema>;
 export type JsonRpcFailure = z.infer<typeof JsonRpcFailureSchema>;
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;

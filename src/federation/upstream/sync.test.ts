@@ -3,7 +3,8 @@ import { endpointRefusal } from "../forward/endpoint-policy.js";
 import { RegistryRepository } from "../../registry/deployments/repository.js";
 import { memoryStore } from "../../store/memory.js";
 import { mcpManifestOf, selects, skillNameOf } from "./definitions.js";
-import { Upstreams, UpstreamError } from "./index.js";
+import { Upstreams } from "./index.js";
+import { UpstreamError } from "./kind.js";
 import { NoUpstreamKey, seal, unseal } from "./secrets.js";
 
 const KEY = "a-gateway-key-of-at-least-32-characters";
@@ -17,13 +18,13 @@ describe("registering an upstream", () => {
   it("refuses URLs outside the endpoint policy before calling anything", async () => {
     for (const url of ["https://169.254.169.254/mcp", "http://api.example.com/mcp", "https://user:pw@api.example.com/mcp", "https://localhost/mcp"]) {
       const refused = await upstreams(KEY)
-        .register({ kind: "mcp", name: "x", url, version: "1.0.0", tags: [], auth: { type: "none" } })
+        .sync.register({ kind: "mcp", name: "x", url, version: "1.0.0", tags: [], auth: { type: "none" } })
         .catch((e) => e);
       expect(refused, url).toBeInstanceOf(UpstreamError);
       expect(refused.status).toBe(400);
     }
     const token = await upstreams(KEY)
-      .register({
+      .sync.register({
         kind: "mcp",
         name: "x",
         url: "https://api.example.com/mcp",
@@ -37,7 +38,7 @@ describe("registering an upstream", () => {
 
   it("refuses a secret it could not seal (no SKILLMESH_UPSTREAM_KEY)", async () => {
     const refused = await upstreams()
-      .register({ kind: "mcp", name: "x", url: "https://api.example.com/mcp", version: "1.0.0", tags: [], auth: { type: "bearer", token: "t" } })
+      .sync.register({ kind: "mcp", name: "x", url: "https://api.example.com/mcp", version: "1.0.0", tags: [], auth: { type: "bearer", token: "t" } })
       .catch((e) => e);
     expect(refused).toBeInstanceOf(NoUpstreamKey);
   });
