@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminRoutes } from "../routes/admin.js";
+import { adminRoutes } from "../routes/admin/index.js";
 import { OPENAPI_PATH, generatedOpenApi } from "../scripts/reference.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, fixture } from "./support/fixtures.js";

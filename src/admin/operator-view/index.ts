@@ -1,7 +1,7 @@
 /**
  * What an operator looks at, read from the gateway's runtime: a page of the registry with its
  * breakers, observed numbers, rollouts and events, and one skill's view. The admin API answers
- * them (routes/admin.ts) and the dashboard renders them (routes/ui.ts); their wire formats are
+ * them (routes/admin/) and the dashboard renders them (routes/ui/); their wire formats are
  * `DeploymentsPageAnswerSchema` and `SkillAnswerSchema` (src/admin/api).
  */
 import type { DeploymentsPageAnswer, SkillAnswer, UpstreamHealth } from "../api/index.js";

@@ -186,7 +186,7 @@ export function redactedUrl(url: string): string {
 
 /**
  * A JSON value with every string that is an http(s) URL redacted (`redactedUrl`): what the admin
- * API answers a read-only admin, whichever route it is (routes/admin.ts).
+ * API answers a read-only admin, whichever route it is (routes/admin/index.ts).
  * @example redactedUrls({ endpoint: { url: "https://skill.example/a?key=1" } }) // { endpoint: { url: "https://skill.example/a?key=…" } }
  */
 export function redactedUrls(value: unknown): unknown {

@@ -77,3 +77,25 @@ export async function adminThrottled(store: Store, address: string, now = Date.n
 export async function countFailedAdmin(store: Store, address: string, now = Date.now()): Promise<void> {
   await checkLimits(store, { identifier: failedAdminCounter(address), rate: FAILED_ADMIN_TRIES }, now);
 }
+
+/** What an admin credential check found: who it is (`level` "none" for a credential that is not one), or that its address must wait. */
+export type AdminCheck = { identity: AdminIdentity } | { waitMs: number };
+
+/**
+ * The one check of an admin credential, for the admin API and the dashboard's sign-in alike: an
+ * address that failed too often lately is not even looked at (`waitMs`); a credential that is not an
+ * admin's is counted against its address. `address` is undefined when no credential was presented
+ * (nothing to count).
+ * @example const check = await checkAdmin(runtime, request.headers, await addressIdOf(ip))
+ */
+export async function checkAdmin(
+  { store, config, keys }: { store: Store; config: AdminSettings; keys: KeyRing },
+  headers: Headers,
+  address: string | undefined,
+): Promise<AdminCheck> {
+  const waitMs = address ? await adminThrottled(store, address) : undefined;
+  if (waitMs !== undefined) return { waitMs };
+  const identity = await adminOf(headers, config, keys);
+  if (identity.level === "none" && address) await countFailedAdmin(store, address);
+  return { identity };
+}
