@@ -9,7 +9,7 @@
  * same way the gateway with the bare hop, in one mesh: the hot path's aim, measured alone.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../mesh/bundle.js";
@@ -17,6 +17,7 @@ import type { Mesh } from "../mesh/index.js";
 import { type Side, empty, load, summary } from "./load.js";
 import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
+import { cpuMsOf, workerdPids } from "./cpu.js";
 import { startA2aAgent } from "../a2a-agent.js";
 
 const run = promisify(execFile);
@@ -68,28 +69,6 @@ async function throughputPairs(a: Side, b: Side, options: { pairs: number; secon
     console.log(`  pair ${i + 1}/${options.pairs}: ${(pairs[i]![1] / pairs[i]![0]).toFixed(3)}`);
   }
   return pairs;
-}
-
-/** The pids of the workerd processes running now (each mesh runs its Workers in one). */
-function workerdPids(): Set<number> {
-  return new Set(
-    readdirSync("/proc")
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd";
-        } catch {
-          return false;
-        }
-      })
-      .map(Number),
-  );
-}
-
-/** The CPU time a process has used, user and system, in milliseconds (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**

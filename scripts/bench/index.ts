@@ -104,6 +104,7 @@ import {
   type TrivialRoute,
 } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
+import { workerdPids } from "./cpu.js";
 import { runGuardrailCost } from "./guardrail-cost.js";
 
 const { values } = parseArgs({
@@ -231,13 +232,13 @@ const MCP_2026_HEADERS = {
   "mcp-name": "modbus.decode",
 };
 
-/** Starts an SDK reference server (`script`, beside this file) in its own Node process; resolves its URL. */
-async function startSdkServer(stops: Array<() => Promise<void>>, script: string, args: string[] = []): Promise<string> {
+/** Starts an SDK reference server (`script`, beside this file) in its own Node process; resolves its URL and pid. */
+async function startSdkServer(stops: Array<() => Promise<void>>, script: string, args: string[] = []): Promise<{ url: string; pid: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", new URL(script, import.meta.url).pathname, ...args], { stdio: ["ignore", "pipe", "inherit"] });
   stops.push(async () => void child.kill());
   for await (const line of createInterface({ input: child.stdout! })) {
     const { port } = JSON.parse(line) as { port: number };
-    return `http://127.0.0.1:${port}/`;
+    return { url: `http://127.0.0.1:${port}/`, pid: child.pid! };
   }
   throw new Error("the MCP SDK reference server did not start");
 }
@@ -280,6 +281,24 @@ async function redisCommands(client: RedisClientType): Promise<number> {
   return total;
 }
 
+/**
+ * CPU per call, what each hop adds to it and how the peers compare: the measure every later change
+ * is held to (a Worker is billed and limited by CPU time). Each side's serving processes, read from
+ * /proc over its runs (the load generator is this process, outside them).
+ */
+function cpuReport(results: Record<string, { cpuPerCallUs: number }>): string {
+  const cpu = (name: string) => results[name]?.cpuPerCallUs ?? NaN;
+  const added = (name: string, over: string) => `+${(cpu(name) - cpu(over)).toFixed(0)} µs`;
+  const times = (a: string, b: string) => `${(cpu(a) / cpu(b)).toFixed(2)}x`;
+  return [
+    `CPU per call (µs; the serving processes from /proc: the mesh's workerd runs the gateway and the Workers it calls):`,
+    `  trivial call: direct ${cpu("trivial-direct").toFixed(0)}; added by the bare hop ${added("trivial-bare", "trivial-direct")}, the parsing hop ${added("trivial-inspect", "trivial-direct")} (over RPC ${added("trivial-inspect-rpc", "trivial-direct")}), the gateway on /rpc ${added("trivial-gateway", "trivial-direct")}`,
+    `  modbus.decode: direct ${cpu("direct").toFixed(0)}; /rpc ${cpu("gateway").toFixed(0)}, /mcp 2025-11-25 ${cpu("mcp").toFixed(0)}, /mcp 2026-07-28 ${cpu("mcp-2026").toFixed(0)}`,
+    `  the SDK servers against the gateway and its skill together: v1 (mcp-sdk/mcp) ${times("mcp-sdk", "mcp")}, v2 (mcp-sdk-v2/mcp-2026) ${times("mcp-sdk-v2", "mcp-2026")}, Cloudflare's handler (mcp-cf-handler/mcp-2026) ${times("mcp-cf-handler", "mcp-2026")}`,
+    `  a federated call: upstream direct ${cpu("fed-direct").toFixed(0)}; added on /rpc ${added("fed-rpc", "fed-direct")}, on /mcp ${added("fed-mcp", "fed-direct")}, by the fetch hop ${added("fed-fetch-hop", "fed-direct")}; a 2025 upstream with a session: the gateway (fed-session-mcp) ${cpu("fed-session-mcp").toFixed(0)} vs the SDK aggregator and its upstream ${cpu("fed-sdk-aggregator").toFixed(0)} (${times("fed-sdk-aggregator", "fed-session-mcp")})`,
+  ].join("\n");
+}
+
 const stops: Array<() => Promise<void>> = [];
 try {
   let upstash: { url: string; token: string } | undefined;
@@ -299,6 +318,7 @@ try {
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
   const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir, upstreamDir, fetchHopDir];
+  const workerdBefore = workerdPids();
   const mesh = await startMesh({
     skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered],
     adminToken,
@@ -307,6 +327,8 @@ try {
     gatewayVars: { SKILLMESH_AUTH: "required" },
   });
   stops.push(() => mesh.dispose());
+  // The mesh's one workerd: the gateway and every Worker it calls, whose CPU a gateway side counts.
+  const workerd = [...workerdPids()].filter((pid) => !workerdBefore.has(pid));
   for (const skill of mesh.skills)
     if (!unregistered.includes(skill.dir))
       await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});
@@ -322,13 +344,14 @@ try {
   await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "session", url: sessionUrl });
   const sessionHeaders = { ...MCP_HEADERS, "mcp-session-id": await openSession(sessionUrl) };
   // The peer of the federated sides: the v1 SDK as the session upstream's client and as a stateless server.
-  const aggregatorUrl = await startSdkServer(stops, "./sdk-aggregator.ts", [sessionUrl]);
+  const aggregator = await startSdkServer(stops, "./sdk-aggregator.ts", [sessionUrl]);
 
   const rpc = `${mesh.gatewayUrl}/rpc`;
   let user = 0;
   // The v2 SDK's server on Node, called directly (mcp-sdk-v2) and federated as "sdk" (fed-sdk).
-  const sdkV2Url = await startSdkServer(stops, "./mcp-sdk-v2-server.ts");
-  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "sdk", url: sdkV2Url });
+  const sdkV2 = await startSdkServer(stops, "./mcp-sdk-v2-server.ts");
+  const sdkV1 = await startSdkServer(stops, "./mcp-sdk-server.ts");
+  await adminCall(mesh.gatewayUrl, adminToken, "POST", "/upstreams", { kind: "mcp", name: "sdk", url: sdkV2.url });
   const sides: Side[] = [
     { name: "trivial-direct", url: urlOf(SUBTRACT_DIR), body: TRIVIAL, headers: () => ({}) },
     { name: "trivial-bare", url: urlOf(BARE_HOP_DIR), body: TRIVIAL, headers: () => ({}) },
@@ -358,9 +381,9 @@ try {
     { name: "plain", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, authorization: key }) },
     { name: "canary", url: rpc, body: SUMMARIZE, headers: () => ({ "x-user-id": `u${user++}`, "x-user-group": "bench", authorization: key }) },
     { name: "mcp", url: `${mesh.gatewayUrl}/mcp`, body: MCP_CALL, headers: () => ({ ...MCP_HEADERS, authorization: key }) },
-    { name: "mcp-sdk", url: await startSdkServer(stops, "./mcp-sdk-server.ts"), body: MCP_CALL, headers: () => MCP_HEADERS },
+    { name: "mcp-sdk", url: sdkV1.url, body: MCP_CALL, headers: () => MCP_HEADERS, serving: [sdkV1.pid] },
     { name: "mcp-2026", url: `${mesh.gatewayUrl}/mcp`, body: MCP_2026_CALL, headers: () => ({ ...MCP_2026_HEADERS, authorization: key }) },
-    { name: "mcp-sdk-v2", url: sdkV2Url, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
+    { name: "mcp-sdk-v2", url: sdkV2.url, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS, serving: [sdkV2.pid] },
     { name: "mcp-cf-handler", url: `${urlOf(cfMcpDir)}/`, body: MCP_2026_CALL, headers: () => MCP_2026_HEADERS },
     { name: "fed-direct", url: `${urlOf(upstreamDir)}/`, body: TRIVIAL_MCP_2026, headers: () => TRIVIAL_MCP_2026_HEADERS },
     {
@@ -406,8 +429,10 @@ try {
       body: federatedRpc("session.subtract"),
       headers: () => ({ authorization: key }),
     },
-    { name: "fed-sdk-aggregator", url: aggregatorUrl, body: TRIVIAL_MCP, headers: () => MCP_HEADERS },
+    { name: "fed-sdk-aggregator", url: aggregator.url, body: TRIVIAL_MCP, headers: () => MCP_HEADERS, serving: [aggregator.pid, ...workerd] },
   ];
+  // Every other side is served by the mesh's workerd (fed-sdk also by the SDK server it federates).
+  for (const side of sides) side.serving ??= side.name === "fed-sdk" ? [...workerd, sdkV2.pid] : workerd;
   const store = upstash ? "upstash → redis-server" : "memory";
   console.log(
     `Benchmark: ${sides.map((s) => s.name).join(", ")}; ${CONCURRENCY} concurrent, ${SECONDS} s per side in ${SEGMENTS} alternating segments; store: ${store}`,
@@ -437,7 +462,7 @@ try {
       await load(side, (SECONDS * 500) / SEGMENTS, sequential.get(side.name)!, 1);
 
   // Last and alone: every submit leaves a Workflow run behind, which would load the other sides.
-  const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }) };
+  const jobSide: Side = { name: "job-submit", url: rpc, body: MODBUS, headers: () => ({ authorization: key, prefer: "respond-async" }), serving: workerd };
   const jobSample = empty();
   console.log("  job-submit, last and alone …");
   await load(jobSide, (SECONDS * 1000) / SEGMENTS, jobSample, CONCURRENCY);
@@ -455,6 +480,7 @@ try {
     url: `${mesh.gatewayUrl}/mcp/many`,
     body: listing(),
     headers: () => ({ ...MCP_HEADERS, authorization: key }),
+    serving: workerd,
     follow: (result) => {
       const page = result as { tools: unknown[]; nextCursor?: string };
       pages.count++;
@@ -473,13 +499,17 @@ try {
   samples.set(listSide.name, listSample);
 
   const results = Object.fromEntries(sides.map((side) => [side.name, summary(samples.get(side.name)!)]));
-  const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", ...(client ? ["redis cmd/call"] : [])];
-  console.log(`\n${header.map((h, i) => (i ? h.padStart(i === 6 ? 16 : 10) : h.padEnd(20))).join("")}`);
+  const header = ["", "req/s", "p50 ms", "p99 ms", "requests", "errors", "CPU µs/call", ...(client ? ["redis cmd/call"] : [])];
+  console.log(`\n${header.map((h, i) => (i ? h.padStart(i >= 6 ? 14 : 10) : h.padEnd(20))).join("")}`);
   for (const side of sides) {
     const r = results[side.name]!;
     const cells = [r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.requests), String(r.errors)];
-    console.log(`${side.name.padEnd(20)}${cells.map((c) => c.padStart(10)).join("")}${client ? r.commandsPerCall.toFixed(2).padStart(16) : ""}`);
+    const cpu = Number.isNaN(r.cpuPerCallUs) ? "-" : r.cpuPerCallUs.toFixed(0);
+    console.log(
+      `${side.name.padEnd(20)}${cells.map((c) => c.padStart(10)).join("")}${cpu.padStart(14)}${client ? r.commandsPerCall.toFixed(2).padStart(14) : ""}`,
+    );
   }
+  console.log(`\n${cpuReport(results)}`);
   const ratio = (a: string, b: string) => results[a]!.rps / results[b]!.rps;
   console.log(`
 trivial gateway/bare hop:     ${ratio("trivial-gateway", "trivial-bare").toFixed(2)}x   (target >= 0.80x)   p50 added over the bare hop: ${(results["trivial-gateway"]!.p50 - results["trivial-bare"]!.p50).toFixed(2)} ms

@@ -1,4 +1,5 @@
 /** The load loop of the benchmarks: concurrent callers for a while, and what they measured. */
+import { cpuMsOfAll } from "./cpu.js";
 
 export interface Side {
   name: string;
@@ -10,6 +11,12 @@ export interface Side {
    * answers undefined: one unit is every call, one after the other (a second call, or every page).
    */
   follow?: (result: unknown, step: number) => { url: string; body: string } | undefined;
+  /**
+   * The processes that serve the side's calls (a mesh's workerd runs the gateway and every Worker
+   * it calls; an SDK server is a Node process of its own): their CPU over the side's runs, read
+   * from /proc, divided by its calls is its CPU per call.
+   */
+  serving?: readonly number[];
 }
 
 export interface Sample {
@@ -18,12 +25,15 @@ export interface Sample {
   elapsedMs: number;
   latencies: number[];
   commands: number;
+  /** The CPU milliseconds the side's serving processes used over its runs. */
+  cpuMs: number;
 }
 
-export const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [], commands: 0 });
+export const empty = (): Sample => ({ requests: 0, errors: 0, elapsedMs: 0, latencies: [], commands: 0, cpuMs: 0 });
 
 /** Sends the side's call from `concurrency` loops for `ms`; every answer must be a JSON-RPC result. */
 export async function load(side: Side, ms: number, sample: Sample, concurrency: number): Promise<void> {
+  const cpuBefore = side.serving ? cpuMsOfAll(side.serving) : 0;
   const until = performance.now() + ms;
   const started = performance.now();
   const loop = async () => {
@@ -45,6 +55,7 @@ export async function load(side: Side, ms: number, sample: Sample, concurrency: 
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   sample.elapsedMs += performance.now() - started;
+  if (side.serving) sample.cpuMs += cpuMsOfAll(side.serving) - cpuBefore;
 }
 
 /**
@@ -56,6 +67,7 @@ export function addSample(into: Sample, from: Sample): void {
   into.errors += from.errors;
   into.elapsedMs += from.elapsedMs;
   into.commands += from.commands;
+  into.cpuMs += from.cpuMs;
   for (const latency of from.latencies) into.latencies.push(latency);
 }
 
@@ -70,5 +82,7 @@ export function summary(sample: Sample) {
     p50: at(50),
     p99: at(99),
     commandsPerCall: sample.requests ? sample.commands / sample.requests : NaN,
+    /** CPU microseconds per call of the side's serving processes (NaN when it names none). */
+    cpuPerCallUs: sample.requests && sample.cpuMs ? (sample.cpuMs * 1000) / sample.requests : NaN,
   };
 }
