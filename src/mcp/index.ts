@@ -424,7 +424,7 @@ class McpServer implements ListeningServer {
     // An upstream's tool: what the caller can answer of its input requests (2026-07-28: declared
     // in the request, with its answers on a retry and the upstream's state its handle stands for;
     // 2025: declared at initialize, carried by the session, answered on the call's stream).
-    if (known.skill.answers !== "tool-result") return { id: request.id!, known, args: params.arguments };
+    if (!known.skill.upstream) return { id: request.id!, known, args: params.arguments };
     if (!stateless)
       return { id: request.id!, known, args: params.arguments, ...(asksOnStream ? { inputRound: { capabilities: inputCapabilitiesOf(this.session) } } : {}) };
     const round = inputRoundOf(request.params as Record<string, unknown>);
@@ -451,7 +451,7 @@ class McpServer implements ListeningServer {
         const passed = { ...streaming, ...(cancellation ? { cancellation } : {}), ...(round ? { inputRound: round } : {}) };
         const answer = await this.backend.call(known.skill.name, params, slot, passed);
         // An upstream running the call as a task of its own (the caller declared the extension), adopted as the caller's job.
-        if (known.skill.answers === "tool-result" && isAdoptedTask(answer)) return this.tasks.adopted(answer.jobId);
+        if (known.skill.upstream && isAdoptedTask(answer)) return this.tasks.adopted(answer.jobId);
         // An upstream asking the caller for input, as checked on its way in (src/federation/upstream/mcp-client.ts).
         if (!round || !isInputRequired(answer)) return toolResultOf(known.skill, answer);
         const asked = answer;

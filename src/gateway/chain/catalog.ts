@@ -4,7 +4,7 @@
  * skills the caller's grants allow.
  */
 import { type Access, mayCall } from "../../identity/auth/access.js";
-import type { Deployment } from "../../registry/deployments/model.js";
+import type { Deployment, UpstreamEndpoint } from "../../registry/deployments/model.js";
 import type { SkillManifest } from "../../skill/manifest.js";
 import { compareNames } from "../../registry/deployments/model.js";
 import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
@@ -35,8 +35,10 @@ export interface SkillSummary {
   annotations?: SkillManifest["annotations"];
   /** Its MCP App (`_meta.ui` in `tools/list`). */
   ui?: SkillManifest["ui"];
-  /** `tool-result`: it answers an MCP tool result, passed through as is (a federated MCP tool). */
+  /** `tool-result`: it answers an MCP tool result, passed through as is (a federated tool's answer format). */
   answers?: SkillManifest["answers"];
+  /** The kind of upstream it is a tool of (from its deployment's endpoint), for a federated tool. */
+  upstream?: UpstreamEndpoint["kind"];
   /** MCP resources, resource templates and prompts the skill serves, as declared. */
   resources?: SkillManifest["resources"];
   resourceTemplates?: SkillManifest["resourceTemplates"];
@@ -71,6 +73,7 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
     ...(main.manifest.title ? { title: main.manifest.title } : {}),
     ...(main.manifest.annotations ? { annotations: main.manifest.annotations } : {}),
     ...(main.manifest.answers ? { answers: main.manifest.answers } : {}),
+    ...("upstream" in main.endpoint ? { upstream: main.endpoint.upstream.kind } : {}),
     ...(main.manifest.ui ? { ui: main.manifest.ui } : {}),
     ...(main.manifest.resources ? { resources: main.manifest.resources } : {}),
     ...(main.manifest.resourceTemplates ? { resourceTemplates: main.manifest.resourceTemplates } : {}),
