@@ -19,7 +19,7 @@ import { Kept } from "../src/lib/kept/index.js";
 import type { PackageCatalog } from "../src/gateway/chain/packages.js";
 import { enter } from "./enter.js";
 import type { Operation } from "../src/gateway/chain/operation.js";
-import type { ServedFile } from "../src/gateway/chain/operations.js";
+import type { ServedFile } from "../src/gateway/chain/answers.js";
 import { performed } from "./performed.js";
 import { ARCHIVE_SUFFIX } from "../src/registry/packages/archive.js";
 import { type CallScope, answerHeadersOf } from "../src/gateway/chain/scope.js";

@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { SKILL_FILE, parseSkillUri } from "../registry/packages/index.js";
-import type { ServedFile } from "../gateway/chain/operations.js";
+import type { ServedFile } from "../gateway/chain/answers.js";
 import { ErrorCode, RpcError, parseParams } from "../protocols/jsonrpc/index.js";
 import type { PromptGet, ResourceRead } from "../gateway/chain/operation.js";
 import {

@@ -8,7 +8,6 @@
  */
 import { type Access, mayCall } from "../../identity/auth/access.js";
 import type { ReachableSkill } from "../../protocols/a2a/index.js";
-import { authOf } from "../../federation/upstream/records.js";
 import { SKILL_URI_SCHEME, parseSkillUri } from "../../registry/packages/index.js";
 import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../../policies/guardrails/index.js";
 import { matchUriTemplate } from "../../protocols/mcp/index.js";
@@ -27,7 +26,7 @@ import {
   upstreamsOfView,
   withheldKey,
 } from "./offerings.js";
-import type { Operation, Target } from "./operation.js";
+import type { Target } from "./operation.js";
 import { type PackageCatalog, packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
@@ -46,8 +45,8 @@ export class CallerCatalog {
   #packages?: Promise<PackageCatalog>;
 
   constructor(
-    private readonly runtime: GatewayRuntime,
-    private readonly scope: CallScope,
+    readonly runtime: GatewayRuntime,
+    readonly scope: CallScope,
   ) {}
 
   /** What the caller may see and call through the door it came in by. */
@@ -89,83 +88,33 @@ export class CallerCatalog {
   }
 
   /**
-   * Who answers `operation` for this caller; undefined when nothing it may use has that name.
-   * @example await catalog.resolve({ kind: "resource", method: "resources/read", uri: "units://table" }) // { owner: "skill", skill: "units.convert" }
+   * Who serves the resource `uri` to this caller: a package's file (`skill://<package>/…`), a
+   * federated upstream's Agent Skill's file, or a skill's or an upstream's resource or template;
+   * undefined when nothing it may read has that URI.
+   * @example await catalog.resourceTarget("units://table") // { owner: "skill", skill: "units.convert", … }
    */
-  async resolve(operation: Operation): Promise<Target | undefined> {
-    switch (operation.kind) {
-      case "search":
-        return { owner: "gateway", name: "catalog.search" };
-      case "index":
-        return { owner: "gateway", name: "agent-skills index" };
-      case "session":
-        return { owner: "gateway", name: operation.method };
-      case "discovery": {
-        // A virtual server's card is there only while the server is defined discoverable.
-        if (operation.server === undefined) return { owner: "gateway", name: operation.document };
-        const server = await this.runtime.servers.get(operation.server);
-        return server?.definition.discoverable ? { owner: "gateway", name: operation.document } : undefined;
-      }
-      case "archive": {
-        const seen = (await this.packages()).find(operation.package);
-        return seen?.record.versions[seen.version]?.archive ? { owner: "package", package: seen.name, version: seen.version } : undefined;
-      }
-      case "prompt": {
-        const prompt = (await this.offerings()).prompts.find((p) => p.listed.name === operation.name);
-        return prompt && targetOf(prompt.owner);
-      }
-      case "completion": {
-        const { ref } = operation;
-        const offerings = await this.offerings();
-        if (ref.type === "ref/prompt") {
-          const prompt = offerings.prompts.find((p) => p.listed.name === ref.name);
-          return prompt && targetOf(prompt.owner);
-        }
-        const template = offerings.resourceTemplates.find((t) => t.listed.uriTemplate === ref.uri);
-        return template && targetOf(template.owner, template.listed.uriTemplate);
-      }
-      case "task": {
-        // The caller's own job, run by an upstream version; still one of the tools it may call.
-        const job = await this.runtime.jobs.ownedBy(operation.jobId, this.scope.context.caller);
-        const runBy = job?.upstreamTask;
-        if (!runBy || !(await this.tool(job.method))) return undefined;
-        return { owner: "upstream", upstream: runBy.upstream, version: runBy.version, name: runBy.taskId };
-      }
-      case "agent-task": {
-        // A task one of this caller's calls started, while it may still call the skill that started it.
-        const task = await this.runtime.upstreams.calls.agentTask(operation.agent, operation.taskId);
-        if (!task || task.caller !== this.scope.context.caller || !(await this.tool(task.tool))) return undefined;
-        return { owner: "upstream", upstream: operation.agent, version: task.version, name: operation.taskId };
-      }
-      case "subscribe":
-        return this.resolve({ kind: "resource", method: operation.method, uri: operation.uri });
-      case "credential": {
-        // A per-caller upstream one of whose tools this (identified) caller may call.
-        if (this.scope.context.caller === "anonymous") return undefined;
-        const record = await this.runtime.upstreams.records.cached(operation.upstream);
-        const version = record && Object.keys(record.versions).find((v) => authOf(record, v).type === "per-caller");
-        const tools = version ? (upstreamsOfView(await this.view()).get(operation.upstream) ?? []) : [];
-        return tools.some((tool) => mayCall(this.access, tool)) ?
-            { owner: "upstream", upstream: operation.upstream, version: version!, name: "credential" }
-          : undefined;
-      }
-      case "agent-card": {
-        const reached = await this.agent(operation.agent);
-        return reached && { owner: "upstream", upstream: operation.agent, version: reached.version, name: "agent-card" };
-      }
-      case "resource": {
-        const { uri } = operation;
-        const file = parseSkillUri(uri);
-        const seen = file && (await this.packages()).find(file.name);
-        if (seen)
-          return seen.record.versions[seen.version]?.files.some((f) => f.path === file!.path) ?
-              { owner: "package", package: seen.name, version: seen.version, path: file!.path }
-            : undefined;
-        // Not a package's: a federated upstream's Agent Skill's file (package and upstream names never meet).
-        if (uri.startsWith(SKILL_URI_SCHEME)) return federatedSkillTarget(await this.offerings(), uri);
-        return resourceTarget(await this.offerings(), uri);
-      }
-    }
+  async resourceTarget(uri: string): Promise<Target | undefined> {
+    const file = parseSkillUri(uri);
+    const seen = file && (await this.packages()).find(file.name);
+    if (seen)
+      return seen.record.versions[seen.version]?.files.some((f) => f.path === file!.path) ?
+          { owner: "package", package: seen.name, version: seen.version, path: file!.path }
+        : undefined;
+    // Not a package's: a federated upstream's Agent Skill's file (package and upstream names never meet).
+    if (uri.startsWith(SKILL_URI_SCHEME)) return federatedSkillTarget(await this.offerings(), uri);
+    return resourceTarget(await this.offerings(), uri);
+  }
+
+  /** Who serves the prompt this caller knows as `name`; undefined when it may use none of that name. */
+  async promptTarget(name: string): Promise<Target | undefined> {
+    const prompt = (await this.offerings()).prompts.find((p) => p.listed.name === name);
+    return prompt && targetOf(prompt.owner);
+  }
+
+  /** Who serves the resource template `uriTemplate` to this caller; undefined when it may use none. */
+  async templateTarget(uriTemplate: string): Promise<Target | undefined> {
+    const template = (await this.offerings()).resourceTemplates.find((t) => t.listed.uriTemplate === uriTemplate);
+    return template && targetOf(template.owner, template.listed.uriTemplate);
   }
 
   /**
@@ -208,7 +157,7 @@ export class CallerCatalog {
    * @example await catalog.servedBy("skill://modbus-triage/SKILL.md") // "package:modbus-triage@1.1.0/SKILL.md"
    */
   async servedBy(uri: string): Promise<string | undefined> {
-    const target = await this.resolve({ kind: "resource", method: "resources/read", uri });
+    const target = await this.resourceTarget(uri);
     return target && this.servingOf(target);
   }
 

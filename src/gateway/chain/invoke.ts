@@ -21,7 +21,8 @@ import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
 import { callableEntry, manifestOf, registryEntry, registryView } from "./lookup.js";
 import type { Operation, OperationKind } from "./operation.js";
-import { type OperationCall, OPERATIONS, auditedParamsOf, notFoundOf, ownerNameOf, pinOf, resourceOf } from "./operations.js";
+import { type OperationCall, pinOf } from "./answers.js";
+import { OPERATIONS, notFoundOf, ownerNameOf, rowOf } from "./operations.js";
 import {
   type Call,
   type CallStreaming,
@@ -223,26 +224,33 @@ export function perform(
   env: GatewayEnv,
   catalog = new CallerCatalog(runtime, scope),
 ): Promise<unknown> {
-  const params = auditedParamsOf(operation);
-  return recorded(runtime, scope, { method: operation.method, kind: operation.kind, params, resource: resourceOf(operation) }, async (span, context, seen) => {
-    const base = {
-      request: { jsonrpc: "2.0" as const, method: operation.method, params: params as JsonRpcParams, id: 0 },
-      slot: ONE,
-      scope,
-      runtime,
-      env,
-      trace: context,
-      deadline: Infinity,
-    };
-    const target = await catalog.resolve(operation);
-    if (!target) return resultOf(await refused(base, notFoundOf(operation)));
-    seen.owner = ownerNameOf(target);
-    span.setAttribute("skillmesh.skill", seen.owner);
-    const path = new ContentPath(await catalog.secretsModeOf(target));
-    const answer = (seen.answer = passed(await runs[operation.kind]({ ...base, operation, target, catalog, content: path })));
-    describeOutcome(span, answer);
-    return resultOf(answer);
-  });
+  const row = rowOf(operation);
+  const params = row.audited?.(operation);
+  return recorded(
+    runtime,
+    scope,
+    { method: operation.method, kind: operation.kind, params, resource: row.resource(operation) },
+    async (span, context, seen) => {
+      const base = {
+        request: { jsonrpc: "2.0" as const, method: operation.method, params: params as JsonRpcParams, id: 0 },
+        slot: ONE,
+        scope,
+        runtime,
+        env,
+        trace: context,
+        deadline: Infinity,
+      };
+      const target = await row.resolve(operation, catalog);
+      const notFound = () => notFoundOf(operation);
+      if (!target) return resultOf(await refused(base, notFound()));
+      seen.owner = ownerNameOf(target);
+      span.setAttribute("skillmesh.skill", seen.owner);
+      const path = new ContentPath(await catalog.secretsModeOf(target));
+      const answer = (seen.answer = passed(await runs[operation.kind]({ ...base, operation, target, catalog, content: path, notFound })));
+      describeOutcome(span, answer);
+      return resultOf(answer);
+    },
+  );
 }
 
 /**
