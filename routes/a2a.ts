@@ -2,7 +2,7 @@
  * The A2A door (A2A v1.0, JSON-RPC binding): each federated A2A agent spoken to in A2A through the
  * gateway, at `/a2a/<agent>`.
  * - `GET /a2a/<agent>/.well-known/agent-card.json`: the gateway's card of the agent for this caller
- *   (src/gateway/chain/agents.ts): its endpoint is the gateway's, its skills only those the caller may
+ *   (an operation of kind `agent-card`, src/gateway/chain/operations.ts; `CallerCatalog.agent`): its endpoint is the gateway's, its skills only those the caller may
  *   call (a caller that may call none gets 404, as for an agent that does not exist).
  * - `POST /a2a/<agent>`: `SendMessage` and `SendStreamingMessage`. The message's
  *   `metadata.skillId` names the skill (else the agent's first the caller may call), and the call
