@@ -192,7 +192,10 @@ describe("the README's tour and the guides, in order", () => {
       title,
       async () => {
         // The reader's 127.0.0.1:8787 is this mesh's port; the CLI finds it by SKILLMESH_URL.
-        const script = block.script.replaceAll("http://127.0.0.1:8787", gatewayUrl);
+        // `npx skillmesh` is node_modules/.bin/skillmesh, scripts/cli/skillmesh.mjs: run here as npx
+        // would, without npx's own lookup (1.3 s of CPU a call, ~40 s over the tour).
+        const npx = `npx() { if [ "$1" = skillmesh ]; then shift; "${process.execPath}" "${join(ROOT, "scripts/cli/skillmesh.mjs")}" "$@"; else command npx "$@"; fi; }`;
+        const script = `${npx}\n${block.script.replaceAll("http://127.0.0.1:8787", gatewayUrl)}`;
         const { stdout, stderr } = await run("bash", ["-e", "-o", "pipefail", "-c", script], {
           cwd: ROOT,
           env: { ...process.env, SKILLMESH_URL: gatewayUrl, SKILLMESH_ADMIN_TOKEN: TOUR_TOKEN },
