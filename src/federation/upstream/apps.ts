@@ -12,7 +12,7 @@ import { type ReadResourceResult, isInputRequired } from "../../protocols/mcp/in
 import { readUpstreamResource } from "./mcp-client.js";
 import type { McpTarget, ReadBudget } from "./mcp-session.js";
 import type { McpEra, UpstreamApp } from "./model.js";
-import { contentBytesOf } from "./skills.js";
+import { contentBytesOf } from "./packages.js";
 
 /** What the apps of an upstream's tools read: those pinned, and those left out with why. */
 export interface AppsRead {

@@ -12,7 +12,7 @@ import { sha256Hex } from "../../lib/hash/index.js";
 import { manifestChanges } from "../../registry/deployments/contract.js";
 import type { Prompt, Resource, ResourceTemplate } from "../../protocols/mcp/index.js";
 import { utf8Length } from "../../lib/utf8/index.js";
-import type { HeldChange, HeldSubject, Offerings, UpstreamApp, UpstreamSkill } from "./model.js";
+import type { HeldChange, HeldSubject, Offerings, UpstreamApp, UpstreamPackage } from "./model.js";
 
 /** The most changes held for one upstream (every version), and the most bytes they take. */
 export const MAX_HELD_CHANGES = 256;
@@ -31,11 +31,11 @@ export const OFFERING_SUBJECTS = [
   { subject: "resource", list: "resources", keyOf: (item: Resource) => item.uri },
   { subject: "resourceTemplate", list: "resourceTemplates", keyOf: (item: ResourceTemplate) => item.uriTemplate },
   { subject: "prompt", list: "prompts", keyOf: (item: Prompt) => item.name },
-  { subject: "skill", list: "skills", keyOf: (item: UpstreamSkill) => item.path },
+  { subject: "skill", list: "skills", keyOf: (item: UpstreamPackage) => item.path },
   { subject: "app", list: "apps", keyOf: (item: UpstreamApp) => item.uri },
 ] as const;
 
-type AnyOffering = Resource | ResourceTemplate | Prompt | UpstreamSkill | UpstreamApp;
+type AnyOffering = Resource | ResourceTemplate | Prompt | UpstreamPackage | UpstreamApp;
 const keyOf = (subject: (typeof OFFERING_SUBJECTS)[number], item: AnyOffering) => (subject.keyOf as (item: AnyOffering) => string)(item);
 
 /** What a refresh makes of an upstream version's offerings: what stays served, what is held, what went. */

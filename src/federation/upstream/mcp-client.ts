@@ -129,16 +129,16 @@ export async function listOfferings(target: McpTarget, era: McpEra): Promise<Off
 }
 
 /** The most Agent Skills kept of one upstream. */
-export const MAX_UPSTREAM_AGENT_SKILLS = 128;
+export const MAX_UPSTREAM_PACKAGES = 128;
 
 /**
  * The Agent Skills an upstream lists (`skills/list` of the Skills extension, SEP-2640): all pages,
- * at most `MAX_UPSTREAM_AGENT_SKILLS` and `LIST_BUDGET_BYTES`, checked while reading; an entry that
+ * at most `MAX_UPSTREAM_PACKAGES` and `LIST_BUDGET_BYTES`, checked while reading; an entry that
  * does not parse is reported in `invalid`. Undefined when the server answers `skills/list` with an
  * error (it does not serve the extension); a transport failure throws.
- * @example const listed = await listAgentSkills(target, era) // { entries: [{ uri: "skill://git-workflow/SKILL.md", … }], invalid: [] }
+ * @example const listed = await listUpstreamPackages(target, era) // { entries: [{ uri: "skill://git-workflow/SKILL.md", … }], invalid: [] }
  */
-export async function listAgentSkills(
+export async function listUpstreamPackages(
   target: McpTarget,
   era: McpEra,
 ): Promise<{ entries: AgentSkillEntry[]; invalid: Array<{ tool: string; reason: string }> } | undefined> {
@@ -146,7 +146,7 @@ export async function listAgentSkills(
   const entries: AgentSkillEntry[] = [];
   const invalid: Array<{ tool: string; reason: string }> = [];
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES && entries.length < MAX_UPSTREAM_AGENT_SKILLS; page++) {
+  for (let page = 0; page < MAX_LIST_PAGES && entries.length < MAX_UPSTREAM_PACKAGES; page++) {
     let raw: unknown;
     try {
       raw = await exchange(target, "skills/list", cursor === undefined ? {} : { cursor }, era, { budget });
@@ -164,12 +164,12 @@ export async function listAgentSkills(
       const entry = AgentSkillEntrySchema.safeParse(item);
       const uri = typeof (item as { uri?: unknown })?.uri === "string" ? String((item as { uri: string }).uri).slice(0, 200) : "(no uri)";
       if (!entry.success) invalid.push({ tool: uri, reason: entry.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") });
-      else if (entries.length < MAX_UPSTREAM_AGENT_SKILLS) entries.push(entry.data);
+      else if (entries.length < MAX_UPSTREAM_PACKAGES) entries.push(entry.data);
     }
     cursor = result.data.nextCursor;
     if (!cursor) break;
   }
-  return { entries, invalid: invalid.slice(0, MAX_UPSTREAM_AGENT_SKILLS) };
+  return { entries, invalid: invalid.slice(0, MAX_UPSTREAM_PACKAGES) };
 }
 
 /**

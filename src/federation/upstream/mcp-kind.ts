@@ -12,7 +12,7 @@ import { type Definition, type DefinitionsRead, type UpstreamKind, UpstreamError
 import { callTool, listOfferings, listTools } from "./mcp-client.js";
 import { LIST_BUDGET_BYTES, type McpTarget, discoverEra } from "./mcp-session.js";
 import type { McpEra } from "./model.js";
-import { readUpstreamSkills } from "./skills.js";
+import { readUpstreamPackages } from "./packages.js";
 
 /** One MCP server as a call (or a definitions read) reaches it, with its credential for `caller`. */
 export function mcpTarget(url: string, label: string, credential: CallCredential, caller: string, signal: AbortSignal): McpTarget {
@@ -45,7 +45,7 @@ export const mcpKind: UpstreamKind<Extract<UpstreamEndpoint, { kind: "mcp" }>> =
     skipped.push(...listed.invalid);
     const offered = await listOfferings(target, era).catch(() => undefined);
     // Its Agent Skills, when it serves them; when they cannot be read, what was pinned stays (a refresh's reconcile).
-    const skills = await readUpstreamSkills(target, era).catch((error: unknown) => {
+    const skills = await readUpstreamPackages(target, era).catch((error: unknown) => {
       skipped.push({ tool: "skills", reason: `could not be read: ${error instanceof Error ? error.message.slice(0, 300) : "failed"}` });
       return undefined;
     });

@@ -199,16 +199,16 @@ export type HeldSubject = z.infer<typeof HeldSubjectSchema>;
  * `SKILL.md` is upstream, its skill-path there (`acme/billing/refunds`; served as
  * `skill://<upstream>/<path>/…`), its frontmatter as listed (checked against the `SKILL.md` the
  * gateway read), and every file with the digest the upstream listed: a read is served only when
- * its bytes have that digest (src/federation/upstream/skills.ts).
+ * its bytes have that digest (src/federation/upstream/packages.ts).
  */
-export const UpstreamSkillSchema = z.object({
+export const UpstreamPackageSchema = z.object({
   uri: z.string(),
   path: z.string(),
   frontmatter: z.record(z.string(), z.unknown()),
   /** `SKILL.md` first: the file's path in the skill, its URI upstream and its `sha256:` digest. */
   files: z.array(z.object({ path: z.string(), uri: z.string(), digest: z.string() })),
 });
-export type UpstreamSkill = z.infer<typeof UpstreamSkillSchema>;
+export type UpstreamPackage = z.infer<typeof UpstreamPackageSchema>;
 
 /**
  * An MCP App an upstream's tool shows (its `_meta.ui.resourceUri`), as pinned at each sync: the
@@ -227,7 +227,7 @@ export const UpstreamAppSchema = z.object({
 export type UpstreamApp = z.infer<typeof UpstreamAppSchema>;
 
 /** An offering as the upstream lists it: an Agent Skill, an MCP App, a resource, a resource template or a prompt. */
-export const OfferingSchema = z.union([UpstreamSkillSchema, UpstreamAppSchema, ResourceSchema, ResourceTemplateSchema, PromptSchema]);
+export const OfferingSchema = z.union([UpstreamPackageSchema, UpstreamAppSchema, ResourceSchema, ResourceTemplateSchema, PromptSchema]);
 
 /**
  * A definition the upstream now serves that is not being served: a new tool, resource, template
@@ -277,7 +277,7 @@ export const OfferingsSchema = z.object({
   resourceTemplates: z.array(ResourceTemplateSchema),
   prompts: z.array(PromptSchema),
   /** Its Agent Skills, when it serves the Skills extension (absent in records of before). */
-  skills: z.array(UpstreamSkillSchema).optional(),
+  skills: z.array(UpstreamPackageSchema).optional(),
   /** The MCP Apps its tools show, each pinned by its contents' digest and `_meta.ui` (absent in records of before). */
   apps: z.array(UpstreamAppSchema).optional(),
 });

@@ -28,7 +28,7 @@ import { searchCatalog } from "./search.js";
 import { aiCatalogOf, discoverableOf, serverCardOf } from "../discovery/index.js";
 import { gatewayAgentCardOf } from "../../protocols/a2a/index.js";
 import { callerTokenStoredAt, removeCallerToken, storeCallerToken } from "../../federation/upstream/credentials.js";
-import { contentBytesOf, digestRefusal } from "../../federation/upstream/skills.js";
+import { contentBytesOf, digestRefusal } from "../../federation/upstream/packages.js";
 import { appPinRefusal } from "../../federation/upstream/apps.js";
 
 /** An operation on its way through its kind's policies, its target resolved. */

@@ -101,7 +101,7 @@ export class CallerCatalog {
           { owner: "package", package: seen.name, version: seen.version, path: file!.path }
         : undefined;
     // Not a package's: a federated upstream's Agent Skill's file (package and upstream names never meet).
-    if (uri.startsWith(SKILL_URI_SCHEME)) return federatedSkillTarget(await this.offerings(), uri);
+    if (uri.startsWith(SKILL_URI_SCHEME)) return federatedPackageTarget(await this.offerings(), uri);
     return resourceTarget(await this.offerings(), uri);
   }
 
@@ -230,7 +230,7 @@ export class CallerCatalog {
 }
 
 /** The upstream version that serves a federated Agent Skill's file, asked by its own URI there, with the digest pinned for it. */
-function federatedSkillTarget(offerings: Offerings, uri: string): Target | undefined {
+function federatedPackageTarget(offerings: Offerings, uri: string): Target | undefined {
   for (const { listed, owner } of offerings.skills) {
     const file = listed.files.get(uri);
     if (file && owner.kind === "upstream")

@@ -10,7 +10,7 @@
  *   and the operator's `include`/`exclude` apply to its name. They come from the version of the
  *   upstream the caller is routed to (the version its calls of the upstream's tools go to), so a
  *   canary's callers see the canary's. Prompts are listed as `<upstream>.<prompt>`.
- * - A federated MCP upstream's Agent Skills (pinned at each sync, src/federation/upstream/skills.ts) are
+ * - A federated MCP upstream's Agent Skills (pinned at each sync, src/federation/upstream/packages.ts) are
  *   granted the same way (`<upstream>.<skill name>`), and served as
  *   `skill://<upstream>/<skill-path>/<file>` beside the gateway's own packages.
  */
@@ -19,8 +19,8 @@ import type { Prompt, Resource, ResourceTemplate } from "../../protocols/mcp/ind
 import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
 import { type RouteKey, routedDeployment } from "../../registry/routing/index.js";
 import { appUriOf, selects, upstreamTag } from "../../federation/upstream/definitions.js";
-import type { UpstreamRecord, UpstreamSkill } from "../../federation/upstream/model.js";
-import { servedSkillUriOf } from "../../federation/upstream/skills.js";
+import type { UpstreamRecord, UpstreamPackage } from "../../federation/upstream/model.js";
+import { servedPackageUriOf } from "../../federation/upstream/packages.js";
 import type { PackageEntry } from "../../registry/packages/index.js";
 import type { SkillSummary } from "./catalog.js";
 import type { Pin } from "./operation.js";
@@ -172,22 +172,22 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
   };
 }
 
-const offeredSkills = new WeakMap<UpstreamSkill, OfferedSkill>();
+const offeredSkills = new WeakMap<UpstreamPackage, OfferedSkill>();
 
 /**
  * A pinned skill of `upstream` as it is offered, under the gateway's URIs; once per pinned skill
  * object (the isolate's copy of the upstream's record keeps them).
  * @example offeredSkillOf("team", skill).entry.uri // "skill://team/git-workflow/SKILL.md"
  */
-export function offeredSkillOf(upstream: string, skill: UpstreamSkill): OfferedSkill {
+export function offeredSkillOf(upstream: string, skill: UpstreamPackage): OfferedSkill {
   let offered = offeredSkills.get(skill);
   if (!offered) {
-    const files = new Map(skill.files.map((file) => [servedSkillUriOf(upstream, skill.path, file.path), { uri: file.uri, digest: file.digest }]));
+    const files = new Map(skill.files.map((file) => [servedPackageUriOf(upstream, skill.path, file.path), { uri: file.uri, digest: file.digest }]));
     offered = {
       name: String(skill.frontmatter.name),
       description: String(skill.frontmatter.description),
       entry: {
-        uri: servedSkillUriOf(upstream, skill.path, skill.files[0]!.path),
+        uri: servedPackageUriOf(upstream, skill.path, skill.files[0]!.path),
         frontmatter: skill.frontmatter,
         resources: [...files].map(([uri, { digest }]) => ({ uri, digest })),
       },

@@ -1,7 +1,7 @@
 /**
- * A federated MCP upstream's Agent Skills (the Skills extension, SEP-2640): what the upstream lists
- * in `skills/list`, checked and pinned. A skill is instructions a model obeys, so it is pinned as
- * a tool is and more strictly:
+ * A federated MCP upstream's packages — its Agent Skills (the Skills extension, SEP-2640; "skill"
+ * on that wire and in its held changes): what the upstream lists in `skills/list`, checked and
+ * pinned. A package is instructions a model obeys, so it is pinned as a tool is and more strictly:
  * - its listing is checked against the Skills extension and the Agent Skills format: a `SKILL.md`
  *   URI whose last skill-path segment is the frontmatter's `name`, every file listed once with a
  *   `sha256:` digest, inside the skill's directory (a skill without `resources` — generated on
@@ -20,18 +20,18 @@ import { sha256Hex } from "../../lib/hash/index.js";
 import { canonicalJson } from "../../lib/json/index.js";
 import { type AgentSkillEntry, type ReadResourceResult, isInputRequired } from "../../protocols/mcp/index.js";
 import { UTF8_ENCODER } from "../../lib/utf8/index.js";
-import { listAgentSkills, readUpstreamResource } from "./mcp-client.js";
+import { listUpstreamPackages, readUpstreamResource } from "./mcp-client.js";
 import { LIST_BUDGET_BYTES, type McpTarget, type ReadBudget } from "./mcp-session.js";
-import type { McpEra, UpstreamSkill } from "./model.js";
+import type { McpEra, UpstreamPackage } from "./model.js";
 
 /** A URI's scheme and the rest (`skill://a/b` → `skill://`, `a/b`). */
 const SCHEME = /^([a-z][a-z0-9+.-]*:\/\/)(.+)$/i;
 
 /**
  * A listed skill checked and made ready to pin, or why it is not served.
- * @example pinnedSkillOf({ uri: "skill://acme/refunds/SKILL.md", frontmatter: { name: "refunds", description: "…" }, resources: [...] }) // { uri, path: "acme/refunds", frontmatter, files }
+ * @example pinnedPackageOf({ uri: "skill://acme/refunds/SKILL.md", frontmatter: { name: "refunds", description: "…" }, resources: [...] }) // { uri, path: "acme/refunds", frontmatter, files }
  */
-export function pinnedSkillOf(entry: AgentSkillEntry): UpstreamSkill | { refused: string } {
+export function pinnedPackageOf(entry: AgentSkillEntry): UpstreamPackage | { refused: string } {
   const suffix = `/${SKILL_FILE}`;
   const parts = SCHEME.exec(entry.uri);
   if (!parts || !entry.uri.endsWith(suffix)) return { refused: `its uri is not <scheme>://<skill-path>/${SKILL_FILE}` };
@@ -45,7 +45,7 @@ export function pinnedSkillOf(entry: AgentSkillEntry): UpstreamSkill | { refused
   if (typeof description !== "string" || !description.trim() || description.length > MAX_DESCRIPTION_CHARS)
     return { refused: `its frontmatter's description is not 1-${MAX_DESCRIPTION_CHARS} characters` };
   if (!entry.resources) return { refused: "it lists no resources (a skill generated on demand has no digests to pin)" };
-  const files: UpstreamSkill["files"] = [];
+  const files: UpstreamPackage["files"] = [];
   for (const resource of entry.resources) {
     const file = resource.uri.startsWith(`${root}/`) ? pathOfSegments(resource.uri.slice(root.length + 1).split("/")) : undefined;
     if (!file) return { refused: `${resource.uri.slice(0, 200)} is not a file of the skill's directory` };
@@ -81,8 +81,8 @@ export async function digestRefusal(bytes: Uint8Array | undefined, digest: strin
 }
 
 /** What an upstream's skills read: those pinned, and those left out with why. */
-export interface SkillsRead {
-  skills: UpstreamSkill[];
+export interface PackagesRead {
+  skills: UpstreamPackage[];
   skipped: Array<{ tool: string; reason: string }>;
 }
 
@@ -90,16 +90,16 @@ export interface SkillsRead {
  * An upstream's Agent Skills, listed, checked and each `SKILL.md` read and verified; undefined
  * when the upstream does not serve the Skills extension. A transport failure throws (the caller
  * keeps what it pinned). The `SKILL.md` reads share one budget of `LIST_BUDGET_BYTES`.
- * @example const read = await readUpstreamSkills(target, era) // { skills: [{ path: "git-workflow", … }], skipped: [] }
+ * @example const read = await readUpstreamPackages(target, era) // { skills: [{ path: "git-workflow", … }], skipped: [] }
  */
-export async function readUpstreamSkills(target: McpTarget, era: McpEra): Promise<SkillsRead | undefined> {
-  const listed = await listAgentSkills(target, era);
+export async function readUpstreamPackages(target: McpTarget, era: McpEra): Promise<PackagesRead | undefined> {
+  const listed = await listUpstreamPackages(target, era);
   if (!listed) return undefined;
   const skipped = listed.invalid.map(({ tool, reason }) => ({ tool: `skill ${tool}`, reason }));
-  const skills: UpstreamSkill[] = [];
+  const skills: UpstreamPackage[] = [];
   const budget: ReadBudget = { bytes: LIST_BUDGET_BYTES };
   for (const entry of listed.entries) {
-    const pinned = pinnedSkillOf(entry);
+    const pinned = pinnedPackageOf(entry);
     const where = `skill ${entry.uri.slice(0, 200)}`;
     if ("refused" in pinned) {
       skipped.push({ tool: where, reason: pinned.refused });
@@ -117,7 +117,7 @@ export async function readUpstreamSkills(target: McpTarget, era: McpEra): Promis
 }
 
 /** Why a skill's `SKILL.md`, read now, is not what its listing says: its digest, or its frontmatter. */
-async function skillFileRefusal(target: McpTarget, era: McpEra, skill: UpstreamSkill, budget: ReadBudget): Promise<string | undefined> {
+async function skillFileRefusal(target: McpTarget, era: McpEra, skill: UpstreamPackage, budget: ReadBudget): Promise<string | undefined> {
   const file = skill.files[0]!;
   const read = await readUpstreamResource(target, era, file.uri, undefined, budget);
   if (isInputRequired(read)) return `its ${SKILL_FILE} asked for input instead of answering`;
@@ -136,8 +136,8 @@ async function skillFileRefusal(target: McpTarget, era: McpEra, skill: UpstreamS
 /**
  * The URI a skill's file is served under: `skill://<upstream>/<skill-path>/<file>`, each segment
  * encoded.
- * @example servedSkillUriOf("team", "acme/refunds", "SKILL.md") // "skill://team/acme/refunds/SKILL.md"
+ * @example servedPackageUriOf("team", "acme/refunds", "SKILL.md") // "skill://team/acme/refunds/SKILL.md"
  */
-export function servedSkillUriOf(upstream: string, skillPath: string, file: string): string {
+export function servedPackageUriOf(upstream: string, skillPath: string, file: string): string {
   return `skill://${[upstream, ...skillPath.split("/"), ...file.split("/")].map(encodeURIComponent).join("/")}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentBytesOf, digestRefusal, pinnedSkillOf, servedSkillUriOf } from "./skills.js";
+import { contentBytesOf, digestRefusal, pinnedPackageOf, servedPackageUriOf } from "./packages.js";
 
 const DIGEST = `sha256:${"a".repeat(64)}`;
 const entry = (overrides: object = {}) => ({
@@ -12,9 +12,9 @@ const entry = (overrides: object = {}) => ({
   ...overrides,
 });
 
-describe("pinnedSkillOf", () => {
+describe("pinnedPackageOf", () => {
   it("pins a listed skill: its skill-path, SKILL.md first, paths decoded", () => {
-    expect(pinnedSkillOf(entry())).toEqual({
+    expect(pinnedPackageOf(entry())).toEqual({
       uri: "skill://acme/billing/refunds/SKILL.md",
       path: "acme/billing/refunds",
       frontmatter: { name: "refunds", description: "Refunds, per policy." },
@@ -26,7 +26,7 @@ describe("pinnedSkillOf", () => {
   });
 
   it("refuses what the Skills extension does not allow", () => {
-    const refused = (overrides: object) => (pinnedSkillOf(entry(overrides)) as { refused?: string }).refused;
+    const refused = (overrides: object) => (pinnedPackageOf(entry(overrides)) as { refused?: string }).refused;
     expect(refused({ frontmatter: { name: "other", description: "x" } })).toMatch(/last segment/);
     expect(refused({ frontmatter: { name: "Refunds", description: "x" } })).toMatch(/not a valid Agent Skill name/);
     expect(refused({ frontmatter: { name: "refunds" } })).toMatch(/description/);
@@ -64,6 +64,6 @@ describe("a pinned file's bytes", () => {
   });
 
   it("are served under the upstream's name, each segment encoded", () => {
-    expect(servedSkillUriOf("team", "acme/refunds", "examples/email one.md")).toBe("skill://team/acme/refunds/examples/email%20one.md");
+    expect(servedPackageUriOf("team", "acme/refunds", "examples/email one.md")).toBe("skill://team/acme/refunds/examples/email%20one.md");
   });
 });
