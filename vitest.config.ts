@@ -15,9 +15,9 @@ process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, ".skillmesh/node-co
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // Integration tests start workerd (Miniflare) and redis-server, and wait on them as much as they
-    // compute (a run used 1.3 of 2 cores with 3 workers): a fourth keeps the cores busy.
-    maxWorkers: 4,
+    // Integration tests start workerd (Miniflare) and redis-server: give them room on 2 cores (a
+    // fourth worker made the run no shorter: it is bound by the CPU its processes use).
+    maxWorkers: 3,
     // The longest files first (test/support/sequencer.ts): none of them starts last.
     sequence: { sequencer: LongestFirst },
     projects: [

@@ -155,12 +155,12 @@ describe("what a pipeline can do with its token", () => {
     const served = await eventually(
       async () => ((await admin(mesh.gatewayUrl, "GET", `/audit?caller=${view.id}&skill=test.inflight&outcome=ok`)).json.entries as unknown[]).length,
       (n) => n === 2,
-      // Audit entries are written in batches after the answers: under load, seconds later.
-      15_000,
+      // Audit entries are written in batches after the answers: on a loaded 2-core machine, many seconds later.
+      40_000,
       100,
     );
     expect(served).toBe(2);
-  });
+  }, 60_000);
 
   it("its token follows its key: narrowed mid-call, the step sees the key's grants as they are now; revoked, the step is refused", async () => {
     const { key, view } = await newKey("narrowed");
