@@ -1,35 +1,15 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { accessOf } from "../../identity/auth/access.js";
-import type { SkillDoc } from "../../registry/deployments/model.js";
+import { skillDocOf } from "../../../test/support/skill-doc.js";
 import { RegistryView } from "../../registry/deployments/snapshot.js";
 import { CallerCatalog } from "./caller-catalog.js";
 import type { GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
 
-/** A stored skill with one stable deployment, serving a resource and a prompt. */
-function skillDoc(name: string, uri: string): SkillDoc {
-  const manifest = {
-    name,
-    version: "1.0.0",
-    description: name,
-    tags: ["t"],
-    idempotent: true,
-    degraded: false,
-    timeoutMs: 1_000,
-    inputSchema: {},
-    outputSchema: {},
-    resources: [{ uri, name: `${name} table` }],
-    prompts: [{ name: "explain", description: "Explains it" }],
-  };
-  const id = `${name}@1.0.0`;
-  return {
-    deployments: {
-      [id]: { id, name, version: "1.0.0", tags: ["t"], manifest, endpoint: { binding: "X" }, role: "stable", registrationId: name, registeredAt: 0 },
-    },
-    routes: { "*": { "1.0.0": 100 } },
-  };
-}
+/** A stored skill serving a resource and a prompt. */
+const skillDoc = (name: string, uri: string) =>
+  skillDocOf(name, { resources: [{ uri, name: `${name} table` }], prompts: [{ name: "explain", description: "Explains it" }] });
 
 const view = RegistryView.of(
   1,

@@ -1,39 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { accessOf } from "../../identity/auth/access.js";
-import type { SkillDoc } from "../../registry/deployments/model.js";
+import { skillDocOf as skillDoc } from "../../../test/support/skill-doc.js";
 import { RegistryView } from "../../registry/deployments/snapshot.js";
 import { GRANT_CATALOGS_KEPT, catalogFor } from "./catalog.js";
-
-/** A stored skill with one stable deployment. */
-function skillDoc(name: string): SkillDoc {
-  const manifest = {
-    name,
-    version: "1.0.0",
-    description: name,
-    tags: ["t"],
-    idempotent: true,
-    degraded: false,
-    timeoutMs: 1_000,
-    inputSchema: {},
-    outputSchema: {},
-  };
-  return {
-    deployments: {
-      [`${name}@1.0.0`]: {
-        id: `${name}@1.0.0`,
-        name,
-        version: "1.0.0",
-        tags: ["t"],
-        manifest,
-        endpoint: { binding: "X" },
-        role: "stable",
-        registrationId: name,
-        registeredAt: 0,
-      },
-    },
-    routes: { "*": { "1.0.0": 100 } },
-  };
-}
 
 describe("catalogFor", () => {
   const view = RegistryView.of(1, new Map(["a.one", "a.two", "b.one"].map((name) => [name, skillDoc(name)])), new Set());

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ErrorCode, JsonRpcResponseSchema, RpcError, failureFromThrown, processJsonRpc } from "./index.js";
+import { ErrorCode, JsonRpcResponseSchema, RpcError, failureFromThrown, processJsonRpc, resultOfAnswer } from "./index.js";
 
 const echo = async (request: { method: string; params?: unknown }) => {
   if (request.method === "boom") throw new Error("db password is hunter2");
@@ -99,5 +99,32 @@ describe("JsonRpcResponseSchema", () => {
   it("refuses an answer with neither", () => {
     expect(JsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", id: 1 }).success).toBe(false);
     expect(JsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", error: null, id: 1 }).success).toBe(false);
+  });
+});
+
+describe("resultOfAnswer: one reader for every peer's JSON-RPC answer", () => {
+  const peer = {
+    notAnAnswer: (what: string) => new RpcError(ErrorCode.SkillUnavailable, `the peer ${what}`),
+    failed: (error: { code: number; message: string }) => new RpcError(ErrorCode.SkillUnavailable, `failed: ${error.message}`, { upstreamCode: error.code }),
+  };
+
+  it("answers a result, and what the peer says its error becomes", () => {
+    expect(resultOfAnswer(200, { jsonrpc: "2.0", id: 1, result: { ok: 1 } }, peer)).toEqual({ ok: 1 });
+    // A result beside `error: null`, as some servers send it.
+    expect(resultOfAnswer(200, { jsonrpc: "2.0", id: 1, result: 2, error: null }, peer)).toBe(2);
+    const error = (() => {
+      try {
+        return resultOfAnswer(500, { jsonrpc: "2.0", id: 1, error: { code: -32000, message: "down" } }, peer);
+      } catch (thrown) {
+        return thrown;
+      }
+    })() as RpcError;
+    expect(error.toJSON()).toEqual({ code: ErrorCode.SkillUnavailable, message: "failed: down", data: { upstreamCode: -32000 } });
+  });
+
+  it("refuses what is not an answer: not JSON-RPC, or an HTTP error status without an error", () => {
+    expect(() => resultOfAnswer(200, { hello: "world" }, peer)).toThrow("the peer answered HTTP 200 without a JSON-RPC response");
+    expect(() => resultOfAnswer(502, { jsonrpc: "2.0", id: 1, result: {} }, peer)).toThrow("the peer answered HTTP 502 without a JSON-RPC response");
+    expect(() => resultOfAnswer(200, undefined, peer)).toThrow("without a JSON-RPC response");
   });
 });
