@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let a: Mesh;
 let b: Mesh;
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const rpc = (gateway: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) =>
-  post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
+  wireOf(gateway.gatewayUrl).rpc(method, params, { headers });
 const mcp = (gateway: Mesh, body: unknown, headers: Record<string, string> = {}) =>
   post(`${gateway.gatewayUrl}/mcp`, body, { "mcp-protocol-version": "2025-11-25", ...headers });
 /** Issues a key through the admin API; returns the secret. */

@@ -9,8 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { LEAKED_TOKEN } from "./fixtures/skills/secrets.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
 import { type RunningProcess, startServerEverything } from "./support/processes.js";
+import { wireOf } from "./support/wire.js";
 
 // Made-up credentials in the shapes secretlint's rules know.
 const GITHUB_TOKEN = `ghp_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}`;
@@ -43,13 +44,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => Promise.all([mesh?.dispose(), everything?.stop()]));
 
-const rpc = (method: string, params: unknown) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 });
-const mcpCall = (path: string, name: string, args: unknown) =>
-  post(
-    `${mesh.gatewayUrl}${path}`,
-    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
-    { "mcp-protocol-version": "2025-11-25", accept: "application/json, text/event-stream" },
-  );
+const rpc = (method: string, params: unknown) => wireOf(mesh.gatewayUrl).rpc(method, params);
+const mcpCall = (path: string, name: string, args: unknown) => wireOf(mesh.gatewayUrl).mcp2025("tools/call", { name, arguments: args }, { path });
 
 /** The audit entries of calls of `method` since `since` (they land shortly after the call). */
 const auditedCalls = (method: string, since: number, count = 1) =>

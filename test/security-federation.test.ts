@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { type Peer, crmDefinitions, skillManifest, startHostileMcp, startListener, startOpenApiService, startUrlSkill } from "./support/hostile.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let crm: Awaited<ReturnType<typeof startHostileMcp>>;
@@ -40,10 +41,8 @@ afterAll(async () => {
 const keyWith = async (body: Record<string, unknown>) =>
   (await admin(mesh.gatewayUrl, "POST", "/keys", { name: `k-${Math.random().toString(36).slice(2, 8)}`, ...body })).json.key as string;
 /** One MCP request as a 2025-11-25 client sends it (stateless: no handshake needed). */
-const mcp = (key: string, method: string, params: unknown = {}, path = "/mcp") =>
-  post(`${mesh.gatewayUrl}${path}`, { jsonrpc: "2.0", id: 1, method, params }, { authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-11-25" });
-const rpc = (key: string, method: string, params: unknown = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, { authorization: `Bearer ${key}` });
+const mcp = (key: string, method: string, params: unknown = {}, path = "/mcp") => wireOf(mesh.gatewayUrl).mcp2025(method, params, { key, path });
+const rpc = (key: string, method: string, params: unknown = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { key });
 const upstream = (body: Record<string, unknown>) => admin(mesh.gatewayUrl, "POST", "/upstreams", body);
 const refresh = async (name: string) => (await admin(mesh.gatewayUrl, "POST", `/upstreams/${name}/refresh`)).json.reports[0];
 const audited = async () => JSON.stringify((await admin(mesh.gatewayUrl, "GET", "/audit?type=admin&limit=200")).json.entries);

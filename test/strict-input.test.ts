@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, fixture } from "./support/fixtures.js";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { join } from "node:path";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -16,9 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
-const rpc = (method: string, params: unknown) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method, params });
-const mcp = (method: string, params: unknown) =>
-  post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { "mcp-protocol-version": "2025-11-25" });
+const rpc = (method: string, params: unknown) => wireOf(mesh.gatewayUrl).rpc(method, params);
+const mcp = (method: string, params: unknown) => wireOf(mesh.gatewayUrl).mcp2025(method, params);
 
 describe("strict inputs", () => {
   it("refuses a field the input does not declare, naming it", async () => {
