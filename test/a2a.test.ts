@@ -13,6 +13,7 @@ import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { LEAKED_TOKEN, type RunningAgent, startA2aAgent } from "../scripts/a2a-agent.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { startPeer } from "./support/hostile.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let v1: RunningAgent;
@@ -73,7 +74,7 @@ const said = (text: string, skillId?: string) => ({
 const textOf = (parts: Array<{ content?: { $case: string; value?: unknown } }>) =>
   parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 const rpc = (key: string, method: string, params: object, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method, params }, { authorization: `Bearer ${key}`, ...headers });
+  wireOf(mesh.gatewayUrl).rpc(method, params, { key, headers });
 
 describe("an A2A agent behind the gateway", () => {
   it("has each skill of its card served as a tool, with the card's words and the agent's own input", async () => {

@@ -10,7 +10,8 @@ import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let hostile: Server;
@@ -21,7 +22,7 @@ const held: Array<() => void> = [];
 const tokens: string[] = [];
 
 const rpc = (bearer: string, method: string, params: unknown = {}, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, { authorization: `Bearer ${bearer}`, ...headers });
+  wireOf(mesh.gatewayUrl).rpc(method, params, { key: bearer, headers });
 const errorOf = async (answer: Promise<{ status: number; json: any }>) => {
   const { status, json } = await answer;
   return { status, code: json?.error?.code, message: json?.error?.message };

@@ -11,6 +11,7 @@ import { ROOT, bundleWorker } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh, workerOptionsOf } from "../scripts/mesh/index.js";
 import { type Peer, startPeer } from "./support/hostile.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let peer: Peer;
@@ -24,8 +25,7 @@ afterAll(async () => {
   await peer?.close();
 });
 
-const call = (method: string, params: unknown = {}, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
+const call = (method: string, params: unknown = {}, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { headers });
 
 const deploymentOf = async (id: string) => (await admin(mesh.gatewayUrl, "GET", "/deployments")).json.deployments.find((d: { id: string }) => d.id === id);
 

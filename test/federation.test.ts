@@ -25,6 +25,7 @@ import { runCli } from "../scripts/cli/index.js";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
 import { type RunningProcess, startPrism, startServerEverything, startV2Server } from "./support/processes.js";
+import { wireOf } from "./support/wire.js";
 
 const PETSTORE = join(ROOT, "test/fixtures/openapi/petstore.yaml");
 let mesh: Mesh;
@@ -37,8 +38,7 @@ let hostileUrl: string;
 /** Every message the hostile server received. */
 const hostileSeen: Array<{ id?: number; method?: string; params?: { name?: string; requestId?: number } }> = [];
 
-const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, headers);
+const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { headers });
 const control = (server: RunningProcess, body: unknown) => post(`${server.url}/control`, body);
 const addUpstream = (body: unknown) => admin(mesh.gatewayUrl, "POST", "/upstreams", body);
 /** The audit log's call entries (reads and gets included), newest first. */

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -16,8 +17,7 @@ afterAll(() => mesh?.dispose());
 const urlOf = (name: string) => mesh.skills.find((s) => s.manifest.name === name)!.url;
 const control = (name: string, mode: string, times?: number) => post(`${urlOf(name)}/control`, { mode, ...(times === undefined ? {} : { times }) });
 const callsTo = async (name: string) => ((await (await fetch(`${urlOf(name)}/control`)).json()) as { calls: number }).calls;
-const call = (method: string, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params: { value: "x" }, id: 1 }, headers);
+const call = (method: string, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, { value: "x" }, { headers });
 
 describe("retries", () => {
   it("retries an idempotent skill's transient 503s and succeeds", async () => {

@@ -15,6 +15,7 @@ import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { registrationEndpointOf } from "../scripts/mesh/deploy-plan.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post, rawRequest } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let prod: Mesh;
 let dev: Mesh;
@@ -35,8 +36,7 @@ afterAll(async () => {
   await dev?.dispose();
 });
 
-const rpc = (mesh: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
+const rpc = (mesh: Mesh, method: string, params?: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { headers });
 const skillOf = (mesh: Mesh, name: string, version?: string) =>
   mesh.skills.find((s) => s.manifest.name === name && (!version || s.manifest.version === version))!;
 /** A registration of `subtract`'s Worker under another manifest (a binding: no URL is fetched). */
