@@ -10,7 +10,7 @@
 import { type Context, Hono } from "hono";
 import { type Caller, requireCaller } from "../src/identity/auth/index.js";
 import { CallerCatalog } from "../src/gateway/chain/caller-catalog.js";
-import { type SkillSummary, summaryOf } from "../src/gateway/chain/catalog.js";
+import { type ToolSummary, summaryOf } from "../src/gateway/chain/catalog.js";
 import { invoke, perform, refuseUnknown } from "../src/gateway/chain/invoke.js";
 import { callableEntry } from "../src/gateway/chain/lookup.js";
 import { listedOf } from "../src/gateway/chain/offerings.js";
@@ -81,7 +81,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     );
   }
   // The same renamed summary each time: a listen stream compares tools by identity.
-  const listed = (summary: SkillSummary) =>
+  const listed = (summary: ToolSummary) =>
     server && server.listedName(summary.name) !== summary.name ? renamedOf(summary, server.listedName(summary.name)) : summary;
   const skillNamed = (name: string) => (server ? server.skillOf(name) : name);
   const called = (name: string) => skillNamed(name) ?? name;

@@ -3,7 +3,7 @@
  * for tool calls, jobs and every other operation, and who calls. routes/mcp.ts builds one per
  * request; the tests build their own.
  */
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import type { CallStreaming } from "../gateway/chain/policies.js";
 import type { ListedOfferings } from "../gateway/chain/offerings.js";
 import type { Operation } from "../gateway/chain/operation.js";
@@ -30,12 +30,12 @@ export interface McpCatalog {
 /** What the MCP server needs from the gateway. */
 export interface McpBackend {
   /** The tools the caller may call, as this server lists them. */
-  tools(): Promise<SkillSummary[]>;
+  tools(): Promise<ToolSummary[]>;
   /**
    * One skill as the catalog lists it (undefined: none, or not for this caller), without needing
    * the whole catalog: a new isolate answers a `tools/call` before its registry has loaded.
    */
-  skill(name: string): Promise<SkillSummary | undefined>;
+  skill(name: string): Promise<ToolSummary | undefined>;
   /** The caller's resources, prompts and packages (listings: not charged, as `tools/list` is not). */
   catalog(): McpCatalog;
   /** Calls a skill (or a built-in, such as `jobs.get`) through the gateway's call chain; a failure is a thrown `RpcError`. */

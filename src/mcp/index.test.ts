@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import { type McpBackend, answerMcpPost } from "./index.js";
 
-const subtract: SkillSummary = {
+const subtract: ToolSummary = {
   name: "subtract",
   description: "a - b",
   tags: ["math"],

@@ -6,7 +6,7 @@
  * `tasks/update`). Shapes per the 2025-11-25 schema and SEP-2663.
  */
 import { z } from "zod";
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import { type JobStatus, JobListSchema, JobQueuedSchema, type JobView, JobViewSchema } from "../registry/jobs/index.js";
 import { InputRetrySchema, type UpstreamTask } from "../protocols/mcp/index.js";
 import { isToolError } from "../policies/failures/index.js";
@@ -129,7 +129,7 @@ export class McpTasks {
   constructor(
     private readonly backend: McpBackend,
     /** The skill a tool is, to shape a finished job's result as the tool's. */
-    private readonly skillOf: (name: string) => Promise<SkillSummary | undefined>,
+    private readonly skillOf: (name: string) => Promise<ToolSummary | undefined>,
     private readonly pageSize: number,
   ) {}
 
@@ -138,7 +138,7 @@ export class McpTasks {
    * `CreateTaskResult` (`resultType: "task"`) or a 2025-11-25 one (`{task}`). The job exists (a
    * `tasks/get` finds it) before the answer leaves.
    */
-  async create(skill: SkillSummary, params: JsonRpcParams, slot: RequestSlot, stateless: boolean) {
+  async create(skill: ToolSummary, params: JsonRpcParams, slot: RequestSlot, stateless: boolean) {
     const queued = JobQueuedSchema.parse(await this.backend.submit(skill.name, params, slot));
     const job = JobViewSchema.parse(await this.backend.call("jobs.get", { jobId: queued.jobId }, slot, {}));
     if (stateless) return { resultType: "task", ...task2026Of(job) };
@@ -245,7 +245,7 @@ export class McpTasks {
   private async outcomeOf(job: JobView): Promise<{ result?: CallToolResult; error?: JsonRpcErrorObject }> {
     if (job.status === "failed" && job.error) return { error: job.error };
     if (job.status !== "completed") return {};
-    const skill = (await this.skillOf(job.method)) ?? ({ outputSchema: {} } as SkillSummary);
+    const skill = (await this.skillOf(job.method)) ?? ({ outputSchema: {} } as ToolSummary);
     return { result: toolResultOf(skill, job.result) };
   }
 

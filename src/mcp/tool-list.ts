@@ -1,12 +1,12 @@
 /** The tools `tools/list` shows, converted from the catalog's skills once per change and kept per catalog. */
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import { CAPABILITY_TOOL } from "../gateway/chain/capability.js";
 import type { Tool } from "../protocols/mcp/index.js";
 import { toolOf } from "./tools.js";
 
 /** A skill and the tool it is listed as. */
 export interface ListedTool {
-  skill: SkillSummary;
+  skill: ToolSummary;
   tool: Tool;
 }
 
@@ -19,8 +19,8 @@ export function sameTools(a: Tool[], b: Tool[]): boolean {
  * Tools per catalog: a catalog is rebuilt only when the registry changes, and a summary only
  * when its skill changes, so a change of one skill converts one tool again.
  */
-const toolCache = new WeakMap<SkillSummary[], Tools>();
-const listedCache = new WeakMap<SkillSummary, ListedTool>();
+const toolCache = new WeakMap<ToolSummary[], Tools>();
+const listedCache = new WeakMap<ToolSummary, ListedTool>();
 export interface Tools {
   byName: Map<string, ListedTool>;
   /** In name order. */
@@ -29,28 +29,28 @@ export interface Tools {
   withTaskSupport(): Tool[];
 }
 /** A skill's tool, converted once per summary (a summary is rebuilt only when its skill changes). */
-export function listedOf(skill: SkillSummary): ListedTool {
+export function listedOf(skill: ToolSummary): ListedTool {
   let listed = listedCache.get(skill);
   if (!listed) listedCache.set(skill, (listed = { skill, tool: toolOf(skill) }));
   return listed;
 }
 
-const renamedCache = new WeakMap<SkillSummary, Map<string, SkillSummary>>();
+const renamedCache = new WeakMap<ToolSummary, Map<string, ToolSummary>>();
 
 /**
  * A skill's summary under another name (a virtual server's alias), made once per summary and
  * name: the tool it is listed as keeps its identity while the skill is unchanged (`sameTools`).
  * @example renamedOf(summary, "pet").name // "pet"
  */
-export function renamedOf(skill: SkillSummary, name: string): SkillSummary {
+export function renamedOf(skill: ToolSummary, name: string): ToolSummary {
   let byName = renamedCache.get(skill);
-  if (!byName) renamedCache.set(skill, (byName = new Map<string, SkillSummary>()));
+  if (!byName) renamedCache.set(skill, (byName = new Map<string, ToolSummary>()));
   let renamed = byName.get(name);
   if (!renamed) byName.set(name, (renamed = { ...skill, name }));
   return renamed;
 }
 
-export function toolsOf(catalog: SkillSummary[]): Tools {
+export function toolsOf(catalog: ToolSummary[]): Tools {
   let tools = toolCache.get(catalog);
   if (!tools) {
     // Sorted by code unit, the order cursors compare in; `skills.call` (policy routing) is a tool too.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import { argumentsToParams, toolErrorOf, toolOf, toolResultOf, wrapInObject } from "./tools.js";
 
-const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): SkillSummary => ({
+const skill = (inputSchema: Record<string, unknown>, outputSchema: Record<string, unknown>): ToolSummary => ({
   name: "s",
   description: "d",
   tags: ["t"],

@@ -4,7 +4,7 @@
  * a skill with an array input (positional only) or a non-object output is wrapped in one
  * property, `params` or `result`, and unwrapped on the way through.
  */
-import type { SkillSummary } from "../gateway/chain/catalog.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import type { JsonRpcErrorObject, JsonRpcParams } from "../protocols/jsonrpc/index.js";
 import { type CallToolResult, LEGACY_UI_RESOURCE_KEY, type Tool } from "../protocols/mcp/index.js";
 
@@ -42,7 +42,7 @@ export function wrapInObject(schema: JsonSchema, key: string): JsonSchema {
  * declared them) and `idempotentHint` from `idempotent`.
  * @example toolOf(summary).annotations // { idempotentHint: true }
  */
-export function toolOf(skill: SkillSummary): Tool {
+export function toolOf(skill: ToolSummary): Tool {
   // A federated MCP tool's result passes through: its output schema is its structuredContent's, when it has one.
   const passThrough = skill.answers === "tool-result";
   const outputSchema =
@@ -73,7 +73,7 @@ export function toolOf(skill: SkillSummary): Tool {
  * argument of an array-input skill.
  * @example argumentsToParams(sumSkill, { params: [1, 2] }) // [1, 2]
  */
-export function argumentsToParams(skill: SkillSummary, args: Record<string, unknown> | undefined): JsonRpcParams {
+export function argumentsToParams(skill: ToolSummary, args: Record<string, unknown> | undefined): JsonRpcParams {
   if (isObjectSchema(skill.inputSchema)) return args ?? {};
   const positional = args?.[PARAMS_ARGUMENT];
   // Anything else goes to the skill as is, which answers it with its own "Invalid params".
@@ -85,7 +85,7 @@ export function argumentsToParams(skill: SkillSummary, args: Record<string, unkn
  * an object) and as text (a string result is the text itself).
  * @example toolResultOf(summary, "hello") // { content: [{ type: "text", text: "hello" }], structuredContent: { result: "hello" } }
  */
-export function toolResultOf(skill: SkillSummary, result: unknown): CallToolResult {
+export function toolResultOf(skill: ToolSummary, result: unknown): CallToolResult {
   // Checked block by block when it came in (src/federation/upstream/mcp-client.ts): passed on as the upstream answered it.
   if (skill.answers === "tool-result" && isPlainObject(result) && Array.isArray(result.content)) return result as CallToolResult;
   const structured = isObjectSchema(skill.outputSchema) && isPlainObject(result) ? result : { [RESULT_FIELD]: result };

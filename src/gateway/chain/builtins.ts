@@ -13,7 +13,7 @@ import { discoverIn } from "../../registry/deployments/discovery.js";
 import type { RegistryView } from "../../registry/deployments/snapshot.js";
 import { positionalMapper } from "../../skill/index.js";
 import type { Observed } from "../../registry/metrics/index.js";
-import { type SkillSummary, allowedOf, catalogFor, summarize } from "./catalog.js";
+import { type ToolSummary, allowedOf, catalogFor, summarize } from "./catalog.js";
 import { openRpcDocument } from "./openrpc.js";
 import { type Page, pageOf } from "../../protocols/paging/index.js";
 import type { GatewayRuntime } from "./runtime.js";
@@ -52,7 +52,7 @@ const JobListParams = z.object({
  * Summaries with what was observed of each skill (all its deployments together) beside what it
  * declares; the observed numbers are read at most every few seconds per isolate (src/registry/metrics).
  */
-async function withObserved(summaries: SkillSummary[], { view, runtime }: BuiltinContext): Promise<Array<SkillSummary & { observed?: Observed }>> {
+async function withObserved(summaries: ToolSummary[], { view, runtime }: BuiltinContext): Promise<Array<ToolSummary & { observed?: Observed }>> {
   const groups = Object.fromEntries(summaries.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
   const observed = await runtime.metrics.observed(groups).catch(() => undefined); // a store outage hides the numbers, not the list
   return summaries.map((s) => (observed?.[s.name] ? { ...s, observed: observed[s.name] } : s));
@@ -164,7 +164,7 @@ function listed<T extends { name: string }>(method: string, all: T[], { limit, c
 }
 
 /** `skills.list` and `skills.discover`: the summaries (with what was observed of them), as an array or a page. */
-async function skillsAnswer(listing: Listed<SkillSummary>, context: BuiltinContext) {
+async function skillsAnswer(listing: Listed<ToolSummary>, context: BuiltinContext) {
   const skills = await withObserved(listing.items, context);
   if (!listing.paged) return skills;
   return listing.nextCursor ? { skills, nextCursor: listing.nextCursor } : { skills };

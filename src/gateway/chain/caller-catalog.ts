@@ -13,7 +13,7 @@ import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../../polici
 import { matchUriTemplate } from "../../protocols/mcp/index.js";
 import { routedDeployment } from "../../registry/routing/index.js";
 import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
-import { type SkillSummary, catalogFor } from "./catalog.js";
+import { type ToolSummary, catalogFor } from "./catalog.js";
 import { callableEntry, manifestOf, registryView } from "./lookup.js";
 import {
   type Offered,
@@ -60,7 +60,7 @@ export class CallerCatalog {
   }
 
   /** The tools the caller may call, by their own names, in name order. */
-  async tools(): Promise<SkillSummary[]> {
+  async tools(): Promise<ToolSummary[]> {
     return catalogFor(await this.view(), this.scope.access);
   }
 

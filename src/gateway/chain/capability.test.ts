@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type CandidateNumbers, accepts, numbersOf, overLimit, rank } from "./capability.js";
-import type { SkillSummary } from "./catalog.js";
+import type { ToolSummary } from "./catalog.js";
 
 const n = (name: string, costPerCall?: number, successRate?: number, p95Ms?: number): CandidateNumbers => ({
   name,
@@ -33,7 +33,7 @@ describe("policy routing", () => {
   });
 
   it("uses observed numbers once a skill has been seen enough, declared ones before", () => {
-    const skill = { name: "s", cost: { currency: "USD", perCall: 0.002 }, reliability: { successRate: 0.999, p95Ms: 100 } } as SkillSummary;
+    const skill = { name: "s", cost: { currency: "USD", perCall: 0.002 }, reliability: { successRate: 0.999, p95Ms: 100 } } as ToolSummary;
     expect(numbersOf(skill, { calls: 5, errorRate: 0.5, p95Ms: 2_500, windowMs: 1 })).toMatchObject({ successRate: 0.999, p95Ms: 100, observed: false });
     expect(numbersOf(skill, { calls: 40, errorRate: 0.5, p95Ms: 2_500, windowMs: 1 })).toMatchObject({
       costPerCall: 0.002,

@@ -11,7 +11,7 @@ import { accepts as schemaAccepts } from "../../lib/json-schema/index.js";
 import { z } from "zod";
 import { ErrorCode, type JsonRpcParams, RpcError } from "../../protocols/jsonrpc/index.js";
 import type { Observed } from "../../registry/metrics/index.js";
-import type { SkillSummary } from "./catalog.js";
+import type { ToolSummary } from "./catalog.js";
 
 /** Calls a skill needs in the recent windows before its observed numbers replace its declared ones. */
 export const MIN_OBSERVED_CALLS = 20;
@@ -59,7 +59,7 @@ export function accepts(inputSchema: Record<string, unknown>, args: JsonRpcParam
 }
 
 /** A candidate's numbers: its observed ones once it has `MIN_OBSERVED_CALLS`, else what it declares. */
-export function numbersOf(skill: SkillSummary, observed: Observed | undefined): CandidateNumbers {
+export function numbersOf(skill: ToolSummary, observed: Observed | undefined): CandidateNumbers {
   const seen = !!observed && observed.calls >= MIN_OBSERVED_CALLS;
   return {
     name: skill.name,
@@ -159,7 +159,7 @@ export async function callInOrder(
  * `skills.call` as an MCP tool (listed beside the skills): its arguments are the built-in's params,
  * its result `{result, servedBy, why, skipped?}`.
  */
-export const CAPABILITY_TOOL: SkillSummary = {
+export const CAPABILITY_TOOL: ToolSummary = {
   name: "skills.call",
   description:
     "Call the best skill for a capability instead of a named tool: give a capability (tag or glob, as in the tools' _meta skillmesh/tags) or tags, " +

@@ -10,10 +10,11 @@ import { compareNames } from "../../registry/deployments/model.js";
 import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
 
 /**
- * A skill as listed to callers: what a model needs to pick and call it — not which versions
- * are deployed or how they are rolled out (the admin API tells operators).
+ * A tool as listed to callers (a skill Worker's, or an upstream's): what a model needs to pick and
+ * call it — not which versions are deployed or how they are rolled out (the admin API tells
+ * operators).
  */
-export interface SkillSummary {
+export interface ToolSummary {
   name: string;
   description: string;
   tags: string[];
@@ -46,7 +47,7 @@ export interface SkillSummary {
 }
 
 /** One summary per skill name, described by its stable (else newest) deployment, in name order. */
-export function summarize(deployments: Deployment[]): SkillSummary[] {
+export function summarize(deployments: Deployment[]): ToolSummary[] {
   const byName = new Map<string, Deployment[]>();
   for (const d of deployments) {
     const all = byName.get(d.name);
@@ -56,7 +57,7 @@ export function summarize(deployments: Deployment[]): SkillSummary[] {
   return [...byName.entries()].sort(([a], [b]) => compareNames(a, b)).map(([name, all]) => summaryOfDeployments(name, all));
 }
 
-function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
+function summaryOfDeployments(name: string, all: Deployment[]): ToolSummary {
   const main = all.find((d) => d.role === "stable") ?? all.find((d) => d.role !== "degraded") ?? all[0]!;
   return {
     name,
@@ -82,25 +83,25 @@ function summaryOfDeployments(name: string, all: Deployment[]): SkillSummary {
 }
 
 /** Summaries by entry: an entry is shared by every view until its skill changes, and so is its summary. */
-const summaries = new WeakMap<SkillEntry, SkillSummary>();
+const summaries = new WeakMap<SkillEntry, ToolSummary>();
 
 /** The summary of one live skill. */
-export function summaryOf(entry: SkillEntry): SkillSummary {
+export function summaryOf(entry: SkillEntry): ToolSummary {
   let summary = summaries.get(entry);
   if (!summary) summaries.set(entry, (summary = summaryOfDeployments(entry.name, entry.degraded ? [...entry.versions, entry.degraded] : entry.versions)));
   return summary;
 }
 
 // Keyed by the view's generation: rebuilt when a skill changed, not when only the revision moved.
-const catalogs = new WeakMap<object, SkillSummary[]>();
-const filtered = new WeakMap<object, Map<string, SkillSummary[]>>();
+const catalogs = new WeakMap<object, ToolSummary[]>();
+const filtered = new WeakMap<object, Map<string, ToolSummary[]>>();
 
 /**
  * Every skill of a registry view in name order, built once per change of the registry (and
  * then only the changed skills are summarized again).
  * @example catalogOf(await registryView(runtime, scope.trace)).map((s) => s.name)
  */
-export function catalogOf(view: RegistryView): SkillSummary[] {
+export function catalogOf(view: RegistryView): ToolSummary[] {
   let catalog = catalogs.get(view.generation);
   if (!catalog) {
     catalog = view.names.map((name) => summaryOf(view.skills.get(name)!));
@@ -113,10 +114,10 @@ export function catalogOf(view: RegistryView): SkillSummary[] {
  * The skills of a view that `access` allows, computed once per view and set of grants.
  * @example catalogFor(view, scope.access)
  */
-export function catalogFor(view: RegistryView, access: Access): SkillSummary[] {
+export function catalogFor(view: RegistryView, access: Access): ToolSummary[] {
   if (access.unrestricted) return catalogOf(view);
   let byGrants = filtered.get(view.generation);
-  if (!byGrants) filtered.set(view.generation, (byGrants = new Map<string, SkillSummary[]>()));
+  if (!byGrants) filtered.set(view.generation, (byGrants = new Map<string, ToolSummary[]>()));
   let catalog = byGrants.get(access.signature);
   if (!catalog) {
     catalog = allowedOf(catalogOf(view), access);
@@ -131,6 +132,6 @@ export function catalogFor(view: RegistryView, access: Access): SkillSummary[] {
 export const GRANT_CATALOGS_KEPT = 256;
 
 /** The summaries `access` allows. */
-export function allowedOf(summaries: SkillSummary[], access: Access): SkillSummary[] {
+export function allowedOf(summaries: ToolSummary[], access: Access): ToolSummary[] {
   return access.unrestricted ? summaries : summaries.filter((s) => mayCall(access, s));
 }

@@ -22,7 +22,7 @@ import { appUriOf, selects, upstreamTag } from "../../federation/upstream/defini
 import type { UpstreamRecord, UpstreamPackage } from "../../federation/upstream/model.js";
 import { servedPackageUriOf } from "../../federation/upstream/packages.js";
 import type { PackageEntry } from "../../registry/packages/index.js";
-import type { SkillSummary } from "./catalog.js";
+import type { ToolSummary } from "./catalog.js";
 import type { Pin } from "./operation.js";
 
 /** Who answers an offering: a skill (its routed version), or one version of an MCP upstream. */
@@ -72,16 +72,16 @@ export interface ListedOfferings {
   skills: OfferedSkill[];
 }
 
-const skillOfferings = new WeakMap<SkillSummary[], Offerings>();
+const skillOfferings = new WeakMap<ToolSummary[], Offerings>();
 
 /**
  * What the skills of a caller's catalog declare, built once per catalog.
  * @example skillOfferingsOf(catalogFor(view, scope.access)).prompts.map((p) => p.listed.name) // ["modbus.decode.explain-frame"]
  */
-export function skillOfferingsOf(catalog: SkillSummary[]): Offerings {
+export function skillOfferingsOf(catalog: ToolSummary[]): Offerings {
   let found = skillOfferings.get(catalog);
   if (!found) {
-    const owner = (skill: SkillSummary): OfferingOwner => ({ kind: "skill", skill: skill.name });
+    const owner = (skill: ToolSummary): OfferingOwner => ({ kind: "skill", skill: skill.name });
     found = {
       resources: catalog.flatMap((s) => (s.resources ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       resourceTemplates: catalog.flatMap((s) => (s.resourceTemplates ?? []).map((listed) => ({ listed, owner: owner(s) }))),

@@ -1,5 +1,5 @@
 /** `rpc.discover`: an OpenRPC 1.2.6 document of every skill the gateway serves. */
-import type { SkillSummary } from "./catalog.js";
+import type { ToolSummary } from "./catalog.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ function contentDescriptorsOf(input: JsonSchema): { paramStructure: "either" | "
  * from the output schema.
  * @example openRpcDocument(catalogOf(view)).methods.map((m) => m.name)
  */
-export function openRpcDocument(skills: SkillSummary[]): Record<string, unknown> {
+export function openRpcDocument(skills: ToolSummary[]): Record<string, unknown> {
   return {
     openrpc: "1.2.6",
     info: {

@@ -9,7 +9,7 @@
 import { type CatalogEntry, type CatalogHit, CatalogIndex, signatureOf } from "../../lib/catalog-search/index.js";
 import { CAPABILITY_TOOL } from "./capability.js";
 import type { CallerCatalog } from "./caller-catalog.js";
-import type { SkillSummary } from "./catalog.js";
+import type { ToolSummary } from "./catalog.js";
 import { Kept } from "../../lib/kept/index.js";
 import type { PackageCatalog } from "./packages.js";
 import { type ListedOfferings, listedOf } from "./offerings.js";
@@ -18,7 +18,7 @@ import type { CatalogQuery } from "./operation.js";
 export type { CatalogQuery } from "./operation.js";
 
 /** A tool's search entry. */
-export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({
+export const toolEntryOf = (skill: ToolSummary): CatalogEntry => ({
   kind: "tool",
   name: skill.name,
   description: skill.description,
@@ -28,11 +28,11 @@ export const toolEntryOf = (skill: SkillSummary): CatalogEntry => ({
 
 /** Search indexes kept per isolate: one per catalog of tools (a registry generation's, for one set of grants) and per package view. */
 export const SEARCH_INDEXES_KEPT = 16;
-const toolIndexes = new Kept<SkillSummary[], CatalogIndex>(SEARCH_INDEXES_KEPT);
+const toolIndexes = new Kept<ToolSummary[], CatalogIndex>(SEARCH_INDEXES_KEPT);
 const packageIndexes = new Kept<string, CatalogIndex>(SEARCH_INDEXES_KEPT);
 
 /** The index of every tool of a catalog (and `skills.call`), built once per catalog (a catalog is rebuilt only when the registry changes). */
-export function toolIndexOf(catalog: SkillSummary[]): CatalogIndex {
+export function toolIndexOf(catalog: ToolSummary[]): CatalogIndex {
   return toolIndexes.get(catalog, () => new CatalogIndex([...catalog, CAPABILITY_TOOL].map(toolEntryOf)));
 }
 
