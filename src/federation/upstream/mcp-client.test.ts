@@ -15,7 +15,7 @@ const target = () => ({
 
 /** The upstream as one function of each request's JSON-RPC message and headers (a stand-in for fetch). */
 function upstream(answer: (message: { method: string; params: Record<string, unknown>; id?: number }, headers: Headers) => Response) {
-  const seen: Array<{ message: { method: string; params: Record<string, unknown> }; headers: Headers; redirect?: RequestRedirect }> = [];
+  const seen: Array<{ message: { method: string; params: Record<string, unknown> }; headers: Headers; redirect?: RequestInit["redirect"] }> = [];
   vi.stubGlobal("fetch", async (_url: string, init: RequestInit) => {
     const message = JSON.parse(String(init.body)) as { method: string; params: Record<string, unknown>; id?: number };
     const headers = new Headers(init.headers);

@@ -98,16 +98,8 @@ export const read: Handler<OperationCall> = async (call) => {
       case "upstream": {
         answeredBy = `upstream:${target.upstream}@${target.version}`;
         const asked = askedOf(operation, target.name, target.template);
-        const { caller, traceparent } = call.scope.context;
         const round = operation.kind === "prompt" || operation.kind === "resource" ? operation.inputRound : undefined;
-        const answer = await call.runtime.upstreams.calls.ask(target, {
-          ...asked,
-          caller,
-          ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
-          ...(traceparent ? { traceparent } : {}),
-          signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
-          ...(round ? { inputRound: round } : {}),
-        });
+        const answer = await call.runtime.upstreams.calls.ask(target, { ...asked, ...askedAs(call), ...(round ? { inputRound: round } : {}) });
         // An upstream asking its caller for input (SEP-2322), checked where it came in.
         if (isInputRequired(answer)) return { ok: true, result: answer, deployment: answeredBy };
         return { ok: true, result: checked(operation, target, renamedContents(answer, asked.params.uri, operation), answeredBy), deployment: answeredBy };
@@ -116,8 +108,7 @@ export const read: Handler<OperationCall> = async (call) => {
         throw new RpcError(ErrorCode.InternalError);
     }
   } catch (error) {
-    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
-    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+    return failedWith(error, operation.method, answeredBy);
   }
 };
 
@@ -159,16 +150,8 @@ export const complete: Handler<OperationCall> = async (call) => {
   const ref =
     operation.ref.type === "ref/prompt" ? { type: "ref/prompt", name: target.name } : { type: "ref/resource", uri: target.template ?? operation.ref.uri };
   const params = { ref, argument: operation.argument, ...(operation.given ? { context: { arguments: operation.given } } : {}) };
-  const { caller, traceparent } = call.scope.context;
   try {
-    const answer = await call.runtime.upstreams.calls.ask(target, {
-      method: "completion/complete",
-      params,
-      caller,
-      ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
-      ...(traceparent ? { traceparent } : {}),
-      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
-    });
+    const answer = await call.runtime.upstreams.calls.ask(target, { method: "completion/complete", params, ...askedAs(call) });
     const completed = CompleteResultSchema.safeParse(answer);
     if (!completed.success)
       throw new RpcError(ErrorCode.SkillUnavailable, `${answeredBy} answered completion/complete with something that is not a completion`);
@@ -176,8 +159,7 @@ export const complete: Handler<OperationCall> = async (call) => {
   } catch (error) {
     if (error instanceof RpcError && (error.data as { upstreamCode?: number } | undefined)?.upstreamCode === ErrorCode.MethodNotFound)
       return { ok: true, result: NO_COMPLETION, deployment: answeredBy };
-    if (!(error instanceof RpcError)) console.error(`[gateway] completion/complete failed unexpectedly, answered as -32603:`, error);
-    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+    return failedWith(error, "completion/complete", answeredBy);
   }
 };
 
@@ -191,15 +173,11 @@ export const upstreamTask: Handler<OperationCall> = async (call) => {
   const { target, operation } = call;
   if (operation.kind !== "task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
-  const { caller, traceparent } = call.scope.context;
   try {
     const task = (await call.runtime.upstreams.calls.ask(target, {
       method: operation.method,
       params: { taskId: target.name, ...(operation.inputResponses ? { inputResponses: operation.inputResponses } : {}) },
-      caller,
-      ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
-      ...(traceparent ? { traceparent } : {}),
-      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+      ...askedAs(call),
     })) as UpstreamTask | undefined;
     if (task && (task.status === "completed" || task.status === "failed" || task.status === "cancelled")) {
       // What the job keeps is what the caller may get: passed through the content path first, and answered as kept.
@@ -212,8 +190,7 @@ export const upstreamTask: Handler<OperationCall> = async (call) => {
     }
     return { ok: true, result: task ?? {}, deployment: answeredBy };
   } catch (error) {
-    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
-    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+    return failedWith(error, operation.method, answeredBy);
   }
 };
 
@@ -223,15 +200,10 @@ export const agentTask: Handler<OperationCall> = async (call) => {
   if (operation.kind !== "agent-task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
   const answeredBy = `upstream:${target.upstream}@${target.version}`;
   try {
-    const task = await call.runtime.upstreams.calls.askAgent(target, operation.method, target.name, {
-      caller: call.scope.context.caller,
-      subjectToken: call.scope.subjectToken,
-      signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
-    });
+    const task = await call.runtime.upstreams.calls.askAgent(target, operation.method, target.name, askedAs(call));
     return { ok: true, result: task, deployment: answeredBy };
   } catch (error) {
-    if (!(error instanceof RpcError)) console.error(`[gateway] ${operation.method} failed unexpectedly, answered as -32603:`, error);
-    return failed(error instanceof RpcError ? error.toJSON() : new RpcError(ErrorCode.InternalError).toJSON(), answeredBy);
+    return failedWith(error, operation.method, answeredBy);
   }
 };
 
@@ -247,6 +219,30 @@ const UPSTREAM_TASK_FAILED = { code: ErrorCode.SkillUnavailable, message: "The u
 
 /** A failure's outcome, with who answered it. */
 const failed = (error: JsonRpcErrorObject, deployment: string | undefined): Outcome => ({ ok: false, error, ...(deployment ? { deployment } : {}) });
+
+/**
+ * What a thrown error answers, with who answered: an `RpcError` as it is; anything else -32603,
+ * logged (never a stack trace to the caller).
+ */
+function failedWith(error: unknown, method: string, deployment: string | undefined): Outcome {
+  if (error instanceof RpcError) return failed(error.toJSON(), deployment);
+  console.error(`[gateway] ${method} failed unexpectedly, answered as -32603:`, error);
+  return failed(new RpcError(ErrorCode.InternalError).toJSON(), deployment);
+}
+
+/**
+ * Who asks an upstream, and for how long: the caller (its credential picks the upstream's), its
+ * OAuth token for a `token-exchange` upstream, its trace, within `UPSTREAM_ASK_MS`.
+ */
+function askedAs(call: OperationCall): { caller: string; subjectToken?: string; traceparent?: string; signal: AbortSignal } {
+  const { caller, traceparent } = call.scope.context;
+  return {
+    caller,
+    ...(call.scope.subjectToken ? { subjectToken: call.scope.subjectToken } : {}),
+    ...(traceparent ? { traceparent } : {}),
+    signal: AbortSignal.timeout(UPSTREAM_ASK_MS),
+  };
+}
 
 /** The search of the compact catalog, over the caller's catalog. */
 export const search: Handler<OperationCall> = async (call) => {
