@@ -183,7 +183,8 @@ export async function readUpstreamResource(
   round?: InputRound,
   budget?: ReadBudget,
 ): Promise<ReadResourceResult | InputRequiredResult> {
-  const raw = await exchangeAsking(target, "resources/read", { uri }, era, era.stateless ? { "mcp-name": headerValueFor(uri) } : {}, round, {}, budget);
+  const headers: Record<string, string> = era.stateless ? { "mcp-name": headerValueFor(uri) } : {};
+  const raw = await exchangeAsking(target, era, { method: "resources/read", params: { uri }, headers, inputRound: round, budget });
   if (isInputRequired(raw)) return raw;
   const result = ReadResourceResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
@@ -201,7 +202,8 @@ export async function getUpstreamPrompt(
   args: Record<string, string>,
   round?: InputRound,
 ): Promise<GetPromptResult | InputRequiredResult> {
-  const raw = await exchangeAsking(target, "prompts/get", { name, arguments: args }, era, era.stateless ? { "mcp-name": headerValueFor(name) } : {}, round);
+  const headers: Record<string, string> = era.stateless ? { "mcp-name": headerValueFor(name) } : {};
+  const raw = await exchangeAsking(target, era, { method: "prompts/get", params: { name, arguments: args }, headers, inputRound: round });
   if (isInputRequired(raw)) return raw;
   const result = GetPromptResultSchema.safeParse(raw);
   if (!result.success) throw unavailable(target, "answered prompts/get with something that is not a prompt");
@@ -249,11 +251,8 @@ export async function callTool(
   const params: Record<string, unknown> = { name: tool, arguments: args };
   if (options.onProgress) params._meta = { progressToken: `p${++progressTokens}` };
   const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
-  const raw = await exchangeAsking(target, "tools/call", params, era, headers, options.inputRound, {
-    onProgress: options.onProgress,
-    onLog: options.onLog,
-    logLevel: options.logLevel,
-  });
+  const streaming = { onProgress: options.onProgress, onLog: options.onLog, logLevel: options.logLevel };
+  const raw = await exchangeAsking(target, era, { method: "tools/call", params, headers, inputRound: options.inputRound, streaming });
   if (isInputRequired(raw)) return raw;
   if (era.stateless && options.inputRound?.tasks && (raw as { resultType?: unknown } | undefined)?.resultType === "task") {
     const started = TaskStartedSchema.safeParse(raw);
@@ -293,16 +292,8 @@ export async function askTask(
  * answers and the echoed state); such an answer comes back checked (`inputRequiredOf`), anything
  * else raw for its method to check.
  */
-async function exchangeAsking(
-  target: McpTarget,
-  method: string,
-  params: Record<string, unknown>,
-  era: McpEra,
-  headers: Record<string, string>,
-  inputRound: InputRound | undefined,
-  streaming: Pick<ExchangeOptions, "onProgress" | "onLog" | "logLevel"> = {},
-  budget?: ReadBudget,
-): Promise<unknown> {
+async function exchangeAsking(target: McpTarget, era: McpEra, request: AskingRequest): Promise<unknown> {
+  const { method, params, headers = {}, inputRound, streaming = {}, budget } = request;
   const round = era.stateless ? inputRound : undefined;
   const sent = {
     ...params,
@@ -313,6 +304,19 @@ async function exchangeAsking(
   const raw = (await exchange(target, method, sent, era, { ...streaming, headers, capabilities, ...(budget ? { budget } : {}) })) as
     { resultType?: unknown } | undefined;
   return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
+}
+
+/** One request that an upstream may answer with questions for the caller (2026-07-28, SEP-2322). */
+interface AskingRequest {
+  method: string;
+  params: Record<string, unknown>;
+  /** Headers of its own (2026-07-28: `Mcp-Name`, the mirrored `Mcp-Param-*`). */
+  headers?: Record<string, string>;
+  /** The caller's part of the round trip: what it can answer, its answers, the echoed state. */
+  inputRound?: InputRound | undefined;
+  streaming?: Pick<ExchangeOptions, "onProgress" | "onLog" | "logLevel">;
+  /** What is left of a listing's bytes, when the request is part of one. */
+  budget?: ReadBudget | undefined;
 }
 
 /**
