@@ -39,6 +39,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts that run before anything is installed or built (npm's install and test hooks).
+    files: ["scripts/setup/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+  },
+  {
     // Tests read JSON answers whose shape the assertions check: `any` is how they read them.
     files: ["test/**", "**/*.test.ts", "scripts/bench/**"],
     rules: {
