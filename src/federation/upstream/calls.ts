@@ -52,12 +52,11 @@ export class UpstreamCalls implements UpstreamCaller {
     if (!record)
       throw new RpcError(ErrorCode.SkillUnavailable, `${request.skill}: its upstream ${endpoint.name} is no longer registered`, { retryAfterMs: 5_000 });
     const credential = await this.#credential(record, request);
-    const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
     return kindOf(endpoint.kind).call({
       endpoint,
       request,
       args: (params ?? {}) as Record<string, unknown>,
-      credential: { ...credential, headers },
+      credential,
       urlRefusal: this.settings.urlRefusal,
       conversations: this.conversations,
     });
@@ -74,9 +73,8 @@ export class UpstreamCalls implements UpstreamCaller {
     const current = record?.versions[version];
     if (!record || !current?.era) throw new RpcError(ErrorCode.SkillUnavailable, `Upstream ${name} is no longer registered`, { retryAfterMs: 5_000 });
     const { caller, signal, params } = request;
-    const credential = await this.#credential(record, { version, caller, signal, subjectToken: request.subjectToken });
-    const headers = { ...credential.headers, ...(request.traceparent ? { traceparent: request.traceparent } : {}) };
-    const mcp = mcpTarget(current.url, `Upstream ${name}`, { ...credential, headers }, caller, signal);
+    const credential = await this.#credential(record, { ...request, version });
+    const mcp = mcpTarget(current.url, `Upstream ${name}`, credential, caller, signal);
     const round = request.inputRound;
     if (request.method === "tasks/get" || request.method === "tasks/update" || request.method === "tasks/cancel") {
       // Only a 2026-07-28 server answers a call with a task (SEP-2663); a version that is not one now has none.
@@ -86,16 +84,6 @@ export class UpstreamCalls implements UpstreamCaller {
     if (request.method === "resources/read") return readUpstreamResource(mcp, current.era, String(params.uri), round);
     if (request.method === "completion/complete") return completeAtUpstream(mcp, current.era, params);
     return getUpstreamPrompt(mcp, current.era, String(params.name), (params.arguments ?? {}) as Record<string, string>, round);
-  }
-
-  /** Who started an agent's context (its first task or message); undefined when the gateway handed it to no one (or forgot). */
-  agentContext(name: string, contextId: string): Promise<{ caller: string } | undefined> {
-    return this.conversations.context(name, contextId);
-  }
-
-  /** Whose an agent's task is, and which version and tool ran it; undefined when the gateway started no such task (or forgot it). */
-  agentTask(name: string, taskId: string): ReturnType<AgentConversations["task"]> {
-    return this.conversations.task(name, taskId);
   }
 
   /**
@@ -117,11 +105,20 @@ export class UpstreamCalls implements UpstreamCaller {
     return askAgentTask({ url: current.url, label: `Upstream ${target.upstream}`, headers: credential.headers, signal }, method, taskId);
   }
 
-  /** The credential of one version for one caller. */
-  #credential(
+  /** The credential of one version for one caller, with the call's trace header when it has one. */
+  async #credential(
     record: UpstreamRecord,
-    { version, caller, signal, subjectToken }: { version: string | undefined; caller: string; signal?: AbortSignal; subjectToken?: string | undefined },
+    request: { version: string | undefined; caller: string; signal?: AbortSignal; subjectToken?: string | undefined; traceparent?: string | undefined },
   ): Promise<CallCredential> {
-    return credentialFor(this.store, { secret: this.settings.upstreamKey, upstream: record.name, auth: authOf(record, version), caller, signal, subjectToken });
+    const { version, caller, signal, subjectToken, traceparent } = request;
+    const credential = await credentialFor(this.store, {
+      secret: this.settings.upstreamKey,
+      upstream: record.name,
+      auth: authOf(record, version),
+      caller,
+      signal,
+      subjectToken,
+    });
+    return traceparent ? { ...credential, headers: { ...credential.headers, traceparent } } : credential;
   }
 }

@@ -200,7 +200,7 @@ export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
   "agent-task": {
     // A task one of this caller's calls started, while it may still call the skill that started it.
     resolve: async (op, catalog) => {
-      const task = await catalog.runtime.upstreams.calls.agentTask(op.agent, op.taskId);
+      const task = await catalog.runtime.upstreams.conversations.task(op.agent, op.taskId);
       if (!task || task.caller !== catalog.scope.context.caller || !(await catalog.tool(task.tool))) return undefined;
       return { owner: "upstream", upstream: op.agent, version: task.version, name: op.taskId };
     },

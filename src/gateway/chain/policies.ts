@@ -156,10 +156,10 @@ export const conversations: Policy = async (call, next) => {
   const caller = scope.context.caller;
   const mayStillCall = async (tool: string) => tool === call.entry.name || !!(await callableEntry(runtime, scope, tool, call.trace)).entry;
   for (const taskId of taskIds) {
-    const task = await runtime.upstreams.calls.agentTask(agent, taskId);
+    const task = await runtime.upstreams.conversations.task(agent, taskId);
     if (!task || task.caller !== caller || !(await mayStillCall(task.tool))) return taskNotFound(taskId);
   }
-  const context = contextId === undefined ? undefined : await runtime.upstreams.calls.agentContext(agent, contextId);
+  const context = contextId === undefined ? undefined : await runtime.upstreams.conversations.context(agent, contextId);
   if (context && context.caller !== caller) return taskNotFound(contextId!);
   return next(call);
 };
