@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually } from "./support/fixtures.js";
 import { type Peer, startHostileAgent } from "./support/hostile.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let agent: Peer & { messages: any[] };
@@ -30,27 +31,11 @@ async function a2a(caller: string, method: string, params: unknown) {
   });
   return (await response.json()) as { result?: any; error?: { code: number; message: string } };
 }
-async function rpc(caller: string, params: Record<string, unknown>) {
-  const response = await fetch(`${mesh.gatewayUrl}/rpc`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${caller}` },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chat.chat", params }),
-  });
-  return (await response.json()) as { result?: any; error?: { code: number; message: string } };
-}
-async function mcpCall(caller: string, args: Record<string, unknown>) {
-  const response = await fetch(`${mesh.gatewayUrl}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-      authorization: `Bearer ${caller}`,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "chat.chat", arguments: args } }),
-  });
-  return (await response.json()) as { result?: any; error?: { code: number; message: string } };
-}
+/** A caller's call of the agent's tool on /rpc, and as an MCP tools/call (2025-11-25). */
+type Answer = { result?: any; error?: { code: number; message: string } };
+const rpc = async (caller: string, params: Record<string, unknown>) => (await wireOf(mesh.gatewayUrl).rpc("chat.chat", params, { key: caller })).json as Answer;
+const mcpCall = async (caller: string, args: Record<string, unknown>) =>
+  (await wireOf(mesh.gatewayUrl).mcp2025("tools/call", { name: "chat.chat", arguments: args }, { key: caller })).json as Answer;
 const say = (text: string, extra: Record<string, unknown> = {}) => ({
   message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], metadata: { skillId: "chat" }, ...extra },
 });

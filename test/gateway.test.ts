@@ -10,11 +10,11 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, SHIPPED_SKILLS, SPEC_FIXTURES, admin, eventually, fixture, post, rawRequest } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let rpc: string;
-const call = (method: string, params?: unknown, headers: Record<string, string> = {}) =>
-  post(rpc, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, headers);
+const call = (method: string, params?: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { headers });
 
 beforeAll(async () => {
   mesh = await startMesh({

@@ -11,12 +11,12 @@ import { registerSynthetic } from "../scripts/mesh/synthetic.js";
 import { MAX_LISTED } from "../src/gateway/chain/builtins.js";
 import { MAX_BATCH_ANSWER_CHARS } from "../src/protocols/jsonrpc/http.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const SYNTHETIC = 1_050;
 let mesh: Mesh;
 let everyName: string[];
-const call = async (method: string, params?: unknown) =>
-  (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 })).json;
+const call = async (method: string, params?: unknown) => (await wireOf(mesh.gatewayUrl).rpc(method, params)).json;
 
 beforeAll(async () => {
   mesh = await startMesh({ skills: [fixture("subtract")], adminToken: ADMIN_TOKEN });
