@@ -183,12 +183,8 @@ export async function readUpstreamResource(
   round?: InputRound,
   budget?: ReadBudget,
 ): Promise<ReadResourceResult | InputRequiredResult> {
-  const headers: Record<string, string> = era.stateless ? { "mcp-name": headerValueFor(uri) } : {};
-  const raw = await exchangeAsking(target, era, { method: "resources/read", params: { uri }, headers, inputRound: round, budget });
-  if (isInputRequired(raw)) return raw;
-  const result = ReadResourceResultSchema.safeParse(raw);
-  if (!result.success) throw unavailable(target, "answered resources/read with something that is not resource contents");
-  return result.data;
+  const raw = await exchangeAsking(target, era, { method: "resources/read", params: { uri }, name: uri, inputRound: round, budget });
+  return isInputRequired(raw) ? raw : checked(target, raw, ReadResourceResultSchema, "answered resources/read with something that is not resource contents");
 }
 
 /**
@@ -202,12 +198,8 @@ export async function getUpstreamPrompt(
   args: Record<string, string>,
   round?: InputRound,
 ): Promise<GetPromptResult | InputRequiredResult> {
-  const headers: Record<string, string> = era.stateless ? { "mcp-name": headerValueFor(name) } : {};
-  const raw = await exchangeAsking(target, era, { method: "prompts/get", params: { name, arguments: args }, headers, inputRound: round });
-  if (isInputRequired(raw)) return raw;
-  const result = GetPromptResultSchema.safeParse(raw);
-  if (!result.success) throw unavailable(target, "answered prompts/get with something that is not a prompt");
-  return result.data;
+  const raw = await exchangeAsking(target, era, { method: "prompts/get", params: { name, arguments: args }, name, inputRound: round });
+  return isInputRequired(raw) ? raw : checked(target, raw, GetPromptResultSchema, "answered prompts/get with something that is not a prompt");
 }
 
 /**
@@ -250,18 +242,13 @@ export async function callTool(
 ): Promise<UpstreamToolResult | InputRequiredResult | TaskStarted> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
   if (options.onProgress) params._meta = { progressToken: `p${++progressTokens}` };
-  const headers = era.stateless ? { "mcp-name": headerValueFor(tool), ...(options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {}) } : {};
+  const headers = options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {};
   const streaming = { onProgress: options.onProgress, onLog: options.onLog, logLevel: options.logLevel };
-  const raw = await exchangeAsking(target, era, { method: "tools/call", params, headers, inputRound: options.inputRound, streaming });
+  const raw = await exchangeAsking(target, era, { method: "tools/call", params, name: tool, headers, inputRound: options.inputRound, streaming });
   if (isInputRequired(raw)) return raw;
-  if (era.stateless && options.inputRound?.tasks && (raw as { resultType?: unknown } | undefined)?.resultType === "task") {
-    const started = TaskStartedSchema.safeParse(raw);
-    if (!started.success) throw unavailable(target, "answered tools/call with a task that has no usable taskId");
-    return started.data;
-  }
-  const result = UpstreamToolResultSchema.safeParse(raw);
-  if (!result.success) throw unavailable(target, "answered tools/call with something that is not a tool result");
-  return result.data;
+  if (era.stateless && options.inputRound?.tasks && (raw as { resultType?: unknown } | undefined)?.resultType === "task")
+    return checked(target, raw, TaskStartedSchema, "answered tools/call with a task that has no usable taskId");
+  return checked(target, raw, UpstreamToolResultSchema, "answered tools/call with something that is not a tool result");
 }
 
 /**
@@ -293,7 +280,9 @@ export async function askTask(
  * else raw for its method to check.
  */
 async function exchangeAsking(target: McpTarget, era: McpEra, request: AskingRequest): Promise<unknown> {
-  const { method, params, headers = {}, inputRound, streaming = {}, budget } = request;
+  const { method, params, name, inputRound, streaming = {}, budget } = request;
+  // 2026-07-28 only: what the request is about (`Mcp-Name`), and the headers of its own.
+  const headers = era.stateless ? { ...(name !== undefined ? { "mcp-name": headerValueFor(name) } : {}), ...request.headers } : {};
   const round = era.stateless ? inputRound : undefined;
   const sent = {
     ...params,
@@ -306,11 +295,20 @@ async function exchangeAsking(target: McpTarget, era: McpEra, request: AskingReq
   return raw?.resultType === "input_required" ? inputRequiredOf(target, raw, round) : raw;
 }
 
+/** An answer parsed with `schema`, or -32001 saying what the upstream answered instead. */
+function checked<T>(target: McpTarget, raw: unknown, schema: z.ZodType<T>, what: string): T {
+  const result = schema.safeParse(raw);
+  if (!result.success) throw unavailable(target, what);
+  return result.data;
+}
+
 /** One request that an upstream may answer with questions for the caller (2026-07-28, SEP-2322). */
 interface AskingRequest {
   method: string;
   params: Record<string, unknown>;
-  /** Headers of its own (2026-07-28: `Mcp-Name`, the mirrored `Mcp-Param-*`). */
+  /** What it is about, for the 2026-07-28 `Mcp-Name` header: a tool's or prompt's name, a resource's URI. */
+  name?: string;
+  /** 2026-07-28 headers of its own (a tool call's mirrored `Mcp-Param-*`). */
   headers?: Record<string, string>;
   /** The caller's part of the round trip: what it can answer, its answers, the echoed state. */
   inputRound?: InputRound | undefined;
