@@ -39,7 +39,7 @@ async function stateOf(server: ListeningServer, list: Watched): Promise<unknown>
   // Skills' and upstreams' resources and templates, upstreams' Agent Skills (by their SKILL.md and
   // digests), and every Agent Skills package at the version this caller is served.
   const packages = (await catalog.packages()).all().map((p) => `${p.name}@${p.version}`);
-  return JSON.stringify([offerings.resources, offerings.resourceTemplates, offerings.skills.map((s) => s.entry), packages]);
+  return JSON.stringify([offerings.resources, offerings.resourceTemplates, offerings.packages.map((s) => s.entry), packages]);
 }
 
 const unchanged = (list: Watched, before: unknown, now: unknown) => (list === "toolsListChanged" ? sameTools(before as Tool[], now as Tool[]) : before === now);

@@ -71,7 +71,7 @@ export const METHODS = {
     const catalog = backend.catalog();
     const { items, nextCursor } = (await catalog.packages()).page(pageSize, cursor);
     // Federated upstreams' skills come first, all of them, on the first page.
-    const federated = cursor === undefined ? (await catalog.offerings()).skills.map((s) => s.entry) : [];
+    const federated = cursor === undefined ? (await catalog.offerings()).packages.map((s) => s.entry) : [];
     return {
       skills: [...federated, ...items.map((p) => p.entry)].map(({ uri, frontmatter, resources }) => ({ uri, frontmatter, resources })),
       ...(nextCursor ? { nextCursor } : {}),
@@ -84,7 +84,7 @@ export const METHODS = {
     // A package's (skill://<name>/SKILL.md), else a federated upstream's (skill://<upstream>/<skill-path>/SKILL.md).
     const entry =
       (named?.path === SKILL_FILE ? (await catalog.packages()).find(named.name)?.entry : undefined) ??
-      (named ? (await catalog.offerings()).skills.find((s) => s.entry.uri === uri)?.entry : undefined);
+      (named ? (await catalog.offerings()).packages.find((s) => s.entry.uri === uri)?.entry : undefined);
     if (!entry)
       throw new RpcError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}; skills/list lists them (a skill's URI ends in /${SKILL_FILE})`);
     return { skill: { uri: entry.uri, frontmatter: entry.frontmatter, resources: entry.resources }, ...caching };
@@ -95,7 +95,7 @@ export const METHODS = {
     // The skills' and upstreams' own resources, and the upstreams' Agent Skills, come first, all of them, on the first page.
     const offerings = cursor === undefined ? await catalog.offerings() : undefined;
     const declared = offerings?.resources ?? [];
-    const skills = [...(offerings?.skills ?? []), ...items];
+    const skills = [...(offerings?.packages ?? []), ...items];
     return {
       resources: [...declared, ...skills.map((p) => ({ uri: p.entry.uri, name: p.name, description: p.description, mimeType: "text/markdown" }))],
       ...(nextCursor ? { nextCursor } : {}),

@@ -33,7 +33,7 @@ export const openapiKind: UpstreamKind<Extract<UpstreamEndpoint, { kind: "openap
     if (refusal) throw new UpstreamError(400, `Invalid upstream: ${refusal}`);
     const operations = operationsOf(parsed, source);
     skipped.push(...operations.skipped);
-    for (const op of operations.skills)
+    for (const op of operations.tools)
       definitions.push(await definitionOf(op.tool, op.manifest, { upstream: { kind: "openapi", name: record.name, url, operation: op.operation } }));
     return { url, era: undefined, definitions, skipped };
   },

@@ -1,5 +1,5 @@
 /**
- * OpenAPI services as skills: a document (3.0 or 3.1, JSON or YAML) read with Scalar's parser
+ * OpenAPI services as tools: a document (3.0 or 3.1, JSON or YAML) read with Scalar's parser
  * (`@scalar/openapi-parser`: upgraded to 3.1, references resolved), each selected operation made
  * a manifest — its input schema built from its parameters and JSON body, its output schema its
  * success response's — and one call of an operation made an HTTP request whose status becomes
@@ -50,8 +50,8 @@ export function serverUrlOf(document: Json): string | undefined {
   return typeof url === "string" && /^https?:\/\//.test(url) ? url : undefined;
 }
 
-/** One operation of a document as a skill: its upstream tool name, manifest and how to call it. */
-export interface OperationSkill {
+/** One operation of a document as a tool: its upstream tool name, manifest and how to call it. */
+export interface OperationTool {
   tool: string;
   manifest: SkillManifest;
   operation: Operation;
@@ -59,11 +59,11 @@ export interface OperationSkill {
 
 /**
  * The document's operations that the selection keeps (by operationId or `method_path` globs and
- * OpenAPI tags), each as a skill; the others are `skipped` with why.
- * @example const { skills } = operationsOf(parseDocument(yaml), source)
+ * OpenAPI tags), each as a tool; the others are `skipped` with why.
+ * @example const { tools } = operationsOf(parseDocument(yaml), source)
  */
-export function operationsOf(document: Json, source: ToolSource & { operationTags?: string[] }): { skills: OperationSkill[]; skipped: Skipped[] } {
-  const skills: OperationSkill[] = [];
+export function operationsOf(document: Json, source: ToolSource & { operationTags?: string[] }): { tools: OperationTool[]; skipped: Skipped[] } {
+  const tools: OperationTool[] = [];
   const skipped: Skipped[] = [];
   for (const [path, item] of Object.entries((document.paths as Record<string, Json> | undefined) ?? {})) {
     if (typeof item !== "object" || item === null) continue;
@@ -79,7 +79,7 @@ export function operationsOf(document: Json, source: ToolSource & { operationTag
         skipped.push({ tool, reason: refusal });
         continue;
       }
-      let made: OperationSkill | { refused: string };
+      let made: OperationTool | { refused: string };
       try {
         made = operationSkillOf(source, tool, method, path, op, [...((item.parameters as Json[] | undefined) ?? [])]);
       } catch (error) {
@@ -87,10 +87,10 @@ export function operationsOf(document: Json, source: ToolSource & { operationTag
         made = { refused: error.message };
       }
       if ("refused" in made) skipped.push({ tool, reason: made.refused });
-      else skills.push(made);
+      else tools.push(made);
     }
   }
-  return { skills, skipped };
+  return { tools, skipped };
 }
 
 function operationSkillOf(
@@ -100,7 +100,7 @@ function operationSkillOf(
   path: string,
   op: Json,
   shared: Json[],
-): OperationSkill | { refused: string } {
+): OperationTool | { refused: string } {
   const named = skillNameOf(source.upstream, tool);
   if ("refused" in named) return named;
   // Every schema of the operation is written out within one budget.
@@ -252,7 +252,7 @@ export interface OperationCall {
   /** A `query` credential's parameters. */
   query?: Record<string, string>;
   signal: AbortSignal;
-  /** The skill, for messages. */
+  /** The tool, for messages. */
   label: string;
   /** Why the gateway may not call a URL (its endpoint policy), checked on the request's final URL. */
   urlRefusal?: (url: string) => string | undefined;

@@ -53,7 +53,7 @@ const JobListParams = z.object({
  * declares; the observed numbers are read at most every few seconds per isolate (src/registry/metrics).
  */
 async function withObserved(summaries: ToolSummary[], { view, runtime }: BuiltinContext): Promise<Array<ToolSummary & { observed?: Observed }>> {
-  const groups = Object.fromEntries(summaries.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
+  const groups = Object.fromEntries(summaries.map((s) => [s.name, view.tools.get(s.name)?.versions.map((d) => d.id) ?? []]));
   const observed = await runtime.metrics.observed(groups).catch(() => undefined); // a store outage hides the numbers, not the list
   return summaries.map((s) => (observed?.[s.name] ? { ...s, observed: observed[s.name] } : s));
 }
@@ -78,7 +78,7 @@ async function callByCapability(params: CapabilityCallParams, context: BuiltinCo
     );
   }
   const fitting = matching.filter((skill) => accepts(skill.inputSchema, params.arguments));
-  const groups = Object.fromEntries(fitting.map((s) => [s.name, view.skills.get(s.name)?.versions.map((d) => d.id) ?? []]));
+  const groups = Object.fromEntries(fitting.map((s) => [s.name, view.tools.get(s.name)?.versions.map((d) => d.id) ?? []]));
   const observed = await runtime.metrics.observed(groups).catch(() => ({}) as Record<string, Observed>);
   const numbers = fitting.map((skill) => numbersOf(skill, observed[skill.name]));
   const within = numbers.filter((n) => !overLimit(n, params.policy));

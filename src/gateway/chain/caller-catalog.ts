@@ -12,7 +12,7 @@ import { SKILL_URI_SCHEME, parseSkillUri } from "../../registry/packages/index.j
 import { type SecretsMode, UPSTREAM_GUARDRAILS, strictestOf } from "../../policies/guardrails/index.js";
 import { matchUriTemplate } from "../../protocols/mcp/index.js";
 import { routedDeployment } from "../../registry/routing/index.js";
-import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
+import type { RegistryView, ToolEntry } from "../../registry/deployments/snapshot.js";
 import { type ToolSummary, catalogFor } from "./catalog.js";
 import { callableEntry, manifestOf, registryView } from "./lookup.js";
 import {
@@ -69,7 +69,7 @@ export class CallerCatalog {
    * the one answer to "may this caller call X".
    * @example await catalog.tool("text.summarize") // the entry, or undefined
    */
-  async tool(name: string): Promise<SkillEntry | undefined> {
+  async tool(name: string): Promise<ToolEntry | undefined> {
     return (await callableEntry(this.runtime, this.scope, name)).entry;
   }
 
@@ -174,7 +174,7 @@ export class CallerCatalog {
       case "upstream":
         return `upstream:${target.upstream}@${target.version}${target.pin ? `/${target.pin.digest}` : ""}`;
       case "skill": {
-        const entry = (await this.view()).skills.get(target.skill);
+        const entry = (await this.view()).tools.get(target.skill);
         return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;
       }
     }
@@ -195,7 +195,7 @@ export class CallerCatalog {
         return strictestOf((record?.guardrails ?? UPSTREAM_GUARDRAILS).secrets, door);
       }
       case "skill": {
-        const entry = (await this.view()).skills.get(target.skill);
+        const entry = (await this.view()).tools.get(target.skill);
         return strictestOf(entry && manifestOf(entry).guardrails?.secrets, door);
       }
       case "package":
@@ -217,7 +217,7 @@ export class CallerCatalog {
     // The MCP Apps of the tools this caller may call, each upstream's from its own tools only: a
     // skill's manifest naming another's app URI opens nothing.
     const callable = new Map((await this.tools()).map((tool) => [tool.name, tool]));
-    const appsOf = (entries: SkillEntry[]) => new Set(entries.flatMap((entry) => callable.get(entry.name)?.ui?.resourceUri ?? []));
+    const appsOf = (entries: ToolEntry[]) => new Set(entries.flatMap((entry) => callable.get(entry.name)?.ui?.resourceUri ?? []));
     const theirs = await Promise.all(
       upstreams.map(async ([name, entries]) => {
         const record = await this.runtime.upstreams.records.cached(name).catch(() => undefined); // a store outage hides them, not the rest
@@ -231,7 +231,7 @@ export class CallerCatalog {
 
 /** The upstream version that serves a federated Agent Skill's file, asked by its own URI there, with the digest pinned for it. */
 function federatedPackageTarget(offerings: Offerings, uri: string): Target | undefined {
-  for (const { listed, owner } of offerings.skills) {
+  for (const { listed, owner } of offerings.packages) {
     const file = listed.files.get(uri);
     if (file && owner.kind === "upstream")
       return { owner: "upstream", upstream: owner.upstream, version: owner.version, name: file.uri, pin: { of: "skill-file", digest: file.digest } };

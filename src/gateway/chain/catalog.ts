@@ -7,7 +7,7 @@ import { type Access, mayCall } from "../../identity/auth/access.js";
 import type { Deployment, UpstreamEndpoint } from "../../registry/deployments/model.js";
 import type { SkillManifest } from "../../skill/manifest.js";
 import { compareNames } from "../../registry/deployments/model.js";
-import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
+import type { RegistryView, ToolEntry } from "../../registry/deployments/snapshot.js";
 
 /**
  * A tool as listed to callers (a skill Worker's, or an upstream's): what a model needs to pick and
@@ -83,10 +83,10 @@ function summaryOfDeployments(name: string, all: Deployment[]): ToolSummary {
 }
 
 /** Summaries by entry: an entry is shared by every view until its skill changes, and so is its summary. */
-const summaries = new WeakMap<SkillEntry, ToolSummary>();
+const summaries = new WeakMap<ToolEntry, ToolSummary>();
 
 /** The summary of one live skill. */
-export function summaryOf(entry: SkillEntry): ToolSummary {
+export function summaryOf(entry: ToolEntry): ToolSummary {
   let summary = summaries.get(entry);
   if (!summary) summaries.set(entry, (summary = summaryOfDeployments(entry.name, entry.degraded ? [...entry.versions, entry.degraded] : entry.versions)));
   return summary;
@@ -104,7 +104,7 @@ const filtered = new WeakMap<object, Map<string, ToolSummary[]>>();
 export function catalogOf(view: RegistryView): ToolSummary[] {
   let catalog = catalogs.get(view.generation);
   if (!catalog) {
-    catalog = view.names.map((name) => summaryOf(view.skills.get(name)!));
+    catalog = view.names.map((name) => summaryOf(view.tools.get(name)!));
     catalogs.set(view.generation, catalog);
   }
   return catalog;

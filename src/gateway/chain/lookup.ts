@@ -4,7 +4,7 @@
  */
 import { type Access, mayCall } from "../../identity/auth/access.js";
 import { ErrorCode, RpcError, errorText } from "../../protocols/jsonrpc/index.js";
-import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
+import type { RegistryView, ToolEntry } from "../../registry/deployments/snapshot.js";
 import type { SkillManifest } from "../../skill/manifest.js";
 import { RETRY_AFTER_STORE_MS } from "../../store/index.js";
 import { type Context, inSpan, trace } from "../../protocols/tracing/index.js";
@@ -31,7 +31,7 @@ export function registryEntry(
   name: string,
   parent: Context,
   keepLoading: (loading: Promise<unknown>) => void,
-): Promise<SkillEntry | undefined> {
+): Promise<ToolEntry | undefined> {
   return registryLookup(parent, () => runtime.snapshot.entry(name, keepLoading));
 }
 
@@ -46,7 +46,7 @@ export async function callableEntry(
   scope: { access: Access; trace: Context; waitUntil: (loading: Promise<unknown>) => void },
   name: string,
   trace: Context = scope.trace,
-): Promise<{ entry?: SkillEntry; hidden: boolean }> {
+): Promise<{ entry?: ToolEntry; hidden: boolean }> {
   const entry = await registryEntry(runtime, name, trace, scope.waitUntil);
   if (!entry) return { hidden: false };
   return mayCall(scope.access, entry) ? { entry, hidden: false } : { hidden: true };
@@ -69,6 +69,6 @@ async function registryLookup<T>(parent: Context, read: () => Promise<T>): Promi
  * one's): timeouts, TTLs, idempotency, guardrails.
  * @example manifestOf(entry).timeoutMs // 10000
  */
-export function manifestOf(entry: SkillEntry): SkillManifest {
+export function manifestOf(entry: ToolEntry): SkillManifest {
   return (entry.versions.find((d) => d.role === "stable") ?? entry.versions[0] ?? entry.degraded)!.manifest;
 }

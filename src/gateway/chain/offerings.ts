@@ -16,7 +16,7 @@
  */
 import type { Access } from "../../identity/auth/access.js";
 import type { Prompt, Resource, ResourceTemplate } from "../../protocols/mcp/index.js";
-import type { RegistryView, SkillEntry } from "../../registry/deployments/snapshot.js";
+import type { RegistryView, ToolEntry } from "../../registry/deployments/snapshot.js";
 import { type RouteKey, routedDeployment } from "../../registry/routing/index.js";
 import { appUriOf, selects, upstreamTag } from "../../federation/upstream/definitions.js";
 import type { UpstreamRecord, UpstreamPackage } from "../../federation/upstream/model.js";
@@ -43,7 +43,7 @@ export interface Offered<T> {
  * the gateway's URIs, and each of its files by the gateway's URI: the file's URI upstream and the
  * digest pinned for it.
  */
-export interface OfferedSkill {
+export interface OfferedPackage {
   name: string;
   description: string;
   entry: Omit<PackageEntry, "resources"> & { resources: Array<{ uri: string; digest: string }> };
@@ -55,8 +55,8 @@ export interface Offerings {
   resources: Array<Offered<Resource>>;
   resourceTemplates: Array<Offered<ResourceTemplate>>;
   prompts: Array<Offered<Prompt>>;
-  /** Federated upstreams' Agent Skills (the gateway's own packages are src/gateway/chain/packages.ts's). */
-  skills: Array<Offered<OfferedSkill>>;
+  /** Federated upstreams' packages (Agent Skills; the gateway's own are src/gateway/chain/packages.ts's). */
+  packages: Array<Offered<OfferedPackage>>;
   /**
    * Fixed resources the caller may not read (not granted, or left out by the operator), as
    * `withheldKey(upstream, uri)`: a template of the same upstream that happens to match one does not open it.
@@ -69,7 +69,7 @@ export interface ListedOfferings {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
-  skills: OfferedSkill[];
+  packages: OfferedPackage[];
 }
 
 const skillOfferings = new WeakMap<ToolSummary[], Offerings>();
@@ -86,26 +86,26 @@ export function skillOfferingsOf(catalog: ToolSummary[]): Offerings {
       resources: catalog.flatMap((s) => (s.resources ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       resourceTemplates: catalog.flatMap((s) => (s.resourceTemplates ?? []).map((listed) => ({ listed, owner: owner(s) }))),
       prompts: catalog.flatMap((s) => (s.prompts ?? []).map((p) => ({ listed: { ...p, name: `${s.name}.${p.name}` }, owner: { ...owner(s), name: p.name } }))),
-      skills: [],
+      packages: [],
     };
     skillOfferings.set(catalog, found);
   }
   return found;
 }
 
-const upstreamTools = new WeakMap<object, ReadonlyMap<string, SkillEntry[]>>();
+const upstreamTools = new WeakMap<object, ReadonlyMap<string, ToolEntry[]>>();
 
 /**
  * The upstreams of a registry view, each with the entries of its tools (name order): read from
  * the deployments' endpoints (`{upstream: {name, …}}`), once per registry generation.
  * @example upstreamsOfView(view).get("everything")?.map((e) => e.name) // ["everything.echo", …]
  */
-export function upstreamsOfView(view: RegistryView): ReadonlyMap<string, SkillEntry[]> {
+export function upstreamsOfView(view: RegistryView): ReadonlyMap<string, ToolEntry[]> {
   let found = upstreamTools.get(view.generation);
   if (!found) {
-    const byUpstream = new Map<string, SkillEntry[]>();
+    const byUpstream = new Map<string, ToolEntry[]>();
     for (const name of view.names) {
-      const entry = view.skills.get(name)!;
+      const entry = view.tools.get(name)!;
       const upstreams = new Set<string>();
       for (const d of [...entry.versions, ...(entry.degraded ? [entry.degraded] : [])]) if ("upstream" in d.endpoint) upstreams.add(d.endpoint.upstream.name);
       for (const upstream of upstreams) {
@@ -125,7 +125,7 @@ export function upstreamsOfView(view: RegistryView): ReadonlyMap<string, SkillEn
  * first registered version.
  * @example routedUpstreamVersion("everything", entries, record, scope.routeKey) // "2.0.0"
  */
-export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], record: UpstreamRecord, key: RouteKey): string | undefined {
+export function routedUpstreamVersion(upstream: string, entries: ToolEntry[], record: UpstreamRecord, key: RouteKey): string | undefined {
   for (const entry of entries) {
     const routed = routedDeployment(entry, key);
     if (routed && "upstream" in routed.endpoint && routed.endpoint.upstream.name === upstream && record.versions[routed.version]) return routed.version;
@@ -141,7 +141,7 @@ export function routedUpstreamVersion(upstream: string, entries: SkillEntry[], r
  */
 export function upstreamOfferingsOf(record: UpstreamRecord, version: string, access: Access, apps: ReadonlySet<string> = new Set()): Offerings {
   const offered = record.versions[version]?.offerings;
-  const none: Offerings = { resources: [], resourceTemplates: [], prompts: [], skills: [] };
+  const none: Offerings = { resources: [], resourceTemplates: [], prompts: [], packages: [] };
   if (!offered) return none;
   const tags = [...record.tags, upstreamTag(record.name)];
   // An MCP App's UI is the tool's: only a caller that may call a tool showing it sees it, under the
@@ -166,34 +166,34 @@ export function upstreamOfferingsOf(record: UpstreamRecord, version: string, acc
     prompts: offered.prompts
       .filter((p) => granted({ name: p.name, uri: "" }))
       .map((p) => ({ listed: { ...p, name: `${record.name}.${p.name}` }, owner: owner(p.name) })),
-    skills: (offered.skills ?? [])
-      .filter((skill) => granted({ name: String(skill.frontmatter.name), uri: "" }))
-      .map((skill) => ({ listed: offeredSkillOf(record.name, skill), owner: owner(skill.path) })),
+    packages: (offered.skills ?? [])
+      .filter((pkg) => granted({ name: String(pkg.frontmatter.name), uri: "" }))
+      .map((pkg) => ({ listed: offeredPackageOf(record.name, pkg), owner: owner(pkg.path) })),
   };
 }
 
-const offeredSkills = new WeakMap<UpstreamPackage, OfferedSkill>();
+const offeredPackages = new WeakMap<UpstreamPackage, OfferedPackage>();
 
 /**
- * A pinned skill of `upstream` as it is offered, under the gateway's URIs; once per pinned skill
+ * A pinned package of `upstream` as it is offered, under the gateway's URIs; once per pinned package
  * object (the isolate's copy of the upstream's record keeps them).
- * @example offeredSkillOf("team", skill).entry.uri // "skill://team/git-workflow/SKILL.md"
+ * @example offeredPackageOf("team", pkg).entry.uri // "skill://team/git-workflow/SKILL.md"
  */
-export function offeredSkillOf(upstream: string, skill: UpstreamPackage): OfferedSkill {
-  let offered = offeredSkills.get(skill);
+export function offeredPackageOf(upstream: string, pkg: UpstreamPackage): OfferedPackage {
+  let offered = offeredPackages.get(pkg);
   if (!offered) {
-    const files = new Map(skill.files.map((file) => [servedPackageUriOf(upstream, skill.path, file.path), { uri: file.uri, digest: file.digest }]));
+    const files = new Map(pkg.files.map((file) => [servedPackageUriOf(upstream, pkg.path, file.path), { uri: file.uri, digest: file.digest }]));
     offered = {
-      name: String(skill.frontmatter.name),
-      description: String(skill.frontmatter.description),
+      name: String(pkg.frontmatter.name),
+      description: String(pkg.frontmatter.description),
       entry: {
-        uri: servedPackageUriOf(upstream, skill.path, skill.files[0]!.path),
-        frontmatter: skill.frontmatter,
+        uri: servedPackageUriOf(upstream, pkg.path, pkg.files[0]!.path),
+        frontmatter: pkg.frontmatter,
         resources: [...files].map(([uri, { digest }]) => ({ uri, digest })),
       },
       files,
     };
-    offeredSkills.set(skill, offered);
+    offeredPackages.set(pkg, offered);
   }
   return offered;
 }
@@ -210,7 +210,7 @@ export function joinOfferings(parts: Offerings[]): Offerings {
     resources: parts.flatMap((p) => p.resources),
     resourceTemplates: parts.flatMap((p) => p.resourceTemplates),
     prompts: parts.flatMap((p) => p.prompts),
-    skills: parts.flatMap((p) => p.skills),
+    packages: parts.flatMap((p) => p.packages),
   };
 }
 
@@ -227,7 +227,7 @@ export function listedOf(offerings: Offerings): ListedOfferings {
       resources: offerings.resources.map((o) => o.listed),
       resourceTemplates: offerings.resourceTemplates.map((o) => o.listed),
       prompts: offerings.prompts.map((o) => o.listed),
-      skills: offerings.skills.map((o) => o.listed),
+      packages: offerings.packages.map((o) => o.listed),
     };
     listed.set(offerings, lists);
   }

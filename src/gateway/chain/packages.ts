@@ -61,7 +61,7 @@ export async function packageCatalog(runtime: GatewayRuntime, view: RegistryView
   const index = await runtime.packages.index();
   const { records, byName } = index;
   const callable = (tool: string) => {
-    const entry = view.skills.get(tool);
+    const entry = view.tools.get(tool);
     return entry !== undefined && mayCall(access, entry);
   };
   const seen = (record: PackageRecord): VisiblePackage | undefined => {

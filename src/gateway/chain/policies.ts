@@ -17,7 +17,7 @@ import type { LogLevel } from "../../protocols/logging/index.js";
 import { checkLimits } from "../../policies/ratelimit/index.js";
 import { type ContentRelays, type ContentSinks, ContentPath, type PinCheck } from "../../policies/content/index.js";
 import type { Deployment } from "../../registry/deployments/model.js";
-import type { SkillEntry } from "../../registry/deployments/snapshot.js";
+import type { ToolEntry } from "../../registry/deployments/snapshot.js";
 import { withRetries } from "../../policies/retry/index.js";
 import { routedDeployment } from "../../registry/routing/index.js";
 import type { Cancellation } from "../../lib/signal/index.js";
@@ -67,7 +67,7 @@ export interface Call extends CallStreaming {
 
 /** A call to a skill (a built-in has neither entry nor manifest). */
 export interface SkillCall extends Call {
-  readonly entry: SkillEntry;
+  readonly entry: ToolEntry;
   /** The manifest that speaks for the skill (its stable version's): timeouts, TTLs, idempotency. */
   readonly manifest: SkillManifest;
   /** One attempt's deployment and probe token (set by `fallback`). */

@@ -27,7 +27,7 @@ function tagIndexOf(view: RegistryView): Map<string, string[]> {
   let index = tagIndexes.get(view.generation);
   if (!index) {
     index = new Map();
-    for (const entry of view.skills.values()) {
+    for (const entry of view.tools.values()) {
       for (const tag of entry.tags) {
         const names = index.get(tag);
         if (names) names.push(entry.name);
@@ -56,7 +56,7 @@ export function discoverIn(view: RegistryView, query: DiscoveryQuery): Deploymen
     for (const [tag, carriers] of index) if (matches(tag)) for (const name of carriers) names.add(name);
   }
   const candidates = [...names].flatMap((name) => {
-    const entry = view.skills.get(name)!;
+    const entry = view.tools.get(name)!;
     return entry.degraded ? [...entry.versions, entry.degraded] : entry.versions;
   });
   return discover(candidates, query);

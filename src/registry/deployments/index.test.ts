@@ -202,7 +202,7 @@ describe("RegistrySnapshot", () => {
     tick(1_000);
     const view = await snapshot.current();
     expect(store.calls).toEqual(["run:registry.poll", "mget"]);
-    expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    expect(view.tools.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
   });
 
   it("after a change reads only the skills written since its revision; a removed skill leaves the view", async () => {
@@ -216,9 +216,9 @@ describe("RegistrySnapshot", () => {
     tick(1_000);
     const view = await snapshot.current();
     expect(store.mgets.map((keys) => keys.sort())).toEqual([["sm:registry:skill:m3", "sm:registry:skill:m7"]]);
-    expect(view.skills.has("m7")).toBe(false);
+    expect(view.tools.has("m7")).toBe(false);
     expect(view.names).toEqual(["s", ...Array.from({ length: 20 }, (_, i) => `m${i}`).filter((n) => n !== "m7")].sort());
-    expect(view.skills.get("m3")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    expect(view.tools.get("m3")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
   });
 
   it("updated change by change, equals a view loaded from scratch (300 random changes)", async () => {
@@ -240,7 +240,7 @@ describe("RegistrySnapshot", () => {
       const incremental = await snapshot.current();
       const fresh = await new RegistrySnapshot(repo, { now: () => now }).current();
       expect(incremental.names).toEqual(fresh.names);
-      expect(Object.fromEntries(incremental.skills)).toEqual(Object.fromEntries(fresh.skills));
+      expect(Object.fromEntries(incremental.tools)).toEqual(Object.fromEntries(fresh.tools));
     }
   });
 
@@ -266,7 +266,7 @@ describe("RegistrySnapshot", () => {
     store.run = run;
     await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
     snapshot.invalidate();
-    expect((await snapshot.current()).skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    expect((await snapshot.current()).tools.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
     release();
     await slowPoll;
   });
@@ -282,7 +282,7 @@ describe("RegistrySnapshot", () => {
     const others = Promise.all(Array.from({ length: 5 }, () => snapshot.current()));
     await new Promise((resolve) => setTimeout(resolve, 20));
     release();
-    for (const view of [await first, ...(await others)]) expect(view.skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    for (const view of [await first, ...(await others)]) expect(view.tools.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
     expect(store.calls).toEqual(["run:registry.poll", "mget"]);
   });
 
@@ -293,7 +293,7 @@ describe("RegistrySnapshot", () => {
     const views = Promise.all(Array.from({ length: 6 }, () => snapshot.current()));
     await new Promise((resolve) => setTimeout(resolve, 20));
     release();
-    for (const view of await views) expect(view.skills.has("s")).toBe(true);
+    for (const view of await views) expect(view.tools.has("s")).toBe(true);
     expect(store.calls).toEqual(["run:registry.poll", "mget"]);
   });
 
@@ -336,7 +336,7 @@ describe("RegistrySnapshot", () => {
     await repo.register({ manifest: manifest("s", "2.0.0"), endpoint: { binding: "X" }, registrationId: "r2" }, 0);
     expect(await snapshot.current()).toBe(before); // the stuck poll counts as under way for now
     tick(5_001);
-    expect((await snapshot.current()).skills.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
+    expect((await snapshot.current()).tools.get("s")!.versions.map((d) => d.version)).toEqual(["2.0.0", "1.0.0"]);
   });
 
   it("keeps serving the last snapshot while the store is down, and throws only with none", async () => {
@@ -352,9 +352,9 @@ describe("RegistrySnapshot", () => {
   it("hides deployments whose heartbeat deadline passed, before anyone sweeps them", async () => {
     const { repo, snapshot, tick } = await setup();
     await repo.register({ manifest: manifest("t", "1.0.0"), endpoint: { binding: "X" }, registrationId: "t", ttlSeconds: 10 }, 1_000);
-    expect((await snapshot.current()).skills.has("t")).toBe(true);
+    expect((await snapshot.current()).tools.has("t")).toBe(true);
     tick(10_001);
-    expect((await snapshot.current()).skills.has("t")).toBe(false);
+    expect((await snapshot.current()).tools.has("t")).toBe(false);
   });
 });
 

@@ -12,8 +12,8 @@ import type { RegistryRepository } from "./repository.js";
 import type { RegistryPoll } from "./scripts.js";
 import { SkillNameSchema } from "../../skill/manifest.js";
 
-/** Everything the gateway needs to route one skill. */
-export interface SkillEntry {
+/** Everything the gateway needs to route one tool (a skill Worker's or a federated one): its deployments, fallback and routes. */
+export interface ToolEntry {
   name: string;
   /** Routable deployments (stable and canaries), newest version first. */
   versions: Deployment[];
@@ -25,13 +25,13 @@ export interface SkillEntry {
 }
 
 /** The routing entry of one stored skill, without its expired deployments; undefined when none is live. */
-function entryOf(name: string, skill: SkillDoc | undefined, expired: ReadonlySet<string>): SkillEntry | undefined {
+function entryOf(name: string, skill: SkillDoc | undefined, expired: ReadonlySet<string>): ToolEntry | undefined {
   if (!skill) return undefined;
   const live = Object.values(skill.deployments)
     .filter((d) => !expired.has(d.id))
     .sort((a, b) => compareSemver(b.version, a.version));
   if (!live.length) return undefined;
-  const entry: SkillEntry = { name, versions: [], routes: skill.routes ?? {}, tags: [] };
+  const entry: ToolEntry = { name, versions: [], routes: skill.routes ?? {}, tags: [] };
   for (const deployment of live) {
     if (deployment.role === "degraded") entry.degraded ??= deployment;
     else entry.versions.push(deployment);
@@ -47,9 +47,9 @@ function entryOf(name: string, skill: SkillDoc | undefined, expired: ReadonlySet
  * entry changed.
  */
 export class RegistryView {
-  /** Live skills by name. */
-  readonly skills = new Map<string, SkillEntry>();
-  /** The names of `skills`, in code-unit order (replaced, never edited, when it changes). */
+  /** Live tools by name. */
+  readonly tools = new Map<string, ToolEntry>();
+  /** The names of `tools`, in code-unit order (replaced, never edited, when it changes). */
   names: readonly string[] = [];
   /** Deployments whose heartbeat deadline has passed. */
   expired: ReadonlySet<string> = new Set();
@@ -93,12 +93,12 @@ export class RegistryView {
       if (skill) this.#stored.set(name, skill);
       else this.#stored.delete(name);
       const entry = entryOf(name, skill, expired);
-      if (entry && !this.skills.has(name)) added.push(name);
-      if (!entry && this.skills.has(name)) removed = true;
-      if (entry) this.skills.set(name, entry);
-      else this.skills.delete(name);
+      if (entry && !this.tools.has(name)) added.push(name);
+      if (!entry && this.tools.has(name)) removed = true;
+      if (entry) this.tools.set(name, entry);
+      else this.tools.delete(name);
     }
-    if (removed) this.names = this.names.filter((name) => this.skills.has(name));
+    if (removed) this.names = this.names.filter((name) => this.tools.has(name));
     if (added.length) this.names = mergeSorted(this.names, added.sort(compareNames));
     this.#generation = {};
     this.#deployments = undefined;
@@ -107,7 +107,7 @@ export class RegistryView {
 
   /** Live deployments, every role. */
   deployments(): Deployment[] {
-    return (this.#deployments ??= [...this.skills.values()].flatMap((s) => (s.degraded ? [...s.versions, s.degraded] : s.versions)));
+    return (this.#deployments ??= [...this.tools.values()].flatMap((s) => (s.degraded ? [...s.versions, s.degraded] : s.versions)));
   }
 }
 
@@ -157,8 +157,8 @@ export class RegistrySnapshot extends PolledSnapshot<PolledRegistry, RegistryVie
    * `keepLoading` (the request's `waitUntil`) for the calls that need every skill.
    * @example const entry = await snapshot.entry("text.summarize", (p) => ctx.waitUntil(p))
    */
-  async entry(name: string, keepLoading: (loading: Promise<unknown>) => void): Promise<SkillEntry | undefined> {
-    if (this.loaded) return (await this.current()).skills.get(name);
+  async entry(name: string, keepLoading: (loading: Promise<unknown>) => void): Promise<ToolEntry | undefined> {
+    if (this.loaded) return (await this.current()).tools.get(name);
     keepLoading(this.current().catch(() => {})); // a failed load is the next call's to retry
     if (!SkillNameSchema.safeParse(name).success) return undefined; // no such key is ever stored
     const { skill, expired } = await this.repository.readStored(name, this.#now());

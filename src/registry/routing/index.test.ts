@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../deployments/model.js";
-import type { SkillEntry } from "../deployments/snapshot.js";
+import type { ToolEntry } from "../deployments/snapshot.js";
 import { BUCKETS, bucketOf, selectDeployment } from "./index.js";
 
 const deployment = (version: string, role: Deployment["role"]): Deployment => ({
@@ -14,14 +14,14 @@ const deployment = (version: string, role: Deployment["role"]): Deployment => ({
   endpoint: { binding: "X" },
   manifest: { name: "s", version, description: "", tags: [], idempotent: true, degraded: false, timeoutMs: 1000, inputSchema: {}, outputSchema: {} },
 });
-const entry = (routes: SkillEntry["routes"]): SkillEntry => ({
+const entry = (routes: ToolEntry["routes"]): ToolEntry => ({
   name: "s",
   versions: [deployment("2.0.0", "canary"), deployment("1.0.0", "stable")],
   routes,
   tags: [],
 });
 const users = Array.from({ length: 10_000 }, (_, i) => `user-${i}`);
-const versionFor = (e: SkillEntry, stickyKey: string, group?: string) => selectDeployment(e, { group, stickyKey })!.version;
+const versionFor = (e: ToolEntry, stickyKey: string, group?: string) => selectDeployment(e, { group, stickyKey })!.version;
 
 describe("bucketOf", () => {
   it("is stable per skill and key, in range, and differs across skills", () => {

@@ -6,7 +6,7 @@
  */
 import { own } from "../../lib/json/index.js";
 import { DEFAULT_GROUP, type Deployment, type RoutingTable } from "../deployments/model.js";
-import type { SkillEntry } from "../deployments/snapshot.js";
+import type { ToolEntry } from "../deployments/snapshot.js";
 
 export const BUCKETS = 10_000;
 
@@ -54,9 +54,9 @@ export function routeKeyOf(context: { userId?: string; group?: string; caller: s
  * The deployment that should answer: by the group's weights and the user's bucket. When the
  * weights cover no bucket (a table being edited, all zeros) the stable version answers.
  * Returns undefined when the skill has no routable version.
- * @example selectDeployment(view.skills.get("text.summarize")!, { group: "beta", stickyKey: "u1" })
+ * @example selectDeployment(view.tools.get("text.summarize")!, { group: "beta", stickyKey: "u1" })
  */
-export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment | undefined {
+export function selectDeployment(entry: ToolEntry, key: RouteKey): Deployment | undefined {
   return selectVersion(entry.name, entry.versions, entry.routes, key);
 }
 
@@ -65,7 +65,7 @@ export function selectDeployment(entry: SkillEntry, key: RouteKey): Deployment |
  * skill whose every version is gone but its fallback); undefined when there is neither.
  * @example routedDeployment(entry, scope.routeKey)?.id // "text.summarize@2.0.0"
  */
-export function routedDeployment(entry: SkillEntry, key: RouteKey): Deployment | undefined {
+export function routedDeployment(entry: ToolEntry, key: RouteKey): Deployment | undefined {
   return selectDeployment(entry, key) ?? entry.degraded;
 }
 
