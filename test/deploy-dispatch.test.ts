@@ -6,7 +6,7 @@
  * deploy, then one with a new skill folder and a removed one (the new one uploaded and registered,
  * the removed one retired, the gateway not uploaded again).
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
@@ -21,12 +21,12 @@ const NAMESPACE = "skillmesh-skills-staging";
 const GATEWAY = "skillmesh-gateway-staging";
 const EGRESS = "skillmesh-egress-staging";
 
-// The skills deployed: copies of four of skills/ (a pipeline, its steps, one to remove) in a folder of their
-// own beside it (their imports of ../../src resolve the same), so that one can be added and
-// removed; no Agent Skills packages (test/deploy.test.ts has them).
+// The skills deployed: four of skills/ (a pipeline, its steps, one to remove), linked from a folder
+// of their own beside it (the same Workers: their bundles are cached; a new one's imports of
+// ../../src resolve as theirs do), so that one can be added and removed; no Agent Skills packages
+// (test/deploy.test.ts has them).
 const skillsDir = mkdtempSync(join(ROOT, "skills-staging-test-"));
-for (const name of ["html-extract", "modbus-decode", "text-summarize-v1", "web-digest"])
-  cpSync(join(ROOT, "skills", name), join(skillsDir, name), { recursive: true });
+for (const name of ["html-extract", "modbus-decode", "text-summarize-v1", "web-digest"]) symlinkSync(join(ROOT, "skills", name), join(skillsDir, name));
 const noPackages = mkdtempSync(join(ROOT, ".skillmesh", "staging-packages-"));
 const SCRIPTS = skillDirs(skillsDir).map((dir) => unstable_readConfig({ config: join(dir, "wrangler.toml") }).name!);
 const contracts = mkdtempSync(join(ROOT, ".skillmesh", "staging-contracts-"));

@@ -6,7 +6,7 @@
  * then the re-run that completes.
  */
 import { execFile, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -93,7 +93,14 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
   // committed yet, and the deploy would rightly refuse it): the drift gate has its own test below.
   mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
   const contracts = mkdtempSync(join(ROOT, ".skillmesh", "deploy-contracts-"));
-  afterAll(() => rmSync(contracts, { recursive: true, force: true }));
+  // The runs about what happens around the uploads (not what is uploaded) deploy fewer Workers:
+  // one skill (a link to html-extract: the same Worker and bundle) and the gateway, or the gateway
+  // alone — each upload is a wrangler process. The run that completes uploads every Worker.
+  const oneSkill = mkdtempSync(join(ROOT, ".skillmesh", "deploy-one-skill-"));
+  symlinkSync(join(ROOT, "skills", "html-extract"), join(oneSkill, "html-extract"));
+  const noSkills = mkdtempSync(join(ROOT, ".skillmesh", "deploy-no-skills-"));
+  const fewer = (skills: string) => ({ SKILLMESH_SKILLS_DIR: skills, SKILLMESH_AGENT_SKILLS_DIR: noSkills });
+  afterAll(() => [contracts, oneSkill, noSkills].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
   beforeAll(async () => {
     await writeContracts(skillDirs(), contracts);
@@ -214,13 +221,14 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     cf.refuse(undefined);
     const before = cf.uploads.length;
     const nobody = `http://127.0.0.1:${await freePort("127.0.0.1")}`; // nobody listens there
-    const result = await deploy({ SKILLMESH_URL: nobody }, ["--register-timeout", "1"]);
+    const skill = "skill-html-extract";
+    const result = await deploy({ SKILLMESH_URL: nobody, ...fewer(oneSkill) }, ["--register-timeout", "1"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`  cannot reach the gateway at ${nobody} (ECONNREFUSED); retrying each second for up to 1 s (--register-timeout) …`);
-    expect(result.stderr).toContain(`✗ Deploy stopped while registering ${SKILL_WORKERS[0]}: cannot reach the gateway at ${nobody} (ECONNREFUSED)\n`);
-    expect(result.stderr).toContain(`done:     ${[...SKILL_WORKERS, GATEWAY_WORKER].map((w) => `${w} uploaded`).join(", ")}\n`);
-    expect(result.stderr).toContain(`not done: ${SKILL_WORKERS.map((w) => `${w} registration`).join(", ")}\n`);
-    expect(cf.uploads.slice(before).map((u) => u.worker)).toEqual([...SKILL_WORKERS, GATEWAY_WORKER]);
+    expect(result.stderr).toContain(`✗ Deploy stopped while registering ${skill}: cannot reach the gateway at ${nobody} (ECONNREFUSED)\n`);
+    expect(result.stderr).toContain(`done:     ${skill} uploaded, ${GATEWAY_WORKER} uploaded\n`);
+    expect(result.stderr).toContain(`not done: ${skill} registration\n`);
+    expect(cf.uploads.slice(before).map((u) => u.worker)).toEqual([skill, GATEWAY_WORKER]);
     expect(await registered()).toEqual([]);
   }, 120_000);
 
@@ -234,6 +242,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const rolesBefore = Object.fromEntries((await registered()).map((d) => [d.id, d.role]));
     expect(rolesBefore).toEqual({ "text.summarize@1.0.0": "stable", "text.summarize@2.0.0": "canary" });
     const before = cf.uploads.length;
+    const existed = new Set(cf.uploads.map((u) => u.worker));
     const result = await deploy();
     completed = { uploads: cf.uploads.slice(before), rolesBefore };
     expect(result.stderr).not.toContain("✗");
@@ -246,9 +255,10 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
       `Registering ${PACKAGES.length} Agent Skills with ${mesh.gatewayUrl} …`,
       `Deployed: ${SKILL_WORKERS.length + 1} Workers uploaded, ${SKILL_WORKERS.length} skills and ${PACKAGES.length} Agent Skills registered with ${mesh.gatewayUrl}.`,
     ]);
-    // Workers that existed are updated with a new version, not created again.
+    // Workers that existed (the earlier runs uploaded some) are updated with a new version, not created again.
     const { uploads } = completed;
-    expect(uploads.map((u) => [u.worker, u.via])).toEqual([...SKILL_WORKERS, GATEWAY_WORKER].map((w) => [w, "version"]));
+    expect(existed).toEqual(new Set([SKILL_WORKERS[0], GATEWAY_WORKER])); // the refused run's first upload, the unreachable run's two
+    expect(uploads.map((u) => [u.worker, u.via])).toEqual([...SKILL_WORKERS, GATEWAY_WORKER].map((w) => [w, existed.has(w) ? "version" : "script"]));
 
     // Secrets: the gateway's, from the deploy's environment; never printed. A skill gets none:
     // these are all reached by binding, so not even the gateway's public hop key.
@@ -307,9 +317,10 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
     const before = gatewayRequests(); // the earlier runs' uploads of the gateway
     try {
       // As a terminal's Ctrl-C does: SIGINT to the whole process group (npm, node, wrangler).
+      // The gateway alone: its upload is the one with a secrets file.
       const child = spawn("npm", ["run", "deploy"], {
         cwd: ROOT,
-        env: { ...deployEnvOf(cf, targetOf({})), TMPDIR: tmp },
+        env: { ...deployEnvOf(cf, targetOf(fewer(noSkills))), TMPDIR: tmp },
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });

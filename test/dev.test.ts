@@ -312,9 +312,10 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
 });
 
 describe("npm run dev -- --dispatch", () => {
-  // Its own skills folder beside skills/ (their imports of ../../src resolve the same), so that one can be added.
+  // Its own skills folder beside skills/ (their imports of ../../src resolve the same), so that one
+  // can be added; the first a link to skills/modbus-decode (the same Worker: its bundle is cached).
   const skillsDir = mkdtempSync(join(ROOT, "skills-dev-dispatch-"));
-  cpSync(join(ROOT, "skills", "modbus-decode"), join(skillsDir, "modbus-decode"), { recursive: true });
+  symlinkSync(join(ROOT, "skills", "modbus-decode"), join(skillsDir, "modbus-decode"));
   mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
   const noPackages = mkdtempSync(join(ROOT, ".skillmesh", "dev-dispatch-packages-"));
   afterAll(() => {

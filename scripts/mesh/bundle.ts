@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -84,11 +84,14 @@ function pruneBundles(workerDir: string, keep = 4): void {
 export async function bundleWorker(dir: string, options: { outdir?: string; unminified?: boolean } = {}): Promise<Bundle> {
   const absDir = resolve(ROOT, dir);
   const configPath = join(absDir, "wrangler.toml");
+  // A linked folder of the repository's is the Worker it links to: one cache entry, keyed by its real place.
+  const linked = realpathSync(absDir);
+  const realDir = linked.startsWith(`${ROOT}/`) ? linked : absDir;
   // The gateway (the root) is src/, routes/ and its wrangler.toml: not the whole repository.
-  const own = absDir === ROOT ? [join(ROOT, "wrangler.toml")] : [absDir, ...siblingModulesOf(absDir)];
+  const own = realDir === ROOT ? [join(ROOT, "wrangler.toml")] : [realDir, ...siblingModulesOf(realDir)];
   const key = hashOf([join(ROOT, "src"), join(ROOT, "routes"), ...own, join(ROOT, "package-lock.json")]);
   // Unminified (for a readable CPU profile): its own cache entry.
-  const cached = join(ROOT, ".skillmesh/bundles", folderNameOf(absDir), options.unminified ? `${key}-unminified` : key);
+  const cached = join(ROOT, ".skillmesh/bundles", folderNameOf(realDir), options.unminified ? `${key}-unminified` : key);
   if (!existsSync(join(cached, "index.js"))) {
     pruneBundles(dirname(cached));
     // Built aside and moved in whole: test files (and a running npm run dev) bundle on demand,
