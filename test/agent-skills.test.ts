@@ -16,6 +16,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -156,17 +157,8 @@ describe("Agent Skills over MCP", () => {
     expect(read.contents[0]).toMatchObject({ text: RULES });
     await client.close();
 
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const call = (method: string, params: object) =>
-      post(
-        `${mesh.gatewayUrl}/mcp`,
-        { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-        { ...headers(everything), "mcp-protocol-version": "2026-07-28", "mcp-method": method },
-      );
+    const call = (method: string, params: Record<string, unknown>) =>
+      wireOf(mesh.gatewayUrl).mcp2026(method, params, { key: everything, meta: { "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } } });
     const listed = (await call("skills/list", {})).json.result;
     expect(listed).toMatchObject({ resultType: "complete", ttlMs: expect.any(Number), cacheScope: "private" });
     const entry = listed.skills.find((s: { uri: string }) => s.uri === "skill://arithmetic-check/SKILL.md");
@@ -250,8 +242,7 @@ describe("Agent Skills over MCP", () => {
     expect(await indexOf(onlySubtract)).toEqual([]);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/flaky-notes/SKILL.md`, { headers: headers(named) })).status).toBe(404);
     expect((await fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/SKILL.md`, { headers: headers(onlySubtract) })).status).toBe(404);
-    const call = (method: string, params: object) =>
-      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method, params }, { ...headers(named), "mcp-protocol-version": "2025-11-25" });
+    const call = (method: string, params: object) => wireOf(mesh.gatewayUrl).mcp2025(method, params, { key: named });
     expect((await call("skills/list", {})).json.result.skills.map((s: { uri: string }) => s.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     expect((await call("resources/list", {})).json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(["skill://arithmetic-check/SKILL.md"]);
     // Hidden and missing are one answer: 2025-11-25's "resource not found" (-32002).
@@ -348,8 +339,7 @@ describe("Reads of package files are charged and audited as calls", () => {
   it("counts every read against the caller's rate, over MCP and HTTP, and audits each one", async () => {
     const key = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "reader-3-an-hour", skills: ["*"], rate: "3/h" })).json.key;
     const auth = { authorization: `Bearer ${key}` };
-    const mcpRead = (uri: string) =>
-      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } }, { ...auth, "mcp-protocol-version": "2025-11-25" });
+    const mcpRead = (uri: string) => wireOf(mesh.gatewayUrl).mcp2025("resources/read", { uri }, { key });
     const httpRead = (path: string) => fetch(`${mesh.gatewayUrl}/.well-known/agent-skills/arithmetic-check/${path}`, { headers: auth });
     expect((await mcpRead("skill://arithmetic-check/SKILL.md")).json.result.contents[0].text).toContain("Call `subtract`");
     expect(await (await httpRead("references/RULES.md")).text()).toBe(RULES);

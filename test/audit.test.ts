@@ -33,6 +33,7 @@ afterAll(async () => {
 
 const newKey = async (name: string, grants: object = {}) =>
   (await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"], ...grants })).json as { key: string; view: { id: string } };
+/** A request (or a batch) on /rpc as the caller holding `key`. */
 const rpc = (key: string, body: unknown) => post(`${mesh.gatewayUrl}/rpc`, body, { authorization: `Bearer ${key}` });
 const auditOf = async (query: string) => (await admin(mesh.gatewayUrl, "GET", `/audit?${query}`)).json as { entries: Entry[]; nextCursor?: string };
 

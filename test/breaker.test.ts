@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "v
 import { type Mesh, type MeshSkill, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const PREFIX = `breaker-${process.pid}:`;
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
@@ -22,8 +23,7 @@ const skill = (version: string): MeshSkill => a.skills.find((s) => s.manifest.ve
 const control = async (version: string, mode: string, times?: number) =>
   (await post(`${skill(version).url}/control`, { mode, ...(times === undefined ? {} : { times }) })).json;
 const callsTo = async (version: string) => ((await (await fetch(`${skill(version).url}/control`)).json()) as { calls: number }).calls;
-const call = (gateway: Mesh, headers: Record<string, string> = {}, value = "v") =>
-  post(`${gateway.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value }, id: 1 }, headers);
+const call = (gateway: Mesh, headers: Record<string, string> = {}, value = "v") => wireOf(gateway.gatewayUrl).rpc("test.flaky", { value }, { headers });
 const answeredBy = (answer: Awaited<ReturnType<typeof call>>) => answer.headers.get("x-skill-version");
 
 /**

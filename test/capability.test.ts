@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let key: string;
@@ -78,19 +79,15 @@ describe("skills.call", () => {
   });
 
   it("is an MCP tool too: skills.call, listed beside the skills, with the same answer", async () => {
-    const headers = { authorization: key, "mcp-protocol-version": "2025-11-25" };
-    const tools = await post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
+    const wire = wireOf(mesh.gatewayUrl);
+    const headers = { authorization: key };
+    const tools = await wire.mcp2025("tools/list", {}, { headers });
     const tool = tools.json.result.tools.find((t: { name: string }) => t.name === "skills.call");
     expect(tool.inputSchema).toMatchObject({ type: "object", required: ["arguments"], properties: { capability: { type: "string" } } });
-    const called = await post(
-      `${mesh.gatewayUrl}/mcp`,
-      {
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "skills.call", arguments: { capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable" } } },
-      },
-      headers,
+    const called = await wire.mcp2025(
+      "tools/call",
+      { name: "skills.call", arguments: { capability: "fixture", arguments: { value: "v" }, policy: { prefer: "reliable" } } },
+      { headers },
     );
     expect(called.json.result.structuredContent).toMatchObject({
       result: { value: "v" },

@@ -11,7 +11,8 @@ import { createHash } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { crmDefinitions, startHostileMcp } from "./support/hostile.js";
 
 let one: Mesh;
@@ -63,18 +64,9 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => Promise.all([one?.dispose(), two?.dispose(), front?.dispose()]));
 
-/** A 2026-07-28 request to the front gateway's /mcp. */
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-const call = (key: string, method: string, params: object = {}, headers: Record<string, string> = {}) =>
-  post(
-    `${front.gatewayUrl}/mcp`,
-    { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-    { authorization: `Bearer ${key}`, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...headers },
-  );
+/** A 2026-07-28 request to the front gateway's /mcp as the caller holding `key`. */
+const call = (key: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  wireOf(front.gatewayUrl).mcp2026(method, params, { key, headers, meta: { "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" } } });
 
 async function client(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const connected = new Client({ name: "federated-skills-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });

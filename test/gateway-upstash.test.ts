@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { startRedisRest } from "../scripts/redis-rest/serve.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const fixtures = [fixture("subtract"), fixture("sum")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
-const call = (gatewayUrl: string, method: string, params?: unknown) => post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 });
+const call = (gatewayUrl: string, method: string, params?: unknown) => wireOf(gatewayUrl).rpc(method, params, { id: 7 });
 
 describe("two gateway isolates on one Redis", () => {
   const prefix = `gw-upstash-${process.pid}:`;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let counterUrl: string;
@@ -23,11 +24,7 @@ afterAll(() => mesh?.dispose());
 /** Keys belong to an identified caller: every call here carries a bearer key unless told otherwise. */
 const IDENTIFIED = { authorization: "Bearer idempotency-tests" };
 const call = (params: unknown, key?: string, headers: Record<string, string> = {}, id: number | string = 1) =>
-  post(
-    `${mesh.gatewayUrl}/rpc`,
-    { jsonrpc: "2.0", method: "test.counter", params, id },
-    { ...IDENTIFIED, ...(key ? { "idempotency-key": key } : {}), ...headers },
-  );
+  wireOf(mesh.gatewayUrl).rpc("test.counter", params, { id, headers: { ...IDENTIFIED, ...(key ? { "idempotency-key": key } : {}), ...headers } });
 /** How often the skill really ran for a label (asked directly, not through the gateway). */
 const executions = async (label: string) =>
   (await post(counterUrl, { jsonrpc: "2.0", method: "test.counter", params: { label, peek: true }, id: 1 })).json.result.count;

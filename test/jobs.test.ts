@@ -10,7 +10,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { webhookRefusal } from "../src/gateway/webhook/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const SKILLS = [fixture("long"), fixture("long-unsafe"), fixture("flaky-v1"), fixture("flaky-degraded")];
 const upstash = () => ({ url: inject("redisRestUrl"), token: inject("redisRestToken") });
@@ -30,7 +31,7 @@ let bob: string;
 
 async function keyFor(name: string): Promise<string> {
   const { json } = await admin(mesh.gatewayUrl, "POST", "/keys", { name, skills: ["*"] });
-  return `Bearer ${json.key}`;
+  return json.key;
 }
 
 beforeAll(async () => {
@@ -40,10 +41,12 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
-const rpc = (body: unknown, key: string, headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, body, { authorization: key, ...headers });
+/** A call on /rpc as the caller holding `key`. */
+const rpc = (method: string, params: unknown, key: string, headers: Record<string, string> = {}) =>
+  wireOf(mesh.gatewayUrl).rpc(method, params, { key, headers });
 const submit = (method: string, params: unknown, key: string, headers: Record<string, string> = {}) =>
-  rpc({ jsonrpc: "2.0", id: 1, method, params }, key, { prefer: "respond-async", ...headers });
-const getJob = async (jobId: string, key: string) => (await rpc({ jsonrpc: "2.0", id: 2, method: "jobs.get", params: { jobId } }, key)).json;
+  rpc(method, params, key, { prefer: "respond-async", ...headers });
+const getJob = async (jobId: string, key: string) => (await rpc("jobs.get", { jobId }, key)).json;
 const finished = (jobId: string, key: string, timeoutMs = 10_000) =>
   eventually(
     () => getJob(jobId, key),
@@ -65,7 +68,7 @@ describe("async jobs", () => {
     const done = await finished(accepted.json.result.jobId, alice);
     expect(done.result).toMatchObject({ status: "completed", method: "test.long", result: { steps: 3 }, deployment: "test.long@1.0.0" });
     // The same call made directly is cut at the skill's timeoutMs.
-    expect((await rpc({ jsonrpc: "2.0", id: 1, method: "test.long", params: { steps: 3, stepMs: 1_000 } }, alice)).json.error.code).toBe(-32004);
+    expect((await rpc("test.long", { steps: 3, stepMs: 1_000 }, alice)).json.error.code).toBe(-32004);
   });
 
   it("cancels a running job: its status says so and the skill sees its signal aborted", async () => {
@@ -78,7 +81,7 @@ describe("async jobs", () => {
       50,
     );
     await eventually(seen, (s) => s.started > before.started, 5_000, 50);
-    const cancelled = await rpc({ jsonrpc: "2.0", id: 3, method: "jobs.cancel", params: { jobId } }, alice);
+    const cancelled = await rpc("jobs.cancel", { jobId }, alice);
     expect(cancelled.json.result).toMatchObject({ jobId, status: "cancelled", error: { code: -32007 } });
     const after = await eventually(seen, (s) => s.cancelled > before.cancelled, 5_000, 50);
     expect(after.finished).toBe(before.finished);
@@ -101,10 +104,10 @@ describe("async jobs", () => {
     const { jobId } = (await submit("test.long", { steps: 1, stepMs: 1 }, alice)).json.result;
     await finished(jobId, alice);
     expect((await getJob(jobId, bob)).error).toMatchObject({ code: -32602 });
-    expect((await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.cancel", params: { jobId } }, bob)).json.error.code).toBe(-32602);
-    const bobs = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: {} }, bob)).json.result;
+    expect((await rpc("jobs.cancel", { jobId }, bob)).json.error.code).toBe(-32602);
+    const bobs = (await rpc("jobs.list", {}, bob)).json.result;
     expect(bobs.jobs.map((j: { jobId: string }) => j.jobId)).not.toContain(jobId);
-    const alices = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { status: "completed" } }, alice)).json.result;
+    const alices = (await rpc("jobs.list", { status: "completed" }, alice)).json.result;
     expect(alices.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
     expect(alices.jobs.every((j: { status: string }) => j.status === "completed")).toBe(true);
   });
@@ -116,9 +119,9 @@ describe("async jobs", () => {
       ids.push((await submit("test.long", { steps: 1, stepMs: 1 }, carol)).json.result.jobId);
       await new Promise((resolve) => setTimeout(resolve, 5)); // distinct creation times
     }
-    const first = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { limit: 2 } }, carol)).json.result;
+    const first = (await rpc("jobs.list", { limit: 2 }, carol)).json.result;
     expect(first.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([ids[2], ids[1]]);
-    const second = (await rpc({ jsonrpc: "2.0", id: 1, method: "jobs.list", params: { limit: 2, cursor: first.nextCursor } }, carol)).json.result;
+    const second = (await rpc("jobs.list", { limit: 2, cursor: first.nextCursor }, carol)).json.result;
     expect(second.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([ids[0]]);
     expect(second.nextCursor).toBeUndefined();
   });
@@ -147,7 +150,7 @@ describe("async jobs", () => {
       const callers = [alice, bob, await keyFor("dave")];
       await eventually(
         async () => {
-          const answers = await Promise.all(callers.map((key) => rpc({ jsonrpc: "2.0", id: 1, method: "test.flaky", params: { value: "v" } }, key)));
+          const answers = await Promise.all(callers.map((key) => rpc("test.flaky", { value: "v" }, key)));
           return answers.some((answer) => answer.headers.get("x-skill-degraded") === "1");
         },
         (open) => open,
@@ -167,7 +170,7 @@ describe("async jobs", () => {
 
   it("refuses what a direct call would refuse, at submit: an unknown method, bad grants", async () => {
     expect((await submit("nope", {}, alice)).json.error.code).toBe(-32601);
-    const narrow = `Bearer ${(await admin(mesh.gatewayUrl, "POST", "/keys", { name: "narrow", skills: ["test.flaky"] })).json.key}`;
+    const narrow = (await admin(mesh.gatewayUrl, "POST", "/keys", { name: "narrow", skills: ["test.flaky"] })).json.key as string;
     expect((await submit("test.long", { steps: 1, stepMs: 1 }, narrow)).json.error.code).toBe(-32601);
   });
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/protocols/sse/index.js";
 import { STALE_LEASE_MS } from "../src/mcp/waits.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -91,12 +92,7 @@ describe("subscriptions/listen", () => {
 describe("tasks/result", () => {
   it("waits no longer than the caller's budget, then -32004 with the task's status; asked again, it is counted again", async () => {
     const key = await newKey("waiter", { quota: "4/day" });
-    const mcp = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-      post(
-        `${mesh.gatewayUrl}/mcp`,
-        { jsonrpc: "2.0", id: 1, method, params },
-        { "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${key}`, ...headers },
-      );
+    const mcp = (method: string, params: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).mcp2025(method, params, { key, headers });
     const { task } = (await mcp("tools/call", { name: "test.long", arguments: { steps: 100, stepMs: 100 }, task: {} })).json.result;
     const started = Date.now();
     const waited = await mcp("tasks/result", { taskId: task.taskId }, { "x-timeout-ms": "1000" });

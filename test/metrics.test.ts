@@ -8,6 +8,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 interface Family {
   name: string;
@@ -34,8 +35,7 @@ describe.each([
   });
   afterAll(() => mesh?.dispose());
 
-  const call = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-    post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, { authorization: `Bearer ${key}`, ...headers });
+  const call = (method: string, params: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { key, headers });
   let text = "";
   const scrape = async () => {
     const response = await fetch(`${mesh.gatewayUrl}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });

@@ -12,6 +12,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let issuer: OAuth2Server;
 /** A second issuer the gateway trusts: its subjects are other callers than the first one's. */
@@ -85,12 +86,7 @@ const token = (server: OAuth2Server, claims: Record<string, unknown>, expiresIn 
     expiresIn,
     scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: resource, sub: "agent-9", scope: "skill:*", ...claims }),
   });
-const listTools = (bearer?: string) =>
-  post(
-    resource,
-    { jsonrpc: "2.0", id: 1, method: "tools/list" },
-    { "mcp-protocol-version": "2025-11-25", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
-  );
+const listTools = (bearer?: string) => wireOf(new URL(resource).origin).mcp2025("tools/list", {}, { key: bearer, path: new URL(resource).pathname });
 
 describe("discovery", () => {
   it("publishes Protected Resource Metadata and points to it from the 401", async () => {
@@ -174,7 +170,7 @@ describe("refused tokens", () => {
 
 describe("OAuth callers are callers like any other", () => {
   const rpcOf = (bearer: string, method: string, params: unknown, headers: Record<string, string> = {}) =>
-    post(`http://127.0.0.1:${new URL(resource).port}/rpc`, { jsonrpc: "2.0", method, params, id: 1 }, { authorization: `Bearer ${bearer}`, ...headers });
+    wireOf(new URL(resource).origin).rpc(method, params, { key: bearer, headers });
 
   it("the same subject at two trusted issuers is two callers: alice of one never sees the jobs of alice of the other", async () => {
     const [aliceA, aliceB] = [await token(issuer, { sub: "alice" }), await token(twin, { sub: "alice" })];

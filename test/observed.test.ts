@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../scripts/cli/index.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
-const call = (value: unknown) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "test.unsafe", params: { value } });
+const call = (value: unknown) => wireOf(mesh.gatewayUrl).rpc("test.unsafe", { value });
 
 describe("observed numbers", () => {
   it("show calls, error rate and latency beside what the skill declares", async () => {

@@ -9,6 +9,7 @@ import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { encodeContext } from "../src/protocols/context/index.js";
 import { generateHopKeys } from "../src/protocols/hop/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const HOP_KEYS = await generateHopKeys();
 let mesh: Mesh;
@@ -25,8 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => mesh?.dispose());
 
-const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method, params, id: 7 }, headers);
+const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc(method, params, { headers, id: 7 });
 
 describe("which hop a call takes", () => {
   it("a plain call to a bound skill goes over RPC, with the attempt's timeout and the caller context", async () => {

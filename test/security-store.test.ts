@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, type MeshSkill, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -22,8 +23,7 @@ afterAll(() => mesh?.dispose());
 const bearer = (who: string) => ({ authorization: `Bearer key-of-${who}` });
 const flaky = (version: string): MeshSkill => mesh.skills.find((s) => s.manifest.name === "test.flaky" && s.manifest.version === version)!;
 const control = (version: string, mode: string) => post(`${flaky(version).url}/control`, { mode });
-const call = (value: string, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.flaky", params: { value }, id: 1 }, headers);
+const call = (value: string, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc("test.flaky", { value }, { headers });
 const answeredBy = (answer: Awaited<ReturnType<typeof call>>) => answer.headers.get("x-skill-version");
 const CALLERS = ["alice", "bob", "carol"].map(bearer);
 

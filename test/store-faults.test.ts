@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post, registryLoaded } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const STORE_TIMEOUT_MS = 300;
 /** How soon every path must answer with the store broken: a few store deadlines, never minutes. */
@@ -81,7 +82,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: Date.now() - started };
 }
 
-const call = (headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [5, 3], id: 1 }, headers);
+const call = (headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc("subtract", [5, 3], { headers });
 
 /** The same expectations for a hanging and a refusing store. */
 function everyPathAnswers(what: string) {

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -19,8 +20,7 @@ const seen = async (): Promise<{ started: number; finished: number; cancelled: n
   (await fetch(`${mesh.skills.find((s) => s.manifest.name === "test.long")!.url}/control`)).json();
 
 describe("MCP 2025-11-25 tasks", () => {
-  const mcp = (method: string, params: unknown, id: string | number = 1) =>
-    post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id, method, params }, { "mcp-protocol-version": "2025-11-25" });
+  const mcp = (method: string, params: unknown, id: string | number = 1) => wireOf(mesh.gatewayUrl).mcp2025(method, params, { id });
 
   it("advertises tasks for tools/call, and every tool may run as one", async () => {
     const init = await mcp("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });
@@ -86,12 +86,9 @@ describe("MCP 2026-07-28 tasks extension", () => {
     "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
   };
   const without = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
-  const mcp = (method: string, params: Record<string, unknown>, meta: object, name?: string) =>
-    post(
-      `${mesh.gatewayUrl}/mcp`,
-      { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-      { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name === undefined ? {} : { "mcp-name": name }) },
-    );
+  /** A 2026-07-28 request with `meta` (its capabilities), and an Mcp-Name of the test's own when `name` is given. */
+  const mcp = (method: string, params: Record<string, unknown>, meta: Record<string, unknown>, name?: string) =>
+    wireOf(mesh.gatewayUrl).mcp2026(method, params, { meta, headers: name === undefined ? {} : { "mcp-name": name } });
 
   it("advertises the extension in server/discover", async () => {
     const discover = await mcp("server/discover", {}, without);
@@ -147,17 +144,11 @@ describe("MCP 2026-07-28 tasks extension", () => {
 });
 
 describe("a job-only skill (jobOnly: its calls run only as async jobs)", () => {
-  const twentySix = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
   const call2026 = (capabilities: object) =>
-    post(
-      `${mesh.gatewayUrl}/mcp`,
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "failing_job", arguments: {}, _meta: { ...twentySix, "io.modelcontextprotocol/clientCapabilities": capabilities } },
-      },
-      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "failing_job" },
+    wireOf(mesh.gatewayUrl).mcp2026(
+      "tools/call",
+      { name: "failing_job", arguments: {} },
+      { meta: { "io.modelcontextprotocol/clientCapabilities": capabilities } },
     );
 
   it("is a task to a 2026-07-28 client that declared the extension, and -32021 naming it to one that did not", async () => {
@@ -169,8 +160,7 @@ describe("a job-only skill (jobOnly: its calls run only as async jobs)", () => {
   });
 
   it("is a task to a 2025-11-25 client that asks for one, and -32601 without (taskSupport: required)", async () => {
-    const mcp = (params: object) =>
-      post(`${mesh.gatewayUrl}/mcp`, { jsonrpc: "2.0", id: 1, method: "tools/call", params }, { "mcp-protocol-version": "2025-11-25" });
+    const mcp = (params: object) => wireOf(mesh.gatewayUrl).mcp2025("tools/call", params);
     expect((await mcp({ name: "failing_job", arguments: {} })).json.error).toMatchObject({
       code: -32601,
       message: expect.stringContaining("runs only as a task"),
@@ -179,7 +169,7 @@ describe("a job-only skill (jobOnly: its calls run only as async jobs)", () => {
   });
 
   it("on /rpc is accepted as an async job, and refused (-32600) as a call answered in place", async () => {
-    const rpc = (headers: Record<string, string> = {}) => post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "failing_job", params: {} }, headers);
+    const rpc = (headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc("failing_job", {}, { headers });
     expect((await rpc()).json.error).toMatchObject({ code: -32600, message: expect.stringContaining("runs only as an async job") });
     expect((await rpc({ prefer: "respond-async" })).json.result).toMatchObject({ status: "queued", jobId: expect.stringMatching(/^j_/) });
   });

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { type RunningProcess, startConformanceServer } from "./support/processes.js";
 
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -35,13 +36,7 @@ function mcp(
   declared: Record<string, unknown> = { elicitation: {}, extensions: { [TASKS]: {} } },
   path = "/mcp",
 ) {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": declared };
-  return post(
-    `${mesh.gatewayUrl}${path}`,
-    { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-    { authorization: `Bearer ${key}`, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) },
-  );
+  return wireOf(mesh.gatewayUrl).mcp2026(method, params, { key, path, meta: { "io.modelcontextprotocol/clientCapabilities": declared } });
 }
 const taskOf = (key: string, taskId: string) => mcp(key, "tasks/get", { taskId });
 const auditedCalls = async () =>

@@ -14,6 +14,8 @@ export interface WireOptions {
   path?: string;
   /** A 2026-07-28 request's `_meta` fields besides the version and capabilities. */
   meta?: Record<string, unknown>;
+  /** The request's JSON-RPC id (1 unless named). */
+  id?: string | number;
 }
 
 /** The MCP revisions the gateway speaks, as the tests name them. */
@@ -30,12 +32,16 @@ export function wireOf(gatewayUrl: string, defaults: { key?: string } = {}) {
   return {
     /** A JSON-RPC request on `/rpc` (no `params` when undefined). */
     rpc: (method: string, params?: unknown, options: WireOptions = {}) =>
-      post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: 1 }, { ...auth(options), ...options.headers }),
+      post(
+        `${gatewayUrl}/rpc`,
+        { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id: options.id ?? 1 },
+        { ...auth(options), ...options.headers },
+      ),
     /** An MCP request as a 2025-11-25 client sends it (stateless: no handshake needed). */
     mcp2025: (method: string, params: unknown = {}, options: WireOptions = {}) =>
       post(
         `${gatewayUrl}${options.path ?? "/mcp"}`,
-        { jsonrpc: "2.0", id: 1, method, params },
+        { jsonrpc: "2.0", id: options.id ?? 1, method, params },
         { "mcp-protocol-version": ERAS["2025"], accept: "application/json, text/event-stream", ...auth(options), ...options.headers },
       ),
     /** An MCP request as a 2026-07-28 client sends it: its headers, and `_meta` with the version and capabilities. */
@@ -44,7 +50,7 @@ export function wireOf(gatewayUrl: string, defaults: { key?: string } = {}) {
         `${gatewayUrl}${options.path ?? "/mcp"}`,
         {
           jsonrpc: "2.0",
-          id: 1,
+          id: options.id ?? 1,
           method,
           params: {
             ...params,
@@ -54,8 +60,10 @@ export function wireOf(gatewayUrl: string, defaults: { key?: string } = {}) {
         {
           "mcp-protocol-version": ERAS["2026"],
           "mcp-method": method,
+          // Mcp-Name mirrors the tool's or prompt's name, the resource's URI, or the task's id.
           ...(typeof params.name === "string" ? { "mcp-name": params.name }
           : typeof params.uri === "string" ? { "mcp-name": params.uri }
+          : typeof params.taskId === "string" ? { "mcp-name": params.taskId }
           : {}),
           accept: "application/json, text/event-stream",
           ...auth(options),
