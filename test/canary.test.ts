@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
-import { ADMIN_TOKEN, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 const lines: string[] = [];
@@ -33,7 +34,7 @@ async function versionsFor(users: Array<{ id: string; group?: string }>): Promis
     while (next < users.length) {
       const user = users[next++]!;
       const headers: Record<string, string> = { "x-user-id": user.id, ...(user.group ? { "x-user-group": user.group } : {}) };
-      const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.echo", id: 1 }, headers);
+      const answer = await wireOf(mesh.gatewayUrl).rpc("test.echo", undefined, { headers });
       expect(answer.headers.get("x-skill-version")).toBe(`test.echo@${answer.json.result.version}`);
       seen.set(user.id, answer.json.result.version);
     }
@@ -73,10 +74,7 @@ describe("canary by X-User-Group", () => {
     await cli("canary", "test.echo", "2.0.0", "--group", "*=50");
     const versionsOf = async (caller: string) => {
       const seen = new Set<string>();
-      for (let i = 0; i < 6; i++)
-        seen.add(
-          (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.echo", id: 1 }, { authorization: `Bearer ${caller}` })).json.result.version,
-        );
+      for (let i = 0; i < 6; i++) seen.add((await wireOf(mesh.gatewayUrl).rpc("test.echo", undefined, { key: caller })).json.result.version);
       return [...seen];
     };
     const perCaller = await Promise.all(Array.from({ length: 24 }, (_, i) => versionsOf(`caller-key-${i}`)));

@@ -13,6 +13,7 @@ import { skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { registerSynthetic } from "../scripts/mesh/synthetic.js";
 import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 let everything: string;
@@ -46,11 +47,7 @@ describe("the compact catalog at 10,000 tools", () => {
     console.log(`compact tools/list: ${tokens} tokens (o200k_base)`);
     expect(tokens).toBeLessThanOrEqual(2_000);
     // The same key's full list, for contrast: its first page alone is more.
-    const full = await post(
-      `${mesh.gatewayUrl}/mcp`,
-      { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
-      { authorization: `Bearer ${everything}`, "mcp-protocol-version": "2025-11-25" },
-    );
+    const full = await wireOf(mesh.gatewayUrl).mcp2025("tools/list", {}, { key: everything });
     expect(tokensOf(JSON.stringify(full.json.result.tools))).toBeGreaterThan(10 * tokens);
     await client.close();
   });

@@ -42,8 +42,7 @@ describe("observed numbers", () => {
     expect(listed.observed.p95Ms).toBeGreaterThanOrEqual(300 * 0.98);
     expect(listed.observed.p95Ms).toBeLessThan(450);
     expect(listed.observed.p50Ms).toBeLessThanOrEqual(50);
-    const discovered = (await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", id: 1, method: "skills.discover", params: { capability: "fixture" } })).json
-      .result[0];
+    const discovered = (await wireOf(mesh.gatewayUrl).rpc("skills.discover", { capability: "fixture" })).json.result[0];
     expect(discovered.observed).toEqual(listed.observed);
     const { json } = await admin(mesh.gatewayUrl, "GET", "/deployments");
     expect(json.observed["test.unsafe@1.0.0"]).toMatchObject({ calls: 9, errorRate: 2 / 9, p95Ms: listed.observed.p95Ms });

@@ -12,6 +12,7 @@ import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { sseData } from "../src/protocols/sse/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const PAGE =
   "<html><head><title>Solar</title></head><body><p>Solar panels turn sunlight into electricity. The weather was nice on Tuesday. Panels are made of silicon cells that free electrons in sunlight. Batteries store solar electricity for the night.</p></body></html>";
@@ -19,8 +20,7 @@ const PAGE =
 /** A job's record once it has finished (polled with jobs.get as its owner). */
 const finishedJob = (gatewayUrl: string, key: string, jobId: string) =>
   eventually(
-    async () =>
-      (await post(`${gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "jobs.get", params: { jobId }, id: 2 }, { authorization: `Bearer ${key}` })).json.result,
+    async () => (await wireOf(gatewayUrl).rpc("jobs.get", { jobId }, { key })).json.result,
     (result) => result?.status === "completed" || result?.status === "failed",
     30_000,
     200,
@@ -37,8 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => mesh?.dispose());
 
-const digest = (key: string, params: object, headers: Record<string, string> = {}) =>
-  post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "web.digest", params, id: 1 }, { authorization: `Bearer ${key}`, ...headers });
+const digest = (key: string, params: object, headers: Record<string, string> = {}) => wireOf(mesh.gatewayUrl).rpc("web.digest", params, { key, headers });
 
 describe("web.digest, a pipeline served as a skill", () => {
   it("answers on /rpc: the page's title, word count and summary, from its two steps", async () => {
@@ -182,15 +181,8 @@ describe("a keyed retry of a pipeline", () => {
 
   const control = (mode: string, times?: number) =>
     fetch(`${retry.skills.find((s) => s.manifest.name === "test.flaky")!.url}/control`, { method: "POST", body: JSON.stringify({ mode, times }) });
-  const run = () =>
-    post(
-      `${retry.gatewayUrl}/rpc`,
-      { jsonrpc: "2.0", method: "test.count-then-flaky", params: { label: "order-7" }, id: 1 },
-      { authorization: `Bearer ${key}`, "idempotency-key": "order-7" },
-    );
-  const tally = async (label: string) =>
-    (await post(`${retry.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.tally", params: { label, peek: true }, id: 2 }, { authorization: `Bearer ${key}` }))
-      .json.result.count;
+  const run = () => wireOf(retry.gatewayUrl).rpc("test.count-then-flaky", { label: "order-7" }, { key, headers: { "idempotency-key": "order-7" } });
+  const tally = async (label: string) => (await wireOf(retry.gatewayUrl).rpc("test.tally", { label, peek: true }, { key })).json.result.count;
 
   it("does not run again a step that succeeded: each step's key is derived from the call's", async () => {
     await control("503");
@@ -228,7 +220,7 @@ describe("the pipeline language in workerd", () => {
   }, 120_000);
   afterAll(() => language?.dispose());
 
-  const run = async (params: object) => (await post(`${language.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.language", params, id: 1 })).json;
+  const run = async (params: object) => (await wireOf(language.gatewayUrl).rpc("test.language", params)).json;
 
   it("parallel groups, forEach, when, onError default and fallback, whole and embedded templates", async () => {
     expect((await run({ values: [1, 2, 3], base: 10 })).result).toEqual({

@@ -8,7 +8,8 @@
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, TRACING_FIXTURES, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, TRACING_FIXTURES } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 interface ExportedSpan {
   name: string;
@@ -28,11 +29,9 @@ const spansOf = async (url: string) => (await (await fetch(`${url}/__spans`)).js
 
 it("joins the gateway's spans and the skill's span into the caller's trace", async () => {
   const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
-  const answer = await post(
-    `${mesh.gatewayUrl}/rpc`,
-    { jsonrpc: "2.0", method: "test.traced", id: 1 },
-    { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, "x-user-group": "beta" },
-  );
+  const answer = await wireOf(mesh.gatewayUrl).rpc("test.traced", undefined, {
+    headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, "x-user-group": "beta" },
+  });
   expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-01$`));
 
   const gatewaySpans = (await spansOf(mesh.gatewayUrl)).filter((s) => s.traceId === callerTrace);
@@ -60,7 +59,7 @@ it("joins the gateway's spans and the skill's span into the caller's trace", asy
 });
 
 it("starts one trace per call when the caller sends none, still joined across Workers", async () => {
-  const answer = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.traced", id: 2 });
+  const answer = await wireOf(mesh.gatewayUrl).rpc("test.traced");
   const [, traceId, parentId] = answer.json.result.traceparent.split("-");
   const forward = (await spansOf(mesh.gatewayUrl)).find((s) => s.spanId === parentId)!;
   expect(forward).toMatchObject({ name: "skillmesh.forward", traceId });
@@ -70,11 +69,7 @@ it("starts one trace per call when the caller sends none, still joined across Wo
 
 it("hangs a pipeline's steps under its call, and each step's gateway call under its step", async () => {
   const callerTrace = "5ce0e9a56015fec5aadfa328ae398115";
-  const answer = await post(
-    `${mesh.gatewayUrl}/rpc`,
-    { jsonrpc: "2.0", method: "test.traced-pipeline", params: {}, id: 3 },
-    { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` },
-  );
+  const answer = await wireOf(mesh.gatewayUrl).rpc("test.traced-pipeline", {}, { headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
   expect(answer.json.result).toEqual({ first: expect.stringContaining(callerTrace), second: expect.stringContaining(callerTrace) });
 
   const pipelineUrl = mesh.skills.find((s) => s.manifest.name === "test.traced-pipeline")!.url;
@@ -134,11 +129,7 @@ describe("export with @microlabs/otel-cf-workers (the writing-skills guide's exa
 
   it("exports the gateway's spans in the caller's trace, and the skill's span nests under the forward", async () => {
     const callerTrace = "5bf92f3577b34da6a3ce929d0e0e4737";
-    const answer = await post(
-      `${otelMesh.gatewayUrl}/rpc`,
-      { jsonrpc: "2.0", method: "test.traced", id: 1 },
-      { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` },
-    );
+    const answer = await wireOf(otelMesh.gatewayUrl).rpc("test.traced", undefined, { headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` } });
     expect(answer.json.result.traceparent).toMatch(new RegExp(`^00-${callerTrace}-`));
     const deadline = Date.now() + 10_000;
     while (!received.some((s) => s.name === "skillmesh.forward") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -158,7 +149,7 @@ describe("export with @microlabs/otel-cf-workers (the writing-skills guide's exa
 
   it("exports a wrapped skill's span too, in the same trace, under the gateway's forward", async () => {
     const callerTrace = "6bf92f3577b34da6a3ce929d0e0e4738";
-    await post(`${otelMesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.otel", id: 1 }, { traceparent: `00-${callerTrace}-00f067aa0ba902b9-01` });
+    await wireOf(otelMesh.gatewayUrl).rpc("test.otel", undefined, { headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b9-01` } });
     const deadline = Date.now() + 10_000;
     const skillSpan = () => received.find((s) => s.traceId === callerTrace && s.name === "skill test.otel");
     while (!(skillSpan() && received.some((s) => s.traceId === callerTrace && s.name === "skillmesh.forward")) && Date.now() < deadline)
