@@ -109,7 +109,9 @@ describe("the official MCP SDK client", () => {
     const client = await connect();
     const sum = (await allTools(client)).find((t) => t.name === "sum")!;
     expect(sum.inputSchema).toMatchObject({ type: "object", properties: { params: { type: "array" } }, required: ["params"] });
-    expect(sum.annotations).toEqual({ idempotentHint: true });
+    // What its definition declares (defineSkill's title and annotations), idempotentHint from `idempotent`.
+    expect(sum.title).toBe("Add numbers");
+    expect(sum.annotations).toEqual({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
     const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
     expect(result.structuredContent).toEqual({ result: 7 });
     expect((result.content as Array<{ text: string }>)[0]!.text).toBe("7");
@@ -125,13 +127,19 @@ describe("the official MCP v2 client (2026-07-28), pinned and in auto mode", () 
       await client.connect(new TransportV2(new URL(mcpUrl)));
       try {
         expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
-        const names: string[] = [];
+        const tools: Array<{ name: string; title?: string; annotations?: unknown }> = [];
         let cursor: string | undefined;
         do {
           const page = await client.listTools(cursor ? { cursor } : {});
-          names.push(...page.tools.map((tool) => tool.name));
+          tools.push(...page.tools);
           cursor = page.nextCursor;
         } while (cursor);
+        const names = tools.map((tool) => tool.name);
+        // A skill's title and annotations, as in the 2025 era.
+        expect(tools.find((tool) => tool.name === "sum")).toMatchObject({
+          title: "Add numbers",
+          annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+        });
         expect(names).toEqual([...mesh.skills.map((s) => s.manifest.name), "skills.call"].filter((n, i, all) => all.indexOf(n) === i).sort());
         const result = await client.callTool({ name: "sum", arguments: { params: [1, 2, 4] } });
         expect(result.structuredContent).toEqual({ result: 7 });

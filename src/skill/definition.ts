@@ -11,6 +11,9 @@ export type ResourceBody = string | { text: string } | { blob: Uint8Array };
 /** What a prompt's get answers: one user message (a string), or the messages. */
 export type PromptBody = string | GetPromptResult["messages"];
 
+/** The MCP tool annotations a skill declares; `idempotentHint` is its `idempotent`. */
+export type SkillAnnotations = Omit<NonNullable<SkillManifest["annotations"]>, "idempotentHint" | "title">;
+
 /** What a handler gets besides its input: the caller context, the Worker's env and waitUntil. */
 export type SkillContext<Env = object> = CallerContext & {
   env: Env;
@@ -107,8 +110,19 @@ export interface SkillDefinition<Input extends z.ZodType, Output extends z.ZodTy
   /** An object schema (its key order is the positional order) or an array/tuple schema. */
   input: Input;
   output: Output;
-  /** Pure or safe to repeat: the gateway may retry it on its own. Default false. */
+  /** Pure or safe to repeat: the gateway may retry it on its own (MCP's `idempotentHint`). Default false. */
   idempotent?: boolean;
+  /** A display name for clients (MCP `title`), e.g. "Decode a Modbus frame". */
+  title?: string;
+  /**
+   * What calling it does to the world, as MCP's tool annotations say it (listed with the tool, pinned
+   * in its contract; a change that makes it less safe needs a major version): `readOnlyHint` (it
+   * changes nothing), `destructiveHint` (it may delete or overwrite; MCP's default when not read-only),
+   * `openWorldHint` (it reaches beyond the gateway's world, e.g. the web; MCP's default). Undeclared
+   * hints mean what MCP says they mean. `idempotentHint` is `idempotent`.
+   * @example annotations: { readOnlyHint: true, openWorldHint: false }
+   */
+  annotations?: SkillAnnotations;
   /** True: this deployment is only the fallback of `name`. Default false. */
   degraded?: boolean;
   /** Gateway-side timeout for one call. Default 10 s. */

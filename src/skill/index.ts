@@ -15,13 +15,13 @@ import { strictInputOf } from "./strict.js";
 import { DEFAULT_TIMEOUT_MS, RegisteredManifestSchema, type SkillManifest } from "./manifest.js";
 import { anySignal } from "../lib/signal/index.js";
 import { type Delivery, SkillAnswerer } from "./answerer.js";
-import type { SkillContext, SkillDefinition } from "./definition.js";
+import type { SkillAnnotations, SkillContext, SkillDefinition } from "./definition.js";
 import { rpcReceiverOf } from "./rpc-receiver.js";
 
 export { z } from "zod";
 export { ErrorCode, RpcError } from "../protocols/jsonrpc/index.js";
 export type { SkillManifest } from "./manifest.js";
-export type { SkillContext, SkillDefinition } from "./definition.js";
+export type { SkillAnnotations, SkillContext, SkillDefinition } from "./definition.js";
 
 /**
  * Thrown by a handler when the input is the problem, not the skill: it cannot be parsed, it
@@ -169,6 +169,8 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     description: definition.description,
     tags: definition.tags,
     idempotent: definition.idempotent ?? false,
+    ...(definition.title ? { title: definition.title } : {}),
+    ...annotationsOf(definition),
     degraded: definition.degraded ?? false,
     timeoutMs: definition.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(definition.idempotencyTtlSeconds ? { idempotencyTtlSeconds: definition.idempotencyTtlSeconds } : {}),
@@ -188,6 +190,13 @@ function manifestOf(definition: Omit<SkillDefinition<z.ZodType, z.ZodType, never
     inputSchema: z.toJSONSchema(definition.input, { io: "input", unrepresentable: "any" }),
     outputSchema: z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }),
   });
+}
+
+/** The hints a skill declares, as its manifest holds them: `idempotentHint` is only ever its `idempotent` (the listing adds it). */
+function annotationsOf(definition: { annotations?: SkillAnnotations }): { annotations?: SkillAnnotations } {
+  const { readOnlyHint, destructiveHint, openWorldHint } = definition.annotations ?? {};
+  const hints = Object.fromEntries(Object.entries({ readOnlyHint, destructiveHint, openWorldHint }).filter(([, hint]) => hint !== undefined));
+  return Object.keys(hints).length ? { annotations: hints } : {};
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SkillManifest } from "../../skill/manifest.js";
-import { bumpOf, checkContracts, compareSchemas } from "./index.js";
+import { bumpOf, checkContracts, compareHints, compareSchemas } from "./index.js";
 
 const obj = (properties: Record<string, unknown>, required: string[] = [], extra: Record<string, unknown> = {}) => ({
   type: "object",
@@ -132,5 +132,36 @@ describe("the drift gate", () => {
   it("asks for the contract of a compatible new version, and of a skill with none", () => {
     expect(checkContracts([manifest("2.0.0", obj({}))], committed)[0]).toMatch(/compatible with 1.0.0 \(a major bump\), but its contract is not committed/);
     expect(checkContracts([{ ...manifest("1.0.0", obj({})), name: "new" }], committed)[0]).toMatch(/no contract committed/);
+  });
+});
+
+describe("what a tool promises about its effects (MCP's annotations, and idempotent)", () => {
+  const readOnly = manifest("1.0.0", obj({}), { annotations: { readOnlyHint: true, openWorldHint: false } });
+  it("withdrawn breaks callers, made is additive; undeclared hints mean what MCP says (destructive, open-world)", () => {
+    expect(compareHints(readOnly, manifest("1.1.0", obj({})))).toEqual({
+      breaking: ["no longer read-only", "now destructive", "now open-world"],
+      additive: [],
+    });
+    expect(compareHints(manifest("1.0.0", obj({}), { idempotent: false }), readOnly)).toEqual({
+      breaking: [],
+      additive: ["now read-only", "no longer destructive", "no longer open-world", "now idempotent"],
+    });
+    const writesSafely = manifest("1.0.0", obj({}), { annotations: { destructiveHint: false } });
+    expect(compareHints(writesSafely, manifest("1.0.1", obj({}), { annotations: { destructiveHint: false, readOnlyHint: false } }))).toEqual({
+      breaking: [],
+      additive: [],
+    });
+  });
+  it("a tool that becomes destructive needs a major version", () => {
+    const committedReadOnly = [readOnly];
+    expect(checkContracts([manifest("1.1.0", obj({}), { annotations: { readOnlyHint: false, openWorldHint: false } })], committedReadOnly)[0]).toBe(
+      "s 1.1.0: breaks callers of 1.0.0 without a major version: no longer read-only; now destructive",
+    );
+    expect(
+      checkContracts(
+        [manifest("1.0.1", obj({}), { annotations: { readOnlyHint: true, openWorldHint: false }, idempotent: true, title: "t" })],
+        committedReadOnly,
+      )[0],
+    ).toMatch(/compatible with 1.0.0 \(a patch bump\)/);
   });
 });

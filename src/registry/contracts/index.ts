@@ -151,7 +151,38 @@ export function compareSchemas(before: Schema, after: Schema, side: "input" | "o
 export function changesBetween(before: SkillManifest, after: SkillManifest): SchemaDiff {
   const input = compareSchemas(before.inputSchema, after.inputSchema, "input");
   const output = compareSchemas(before.outputSchema, after.outputSchema, "output");
-  return { breaking: [...input.breaking, ...output.breaking], additive: [...input.additive, ...output.additive] };
+  const hints = compareHints(before, after);
+  return { breaking: [...input.breaking, ...output.breaking, ...hints.breaking], additive: [...input.additive, ...output.additive, ...hints.additive] };
+}
+
+/**
+ * What a tool promises about its effects, each with the words for withdrawing and for making it,
+ * as MCP's annotations mean them when undeclared: not read-only; then destructive; open-world; and
+ * not idempotent (the skill's `idempotent`).
+ */
+function promisesOf(manifest: SkillManifest): Array<{ kept: boolean; withdrawn: string; made: string }> {
+  const readOnly = manifest.annotations?.readOnlyHint === true;
+  return [
+    { kept: readOnly, withdrawn: "no longer read-only", made: "now read-only" },
+    { kept: readOnly || manifest.annotations?.destructiveHint === false, withdrawn: "now destructive", made: "no longer destructive" },
+    { kept: manifest.annotations?.openWorldHint === false, withdrawn: "now open-world", made: "no longer open-world" },
+    { kept: manifest.idempotent, withdrawn: "no longer idempotent", made: "now idempotent" },
+  ];
+}
+
+/**
+ * A promise about its effects withdrawn breaks callers (an agent that ran a read-only tool
+ * without asking would now change the world); one made is additive.
+ * @example compareHints(readOnly, writes).breaking // ["no longer read-only", "now destructive"]
+ */
+export function compareHints(before: SkillManifest, after: SkillManifest): SchemaDiff {
+  const [was, is] = [promisesOf(before), promisesOf(after)];
+  const diff: SchemaDiff = { breaking: [], additive: [] };
+  was.forEach((promise, i) => {
+    if (promise.kept && !is[i]!.kept) diff.breaking.push(promise.withdrawn);
+    if (!promise.kept && is[i]!.kept) diff.additive.push(promise.made);
+  });
+  return diff;
 }
 
 /** A version's major, minor and patch numbers (its pre-release and build left out). */
