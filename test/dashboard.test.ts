@@ -14,6 +14,7 @@ import { runCli } from "../scripts/cli/index.js";
 import { ROOT } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { startV2Server } from "./support/processes.js";
 
 const SCREENSHOTS = join(ROOT, ".skillmesh", "screenshots");
@@ -27,7 +28,7 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Some traffic and a rollout, so that the page has something to show.
-  for (let i = 0; i < 10; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
+  for (let i = 0; i < 10; i++) await wireOf(mesh.gatewayUrl).rpc("subtract", [i, 1]);
   await admin(mesh.gatewayUrl, "POST", "/skills/test.flaky/rollout", { version: "2.0.0", steps: [10, 50, 100], every: "5m", maxErrorRate: "1%" });
   // The observed numbers land about a second after the calls.
   await eventually(
@@ -180,7 +181,7 @@ describe("the dashboard", () => {
 
   it("shows the audit log a page at a time, runs of the same entry as one row, filtered by type", async () => {
     // 60 more calls: with the 10 of the setup, more than a page (50) of identical entries.
-    for (let i = 0; i < 60; i++) await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "subtract", params: [i, 1], id: i });
+    for (let i = 0; i < 60; i++) await wireOf(mesh.gatewayUrl).rpc("subtract", [i, 1]);
     await eventually(
       async () => (await admin(mesh.gatewayUrl, "GET", "/audit?type=call&skill=subtract&limit=100")).json.entries.length,
       (n) => n >= 70,

@@ -14,7 +14,8 @@ import { writeContracts } from "../scripts/contracts.js";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, runDeploy, startCloudflareApi } from "./support/cloudflare-api.js";
-import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 mkdirSync(join(ROOT, ".skillmesh"), { recursive: true });
 const NAMESPACE = "skillmesh-skills-staging";
@@ -98,7 +99,7 @@ describe("npm run deploy -- --env staging, skills in a dispatch namespace", () =
     expect((await registered()).map((d) => d.endpoint.dispatch).sort()).toEqual([...SCRIPTS].sort());
     // The pipeline, registered as one, calls its steps through the gateway.
     const page = "<title>Staged</title><p>Skills run at the edge. The gateway routes every call. Steps go through the gateway.</p>";
-    const call = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "web.digest", params: { html: page }, id: 1 });
+    const call = await wireOf(mesh.gatewayUrl).rpc("web.digest", { html: page });
     expect(call.json.result).toMatchObject({ title: "Staged" });
     expect(cf.unknown).toEqual([]);
   }, 180_000);
@@ -129,7 +130,7 @@ export default defineSkill({ name: "test.added", version: "1.0.0", description: 
     const uploads = cf.uploads.slice(before);
     expect(uploads.find((u) => u.worker === "skill-added")?.namespace).toBe(NAMESPACE);
     expect((await registered()).find((d) => d.id === "test.added@1.0.0")?.endpoint).toEqual({ dispatch: "skill-added" });
-    expect((await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "test.added", id: 1 })).json.result).toEqual({ added: true });
+    expect((await wireOf(mesh.gatewayUrl).rpc("test.added")).json.result).toEqual({ added: true });
     // No gateway upload: its build (bundle, configuration, secrets) is the live one.
     expect(uploads.map((u) => u.worker)).not.toContain(GATEWAY);
     expect(result.stdout).toMatch(new RegExp(`✓ ${GATEWAY} is live with this build \\(\\S+\\): not uploaded again`));

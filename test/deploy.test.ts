@@ -22,7 +22,8 @@ import { agentSkillDirs } from "../scripts/mesh/agent-skills.js";
 import { generateHopKeys } from "../src/protocols/hop/index.js";
 import { type Mesh, adminCall, freePort, registerSkill, startMesh } from "../scripts/mesh/index.js";
 import { type CloudflareApiStandIn, deployEnvOf, runDeploy, startCloudflareApi } from "./support/cloudflare-api.js";
-import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), "skillmesh-dist-"));
@@ -299,7 +300,7 @@ describe("npm run deploy against a stand-in of the Cloudflare API", () => {
         .sort(),
     );
     // …and callable through the gateway.
-    const call = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "html.extract", params: { html: "<title>Deployed</title><p>ok</p>" }, id: 1 });
+    const call = await wireOf(mesh.gatewayUrl).rpc("html.extract", { html: "<title>Deployed</title><p>ok</p>" });
     expect(call.json.result).toMatchObject({ title: "Deployed" });
     // Every package of agent-skills/ registered after the skills it names, its files in the bucket.
     const packages = (await admin(mesh.gatewayUrl, "GET", "/agent-skills")).json as { agentSkills: Array<{ name: string; stable: string }> };

@@ -11,7 +11,8 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ROOT, skillDirs } from "../scripts/mesh/bundle.js";
 import { startLocalUpstash } from "../scripts/redis-rest/serve.js";
-import { admin, eventually, post } from "./support/fixtures.js";
+import { admin, eventually } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 const run = promisify(execFile);
 const DEV_TOKEN = "dev-test-token-2026";
@@ -74,12 +75,12 @@ describe("npm run dev", () => {
       const { url, output } = await startDev([...args]);
       expect(output()).toContain(`store: ${store === "redis" ? "upstash" : "memory"}`);
       expect(output()).toMatch(/text\.summarize@2\.0\.0\s+canary 0%/);
-      const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+      const answer = await wireOf(url).rpc("modbus.decode", { frame: "11 03 00 6B 00 03 76 87" });
       expect(answer.json.result).toMatchObject({ slave: 17, function: "Read Holding Registers", crc: { valid: true } });
       // Every folder of skills/ is listed, registered, and a tool (beside the built-in skills.call).
       const listed = [...output().matchAll(/^ {2}(\S+)@\S+\s+(?:stable|canary|degraded)/gm)].map((m) => m[1]!);
       expect(listed).toHaveLength(skillDirs().length);
-      const tools = await post(`${url}/mcp`, { jsonrpc: "2.0", method: "tools/list", id: 2 }, { "mcp-protocol-version": "2025-11-25" });
+      const tools = await wireOf(url).mcp2025("tools/list");
       expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual([...new Set([...listed, "skills.call"])].sort());
       await stopDev();
       const listening = () =>
@@ -115,7 +116,7 @@ describe("npm run dev says what is wrong, and reads what it is given", () => {
     try {
       const { url, output } = await startDev(["--no-watch"], { UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: redis.token });
       expect(output()).toContain(`store: upstash → ${redis.url} (UPSTASH_REDIS_REST_URL)`);
-      const answer = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+      const answer = await wireOf(url).rpc("modbus.decode", { frame: "11 03 00 6B 00 03 76 87" });
       expect(answer.json.result).toMatchObject({ slave: 17 });
       expect((await redis.client.keys("*")).length).toBeGreaterThan(0); // the registry lives there
       await stopDev();
@@ -207,9 +208,9 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
     expect(output()).toContain(`/admin/agent-skills/greeting-style/promote`);
     const versions = await admin(url, "GET", "/agent-skills/greeting-style", undefined, DEV_TOKEN);
     expect(Object.keys(versions.json.versions).sort()).toEqual(["1.0.0", "1.1.0"]);
-    const greet = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.greet", params: { name: "Ada" }, id: 1 })).json;
+    const greet = async () => (await wireOf(url).rpc("scratch.greet", { name: "Ada" })).json;
     expect((await greet()).result).toEqual({ greeting: "Hello, Ada!" });
-    const tools = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "skills.discover", params: { tags: ["greeting", "demo"] }, id: 2 });
+    const tools = await wireOf(url).rpc("skills.discover", { tags: ["greeting", "demo"] });
     expect(tools.json.result.map((s: { name: string }) => s.name)).toEqual(["scratch.greet"]);
     expect((await admin(url, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 30 } }, DEV_TOKEN)).status).toBe(200);
 
@@ -286,7 +287,7 @@ describe("a new skill, from `skillmesh new` to a live edit", () => {
       60_000,
       250,
     );
-    const wave = async () => (await post(`${url}/rpc`, { jsonrpc: "2.0", method: "scratch.wave", params: { name: "Bo" }, id: 3 })).json;
+    const wave = async () => (await wireOf(url).rpc("scratch.wave", { name: "Bo" })).json;
     expect((await wave()).result).toEqual({ greeting: "Hello, Bo!" });
     rmSync(join(project, "skills", "scratch-wave"), { recursive: true });
     // Mid-reload every skill answers -32601 (the memory store restarted empty, the registry is being
@@ -326,7 +327,7 @@ describe("npm run dev -- --dispatch", () => {
   it("serves every skill from the local dispatch namespace, and a new skill folder without restarting the gateway", async () => {
     const { url, output } = await startDev(["--dispatch", "--skills-dir", skillsDir, "--agent-skills-dir", noPackages]);
     expect(output()).toMatch(/modbus\.decode@1\.0\.0\s+stable 100%\s+dispatched: skill-modbus-decode/);
-    const decoded = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "modbus.decode", params: { frame: "11 03 00 6B 00 03 76 87" }, id: 1 });
+    const decoded = await wireOf(url).rpc("modbus.decode", { frame: "11 03 00 6B 00 03 76 87" });
     expect(decoded.json.result).toMatchObject({ slave: 17 });
     // What only the running gateway holds (the memory store): a key made now.
     expect((await admin(url, "POST", "/keys", { name: "made-before", skills: ["*"] }, DEV_TOKEN)).status).toBe(201);
@@ -338,7 +339,7 @@ describe("npm run dev -- --dispatch", () => {
       60_000,
       200,
     );
-    const summary = await post(`${url}/rpc`, { jsonrpc: "2.0", method: "text.summarize", params: { text: "One. Two. Three.", sentences: 1 }, id: 2 });
+    const summary = await wireOf(url).rpc("text.summarize", { text: "One. Two. Three.", sentences: 1 });
     expect(summary.json.result).toBeDefined();
     expect(summary.headers.get("x-skill-version")).toBe("text.summarize@1.0.0");
     // The gateway kept running: the key is still there, and nothing was reloaded.

@@ -15,7 +15,8 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { type RunningProcess, startV2Server } from "./support/processes.js";
 
 const RESOURCE = "https://mesh.test/mcp";
@@ -144,7 +145,7 @@ const callerToken = (sub: string) =>
 
 /** What reached the upstream when `bearer` called its whoami through the gateway (the JSON-RPC answer too). */
 async function whoamiAs(bearer: string) {
-  const { json } = await post(`${mesh.gatewayUrl}/rpc`, { jsonrpc: "2.0", method: "fixture.whoami", params: {}, id: 1 }, { authorization: `Bearer ${bearer}` });
+  const { json } = await wireOf(mesh.gatewayUrl).rpc("fixture.whoami", {}, { key: bearer });
   const seen = (json as { result?: { content: Array<{ text: string }> } }).result?.content[0]?.text;
   return { json, seen: seen?.replace(/^Bearer /, "") };
 }
