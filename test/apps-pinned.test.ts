@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, admin, eventually, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { type McpDefinitions, type Peer, startHostileMcp } from "./support/hostile.js";
 
 const APP = "ui://widget/map.html";
@@ -42,14 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => Promise.all([mesh?.dispose(), upstream?.close()]));
 
-const read = async (uri: string) =>
-  (
-    await post(
-      `${mesh.gatewayUrl}/mcp`,
-      { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } },
-      { authorization: `Bearer ${mapperKey}`, "mcp-protocol-version": "2025-11-25" },
-    )
-  ).json;
+const read = async (uri: string) => (await wireOf(mesh.gatewayUrl).mcp2025("resources/read", { uri }, { key: mapperKey })).json;
 
 describe("an MCP App of a federated upstream", () => {
   it("is pinned at registration by its contents' digest and _meta.ui, and served as pinned", async () => {

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { runCli } from "../scripts/cli/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 
 let mesh: Mesh;
 beforeAll(async () => {
@@ -31,10 +32,10 @@ async function traffic(calls: number, options: { callers?: string[]; value?: str
   const callers = options.callers ?? ["alice", "bob", "carol", "dave", "erin"];
   await Promise.all(
     Array.from({ length: calls }, (_, i) =>
-      post(
-        `${mesh.gatewayUrl}/rpc`,
-        { jsonrpc: "2.0", method: "test.flaky", params: { value: options.value ?? "x" }, id: 1 },
-        { "x-user-id": `u${user++}`, authorization: `Bearer caller-${callers[i % callers.length]}` },
+      wireOf(mesh.gatewayUrl).rpc(
+        "test.flaky",
+        { value: options.value ?? "x" },
+        { key: `caller-${callers[i % callers.length]}`, headers: { "x-user-id": `u${user++}` } },
       ),
     ),
   );

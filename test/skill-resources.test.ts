@@ -12,7 +12,8 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { generateHopKeys } from "../src/protocols/hop/index.js";
-import { ADMIN_TOKEN, admin, eventually, fixture, post } from "./support/fixtures.js";
+import { ADMIN_TOKEN, admin, eventually, fixture } from "./support/fixtures.js";
+import { wireOf } from "./support/wire.js";
 import { registerSkill } from "../scripts/mesh/index.js";
 import { sseData } from "../src/protocols/sse/index.js";
 
@@ -97,21 +98,10 @@ describe("a skill's MCP resources and prompts", () => {
       text: "Convert 1 km to ft with units.convert, and say the result in one sentence.",
     });
     await client.close();
-    const raw = await post(
-      `${mesh.gatewayUrl}/mcp`,
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "prompts/list",
-        params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      },
-      { ...headers(everything.key), "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list" },
+    const raw = await wireOf(mesh.gatewayUrl).mcp2026(
+      "prompts/list",
+      {},
+      { key: everything.key, meta: { "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" } } },
     );
     expect(raw.json.result).toMatchObject({
       prompts: [expect.objectContaining({ name: "units.convert.convert" })],
@@ -135,10 +125,10 @@ describe("a skill's MCP resources and prompts", () => {
   it("finds a skill's resources with the compact catalog's search, for the keys that may call the skill", async () => {
     const search = async (key: string) =>
       (
-        await post(
-          `${mesh.gatewayUrl}/mcp?catalog=search`,
-          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "catalog.search", arguments: { query: "length units in metres", kind: "resource" } } },
-          { ...headers(key), "mcp-protocol-version": "2025-11-25" },
+        await wireOf(mesh.gatewayUrl).mcp2025(
+          "tools/call",
+          { name: "catalog.search", arguments: { query: "length units in metres", kind: "resource" } },
+          { key, path: "/mcp?catalog=search" },
         )
       ).json.result.structuredContent.results;
     const hits = await search(everything.key);
