@@ -5,24 +5,26 @@
  */
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** The longest test files, longest first (seconds in a full run from a clean clone). */
+/** The longest test files, longest first (seconds in `.ci/run` from a clean clone, at the last two stops). */
 export const LONGEST_FIRST = [
-  "test/deploy.test.ts", // 188–250
-  "test/readme.test.ts", // 156–207
+  "test/deploy.test.ts", // 169–250 (fewer uploads since: 90 s alone)
   "test/dev.test.ts", // 104–137
+  "test/conformance.test.ts", // 68–113
+  "test/readme.test.ts", // 79–90
   "test/deploy-dispatch.test.ts", // 68–96
-  "test/conformance.test.ts", // 68–74
   "test/contracts.test.ts", // 62–69
-  "test/dashboard.test.ts", // 39–45
-  "test/canary.test.ts", // 24–45
-  "test/jobs.test.ts", // 33–40
-  "test/audit.test.ts", // 32–33
-  "test/pipeline.test.ts", // 23–24
-  "test/federation.test.ts", // 23
+  "test/dashboard.test.ts", // 39–58
+  "test/audit.test.ts", // 32–35
+  "test/jobs.test.ts", // 32–40
+  "test/catalog-search.test.ts", // 30
+  "test/security-store.test.ts", // 21–27
+  "test/federation.test.ts", // 23–26
+  "test/tracing.test.ts", // 26
+  "test/canary.test.ts", // 22–45
+  "test/delivery.test.ts", // 20–22
+  "test/gateway.test.ts", // 18–22
+  "test/pipeline.test.ts", // 19–24
   "test/fuzz.test.ts", // 11–23
-  "test/security-store.test.ts", // 21–22
-  "test/delivery.test.ts", // 20
-  "test/gateway.test.ts", // 18
 ];
 
 export default class LongestFirst extends BaseSequencer {
