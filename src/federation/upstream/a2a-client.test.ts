@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_ANSWER_BYTES } from "../../lib/body/index.js";
-import { ErrorCode, type RpcError } from "../../protocols/jsonrpc/index.js";
+import { ErrorCode } from "../../protocols/jsonrpc/index.js";
 import type { Progress } from "../../protocols/progress/index.js";
 import { askAgentTask, readAgentCard, sendToAgent } from "./a2a-client.js";
+import { failureOf, jsonResponse } from "../../../test/support/stand-in.js";
 
 const target = () => ({
   url: "https://agent.example/a2a",
@@ -35,14 +36,9 @@ function agent(answer: (request: { method?: string; params?: Record<string, unkn
   });
   return seen;
 }
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200) => jsonResponse(body, status);
 const events = (...messages: unknown[]) =>
   new Response(messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
-const failureOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error as RpcError,
-  );
 
 afterEach(() => vi.unstubAllGlobals());
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ErrorCode, RpcError } from "../../protocols/jsonrpc/index.js";
+import { ErrorCode } from "../../protocols/jsonrpc/index.js";
 import { callTool } from "./mcp-client.js";
 import { discoverEra } from "./mcp-session.js";
 import type { McpEra } from "./model.js";
+import { failureOf, jsonResponse } from "../../../test/support/stand-in.js";
 
 const STATELESS: McpEra = { protocolVersion: "2026-07-28", stateless: true };
 const target = () => ({
@@ -24,12 +25,7 @@ function upstream(answer: (message: { method: string; params: Record<string, unk
   });
   return seen;
 }
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-const failureOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error as RpcError,
-  );
+const json = (body: unknown, status = 200) => jsonResponse(body, status);
 
 afterEach(() => vi.unstubAllGlobals());
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { RpcError } from "../../protocols/jsonrpc/index.js";
+
 import type { Progress } from "../../protocols/progress/index.js";
 import { discoverEra, exchange, forgetSessions } from "./mcp-session.js";
 import type { McpEra } from "./model.js";
+import { failureOf, jsonResponse } from "../../../test/support/stand-in.js";
 
 const HANDSHAKE: McpEra = { protocolVersion: "2025-11-25", stateless: false };
 let url = 0;
@@ -17,8 +18,7 @@ interface Seen {
   session: string | null;
   version: string | null;
 }
-const json = (body: unknown, headers: Record<string, string> = {}, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+const json = (body: unknown, headers: Record<string, string> = {}, status = 200) => jsonResponse(body, status, headers);
 
 /**
  * A 2025-11-25 server (a stand-in for fetch): refuses server/discover, opens a session per
@@ -46,11 +46,6 @@ function server2025(answer: (seen: Seen) => Response = (m) => json({ jsonrpc: "2
   });
   return { seen, forgotten, requests: () => seen.filter((m) => m.id !== undefined && m.method !== "initialize" && m.method !== "server/discover") };
 }
-const failureOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error as RpcError,
-  );
 
 afterEach(() => vi.unstubAllGlobals());
 
