@@ -40,7 +40,10 @@ const json = (body: unknown, status = 200) => jsonResponse(body, status);
 const events = (...messages: unknown[]) =>
   new Response(messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
 
 describe("the gateway as an A2A client: an agent's card", () => {
   it("is read with the A2A version header, no redirect followed, and parsed", async () => {
