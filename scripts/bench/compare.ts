@@ -17,7 +17,7 @@ import type { Mesh } from "../mesh/index.js";
 import { type Side, empty, load, summary } from "./load.js";
 import { type TrivialRoute, startTrivialMesh } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
-import { cpuMsOf, workerdPids } from "./cpu.js";
+import { cpuMsOf, withWorkerdPids } from "./cpu.js";
 import { startA2aAgent } from "../a2a-agent.js";
 
 const run = promisify(execFile);
@@ -134,13 +134,13 @@ export async function runCompare(rev: string, options: { pairs: number; seconds:
       try {
         // Each mesh's workerd, told apart by when it started; the order alternates between rounds.
         const start = async (which: "before" | "after") => {
-          const running = workerdPids();
-          const trivial =
+          const { started: trivial, pids } = await withWorkerdPids(() =>
             which === "before" ?
-              await startTrivialMesh(rev, { gateway: worktree, route: options.route })
-            : await startTrivialMesh("working tree", { route: options.route });
+              startTrivialMesh(rev, { gateway: worktree, route: options.route })
+            : startTrivialMesh("working tree", { route: options.route }),
+          );
           meshes.push(trivial.mesh);
-          return { ...trivial, pids: [...workerdPids()].filter((pid) => !running.has(pid)) };
+          return { ...trivial, pids };
         };
         const first = await start(round % 2 ? "after" : "before");
         const second = await start(round % 2 ? "before" : "after");

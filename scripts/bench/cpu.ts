@@ -20,6 +20,17 @@ export function workerdPids(): Set<number> {
   );
 }
 
+/**
+ * What `start` starts, with the workerd processes it started (a mesh runs its Workers in one), told
+ * apart from those running before it.
+ * @example const { started: mesh, pids } = await withWorkerdPids(() => startMesh(options))
+ */
+export async function withWorkerdPids<T>(start: () => Promise<T>): Promise<{ started: T; pids: number[] }> {
+  const running = workerdPids();
+  const started = await start();
+  return { started, pids: [...workerdPids()].filter((pid) => !running.has(pid)) };
+}
+
 /** The CPU time a process has used, user and system, in milliseconds (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
 export function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");

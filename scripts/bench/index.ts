@@ -104,7 +104,7 @@ import {
   type TrivialRoute,
 } from "./trivial.js";
 import { hasWrk, wrkSides } from "./wrk.js";
-import { workerdPids } from "./cpu.js";
+import { withWorkerdPids } from "./cpu.js";
 import { runGuardrailCost } from "./guardrail-cost.js";
 
 const { values } = parseArgs({
@@ -318,17 +318,17 @@ try {
   console.log("Bundling (cached after the first run) and starting the mesh …");
   // Workers measured beside the gateway, not registered with it.
   const unregistered = [BARE_HOP_DIR, inspectDir, inspectRpcDir, cfMcpDir, upstreamDir, fetchHopDir];
-  const workerdBefore = workerdPids();
-  const mesh = await startMesh({
-    skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered],
-    adminToken,
-    upstash,
-    register: false,
-    gatewayVars: { SKILLMESH_AUTH: "required" },
-  });
+  // The mesh's one workerd (`workerd`): the gateway and every Worker it calls, whose CPU a gateway side counts.
+  const { started: mesh, pids: workerd } = await withWorkerdPids(() =>
+    startMesh({
+      skills: [...skillDirs(), SUBTRACT_DIR, ...unregistered],
+      adminToken,
+      upstash,
+      register: false,
+      gatewayVars: { SKILLMESH_AUTH: "required" },
+    }),
+  );
   stops.push(() => mesh.dispose());
-  // The mesh's one workerd: the gateway and every Worker it calls, whose CPU a gateway side counts.
-  const workerd = [...workerdPids()].filter((pid) => !workerdBefore.has(pid));
   for (const skill of mesh.skills)
     if (!unregistered.includes(skill.dir))
       await registerSkill(mesh.gatewayUrl, adminToken, { binding: skill.binding }, skill.pipeline ? { pipeline: true } : {});

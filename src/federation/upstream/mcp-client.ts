@@ -242,7 +242,8 @@ export async function callTool(
 ): Promise<UpstreamToolResult | InputRequiredResult | TaskStarted> {
   const params: Record<string, unknown> = { name: tool, arguments: args };
   if (options.onProgress) params._meta = { progressToken: `p${++progressTokens}` };
-  const headers = options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {};
+  // The arguments a 2026-07-28 server wants mirrored in headers (a 2025 request sends none).
+  const headers = era.stateless && options.inputSchema ? mirroredHeaders(options.inputSchema, args) : {};
   const streaming = { onProgress: options.onProgress, onLog: options.onLog, logLevel: options.logLevel };
   const raw = await exchangeAsking(target, era, { method: "tools/call", params, name: tool, headers, inputRound: options.inputRound, streaming });
   if (isInputRequired(raw)) return raw;

@@ -21,7 +21,7 @@ import type { Outcome } from "../../policies/outcome/index.js";
 import { routedDeployment } from "../../registry/routing/index.js";
 import type { CallerCatalog } from "./caller-catalog.js";
 import { registryEntry } from "./lookup.js";
-import type { Operation, Target } from "./operation.js";
+import { type Operation, type Target, upstreamAnswererOf } from "./operation.js";
 import { type Call, type Handler, type Policy, breakerVerdict } from "./policies.js";
 import type { ContentPath, PinCheck } from "../../policies/content/index.js";
 import { searchCatalog } from "./search.js";
@@ -96,7 +96,7 @@ export const read: Handler<OperationCall> = async (call) => {
         return { ok: true, result: checked(operation, target, answer, answeredBy), deployment: answeredBy };
       }
       case "upstream": {
-        answeredBy = `upstream:${target.upstream}@${target.version}`;
+        answeredBy = upstreamAnswererOf(target);
         const asked = askedOf(operation, target.name, target.template);
         const round = operation.kind === "prompt" || operation.kind === "resource" ? operation.inputRound : undefined;
         const answer = await call.runtime.upstreams.calls.ask(target, { ...asked, ...askedAs(call), ...(round ? { inputRound: round } : {}) });
@@ -122,7 +122,7 @@ export function pinOf(call: OperationCall): PinCheck | undefined {
   const { target, operation } = call;
   if (target.owner !== "upstream" || !target.pin || operation.kind !== "resource") return undefined;
   const { pin } = target;
-  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  const answeredBy = upstreamAnswererOf(target);
   return async (result) => {
     if (isInputRequired(result)) return undefined;
     const read = result as ReadResourceResult;
@@ -145,7 +145,7 @@ const NO_COMPLETION: CompleteResult = { completion: { values: [] } };
 export const complete: Handler<OperationCall> = async (call) => {
   const { target, operation } = call;
   if (operation.kind !== "completion" || target.owner !== "upstream") return { ok: true, result: NO_COMPLETION };
-  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  const answeredBy = upstreamAnswererOf(target);
   // The upstream's own name for what is completed, whatever the caller named it by.
   const ref =
     operation.ref.type === "ref/prompt" ? { type: "ref/prompt", name: target.name } : { type: "ref/resource", uri: target.template ?? operation.ref.uri };
@@ -172,7 +172,7 @@ export const complete: Handler<OperationCall> = async (call) => {
 export const upstreamTask: Handler<OperationCall> = async (call) => {
   const { target, operation } = call;
   if (operation.kind !== "task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
-  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  const answeredBy = upstreamAnswererOf(target);
   try {
     const task = (await call.runtime.upstreams.calls.ask(target, {
       method: operation.method,
@@ -198,7 +198,7 @@ export const upstreamTask: Handler<OperationCall> = async (call) => {
 export const agentTask: Handler<OperationCall> = async (call) => {
   const { target, operation } = call;
   if (operation.kind !== "agent-task" || target.owner !== "upstream") throw new RpcError(ErrorCode.InternalError);
-  const answeredBy = `upstream:${target.upstream}@${target.version}`;
+  const answeredBy = upstreamAnswererOf(target);
   try {
     const task = await call.runtime.upstreams.calls.askAgent(target, operation.method, target.name, askedAs(call));
     return { ok: true, result: task, deployment: answeredBy };

@@ -26,7 +26,7 @@ import {
   upstreamsOfView,
   withheldKey,
 } from "./offerings.js";
-import type { Target } from "./operation.js";
+import { type Target, upstreamAnswererOf } from "./operation.js";
 import { type PackageCatalog, packageCatalog } from "./packages.js";
 import type { GatewayRuntime } from "./runtime.js";
 import type { CallScope } from "./scope.js";
@@ -43,6 +43,7 @@ export class CallerCatalog {
   #view?: Promise<RegistryView>;
   #offerings?: Promise<Offerings>;
   #packages?: Promise<PackageCatalog>;
+  readonly #agents = new Map<string, Promise<ReachableAgent | undefined>>();
 
   constructor(
     readonly runtime: GatewayRuntime,
@@ -124,7 +125,14 @@ export class CallerCatalog {
    * no A2A upstream, or the caller may call none of its skills (the same answer).
    * @example await catalog.agent("text") // { agent: { name: "Text agent", … }, version: "1.0.0", skills: [{ id: "summarize", tool: "text.summarize", … }] }
    */
-  async agent(name: string): Promise<ReachableAgent | undefined> {
+  agent(name: string): Promise<ReachableAgent | undefined> {
+    let reached = this.#agents.get(name);
+    if (!reached) this.#agents.set(name, (reached = this.#readAgent(name)));
+    return reached;
+  }
+
+  /** `agent`, read (once per request and name: the card's resolve and its answer ask the same). */
+  async #readAgent(name: string): Promise<ReachableAgent | undefined> {
     const record = await this.runtime.upstreams.records.cached(name);
     if (record?.kind !== "a2a") return undefined;
     const { access, routeKey } = this.scope;
@@ -162,7 +170,7 @@ export class CallerCatalog {
   }
 
   /**
-   * `servedBy` of a target already resolved (a subscription's, in src/gateway/chain/operations.ts).
+   * `servedBy` of a target already resolved (a subscription's: `subscribed`, src/gateway/chain/answers.ts).
    * @example await catalog.servingOf({ owner: "upstream", upstream: "crm", version: "2.0.0", name: "crm://notes" }) // "upstream:crm@2.0.0"
    */
   async servingOf(target: Target): Promise<string | undefined> {
@@ -172,7 +180,7 @@ export class CallerCatalog {
       case "package":
         return `package:${target.package}@${target.version}/${target.path ?? ""}`;
       case "upstream":
-        return `upstream:${target.upstream}@${target.version}${target.pin ? `/${target.pin.digest}` : ""}`;
+        return `${upstreamAnswererOf(target)}${target.pin ? `/${target.pin.digest}` : ""}`;
       case "skill": {
         const entry = (await this.view()).tools.get(target.skill);
         return `skill:${(entry && routedDeployment(entry, this.scope.routeKey))?.id ?? target.skill}`;

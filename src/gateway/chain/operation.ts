@@ -193,6 +193,12 @@ export type Target =
   | { owner: "gateway"; name: string };
 
 /**
+ * The upstream version a target names, as the observed numbers and messages name who answered.
+ * @example upstreamAnswererOf({ upstream: "crm", version: "2.0.0" }) // "upstream:crm@2.0.0"
+ */
+export const upstreamAnswererOf = (target: { upstream: string; version: string }): string => `upstream:${target.upstream}@${target.version}`;
+
+/**
  * What a read of an upstream's pinned resource must still have: a federated Agent Skill's file its
  * bytes' digest; an MCP App its bytes' digest and its contents' `_meta.ui` (CSP, permissions).
  */

@@ -128,6 +128,10 @@ const gateway = (name: string) => async () => ({ owner: "gateway" as const, name
 const neverMissing = () => new RpcError(ErrorCode.InternalError);
 /** `-32602` with a message. */
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
+/** A resource the caller may not read, or that is not there: one answer, to a read and a subscription alike. */
+const resourceNotFound = (uri: string) => invalid("Resource not found", { uri: uri.slice(0, 200) });
+/** A prompt the caller may not use, or that is not there: one answer, to a get and a completion alike. */
+const unknownPrompt = (name: string) => invalid(`Unknown prompt: ${name.slice(0, 200)}; prompts/list lists them`);
 
 /**
  * Each kind's row. Every kind runs inside `limits` and the content path (src/gateway/chain/invoke.ts puts
@@ -136,7 +140,7 @@ const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.Inva
 export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
   resource: {
     resolve: (op, catalog) => catalog.resourceTarget(op.uri),
-    notFound: (op) => invalid("Resource not found", { uri: op.uri.slice(0, 200) }),
+    notFound: (op) => resourceNotFound(op.uri),
     resource: (op) => op.uri,
     carries: READ_CONTENT,
     policies: [observed],
@@ -144,7 +148,7 @@ export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
   },
   prompt: {
     resolve: (op, catalog) => catalog.promptTarget(op.name),
-    notFound: (op) => invalid(`Unknown prompt: ${op.name.slice(0, 200)}; prompts/list lists them`),
+    notFound: (op) => unknownPrompt(op.name),
     resource: (op) => `prompt:${op.name}`,
     audited: (op) => ({ name: op.name, arguments: op.arguments }),
     carries: PROMPT_CONTENT,
@@ -155,7 +159,7 @@ export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
     resolve: (op, catalog) => (op.ref.type === "ref/prompt" ? catalog.promptTarget(op.ref.name) : catalog.templateTarget(op.ref.uri)),
     notFound: (op) =>
       op.ref.type === "ref/prompt" ?
-        invalid(`Unknown prompt: ${op.ref.name.slice(0, 200)}; prompts/list lists them`)
+        unknownPrompt(op.ref.name)
       : invalid(`Unknown resource template: ${op.ref.uri.slice(0, 200)}; resources/templates/list lists them`),
     resource: (op) => (op.ref.type === "ref/prompt" ? `prompt:${op.ref.name}` : op.ref.uri),
     audited: (op) => ({ argument: op.argument, ...(op.given ? { given: op.given } : {}) }),
@@ -211,7 +215,7 @@ export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
   },
   subscribe: {
     resolve: (op, catalog) => catalog.resourceTarget(op.uri),
-    notFound: (op) => invalid("Resource not found", { uri: op.uri.slice(0, 200) }),
+    notFound: (op) => resourceNotFound(op.uri),
     resource: (op) => op.uri,
     policies: [],
     answer: subscribed,
