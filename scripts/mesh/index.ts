@@ -16,6 +16,7 @@ import type { SkillEndpoint } from "../../src/registry/deployments/model.js";
 import { type Bundle, ROOT, bindingNameOf, bundleAll, bundleWorker, isPipelineDir, workerNameOf } from "./bundle.js";
 import { LocalScripts } from "./namespace.js";
 import { LOADER_BINDING, SCRIPTS_BINDING } from "../../src/federation/dispatch/index.js";
+import { CODE_LOADER_BINDING } from "../../src/gateway/code-mode/sandbox.js";
 
 export interface MeshOptions {
   /** Skill folders (each with wrangler.toml), e.g. `skillDirs()`: each its own Worker, bound to the gateway. */
@@ -209,7 +210,8 @@ function miniflareOptionsOf(options: MeshOptions, gatewayBundle: Bundle, skills:
         // The mesh's own skills only: the [[services]] of wrangler.toml name Workers deployed to Cloudflare.
         // The local dispatch namespace: a Worker Loader over the script store (src/federation/dispatch/local.ts).
         serviceBindings: { ...Object.fromEntries(skills.map((s) => [s.binding, s.workerName])), [SCRIPTS_BINDING]: scripts.answer },
-        workerLoaders: { [LOADER_BINDING]: {} },
+        // Code mode's sandbox: a fresh isolate per script (src/gateway/code-mode).
+        workerLoaders: { [LOADER_BINDING]: {}, [CODE_LOADER_BINDING]: {} },
         unsafeDirectSockets: [{ host, port: ports?.gateway ?? options.port ?? 0 }],
       } as WorkerOptions,
       ...skills.map((s) => {

@@ -6,7 +6,8 @@
  * URI read) before a caller sees it.
  */
 import { forwardCall } from "../../federation/forward/index.js";
-import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../../protocols/jsonrpc/index.js";
+import { ErrorCode, type JsonRpcErrorObject, type JsonRpcRequest, type RequestSlot, RpcError } from "../../protocols/jsonrpc/index.js";
+import type { CallScope } from "./scope.js";
 import {
   type CompleteResult,
   CompleteResultSchema,
@@ -41,6 +42,8 @@ export interface OperationCall extends Call {
   readonly content: ContentPath;
   /** The error when what it asks for is not (or no longer) there for this caller, as its kind words it. */
   readonly notFound: () => RpcError;
+  /** Calls a tool through the whole call chain (`invoke`) as `scope`: a script's tool calls (src/gateway/chain/execute.ts). */
+  readonly callTool: (request: JsonRpcRequest, slot: RequestSlot, scope: CallScope) => Promise<unknown>;
 }
 
 /** A package file or archive as read: its bytes, digest and media type. */

@@ -20,9 +20,10 @@ import { type Attributes, type Context, type Span, SpanKind, inSpan, trace } fro
 import { builtins } from "./builtins.js";
 import { CallerCatalog } from "./caller-catalog.js";
 import { callableEntry, manifestOf, registryEntry, registryView } from "./lookup.js";
-import type { Operation, OperationKind } from "./operation.js";
+import type { ExecutionRecord, Operation, OperationKind } from "./operation.js";
 import { type OperationCall, pinOf } from "./answers.js";
 import { OPERATIONS, notFoundOf, ownerNameOf, rowOf } from "./operations.js";
+import { CODE_EXECUTE, ExecuteArgumentsSchema, scriptExecution } from "./execute.js";
 import {
   type Call,
   type CallStreaming,
@@ -85,6 +86,8 @@ interface Recorded {
   params?: unknown;
   /** What was read or got (a URI, `prompt:<name>`): the audit entry's `resource`. */
   resource?: string;
+  /** A script's execution, as it ran (filled in while it runs). */
+  execution?: ExecutionRecord;
 }
 
 /**
@@ -101,6 +104,8 @@ async function recorded<T>(
 ): Promise<T> {
   const attributes: Attributes = { "rpc.system": "jsonrpc", "rpc.method": what.method, "skillmesh.group": scope.context.group ?? "*" };
   if (what.kind !== "tool") attributes["skillmesh.operation"] = what.kind;
+  const execution = what.execution?.id ?? scope.execution;
+  if (execution) attributes["skillmesh.execution"] = execution;
   const started = Date.now();
   const seen: Seen = {};
   let code = 0;
@@ -150,6 +155,8 @@ async function recorded<T>(
     if (answer?.degraded) entry.degraded = true;
     if (hidden) entry.hidden = true;
     if (answer?.guardrail) entry.guardrail = answer.guardrail;
+    if (what.execution) entry.execution = { ...what.execution };
+    else if (scope.execution) entry.execution = { id: scope.execution };
     runtime.audit.record(entry, scope.waitUntil);
   }
 }
@@ -166,6 +173,11 @@ export function invoke(
   env: GatewayEnv,
   streaming: CallStreaming = {},
 ): Promise<unknown> {
+  // A script is an operation of its own (src/gateway/chain/execute.ts), audited as one; its tool calls come back here.
+  if (request.method === CODE_EXECUTE) {
+    const asked = ExecuteArgumentsSchema.safeParse(request.params);
+    if (asked.success) return perform(scriptExecution(asked.data.code), scope, runtime, env);
+  }
   // Deeper params would overflow the recursion of hashing (idempotency, the audit's fingerprint)
   // and serialising (forward): a skill call refuses them, and the audit records none.
   const tooDeep = exceedsDepth(request.params);
@@ -187,6 +199,8 @@ export function invoke(
       // A built-in answers in the gateway's own words (a job's result was passed when the job ran).
       return resultOf(ownOutcome(await callBuiltin(() => builtin(request, builtinContext))(base)));
     }
+    if (request.method === CODE_EXECUTE)
+      return resultOf(await refused(base, new RpcError(ErrorCode.InvalidParams, `Invalid params: ${CODE_EXECUTE} takes { code: "async () => { … }" }`)));
     // A skill outside the caller's grants answers as if it did not exist (the audit log knows).
     const { entry, hidden } = await callableEntry(runtime, scope, request.method, context);
     seen.hidden = hidden;
@@ -229,7 +243,7 @@ export function perform(
   return recorded(
     runtime,
     scope,
-    { method: operation.method, kind: operation.kind, params, resource: row.resource(operation) },
+    { method: operation.method, kind: operation.kind, params, resource: row.resource(operation), execution: row.execution?.(operation) },
     async (span, context, seen) => {
       const base = {
         request: { jsonrpc: "2.0" as const, method: operation.method, params: params as JsonRpcParams, id: 0 },
@@ -239,6 +253,8 @@ export function perform(
         env,
         trace: context,
         deadline: Infinity,
+        // A script's tool calls: each one through the whole chain, as the scope it is given.
+        callTool: (request: JsonRpcRequest, slot: RequestSlot, inner: CallScope) => invoke(request, slot, inner, runtime, env),
       };
       const target = await row.resolve(operation, catalog);
       const notFound = () => notFoundOf(operation);

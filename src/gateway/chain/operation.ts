@@ -159,7 +159,30 @@ export interface AgentCardRead extends Asked {
   origin: string;
 }
 
+/**
+ * `code.execute`: an agent's script, run in a sandboxed isolate (src/gateway/code-mode), each of its
+ * tool calls a call of this caller's through the chain (`invoke`), named by the execution.
+ */
+export interface ScriptExecution extends Asked {
+  kind: "execute";
+  /** The script: an async arrow function (or statements a model wrote, normalized to one). */
+  code: string;
+  /** What ran, filled in as it runs: its id, its tool calls, the script as it was run (redacted), for its audit entry. */
+  ran: ExecutionRecord;
+}
+
+/** What an execution's audit entry says of it (each of its tool calls' entries names its `id`). */
+export interface ExecutionRecord {
+  id: string;
+  /** Tool calls the script made (refused ones included). */
+  calls: number;
+  /** Its size in bytes, and its text as the content path passed it. */
+  bytes?: number;
+  script?: string;
+}
+
 export type Operation =
+  | ScriptExecution
   | CredentialRequest
   | AgentCardRead
   | ResourceRead

@@ -19,6 +19,7 @@ const ONE_OF_EACH: { [K in OperationKind]: Extract<Operation, { kind: K }> } = {
   discovery: { kind: "discovery", method: "GET /mcp/tools/server-card", document: "server-card", server: "tools", origin: "https://gw.example" },
   credential: { kind: "credential", method: "PUT /upstreams/crm/credential", verb: "PUT", upstream: "crm", token: "secret-token" },
   "agent-card": { kind: "agent-card", method: "GET /a2a/writer/.well-known/agent-card.json", agent: "writer", origin: "https://gw.example" },
+  execute: { kind: "execute", method: "code.execute", code: "async () => 1", ran: { id: "x_1", calls: 0 } },
 };
 
 /** A caller's catalog that knows one thing of each sort, on no runtime but the parts a row reads. */
@@ -53,6 +54,8 @@ describe("the operation rows", () => {
       // The token is the caller's: never in the audit entry.
       credential: { resource: "upstream:crm/credential", params: undefined },
       "agent-card": { resource: "a2a:writer/agent-card", params: undefined },
+      // A script is fingerprinted; its text is kept in its execution record.
+      execute: { resource: undefined, params: { code: "async () => 1" } },
     });
   });
 

@@ -23,6 +23,7 @@
  * | discovery | — | — | the gateway: a Server Card or the AI Catalog (src/gateway/discovery), of `/mcp` and the virtual servers defined discoverable |
  * | credential | — (the token is kept, never scanned nor audited) | — | the gateway: the caller's own sealed token for a per-caller upstream one of whose tools it may call |
  * | agent-card | — | — | the gateway: its card of an A2A agent, with the agent's skills the caller may call |
+ * | execute | the script | scripts per caller (rate, at once), idempotent replay | the gateway: the script in a sandboxed isolate, each of its tool calls `invoke` as the caller (src/gateway/chain/execute.ts) |
  *
  * A row says everything of its kind: how it is resolved over the caller's catalog (what the caller
  * cannot see resolves to nothing), the error when it is not found, what its audit entry names and
@@ -33,7 +34,7 @@ import { mayCall } from "../../identity/auth/access.js";
 import { ErrorCode, RpcError } from "../../protocols/jsonrpc/index.js";
 import { authOf } from "../../federation/upstream/records.js";
 import type { CallerCatalog } from "./caller-catalog.js";
-import type { Operation, OperationKind, Target } from "./operation.js";
+import type { ExecutionRecord, Operation, OperationKind, Target } from "./operation.js";
 import type { CallerContent, Handler, Policy } from "./policies.js";
 import {
   type OperationCall,
@@ -51,6 +52,7 @@ import {
   upstreamTask,
 } from "./answers.js";
 import { upstreamsOfView } from "./offerings.js";
+import { CODE_EXECUTE, execute, scriptLimits, scriptReplay } from "./execute.js";
 
 /** An operation of one kind. */
 export type OperationOf<K extends OperationKind> = Extract<Operation, { kind: K }>;
@@ -67,6 +69,8 @@ export interface OperationRow<K extends OperationKind = OperationKind> {
   audited?: (operation: OperationOf<K>) => unknown;
   /** The caller's content it carries (a prompt's arguments, a task's input responses): it passes the content path on its way out. */
   carries?: CallerContent<OperationCall>;
+  /** A script's execution, as it runs: its audit entry says it. */
+  execution?: (operation: OperationOf<K>) => ExecutionRecord;
   /** Its policies inside `limits` and the content path, outermost first. */
   policies: Array<Policy<OperationCall>>;
   answer: Handler<OperationCall>;
@@ -122,6 +126,13 @@ const READ_CONTENT = carriedBy(
   (op, inputResponses) => (op.inputRound ? { ...op, inputRound: { ...op.inputRound, inputResponses: inputResponses as InputResponses } } : op),
 );
 
+/** What a script carries: its text (the content path scans it, and a credential in it is redacted or refused). */
+const SCRIPT_CONTENT = carriedBy(
+  "execute",
+  (op) => op.code,
+  (op, code) => ({ ...op, code: code as string }),
+);
+
 /** What the gateway itself answers: never not found. */
 const gateway = (name: string) => async () => ({ owner: "gateway" as const, name });
 /** The not-found of a kind that resolves to the gateway: never asked. */
@@ -138,6 +149,17 @@ const unknownPrompt = (name: string) => invalid(`Unknown prompt: ${name.slice(0,
  * both around each row), so a new kind cannot answer anything that skipped them.
  */
 export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
+  execute: {
+    resolve: gateway(CODE_EXECUTE),
+    notFound: neverMissing,
+    resource: () => undefined,
+    // The script's fingerprint; its size, text and tool calls are its `execution`.
+    audited: (op) => ({ code: op.code }),
+    execution: (op) => op.ran,
+    carries: SCRIPT_CONTENT,
+    policies: [scriptLimits, scriptReplay],
+    answer: execute,
+  },
   resource: {
     resolve: (op, catalog) => catalog.resourceTarget(op.uri),
     notFound: (op) => resourceNotFound(op.uri),

@@ -64,6 +64,8 @@ export interface CallScope {
   degraded?: boolean;
   /** Set when a call was accepted as an async job (`Preference-Applied: respond-async`). */
   queued?: boolean;
+  /** Set for a tool call a code-mode script made: its execution's id (its audit entry and span name it). */
+  execution?: string;
   /** Work that may finish after the response (breaker bookkeeping). */
   waitUntil: (promise: Promise<unknown>) => void;
 }

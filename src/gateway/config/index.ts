@@ -151,6 +151,19 @@ export const SettingsSchema = z.object({
         "a comma-separated list of https URLs",
       ),
     ),
+  SKILLMESH_CODE_MODE_RATE: RateSchema.default("60/min").meta(
+    about(
+      "Code mode: how many scripts (`code.execute`) each caller may run; each tool call a script makes counts against the caller's own rate besides.",
+      "a rate: `<n>/<s|min|h|day|month>`",
+    ),
+  ),
+  SKILLMESH_CODE_MODE_AT_ONCE: z
+    .string()
+    .regex(/^\d+$/, "a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .default(4)
+    .meta(about("Code mode: how many scripts one caller may run at once in one gateway isolate.", "1–100")),
   SKILLMESH_LOG_CALLS: flag.default(false).meta(about("true: one log line per call (method, deployment, outcome, ms); npm run dev -- --verbose sets it.")),
 });
 
@@ -184,6 +197,8 @@ export interface GatewayConfig {
   upstreamRefreshMs: number;
   /** Token endpoints a token-exchange upstream may name besides its issuers' own (`SKILLMESH_TOKEN_EXCHANGE_URLS`). */
   tokenExchangeUrls: string[];
+  /** Code mode's limits per caller: scripts per window, and at once in one isolate. */
+  codeMode: { rate: RateWindow; atOnce: number };
 }
 
 export type ConfigResult = { config: GatewayConfig; problems?: undefined } | { config?: undefined; problems: string[] };
@@ -254,6 +269,7 @@ function parse(env: object): ConfigResult {
         .split(",")
         .map((url) => url.trim())
         .filter(Boolean),
+      codeMode: { rate: windowOf(s.SKILLMESH_CODE_MODE_RATE), atOnce: s.SKILLMESH_CODE_MODE_AT_ONCE },
     },
   };
 }

@@ -26,6 +26,11 @@ export const CallAuditSchema = z.object({
   resource: z.string().optional(),
   /** What a guardrail did (src/policies/guardrails): the kinds of credential found and where, never the credential. */
   guardrail: GuardrailReportSchema.optional(),
+  /**
+   * Code mode: the script run (`code.execute`: its id, its tool calls, its size and text as the
+   * content path passed it), or the execution a tool call was made by (its `id` alone).
+   */
+  execution: z.object({ id: z.string(), calls: z.number().int().optional(), bytes: z.number().int().optional(), script: z.string().optional() }).optional(),
 });
 
 /** One change through the admin API. */

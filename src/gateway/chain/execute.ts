@@ -1,0 +1,196 @@
+/**
+ * Code mode's operation (`code.execute`): an agent's script run in a fresh sandboxed isolate
+ * (src/gateway/code-mode), over exactly the tools its caller may call through the door it came in
+ * by. The script is the caller's content (the content path scans it); each of its tool calls is
+ * `invoke` as the caller — grants, rate and quota (each call counts), canary by its group, breaker
+ * and fallback, guardrail, pins, audit — named by the execution (its id on the entry and the span,
+ * its span their parent). A retried execution with the same `Idempotency-Key` replays the first
+ * one's answer, and each of its tool calls has a key of its own (the execution's and the call's
+ * index), so a script run again after a failure runs no side effect twice.
+ */
+import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../../protocols/jsonrpc/index.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../../policies/idempotency/index.js";
+import { checkLimits } from "../../policies/ratelimit/index.js";
+import { z } from "zod";
+import { randomHex, sha256Hex } from "../../lib/hash/index.js";
+import { UTF8_ENCODER } from "../../lib/utf8/index.js";
+import { CODE_LOADER_BINDING, type SandboxLimits, runInSandbox } from "../code-mode/sandbox.js";
+import { ScriptRefused, bindableNamespace, meteredScript } from "../code-mode/script.js";
+import { namespaceOf } from "../code-mode/api.js";
+import type { OperationCall } from "./answers.js";
+import type { ScriptExecution } from "./operation.js";
+import type { Handler, Policy } from "./policies.js";
+
+/** The tool that runs a script, on `/mcp` (code mode) and as a method on `/rpc`. */
+export const CODE_EXECUTE = "code.execute";
+
+/** `code.execute`'s arguments. */
+export const ExecuteArgumentsSchema = z.strictObject({ code: z.string().min(1) });
+
+/**
+ * The operation of one script, as a door asks for it (its execution's id fresh).
+ * @example await perform(scriptExecution("async () => modbus.decode({ frame })"), scope, runtime, env)
+ */
+export const scriptExecution = (code: string, method: string = CODE_EXECUTE): ScriptExecution => ({
+  kind: "execute",
+  method,
+  code,
+  ran: { id: `x_${randomHex(12)}`, calls: 0 },
+});
+
+/** What one script may use. */
+export const SCRIPT_LIMITS = {
+  /** Tool calls per script (refused past it: the script fails, whatever it did with the refusal). */
+  calls: 500,
+  /** Loop iterations and function calls (the endless loop's limit where the runtime enforces no CPU limit). */
+  steps: 10_000_000,
+  /** Characters of one tool call's arguments, as JSON. */
+  argumentsChars: 1024 * 1024,
+  sandbox: { wallMs: 30_000, cpuMs: 5_000, resultChars: 1024 * 1024, logLines: 100, logLineChars: 1_000 } satisfies SandboxLimits,
+} as const;
+
+/** Scripts running now in this isolate, by caller. */
+const running = new Map<string, number>();
+
+/**
+ * A caller's scripts: so many per window (`SKILLMESH_CODE_MODE_RATE`, counted in the store), so
+ * many at once in this isolate (`SKILLMESH_CODE_MODE_AT_ONCE`); past either, -32005.
+ */
+export const scriptLimits: Policy<OperationCall> = async (call, next) => {
+  const caller = call.scope.context.caller;
+  const { rate, atOnce } = call.runtime.config.codeMode;
+  const decision = await checkLimits(call.runtime.store, { identifier: `code:${caller}`, rate });
+  if (decision && !decision.allowed)
+    throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller's scripts are used up; retry after ${Math.ceil(decision.retryAfterMs / 1000)} s`, {
+      retryAfterMs: decision.retryAfterMs,
+      limit: "scripts",
+    });
+  const now = running.get(caller) ?? 0;
+  if (now >= atOnce)
+    throw new RpcError(ErrorCode.RateLimited, `Rate limited: this caller already runs ${atOnce} scripts at once`, {
+      retryAfterMs: 1_000,
+      limit: "scripts at once",
+    });
+  running.set(caller, now + 1);
+  try {
+    return await next(call);
+  } finally {
+    const left = (running.get(caller) ?? 1) - 1;
+    if (left) running.set(caller, left);
+    else running.delete(caller);
+  }
+};
+
+/**
+ * Idempotent replay of a whole execution: a retry with the same `Idempotency-Key` (and the same
+ * script) gets the first execution's answer; the key's other script is -32003.
+ */
+export const scriptReplay: Policy<OperationCall> = async (call, next) => {
+  const clientKey = call.scope.idempotencyKey;
+  if (clientKey === undefined) return next(call);
+  if (!isValidClientKey(clientKey) || call.scope.context.caller === "anonymous")
+    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller and 1-255 visible ASCII characters");
+  const key = await idempotencyKeyOf(CODE_EXECUTE, call.scope.context.caller, clientKey, call.slot.batch ? call.slot.index : undefined);
+  const code = call.operation.kind === "execute" ? call.operation.code : "";
+  const wallMs = SCRIPT_LIMITS.sandbox.wallMs;
+  const options = { ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, pendingTtlMs: wallMs + 5_000, waitMs: Math.min(wallMs + 500, 15_000) };
+  const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf({ code }), options, () => next(call));
+  return replayed ? { ...outcome, replayed } : outcome;
+};
+
+/** A tool call's answer as the sandbox reads it (JSON). */
+const answered = (result: unknown) => JSON.stringify({ ok: true, result });
+const refusedWith = (error: JsonRpcErrorObject) => JSON.stringify({ ok: false, error });
+const refusal = (code: number, message: string, data?: unknown) => refusedWith(new RpcError(code, message, data).toJSON());
+
+/**
+ * Runs the script: its namespaces those of the tools the caller may call, each tool call through the
+ * chain as the caller; answers `{ result, logs, calls, execution }`, or an error naming what failed
+ * or which limit the script went past (and how many tool calls it had made: their effects stand).
+ */
+export const execute: Handler<OperationCall> = async (call) => {
+  const { operation, scope } = call;
+  if (operation.kind !== "execute") throw new RpcError(ErrorCode.InternalError);
+  const ran = operation.ran;
+  ran.bytes = UTF8_ENCODER.encode(operation.code).length;
+  ran.script = operation.code;
+  const loader = (call.env as Record<string, unknown>)[CODE_LOADER_BINDING] as WorkerLoader | undefined;
+  if (typeof loader?.load !== "function")
+    return {
+      ok: false,
+      error: new RpcError(ErrorCode.SkillUnavailable, `Code mode is not enabled on this gateway (no ${CODE_LOADER_BINDING} Worker Loader binding)`).toJSON(),
+    };
+  const tools = await call.catalog.tools();
+  // A virtual server's aliases are the names its scripts call tools by, as it lists them.
+  const listedName = scope.listedName ?? ((name: string) => name);
+  const listed = new Map(tools.map((tool) => [listedName(tool.name), tool]));
+  let script;
+  try {
+    script = meteredScript(operation.code, namespacesOf([...listed.keys()]), SCRIPT_LIMITS.steps);
+  } catch (error) {
+    if (!(error instanceof ScriptRefused)) throw error;
+    return { ok: false, error: new RpcError(ErrorCode.InvalidParams, error.message).toJSON() };
+  }
+  // Each tool call's own key: the execution's key and the call's index (a replayed script replays its calls).
+  const clientKey = scope.idempotencyKey;
+  const keyOfCalls = clientKey === undefined ? undefined : `${CODE_EXECUTE}/${(await sha256Hex(clientKey)).slice(0, 40)}`;
+  const inner = {
+    ...scope,
+    execution: ran.id,
+    trace: call.trace,
+    idempotencyKey: keyOfCalls,
+    respondAsync: false,
+    callbackUrl: undefined,
+  };
+  let pastLimit: string | undefined;
+  const host = async (name: string, argsJson: string): Promise<string> => {
+    const index = ran.calls++;
+    if (pastLimit) return refusal(ErrorCode.InvalidRequest, pastLimit);
+    if (index >= SCRIPT_LIMITS.calls) {
+      pastLimit = `The script made more than ${SCRIPT_LIMITS.calls} tool calls`;
+      return refusal(ErrorCode.InvalidRequest, pastLimit);
+    }
+    if (name === CODE_EXECUTE) return refusal(ErrorCode.InvalidParams, "A script cannot run another script");
+    if (argsJson.length > SCRIPT_LIMITS.argumentsChars)
+      return refusal(ErrorCode.InvalidParams, `The arguments of ${name.slice(0, 100)} are larger than ${SCRIPT_LIMITS.argumentsChars} characters of JSON`);
+    let params: unknown;
+    try {
+      params = JSON.parse(argsJson);
+    } catch {
+      return refusal(ErrorCode.InvalidParams, "The arguments are not JSON");
+    }
+    if (params === null || typeof params !== "object" || Array.isArray(params))
+      return refusal(ErrorCode.InvalidParams, `${name.slice(0, 100)} takes one arguments object`);
+    // Only the tools the caller may call here: a built-in (jobs.*, skills.*) is not one of them.
+    const tool = listed.get(name);
+    if (!tool) return refusal(ErrorCode.MethodNotFound, `Unknown tool: ${name.slice(0, 200)}; catalog.search finds the tools you may call`);
+    if (tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true)
+      return refusal(
+        ErrorCode.InvalidRequest,
+        `${name.slice(0, 100)} is destructive: it runs only with its caller's approval, which a script cannot give; call it directly`,
+        { needsApproval: true },
+      );
+    try {
+      const result = await call.callTool(
+        { jsonrpc: "2.0", method: tool.name, params: params as Record<string, unknown>, id: index },
+        { index, batch: true },
+        inner,
+      );
+      return answered(result);
+    } catch (error) {
+      if (error instanceof RpcError) return refusedWith(error.toJSON());
+      console.error(`[gateway] ${CODE_EXECUTE}: a tool call failed unexpectedly, answered as -32603:`, error);
+      return refusal(ErrorCode.InternalError, "Internal error");
+    }
+  };
+  const limits = { ...SCRIPT_LIMITS.sandbox, wallMs: Math.min(SCRIPT_LIMITS.sandbox.wallMs, scope.budgetMs ?? Infinity) };
+  const run = await runInSandbox(loader, script, host, limits);
+  const done = { execution: ran.id, calls: ran.calls, logs: run.logs };
+  // A script past a limit failed, whatever it made of the refusal: its tool calls' effects are named, not reported as its success.
+  if (pastLimit) return { ok: false, error: new RpcError(ErrorCode.InvalidRequest, pastLimit, done).toJSON() };
+  if (!run.ok) return { ok: false, error: new RpcError(run.timedOut ? ErrorCode.SkillTimeout : ErrorCode.InvalidParams, run.error, done).toJSON() };
+  return { ok: true, result: { result: JSON.parse(run.resultJson) as unknown, ...done } };
+};
+
+/** The namespaces a script binds as constants: those of the tools' names that can be. */
+const namespacesOf = (names: string[]): string[] => [...new Set(names.map((name) => namespaceOf(name).namespace))].filter(bindableNamespace);
