@@ -68,14 +68,15 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     scope.listedName = server.listedName;
     if (server.definition.guardrails) scope.guardrails = server.definition.guardrails;
   }
-  // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools.
+  // `?catalog=search`: the compact catalog (src/mcp/compact.ts), for agents facing thousands of tools;
+  // `?catalog=code`: code mode, the same search and describe and a script runner over the tools.
   const catalogMode = c.req.query("catalog");
-  if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "full") {
+  if (catalogMode !== undefined && catalogMode !== "search" && catalogMode !== "code" && catalogMode !== "full") {
     return c.json(
       failure(
         null,
         ErrorCode.InvalidRequest,
-        `?catalog= is "search" (a search tool instead of every tool) or "full" (the default), not ${catalogMode.slice(0, 40)}`,
+        `?catalog= is "search" (a search tool instead of every tool), "code" (search, describe and code.execute) or "full" (the default), not ${catalogMode.slice(0, 40)}`,
       ),
       400,
     );
@@ -139,7 +140,8 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
     listScope: config.auth.required ? "private" : "public",
     heartbeatMs: config.sseHeartbeatMs,
     clientGone: c.req.raw.signal,
-    compact: catalogMode === "search",
+    compact: catalogMode === "search" || catalogMode === "code",
+    codeMode: catalogMode === "code",
   };
   // GET: a 2025 session's own stream (what changed); POST: one message.
   const { status, body, stream, sessionId } =

@@ -21,6 +21,8 @@ export interface McpOptions {
   clientGone?: AbortSignal;
   /** The compact catalog (src/mcp/compact.ts): `tools/list` lists a search, a describe and a call tool instead of every tool. */
   compact?: boolean;
+  /** Code mode (src/mcp/compact.ts): search, describe with TypeScript declarations, and `code.execute` instead of `catalog.call`. */
+  codeMode?: boolean;
 }
 
 /** What to send: an HTTP status and a JSON body (none for 202), or an event stream; `sessionId` for an `Mcp-Session-Id` header. */

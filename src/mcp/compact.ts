@@ -4,6 +4,11 @@
  * tools with a few hundred tokens of definitions in its context (docs/benchmarks.md measures
  * them). Calls through `catalog.call` go through the same call chain as a direct `tools/call`,
  * which also still works by name.
+ *
+ * Code mode (`/mcp?catalog=code`): search, describe (with the tool's TypeScript declarations) and
+ * `code.execute`, which runs the agent's script over the tools it may call
+ * (src/gateway/chain/execute.ts): one call instead of one per tool, and no intermediate result
+ * through the model.
  */
 import { z } from "zod";
 import { SKILL_FILE, skillUriOf } from "../registry/packages/index.js";
@@ -13,6 +18,8 @@ import { UTF8_DECODER } from "../lib/utf8/index.js";
 import type { McpBackend } from "./backend.js";
 import { isPackageFile } from "./resources.js";
 import { toolOf } from "./tools.js";
+import { CODE_EXECUTE, ExecuteArgumentsSchema, SCRIPT_LIMITS, scriptExecution } from "../gateway/chain/execute.js";
+import { declarationsOf } from "../gateway/code-mode/api.js";
 
 /** The compact mode's tools, by name. */
 export const COMPACT = { search: "catalog.search", describe: "catalog.describe", call: "catalog.call" } as const;
@@ -59,10 +66,37 @@ export const COMPACT_TOOLS: Tool[] = [
   },
 ];
 
+/** Code mode's tools: search and describe as the compact catalog's, and the script runner instead of `catalog.call`. */
+export const CODE_TOOLS: Tool[] = [
+  COMPACT_TOOLS[0]!,
+  {
+    ...COMPACT_TOOLS[1]!,
+    description:
+      "The full definition of one tool — description, input and output JSON Schemas, and its TypeScript declaration as a code.execute script calls it — or one Agent Skill's SKILL.md and files, by the name catalog.search gave.",
+  },
+  {
+    name: CODE_EXECUTE,
+    description: [
+      "Run a JavaScript async arrow function over the tools you may call, in a sandbox without network; answer its return value (JSON), its console output and how many tool calls it made.",
+      'Each tool is a function of its namespace: `modbus.decode(input)` calls modbus.decode, and returns its result or throws its error (`error.code`, `error.message`); a namespace that is not a JavaScript name is `tools["my-crm"].contacts(input)`.',
+      "catalog.describe gives a tool's TypeScript declaration. Keep intermediate data in the script and return only what you need.",
+      `Limits: ${SCRIPT_LIMITS.calls} tool calls, ${SCRIPT_LIMITS.sandbox.wallMs / 1000} s, a result of ${SCRIPT_LIMITS.sandbox.resultChars / (1024 * 1024)} MiB of JSON, ${SCRIPT_LIMITS.sandbox.logLines} console lines. No fetch, no imports. Tools marked destructive need your approval and cannot be called from a script.`,
+      'Example: async () => { const frames = ["01 03 02 00 2A 38 5B"]; const out = []; for (const frame of frames) out.push(await modbus.decode({ frame })); return out.filter((d) => !d.valid); }',
+    ].join(" "),
+    inputSchema: {
+      type: "object",
+      properties: { code: { type: "string", description: "An async arrow function: async () => { … return result; }" } },
+      required: ["code"],
+      additionalProperties: false,
+    },
+    annotations: { openWorldHint: true },
+  },
+];
+
 const isCompactName = (name: string): boolean => (Object.values(COMPACT) as string[]).includes(name);
 
-/** Whether a `tools/call` names one of the compact tools that are answered here (search, describe). */
-export const answersHere = (name: string): boolean => isCompactName(name) && name !== COMPACT.call;
+/** Whether a `tools/call` names one of the tools that are answered here (search, describe; in code mode the script runner). */
+export const answersHere = (name: string, codeMode = false): boolean => (isCompactName(name) && name !== COMPACT.call) || (codeMode && name === CODE_EXECUTE);
 
 /** A JSON answer as a tool result. */
 const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
@@ -75,7 +109,8 @@ const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
  * error the model can read (as a skill's own failures are).
  * @example await answerCompact("catalog.search", { query: "decode modbus" }, backend)
  */
-export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
+export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend, codeMode = false): Promise<CallToolResult> {
+  if (codeMode && name === CODE_EXECUTE) return answerScript(args, backend);
   if (name === COMPACT.search) {
     const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
     // A search is work: an operation of the call chain, counted against the caller's rate as a call is.
@@ -93,6 +128,7 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
       inputSchema,
       ...(outputSchema ? { outputSchema } : {}),
       ...(annotations ? { annotations } : {}),
+      ...(codeMode ? { typescript: declarationsOf(skill) } : {}),
     });
   }
   // An Agent Skill's SKILL.md is read as a package file is: resolved for this caller, charged, audited.
@@ -102,6 +138,24 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
   const seen = isPackageFile(file) && (await backend.catalog().packages()).find(wanted);
   if (!seen || !isPackageFile(file)) throw new RpcError(notFound.code, notFound.message);
   return resultOf({ kind: "skill", name: wanted, uri: seen.entry.uri, skillMd: UTF8_DECODER.decode(file.bytes), resources: seen.entry.resources });
+}
+
+/**
+ * `code.execute`: the script's run through the call chain (an operation of its own); its failure
+ * is a tool error the model can read — the message, its console output, the tool calls it made.
+ */
+async function answerScript(args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
+  const { code } = parseParams(ExecuteArgumentsSchema, args ?? {});
+  try {
+    return resultOf((await backend.run(scriptExecution(code))) as Record<string, unknown>);
+  } catch (thrown) {
+    if (!(thrown instanceof RpcError)) throw thrown;
+    const data = (thrown.data ?? {}) as { logs?: unknown; calls?: unknown };
+    const lines = [thrown.message];
+    if (Array.isArray(data.logs) && data.logs.length) lines.push("Console:", ...data.logs.map(String));
+    if (typeof data.calls === "number") lines.push(`Tool calls made: ${data.calls}`);
+    return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { "skillmesh/error": thrown.toJSON() } };
+  }
 }
 
 /** The tool call `catalog.call` stands for: its tool's name and arguments. */

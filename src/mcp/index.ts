@@ -59,7 +59,7 @@ import { isAdoptedTask } from "../registry/jobs/index.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
-import { COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
+import { CODE_TOOLS, COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../protocols/paging/index.js";
 import { Cancellation } from "../lib/signal/index.js";
@@ -374,9 +374,10 @@ class McpServer implements ListeningServer {
    */
   private async compactCall(request: JsonRpcRequest): Promise<{ result: object } | { request: JsonRpcRequest }> {
     const params = parseParams(CallToolParamsSchema, request.params);
-    if (!answersHere(params.name) && params.name !== COMPACT.call) return { request };
+    const codeMode = !!this.options.codeMode;
+    if (!answersHere(params.name, codeMode) && params.name !== COMPACT.call) return { request };
     try {
-      if (answersHere(params.name)) return { result: await answerCompact(params.name, params.arguments, this.backend) };
+      if (answersHere(params.name, codeMode)) return { result: await answerCompact(params.name, params.arguments, this.backend, codeMode) };
       const inner = innerCall(params.arguments);
       if (!(await this.tool(inner.name)))
         await this.backend.refuse(
@@ -393,7 +394,8 @@ class McpServer implements ListeningServer {
   private async listTools(request: JsonRpcRequest, version: string) {
     const stateless = isStateless(version);
     const { cursor } = parseParams(ListToolsParamsSchema, request.params ?? {});
-    if (this.options.compact) return { tools: COMPACT_TOOLS, ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: "public" } : {}) };
+    if (this.options.compact)
+      return { tools: this.options.codeMode ? CODE_TOOLS : COMPACT_TOOLS, ...(stateless ? { ttlMs: this.options.listTtlMs, cacheScope: "public" } : {}) };
     const tools = await this.tools();
     // 2025-11-25 tools say whether they may run as tasks (every skill may: jobs run any of them).
     const { items, nextCursor } = pageOf(version === TASKS_2025 ? tools.withTaskSupport() : tools.list, this.options.pageSize, cursor);

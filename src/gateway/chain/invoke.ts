@@ -264,6 +264,7 @@ export function perform(
       const path = new ContentPath(await catalog.secretsModeOf(target));
       const answer = (seen.answer = passed(await runs[operation.kind]({ ...base, operation, target, catalog, content: path, notFound })));
       describeOutcome(span, answer);
+      if (answer.replayed) scope.replayed = true;
       return resultOf(answer);
     },
   );
