@@ -9,6 +9,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
 import { ADMIN_TOKEN, SHIPPED_SKILLS, admin, eventually, fixture } from "./support/fixtures.js";
@@ -189,6 +190,67 @@ describe("hostile scripts", () => {
     expect(answer.json.result.result).toEqual({ polluted: null, valid: true, proto: { ["__proto__"]: { x: 1 } } });
     const entries = await auditOf(id, 2);
     expect(new Set(entries.map((e) => (e as { caller?: string }).caller))).toEqual(new Set([id]));
+  });
+});
+
+describe("approving a destructive tool call", () => {
+  const wipe = (label: string) =>
+    `async () => { const before = await test.tally({ label: "${label}" }); const done = await records.wipe({ table: "orders" }); return { count: before.count, ...done }; }`;
+
+  it("2025-11-25 (SDK v1): the caller is asked on the call's stream; approved it runs, declined it does not", async () => {
+    const { key } = await keyWith(["records.*", "test.*"]);
+    const asked: string[] = [];
+    let answer: "accept" | "decline" = "accept";
+    const client = new Client({ name: "code-mode-approver", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer === "accept" ? { action: "accept", content: { approve: true } } : { action: "decline" };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${mesh.gatewayUrl}/mcp?catalog=code`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
+    const label = `v1-${Date.now()}`;
+    const approved = await client.callTool({ name: "code.execute", arguments: { code: wipe(label) } });
+    expect(approved.structuredContent, JSON.stringify(approved)).toMatchObject({ result: { count: 1, wiped: "orders" }, calls: 2 });
+    expect(asked).toEqual(['[code.execute] The script asks to call records.wipe, which is marked destructive, with {"table":"orders"}. Approve this call?']);
+    answer = "decline";
+    const declined = await client.callTool({ name: "code.execute", arguments: { code: wipe(label) } });
+    expect(declined.isError).toBe(true);
+    expect((declined.content as Array<{ text: string }>)[0]!.text).toMatch(/^The caller declined records.wipe/);
+    await client.close();
+  });
+
+  it("2026-07-28: input_required with a handle; the retry with the approval runs it, and the calls before it are not run twice", async () => {
+    const { key } = await keyWith(["records.*", "test.*"]);
+    const label = `v2-${Date.now()}`;
+    const declared = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+    const call = (extra: Record<string, unknown> = {}) =>
+      wireOf(mesh.gatewayUrl, { key }).mcp2026(
+        "tools/call",
+        { name: "code.execute", arguments: { code: wipe(label) }, ...extra },
+        { path: "/mcp?catalog=code", meta: declared },
+      );
+    const first = (await call()).json.result;
+    expect(first, JSON.stringify(first)).toMatchObject({
+      resultType: "input_required",
+      inputRequests: {
+        "approve-1": { method: "elicitation/create", params: { message: expect.stringMatching(/records\.wipe, which is marked destructive/) } },
+      },
+      requestState: expect.stringMatching(/^rs_[0-9a-f]{32}$/),
+    });
+    const again = await call({ inputResponses: { "approve-1": { action: "accept", content: { approve: true } } }, requestState: first.requestState });
+    expect(again.json.result.structuredContent, JSON.stringify(again.json)).toMatchObject({ result: { count: 1, wiped: "orders" }, calls: 2 });
+    // A forged handle is refused before anything runs.
+    const forged = await call({ inputResponses: { "approve-1": { action: "accept", content: { approve: true } } }, requestState: `rs_${"0".repeat(32)}` });
+    expect(forged.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/requestState is not one this server gave/) });
+    // Without elicitation declared, the call is refused, not asked.
+    const undeclared = await wireOf(mesh.gatewayUrl, { key }).mcp2026(
+      "tools/call",
+      { name: "code.execute", arguments: { code: wipe(label) } },
+      { path: "/mcp?catalog=code" },
+    );
+    expect(undeclared.json.result.isError).toBe(true);
+    expect(undeclared.json.result.content[0].text).toMatch(/records.wipe is destructive/);
   });
 });
 

@@ -13,7 +13,9 @@
 import { z } from "zod";
 import { SKILL_FILE, skillUriOf } from "../registry/packages/index.js";
 import { ErrorCode, RpcError, parseParams } from "../protocols/jsonrpc/index.js";
-import type { CallToolResult, Tool } from "../protocols/mcp/index.js";
+import { type CallToolResult, type InputRequiredResult, type Tool, isInputRequired } from "../protocols/mcp/index.js";
+import type { Approvals } from "../gateway/chain/operation.js";
+import { withHandle } from "./request-state.js";
 import { UTF8_DECODER } from "../lib/utf8/index.js";
 import type { McpBackend } from "./backend.js";
 import { isPackageFile } from "./resources.js";
@@ -110,7 +112,7 @@ const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
  * @example await answerCompact("catalog.search", { query: "decode modbus" }, backend)
  */
 export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend, codeMode = false): Promise<CallToolResult> {
-  if (codeMode && name === CODE_EXECUTE) return answerScript(args, backend);
+  if (codeMode && name === CODE_EXECUTE) return answerScript(args, backend) as Promise<CallToolResult>;
   if (name === COMPACT.search) {
     const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
     // A search is work: an operation of the call chain, counted against the caller's rate as a call is.
@@ -144,10 +146,17 @@ export async function answerCompact(name: string, args: Record<string, unknown> 
  * `code.execute`: the script's run through the call chain (an operation of its own); its failure
  * is a tool error the model can read — the message, its console output, the tool calls it made.
  */
-async function answerScript(args: Record<string, unknown> | undefined, backend: McpBackend): Promise<CallToolResult> {
-  const { code } = parseParams(ExecuteArgumentsSchema, args ?? {});
+export async function answerScript(
+  args: Record<string, unknown> | undefined,
+  backend: McpBackend,
+  approvals?: Approvals,
+): Promise<CallToolResult | InputRequiredResult> {
   try {
-    return resultOf((await backend.run(scriptExecution(code))) as Record<string, unknown>);
+    const { code } = parseParams(ExecuteArgumentsSchema, args ?? {});
+    const ran = (await backend.run({ ...scriptExecution(code), ...(approvals ? { approvals } : {}) })) as Record<string, unknown>;
+    // 2026-07-28: the caller is asked to approve a destructive call; it holds a handle of the execution's state, not the state.
+    if (isInputRequired(ran)) return withHandle(backend.requestStates, CODE_EXECUTE, ran);
+    return resultOf(ran);
   } catch (thrown) {
     if (!(thrown instanceof RpcError)) throw thrown;
     const data = (thrown.data ?? {}) as { logs?: unknown; calls?: unknown };

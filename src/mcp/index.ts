@@ -59,7 +59,8 @@ import { isAdoptedTask } from "../registry/jobs/index.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
-import { CODE_TOOLS, COMPACT, COMPACT_TOOLS, answerCompact, answersHere, innerCall } from "./compact.js";
+import { CODE_TOOLS, COMPACT, COMPACT_TOOLS, answerCompact, answerScript, answersHere, innerCall } from "./compact.js";
+import { CODE_EXECUTE } from "../gateway/chain/execute.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../protocols/paging/index.js";
 import { Cancellation } from "../lib/signal/index.js";
@@ -171,6 +172,8 @@ class McpServer implements ListeningServer {
     try {
       if (stateless && request.method === "subscriptions/listen") return await listen(this, headers, request, id);
       if (this.options.compact && request.method === "tools/call") {
+        const script = this.options.codeMode ? await this.scriptCall(headers, request, stateless, slot, id) : undefined;
+        if (script) return script;
         const compact = await this.compactCall(request);
         if ("result" in compact) return { status: 200, body: success(id, stateless ? this.complete(compact.result) : compact.result) };
         request = compact.request;
@@ -389,6 +392,37 @@ class McpServer implements ListeningServer {
       if (!(thrown instanceof RpcError)) throw thrown;
       return { result: toolErrorOf(thrown.toJSON()) };
     }
+  }
+
+  /**
+   * Code mode's `code.execute` (src/mcp/compact.ts), asked so that its caller can approve a
+   * destructive tool call: 2025, on the call's event stream when the session declared elicitation;
+   * 2026-07-28, in the next round (`input_required`) when the request declares it. Undefined for
+   * any other tool.
+   */
+  private async scriptCall(
+    headers: Headers,
+    request: JsonRpcRequest,
+    stateless: boolean,
+    slot: RequestSlot,
+    id: string | number,
+  ): Promise<McpAnswer | undefined> {
+    const params = parseParams(CallToolParamsSchema, request.params);
+    if (params.name !== CODE_EXECUTE) return undefined;
+    if (stateless) {
+      const round = inputRoundOf(request.params as Record<string, unknown>);
+      const state = round.requestState === undefined ? undefined : await this.backend.requestStates.kept(CODE_EXECUTE, round.requestState);
+      const approvals =
+        round.capabilities.elicitation ?
+          { round: { ...(round.inputResponses ? { responses: round.inputResponses } : {}), ...(state !== undefined ? { state } : {}) } }
+        : undefined;
+      return { status: 200, body: success(id, this.complete(await answerScript(params.arguments, this.backend, approvals))) };
+    }
+    if (!inputCapabilitiesOf(this.session).elicitation || slot.batch || !acceptsEventStream(headers))
+      return { status: 200, body: success(id, await answerScript(params.arguments, this.backend)) };
+    return this.streamed(id, false, { progressToken: progressTokenOf(request), logs: undefined }, (_streaming, ask) =>
+      answerScript(params.arguments, this.backend, ask ? { ask } : undefined),
+    );
   }
 
   private async listTools(request: JsonRpcRequest, version: string) {

@@ -19,6 +19,8 @@ import { ScriptRefused, bindableNamespace, meteredScript } from "../code-mode/sc
 import { namespaceOf } from "../code-mode/api.js";
 import type { OperationCall } from "./answers.js";
 import type { ScriptExecution } from "./operation.js";
+import type { ToolSummary } from "./catalog.js";
+import type { InputRequests } from "../../protocols/mcp/index.js";
 import type { Handler, Policy } from "./policies.js";
 
 /** The tool that runs a script, on `/mcp` (code mode) and as a method on `/rpc`. */
@@ -124,6 +126,9 @@ export const execute: Handler<OperationCall> = async (call) => {
   // A virtual server's aliases are the names its scripts call tools by, as it lists them.
   const listedName = scope.listedName ?? ((name: string) => name);
   const listed = new Map(tools.map((tool) => [listedName(tool.name), tool]));
+  const approvals = operation.approvals;
+  const kept = approvals?.round?.state === undefined ? undefined : executionStateOf(approvals.round.state);
+  const approved = approvedIn(kept, approvals?.round?.responses);
   let script;
   try {
     script = meteredScript(operation.code, namespacesOf([...listed.keys()]), SCRIPT_LIMITS.steps);
@@ -132,8 +137,14 @@ export const execute: Handler<OperationCall> = async (call) => {
     return { ok: false, error: new RpcError(ErrorCode.InvalidParams, error.message).toJSON() };
   }
   // Each tool call's own key: the execution's key and the call's index (a replayed script replays its calls).
+  // A 2026-07-28 caller that may be asked to approve gets one of the gateway's, kept for its next round.
   const clientKey = scope.idempotencyKey;
-  const keyOfCalls = clientKey === undefined ? undefined : `${CODE_EXECUTE}/${(await sha256Hex(clientKey)).slice(0, 40)}`;
+  const identified = scope.context.caller !== "anonymous";
+  const keyOfCalls =
+    kept?.key ??
+    (clientKey !== undefined ? `${CODE_EXECUTE}/${(await sha256Hex(clientKey)).slice(0, 40)}`
+    : approvals?.round && identified ? `${CODE_EXECUTE}/${randomHex(20)}`
+    : undefined);
   const inner = {
     ...scope,
     execution: ran.id,
@@ -143,9 +154,12 @@ export const execute: Handler<OperationCall> = async (call) => {
     callbackUrl: undefined,
   };
   let pastLimit: string | undefined;
+  /** A destructive call the caller is to approve in its next round (2026-07-28). */
+  let awaiting: { index: number; fingerprint: string; request: InputRequests[string] } | undefined;
   const host = async (name: string, argsJson: string): Promise<string> => {
     const index = ran.calls++;
     if (pastLimit) return refusal(ErrorCode.InvalidRequest, pastLimit);
+    if (awaiting) return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
     if (index >= SCRIPT_LIMITS.calls) {
       pastLimit = `The script made more than ${SCRIPT_LIMITS.calls} tool calls`;
       return refusal(ErrorCode.InvalidRequest, pastLimit);
@@ -164,12 +178,29 @@ export const execute: Handler<OperationCall> = async (call) => {
     // Only the tools the caller may call here: a built-in (jobs.*, skills.*) is not one of them.
     const tool = listed.get(name);
     if (!tool) return refusal(ErrorCode.MethodNotFound, `Unknown tool: ${name.slice(0, 200)}; catalog.search finds the tools you may call`);
-    if (tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true)
-      return refusal(
-        ErrorCode.InvalidRequest,
-        `${name.slice(0, 100)} is destructive: it runs only with its caller's approval, which a script cannot give; call it directly`,
-        { needsApproval: true },
-      );
+    if (isDestructive(tool)) {
+      const fingerprint = await fingerprintOf({ tool: tool.name, params });
+      const request = approvalRequest(name, argsJson);
+      const key = `approve-${index}`;
+      if (approved.get(index) === fingerprint) {
+        // Approved in an earlier round, for this very call.
+      } else if (approvals?.ask) {
+        // The question carries the script's arguments to the caller: through the content path, as any answer.
+        const question = await call.content.kept(request, "answer");
+        if (question.withheld) return refusal(ErrorCode.InvalidRequest, `The approval of ${name.slice(0, 100)} was withheld by the secrets guardrail`);
+        if (!isApproval((await approvals.ask({ [key]: question.value }))[key]))
+          return refusal(ErrorCode.InvalidRequest, `The caller declined ${name.slice(0, 100)}`);
+      } else if (approvals?.round) {
+        awaiting = { index, fingerprint, request };
+        return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
+      } else {
+        return refusal(
+          ErrorCode.InvalidRequest,
+          `${name.slice(0, 100)} is destructive: it runs only with its caller's approval, and this request cannot be asked for it (an MCP client that declares elicitation can); call it directly`,
+          { needsApproval: true },
+        );
+      }
+    }
     try {
       const result = await call.callTool(
         { jsonrpc: "2.0", method: tool.name, params: params as Record<string, unknown>, id: index },
@@ -185,12 +216,70 @@ export const execute: Handler<OperationCall> = async (call) => {
   };
   const limits = { ...SCRIPT_LIMITS.sandbox, wallMs: Math.min(SCRIPT_LIMITS.sandbox.wallMs, scope.budgetMs ?? Infinity) };
   const run = await runInSandbox(loader, script, host, limits);
+  // 2026-07-28: the caller approves (or not) in its next round; the execution's key and what it approved so far are kept for it.
+  if (awaiting) {
+    const state: ExecutionState = {
+      ...(keyOfCalls ? { key: keyOfCalls } : {}),
+      approved: Object.fromEntries(approved),
+      asked: { [awaiting.index]: awaiting.fingerprint },
+    };
+    return {
+      ok: true,
+      result: { resultType: "input_required", inputRequests: { [`approve-${awaiting.index}`]: awaiting.request }, requestState: JSON.stringify(state) },
+    };
+  }
   const done = { execution: ran.id, calls: ran.calls, logs: run.logs };
   // A script past a limit failed, whatever it made of the refusal: its tool calls' effects are named, not reported as its success.
   if (pastLimit) return { ok: false, error: new RpcError(ErrorCode.InvalidRequest, pastLimit, done).toJSON() };
   if (!run.ok) return { ok: false, error: new RpcError(run.timedOut ? ErrorCode.SkillTimeout : ErrorCode.InvalidParams, run.error, done).toJSON() };
   return { ok: true, result: { result: JSON.parse(run.resultJson) as unknown, ...done } };
 };
+
+/** What a script's tool calls hear while the execution waits for its caller's approval. */
+const AWAITING_APPROVAL = "The script waits for its caller's approval of a destructive tool call: nothing more runs in this round";
+
+/** A tool that says it destroys: `destructiveHint` declared true (MCP's default for a tool that declares nothing is not taken as a claim). */
+const isDestructive = (tool: ToolSummary): boolean => tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true;
+
+/** The elicitation that asks the caller to approve one destructive call. */
+function approvalRequest(name: string, argsJson: string): InputRequests[string] {
+  const args = argsJson.length > 500 ? `${argsJson.slice(0, 500)}…` : argsJson;
+  return {
+    method: "elicitation/create",
+    params: {
+      message: `[${CODE_EXECUTE}] The script asks to call ${name.slice(0, 100)}, which is marked destructive, with ${args}. Approve this call?`,
+      requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: `Run ${name.slice(0, 100)}` } }, required: ["approve"] },
+    },
+  };
+}
+
+/** An elicitation's answer that approves: accepted, with \`approve: true\`. */
+const isApproval = (answer: Record<string, unknown> | undefined): boolean =>
+  answer?.action === "accept" && (answer.content as { approve?: unknown } | undefined)?.approve === true;
+
+/** What an execution keeps between a 2026-07-28 caller's rounds (in the store, behind a handle): its calls' key, the calls approved and the one asked about. */
+const ExecutionStateSchema = z.object({
+  key: z.string().optional(),
+  approved: z.record(z.string(), z.string()),
+  asked: z.record(z.string(), z.string()),
+});
+type ExecutionState = z.infer<typeof ExecutionStateSchema>;
+
+function executionStateOf(state: string): ExecutionState {
+  try {
+    return ExecutionStateSchema.parse(JSON.parse(state));
+  } catch {
+    throw new RpcError(ErrorCode.InvalidParams, "Invalid params: requestState is not one of code.execute's");
+  }
+}
+
+/** The calls approved so far (by index, each with what was approved): the kept ones, and those this round's answers approve. */
+function approvedIn(state: ExecutionState | undefined, responses: Record<string, Record<string, unknown>> | undefined): Map<number, string> {
+  const approved = new Map(Object.entries(state?.approved ?? {}).map(([index, fingerprint]) => [Number(index), fingerprint]));
+  for (const [index, fingerprint] of Object.entries(state?.asked ?? {}))
+    if (isApproval(responses?.[`approve-${index}`])) approved.set(Number(index), fingerprint);
+  return approved;
+}
 
 /** The namespaces a script binds as constants: those of the tools' names that can be. */
 const namespacesOf = (names: string[]): string[] => [...new Set(names.map((name) => namespaceOf(name).namespace))].filter(bindableNamespace);

@@ -12,7 +12,7 @@
  */
 import type { CatalogEntry } from "../../lib/catalog-search/index.js";
 import type { ErrorCode } from "../../protocols/jsonrpc/index.js";
-import type { CompletionRef, InputRound, TaskMethod } from "../../protocols/mcp/index.js";
+import type { CompletionRef, InputRequests, InputRound, TaskMethod } from "../../protocols/mcp/index.js";
 
 /** What every operation says of itself. */
 interface Asked {
@@ -169,6 +169,18 @@ export interface ScriptExecution extends Asked {
   code: string;
   /** What ran, filled in as it runs: its id, its tool calls, the script as it was run (redacted), for its audit entry. */
   ran: ExecutionRecord;
+  /** How its caller can approve a destructive tool call (an MCP caller that can answer elicitations); none: such a call is refused. */
+  approvals?: Approvals;
+}
+
+/**
+ * How a script's caller is asked to approve a destructive tool call: on the call's stream now
+ * (2025 revisions, `ask`), or in a later round of the same request (2026-07-28 `input_required`:
+ * the caller declared elicitation, and a retry brings its answers and the execution's kept state).
+ */
+export interface Approvals {
+  ask?: (requests: InputRequests) => Promise<Record<string, Record<string, unknown>>>;
+  round?: { responses?: Record<string, Record<string, unknown>>; state?: string };
 }
 
 /** What an execution's audit entry says of it (each of its tool calls' entries names its `id`). */
