@@ -143,6 +143,48 @@ describe("code.execute on /rpc", () => {
   });
 });
 
+describe("a long script as a job", () => {
+  it("runs with Prefer: respond-async: its tool calls' progress on the job, its result when done; jobs.cancel stops it", async () => {
+    const { key } = await keyWith(["test.*"]);
+    const wire = wireOf(mesh.gatewayUrl, { key });
+    const label = `job-${Date.now()}`;
+    const steps = (n: number, pauseMs: number) =>
+      `async () => { let last; for (let i = 0; i < ${n}; i++) { last = await test.tally({ label: "${label}" }); await new Promise((r) => setTimeout(r, ${pauseMs})); } return last.count; }`;
+    const accepted = await execute(key, steps(3, 50), { prefer: "respond-async" });
+    expect(accepted.headers.get("preference-applied")).toBe("respond-async");
+    expect(accepted.json.result).toEqual({ status: "queued", jobId: expect.stringMatching(/^j_/) });
+    const done = await eventually(
+      async () => (await wire.rpc("jobs.get", { jobId: accepted.json.result.jobId })).json.result,
+      (job) => job.status === "completed",
+      20_000,
+    );
+    expect(done.result, JSON.stringify(done)).toMatchObject({ result: 3, calls: 3 });
+
+    // A longer one, cancelled while it runs: no tool call after the cancel.
+    const long = await execute(key, steps(40, 400), { prefer: "respond-async" });
+    const jobId = long.json.result.jobId;
+    const running = await eventually(
+      async () => (await wire.rpc("jobs.get", { jobId })).json.result,
+      (job) => (job.progress?.progress ?? 0) >= 2,
+      20_000,
+    );
+    expect(running).toMatchObject({ status: "running", progress: { message: "test.tally answered" } });
+    expect((await wire.rpc("jobs.cancel", { jobId })).json.result.status).toBe("cancelled");
+    const peek = async () => (await execute(key, `async () => (await test.tally({ label: "${label}", peek: true })).count`)).json.result.result as number;
+    // The runner sees the cancel within a second or so; after that the count stops.
+    const settled = await eventually(
+      async () => {
+        const before = await peek();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return before === (await peek()) ? before : undefined;
+      },
+      (count) => count !== undefined,
+      20_000,
+    );
+    expect(settled!).toBeLessThan(3 + 40);
+  });
+});
+
 describe("hostile scripts", () => {
   const HOSTILE: Array<[string, string, RegExp]> = [
     ["fetch", `async () => fetch("${"http://127.0.0.1"}/admin/keys")`, /not permitted to access the internet/],

@@ -19,9 +19,11 @@ import { ScriptRefused, bindableNamespace, meteredScript } from "../code-mode/sc
 import { namespaceOf } from "../code-mode/api.js";
 import type { OperationCall } from "./answers.js";
 import type { ScriptExecution } from "./operation.js";
+import { CallerCatalog } from "./caller-catalog.js";
+import { accessOfSignature } from "../../identity/auth/access.js";
 import type { ToolSummary } from "./catalog.js";
 import type { InputRequests } from "../../protocols/mcp/index.js";
-import type { Handler, Policy } from "./policies.js";
+import { type Handler, type Policy, submitted } from "./policies.js";
 
 /** The tool that runs a script, on `/mcp` (code mode) and as a method on `/rpc`. */
 export const CODE_EXECUTE = "code.execute";
@@ -84,6 +86,14 @@ export const scriptLimits: Policy<OperationCall> = async (call, next) => {
 };
 
 /**
+ * `Prefer: respond-async`: the script runs as a job (src/registry/jobs) — its tool calls' progress
+ * on the job, `jobs.cancel` stopping it — and the caller gets `{status: "queued", jobId}` now.
+ * A script is not taken for idempotent: a job whose runner was lost while it ran fails.
+ */
+export const scriptJobs: Policy<OperationCall> = (call, next) =>
+  call.scope.respondAsync && !call.scope.jobId ? submitted(call, { idempotent: false }) : next(call);
+
+/**
  * Idempotent replay of a whole execution: a retry with the same `Idempotency-Key` (and the same
  * script) gets the first execution's answer; the key's other script is -32003.
  */
@@ -122,7 +132,9 @@ export const execute: Handler<OperationCall> = async (call) => {
       ok: false,
       error: new RpcError(ErrorCode.SkillUnavailable, `Code mode is not enabled on this gateway (no ${CODE_LOADER_BINDING} Worker Loader binding)`).toJSON(),
     };
-  const tools = await call.catalog.tools();
+  // A job runs as its owner could when it submitted the script (the job's own scope reaches code.execute only).
+  const owner = scope.jobId && scope.delegatedGrants ? { ...scope, access: accessOfSignature(scope.delegatedGrants) } : scope;
+  const tools = await (owner === scope ? call.catalog : new CallerCatalog(call.runtime, owner)).tools();
   // A virtual server's aliases are the names its scripts call tools by, as it lists them.
   const listedName = scope.listedName ?? ((name: string) => name);
   const listed = new Map(tools.map((tool) => [listedName(tool.name), tool]));
@@ -146,7 +158,7 @@ export const execute: Handler<OperationCall> = async (call) => {
     : approvals?.round && identified ? `${CODE_EXECUTE}/${randomHex(20)}`
     : undefined);
   const inner = {
-    ...scope,
+    ...owner,
     execution: ran.id,
     trace: call.trace,
     idempotencyKey: keyOfCalls,
@@ -201,12 +213,15 @@ export const execute: Handler<OperationCall> = async (call) => {
         );
       }
     }
+    if (call.signal?.aborted) return refusal(ErrorCode.Cancelled, "The script was cancelled");
     try {
       const result = await call.callTool(
         { jsonrpc: "2.0", method: tool.name, params: params as Record<string, unknown>, id: index },
         { index, batch: true },
         inner,
       );
+      // A long script's progress: each tool call it made (a job keeps the last on its record).
+      call.relays?.onProgress?.({ progress: ran.calls, message: `${tool.name} answered` });
       return answered(result);
     } catch (error) {
       if (error instanceof RpcError) return refusedWith(error.toJSON());
@@ -215,7 +230,7 @@ export const execute: Handler<OperationCall> = async (call) => {
     }
   };
   const limits = { ...SCRIPT_LIMITS.sandbox, wallMs: Math.min(SCRIPT_LIMITS.sandbox.wallMs, scope.budgetMs ?? Infinity) };
-  const run = await runInSandbox(loader, script, host, limits);
+  const run = await runInSandbox(loader, script, host, limits, call.signal);
   // 2026-07-28: the caller approves (or not) in its next round; the execution's key and what it approved so far are kept for it.
   if (awaiting) {
     const state: ExecutionState = {
@@ -231,6 +246,7 @@ export const execute: Handler<OperationCall> = async (call) => {
   const done = { execution: ran.id, calls: ran.calls, logs: run.logs };
   // A script past a limit failed, whatever it made of the refusal: its tool calls' effects are named, not reported as its success.
   if (pastLimit) return { ok: false, error: new RpcError(ErrorCode.InvalidRequest, pastLimit, done).toJSON() };
+  if (call.signal?.aborted) return { ok: false, error: new RpcError(ErrorCode.Cancelled, "The script was cancelled", done).toJSON() };
   if (!run.ok) return { ok: false, error: new RpcError(run.timedOut ? ErrorCode.SkillTimeout : ErrorCode.InvalidParams, run.error, done).toJSON() };
   return { ok: true, result: { result: JSON.parse(run.resultJson) as unknown, ...done } };
 };

@@ -176,7 +176,7 @@ export function invoke(
   // A script is an operation of its own (src/gateway/chain/execute.ts), audited as one; its tool calls come back here.
   if (request.method === CODE_EXECUTE) {
     const asked = ExecuteArgumentsSchema.safeParse(request.params);
-    if (asked.success) return perform(scriptExecution(asked.data.code), scope, runtime, env);
+    if (asked.success) return perform(scriptExecution(asked.data.code), scope, runtime, env, undefined, streaming);
   }
   // Deeper params would overflow the recursion of hashing (idempotency, the audit's fingerprint)
   // and serialising (forward): a skill call refuses them, and the audit records none.
@@ -237,6 +237,7 @@ export function perform(
   runtime: GatewayRuntime,
   env: GatewayEnv,
   catalog = new CallerCatalog(runtime, scope),
+  streaming: CallStreaming = {},
 ): Promise<unknown> {
   const row = rowOf(operation);
   const params = row.audited?.(operation);
@@ -253,6 +254,7 @@ export function perform(
         env,
         trace: context,
         deadline: Infinity,
+        ...streaming,
         // A script's tool calls: each one through the whole chain, as the scope it is given.
         callTool: (request: JsonRpcRequest, slot: RequestSlot, inner: CallScope) => invoke(request, slot, inner, runtime, env),
       };

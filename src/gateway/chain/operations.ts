@@ -23,7 +23,7 @@
  * | discovery | — | — | the gateway: a Server Card or the AI Catalog (src/gateway/discovery), of `/mcp` and the virtual servers defined discoverable |
  * | credential | — (the token is kept, never scanned nor audited) | — | the gateway: the caller's own sealed token for a per-caller upstream one of whose tools it may call |
  * | agent-card | — | — | the gateway: its card of an A2A agent, with the agent's skills the caller may call |
- * | execute | the script | scripts per caller (rate, at once), idempotent replay | the gateway: the script in a sandboxed isolate, each of its tool calls `invoke` as the caller (src/gateway/chain/execute.ts) |
+ * | execute | the script | scripts per caller (rate, at once), a job (`Prefer: respond-async`), idempotent replay | the gateway: the script in a sandboxed isolate, each of its tool calls `invoke` as the caller (src/gateway/chain/execute.ts) |
  *
  * A row says everything of its kind: how it is resolved over the caller's catalog (what the caller
  * cannot see resolves to nothing), the error when it is not found, what its audit entry names and
@@ -52,7 +52,7 @@ import {
   upstreamTask,
 } from "./answers.js";
 import { upstreamsOfView } from "./offerings.js";
-import { CODE_EXECUTE, execute, scriptLimits, scriptReplay } from "./execute.js";
+import { CODE_EXECUTE, execute, scriptJobs, scriptLimits, scriptReplay } from "./execute.js";
 
 /** An operation of one kind. */
 export type OperationOf<K extends OperationKind> = Extract<Operation, { kind: K }>;
@@ -157,7 +157,7 @@ export const OPERATIONS: { [K in OperationKind]: OperationRow<K> } = {
     audited: (op) => ({ code: op.code }),
     execution: (op) => op.ran,
     carries: SCRIPT_CONTENT,
-    policies: [scriptLimits, scriptReplay],
+    policies: [scriptLimits, scriptJobs, scriptReplay],
     answer: execute,
   },
   resource: {

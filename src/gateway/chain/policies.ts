@@ -210,7 +210,7 @@ function checkedClientKey(scope: CallScope): string | undefined {
  * same `Idempotency-Key` gets the same job (other params: -32003).
  */
 export const asyncJobs: Policy = async (call, next) => {
-  const { scope, request, slot, runtime, env } = call;
+  const { scope } = call;
   if (call.manifest.jobOnly && !scope.respondAsync && !scope.jobId) {
     throw new RpcError(
       ErrorCode.InvalidRequest,
@@ -218,6 +218,18 @@ export const asyncJobs: Policy = async (call, next) => {
     );
   }
   if (!scope.respondAsync || scope.jobId) return next(call);
+  return submitted(call, { idempotent: call.manifest.idempotent, resumable: !!(call.manifest.pipeline && call.manifest.idempotent) });
+};
+
+/**
+ * Accepts a call as an async job (src/registry/jobs): its record created and its Workflow
+ * instance started; the caller gets `{status: "queued", jobId}` (a keyed retry the same job).
+ * `idempotent`: the job may be started again when its runner is lost while it runs; `resumable`:
+ * its failures for now are retried by the engine (an idempotent pipeline's steps replay).
+ * @example return submitted(call, { idempotent: false })
+ */
+export async function submitted(call: Call, job: { idempotent: boolean; resumable?: boolean }): Promise<Outcome> {
+  const { scope, request, slot, runtime, env } = call;
   // A job outlives the call: a pipeline's delegation token must not start work that runs on without it.
   if (scope.delegation)
     throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a pipeline's step cannot be submitted as an async job (Prefer: respond-async)");
@@ -243,7 +255,7 @@ export const asyncJobs: Policy = async (call, next) => {
     : `j_${(await idempotencyKeyOf(request.method, owner, clientKey, slot.batch ? slot.index : undefined)).slice(-32)}`;
   const now = Date.now();
   const jobs = runtime.jobs;
-  const job = {
+  const record = {
     id,
     owner,
     method: request.method,
@@ -254,12 +266,12 @@ export const asyncJobs: Policy = async (call, next) => {
     updatedAt: now,
     expiresAt: now + jobs.ttlMs,
     fingerprint,
-    idempotent: call.manifest.idempotent,
+    idempotent: job.idempotent,
     grants: scope.access.signature,
-    ...(call.manifest.pipeline && call.manifest.idempotent ? { resumable: true } : {}),
+    ...(job.resumable ? { resumable: true } : {}),
     ...(callbackUrl ? { callbackUrl } : {}),
   };
-  if (!(await jobs.create(job))) {
+  if (!(await jobs.create(record))) {
     const existing = await jobs.get(id);
     if (existing && existing.fingerprint !== fingerprint) {
       throw new RpcError(ErrorCode.IdempotencyMismatch, "This Idempotency-Key was already used with other params; use a new key for a new request");
@@ -283,7 +295,7 @@ export const asyncJobs: Policy = async (call, next) => {
   }
   scope.queued = true;
   return { ok: true, result: { status: "queued", jobId: id } };
-};
+}
 
 /**
  * An upstream's task, adopted as the caller's job: its record says who owns it and which upstream

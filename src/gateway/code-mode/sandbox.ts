@@ -113,7 +113,13 @@ const HOST_REFUSAL = { ok: false, error: { code: -32602, message: "A tool call t
  * `limits.wallMs` (the isolate is then abandoned: nothing it does later reaches the caller).
  * @example await runInSandbox(env.CODE_LOADER, meteredScript(code, ["modbus"], STEPS), host, limits)
  */
-export async function runInSandbox(loader: WorkerLoader, script: MeteredScript, host: HostCall, limits: SandboxLimits): Promise<SandboxRun> {
+export async function runInSandbox(
+  loader: WorkerLoader,
+  script: MeteredScript,
+  host: HostCall,
+  limits: SandboxLimits,
+  signal?: AbortSignal,
+): Promise<SandboxRun> {
   const Host = await hostClassOf();
   const worker = loader.load({
     compatibilityDate: "2026-04-01",
@@ -125,17 +131,23 @@ export async function runInSandbox(loader: WorkerLoader, script: MeteredScript, 
   });
   const sandbox = worker.getEntrypoint("Sandbox") as unknown as { run(host: object): Promise<unknown> };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<SandboxRun>((resolve) => {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<SandboxRun>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, error: `The script ran longer than ${limits.wallMs} ms`, logs: [], timedOut: true }), limits.wallMs);
+    // Cancelled (a job's cancel, a closed stream): the run is abandoned as at its wall time.
+    onAbort = () => resolve({ ok: false, error: "The script was cancelled", logs: [] });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    const answer = await Promise.race([sandbox.run(new Host(host)).then((raw) => checkedRun(raw, limits)), timedOut]);
+    const answer = await Promise.race([sandbox.run(new Host(host)).then((raw) => checkedRun(raw, limits)), stopped]);
     return answer;
   } catch (error) {
     // The isolate itself failed (its memory, its CPU limit on Cloudflare, a module that would not load).
     return { ok: false, error: `The sandbox stopped the script: ${String((error as Error)?.message ?? error).slice(0, 500)}`, logs: [] };
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
     (sandbox as unknown as Partial<Disposable>)[Symbol.dispose]?.();
   }
 }
