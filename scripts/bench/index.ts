@@ -70,7 +70,9 @@
  * with the secrets guardrail against one without, paired the same way (compare.ts); `--guardrail-cost [--rounds N]`
  * the content path's guardrail alone, CPU per call for answers of 1 KiB, 64 KiB and 1 MiB and a streamed
  * one (guardrail-cost.ts); `--a2a [--pairs N]`
- * an A2A agent's SendMessage through the gateway's A2A door against the agent directly (compare.ts); `--soak
+ * an A2A agent's SendMessage through the gateway's A2A door against the agent directly (compare.ts); `--code-mode
+ * [--rounds N]` code mode against direct tool calls: tokens of two tasks, an isolate's start, an inner call
+ * against /rpc, a fan-out of 200 calls, CPU per execution (code-mode.ts); `--soak
  * [--rounds N] [--redis]` the gateway isolate's heap over rounds of every kind of call (soak.ts).
  */
 import { spawn } from "node:child_process";
@@ -106,6 +108,7 @@ import {
 import { hasWrk, wrkSides } from "./wrk.js";
 import { withWorkerdPids } from "./cpu.js";
 import { runGuardrailCost } from "./guardrail-cost.js";
+import { runCodeMode } from "./code-mode.js";
 
 const { values } = parseArgs({
   options: {
@@ -124,6 +127,7 @@ const { values } = parseArgs({
     dispatch: { type: "boolean", default: false },
     guardrails: { type: "boolean", default: false },
     "guardrail-cost": { type: "boolean", default: false },
+    "code-mode": { type: "boolean", default: false },
     a2a: { type: "boolean", default: false },
     "dispatch-scale": { type: "string" },
     rounds: { type: "string", default: "6" },
@@ -164,6 +168,10 @@ if (values.dispatch) {
 }
 if (values.a2a) {
   await runA2aCost({ pairs: Number(values.pairs), seconds: secondsOr(2) });
+  process.exit();
+}
+if (values["code-mode"]) {
+  await runCodeMode({ rounds: Number(values.rounds) });
   process.exit();
 }
 if (values["guardrail-cost"]) {
