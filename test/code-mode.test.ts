@@ -73,8 +73,12 @@ describe("code.execute on /rpc", () => {
       execution: expect.stringMatching(/^x_[0-9a-f]{24}$/),
     });
     const { execution } = answer.json.result;
-    // The script's entry, and one per tool call naming it: one tree.
-    const entries = await auditOf(id, 4);
+    // The script's entry, and one per tool call naming it: one tree, found by the execution's id.
+    const entries = await eventually(
+      async () => (await admin(mesh.gatewayUrl, "GET", `/audit?execution=${execution}`)).json.entries as AuditEntry[],
+      (found) => found.length >= 4,
+    );
+    expect(new Set(entries.map((e) => (e as { caller?: string }).caller))).toEqual(new Set([id]));
     const run = entries.find((e) => e.method === "code.execute")!;
     expect(run).toMatchObject({ code: 0, execution: { id: execution, calls: 3, bytes: code.length, script: code } });
     const inner = entries.filter((e) => e.method === "modbus.decode");

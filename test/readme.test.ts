@@ -33,6 +33,7 @@ const TOUR: Array<{ file: string; from?: string; to?: string }> = [
   // Its servers to federate are started by this test, where the guide starts them (those blocks are skipped).
   { file: "docs/guides/federating.md" },
   { file: "docs/guides/agent-skills.md" },
+  { file: "docs/guides/code-mode.md" },
 ];
 /** The servers the federation guide starts, on the ports it names. */
 const GUIDE_SERVERS = () => [
@@ -133,8 +134,8 @@ let gatewayUrl = "";
 beforeAll(async () => {
   guideServers = await Promise.all(GUIDE_SERVERS());
   let output = "";
-  // As the README says: the admin token exported before npm run dev, the `long` fixture for the jobs section.
-  dev = spawn("npm", ["run", "dev", "--", "--port", "0", "--no-watch", "--skill", "test/fixtures/skills/long"], {
+  // As the README says: the admin token exported before npm run dev, the `long` fixture for the jobs section, `wipe` for code mode's approval.
+  dev = spawn("npm", ["run", "dev", "--", "--port", "0", "--no-watch", "--skill", "test/fixtures/skills/long", "--skill", "test/fixtures/skills/wipe"], {
     cwd: ROOT,
     detached: true,
     env: { ...process.env, SKILLMESH_ADMIN_TOKEN: TOUR_TOKEN, UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" },

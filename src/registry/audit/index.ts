@@ -226,7 +226,10 @@ export class AuditLog {
 }
 
 /** Text a caller chose, cut to `MAX_AUDIT_TEXT` characters. */
-const clipped = (text: string) => (text.length > MAX_AUDIT_TEXT ? `${text.slice(0, MAX_AUDIT_TEXT - 1)}…` : text);
+const clipped = (text: string) => clippedTo(text, MAX_AUDIT_TEXT);
+const clippedTo = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** The most characters of a code-mode script an entry keeps (a write batch stays far below Upstash's request limit). */
+export const MAX_AUDIT_SCRIPT = 4_096;
 
 /**
  * An entry as it is stored: every field a caller chose cut to `MAX_AUDIT_TEXT` (a 1 MB method
@@ -249,6 +252,8 @@ async function finalized(entry: PendingEntry): Promise<AuditEntry> {
     ...(rest.group ? { group: clipped(rest.group) } : {}),
     ...(rest.deployment ? { deployment: clipped(rest.deployment) } : {}),
     ...(rest.resource ? { resource: clipped(rest.resource) } : {}),
+    // A script's text is kept up to MAX_AUDIT_SCRIPT characters (its size and fingerprint, whole).
+    ...(rest.execution?.script !== undefined ? { execution: { ...rest.execution, script: clippedTo(rest.execution.script, MAX_AUDIT_SCRIPT) } } : {}),
   };
   if (params === undefined) return call;
   try {
@@ -262,10 +267,14 @@ async function finalized(entry: PendingEntry): Promise<AuditEntry> {
 function matchesQuery(entry: AuditEntry, query: AuditQuery, since: number): boolean {
   if (entry.at < since || (query.type && entry.type !== query.type)) return false;
   if (entry.type === "admin") {
-    return (!query.caller || entry.by === query.caller) && (!query.skill || entry.action.includes(query.skill)) && query.outcome === undefined;
+    return (
+      (!query.caller || entry.by === query.caller) && !query.execution && (!query.skill || entry.action.includes(query.skill)) && query.outcome === undefined
+    );
   }
-  if (entry.type === "egress") return !query.caller && (!query.skill || entry.deployment.startsWith(`${query.skill}@`)) && query.outcome === undefined;
+  if (entry.type === "egress")
+    return !query.caller && !query.execution && (!query.skill || entry.deployment.startsWith(`${query.skill}@`)) && query.outcome === undefined;
   if (query.caller && entry.caller !== query.caller) return false;
+  if (query.execution && entry.execution?.id !== query.execution) return false;
   // A package name matches the reads of its files (their skill:// URIs), found or not.
   if (query.skill && entry.method !== query.skill && !entry.resource?.startsWith(skillUriOf(query.skill, ""))) return false;
   if (query.outcome === "ok") return entry.code === 0;

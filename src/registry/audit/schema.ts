@@ -66,6 +66,11 @@ export const AuditQuerySchema = z.object({
   /** `ok`, `error`, or one error code. */
   outcome: z.union([z.enum(["ok", "error"]), z.coerce.number().int()]).optional(),
   type: z.enum(["call", "admin", "egress"]).optional(),
+  /** A code-mode execution's id (`x_…`): the script's entry and each of its tool calls'. */
+  execution: z
+    .string()
+    .regex(/^x_[0-9a-f]{24}$/, "an execution id is x_ and 24 hex digits")
+    .optional(),
   /** Entries at or after this time: ms since the epoch, or an ISO date. */
   since: z
     .string()
