@@ -1,8 +1,11 @@
 /**
  * `npm run dev` as a user runs it: it prints the gateway URL, the README's first curl example
- * answers there, and Ctrl-C (SIGINT) stops everything. Once on the memory store, once with --redis.
+ * answers there, code mode answers the official MCP clients of both eras, and Ctrl-C (SIGINT) stops everything. Once on the memory store, once with --redis.
  * Then a skill author's first steps: `skillmesh new`, its tests, and a live edit under npm run dev.
  */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
@@ -82,6 +85,16 @@ describe("npm run dev", () => {
       expect(listed).toHaveLength(skillDirs().length);
       const tools = await wireOf(url).mcp2025("tools/list");
       expect(tools.json.result.tools.map((t: { name: string }) => t.name)).toEqual([...new Set([...listed, "skills.call"])].sort());
+      // Code mode, from the official clients of both eras: one script, its calls through the gateway.
+      const script = { code: 'async () => (await modbus.decode({ frame: "11 03 00 6B 00 03 76 87" })).slave' };
+      const v1 = new Client({ name: "dev-code-mode-v1", version: "1.0.0" });
+      await v1.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp?catalog=code`)));
+      expect((await v1.callTool({ name: "code.execute", arguments: script })).structuredContent).toMatchObject({ result: 17, calls: 1 });
+      await v1.close();
+      const v2 = new ClientV2({ name: "dev-code-mode-v2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      await v2.connect(new TransportV2(new URL(`${url}/mcp?catalog=code`)));
+      expect((await v2.callTool({ name: "code.execute", arguments: script })).structuredContent).toMatchObject({ result: 17, calls: 1 });
+      await v2.close();
       await stopDev();
       const listening = () =>
         fetch(`${url}/healthz`).then(

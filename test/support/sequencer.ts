@@ -16,6 +16,7 @@ export const LONGEST_FIRST = [
   "test/dashboard.test.ts", // 39–58
   "test/audit.test.ts", // 32–35
   "test/jobs.test.ts", // 32–40
+  "test/code-mode.test.ts", // 30 alone (its job waits on a cancel)
   "test/catalog-search.test.ts", // 30
   "test/security-store.test.ts", // 21–27
   "test/federation.test.ts", // 23–26
