@@ -9,12 +9,12 @@
  * index), so a script run again after a failure runs no side effect twice.
  */
 import { ErrorCode, type JsonRpcErrorObject, RpcError } from "../../protocols/jsonrpc/index.js";
-import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../../policies/idempotency/index.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf } from "../../policies/idempotency/index.js";
 import { checkLimits } from "../../policies/ratelimit/index.js";
 import { z } from "zod";
 import { randomHex, sha256Hex } from "../../lib/hash/index.js";
 import { UTF8_ENCODER } from "../../lib/utf8/index.js";
-import { CODE_LOADER_BINDING, type SandboxLimits, runInSandbox } from "../code-mode/sandbox.js";
+import { CODE_LOADER_BINDING, type SandboxLimits, type SandboxRun, runInSandbox } from "../code-mode/sandbox.js";
 import { ScriptRefused, bindableNamespace, meteredScript } from "../code-mode/script.js";
 import { namespaceOf } from "../code-mode/api.js";
 import type { OperationCall } from "./answers.js";
@@ -23,7 +23,9 @@ import { CallerCatalog } from "./caller-catalog.js";
 import { accessOfSignature } from "../../identity/auth/access.js";
 import type { ToolSummary } from "./catalog.js";
 import type { InputRequests } from "../../protocols/mcp/index.js";
-import { type Handler, type Policy, submitted } from "./policies.js";
+import type { Outcome } from "../../policies/outcome/index.js";
+import type { CallScope } from "./scope.js";
+import { type Handler, type Policy, once, submitted } from "./policies.js";
 
 /** The tool that runs a script, on `/mcp` (code mode) and as a method on `/rpc`. */
 export const CODE_EXECUTE = "code.execute";
@@ -97,17 +99,10 @@ export const scriptJobs: Policy<OperationCall> = (call, next) =>
  * Idempotent replay of a whole execution: a retry with the same `Idempotency-Key` (and the same
  * script) gets the first execution's answer; the key's other script is -32003.
  */
-export const scriptReplay: Policy<OperationCall> = async (call, next) => {
-  const clientKey = call.scope.idempotencyKey;
-  if (clientKey === undefined) return next(call);
-  if (!isValidClientKey(clientKey) || call.scope.context.caller === "anonymous")
-    throw new RpcError(ErrorCode.InvalidRequest, "Idempotency-Key needs an identified caller and 1-255 visible ASCII characters");
-  const key = await idempotencyKeyOf(CODE_EXECUTE, call.scope.context.caller, clientKey, call.slot.batch ? call.slot.index : undefined);
-  const code = call.operation.kind === "execute" ? call.operation.code : "";
+export const scriptReplay: Policy<OperationCall> = (call, next) => {
   const wallMs = SCRIPT_LIMITS.sandbox.wallMs;
-  const options = { ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, pendingTtlMs: wallMs + 5_000, waitMs: Math.min(wallMs + 500, 15_000) };
-  const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf({ code }), options, () => next(call));
-  return replayed ? { ...outcome, replayed } : outcome;
+  const code = call.operation.kind === "execute" ? call.operation.code : "";
+  return once(call, CODE_EXECUTE, { code }, { ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, pendingTtlMs: wallMs + 5_000, waitMs: Math.min(wallMs + 500, 15_000) }, next);
 };
 
 /** A tool call's answer as the sandbox reads it (JSON). */
@@ -121,60 +116,85 @@ const refusal = (code: number, message: string, data?: unknown) => refusedWith(n
  * or which limit the script went past (and how many tool calls it had made: their effects stand).
  */
 export const execute: Handler<OperationCall> = async (call) => {
-  const { operation, scope } = call;
+  const { operation } = call;
   if (operation.kind !== "execute") throw new RpcError(ErrorCode.InternalError);
-  const ran = operation.ran;
-  ran.bytes = UTF8_ENCODER.encode(operation.code).length;
-  ran.script = operation.code;
+  operation.ran.bytes = UTF8_ENCODER.encode(operation.code).length;
+  operation.ran.script = operation.code;
   const loader = (call.env as Record<string, unknown>)[CODE_LOADER_BINDING] as WorkerLoader | undefined;
   if (typeof loader?.load !== "function")
     return {
       ok: false,
       error: new RpcError(ErrorCode.SkillUnavailable, `Code mode is not enabled on this gateway (no ${CODE_LOADER_BINDING} Worker Loader binding)`).toJSON(),
     };
-  // A job runs as its owner could when it submitted the script (the job's own scope reaches code.execute only).
-  const owner = scope.jobId && scope.delegatedGrants ? { ...scope, access: accessOfSignature(scope.delegatedGrants) } : scope;
-  const tools = await (owner === scope ? call.catalog : new CallerCatalog(call.runtime, owner)).tools();
-  // A virtual server's aliases are the names its scripts call tools by, as it lists them.
-  const listedName = scope.listedName ?? ((name: string) => name);
-  const listed = new Map(tools.map((tool) => [listedName(tool.name), tool]));
-  const approvals = operation.approvals;
-  const kept = approvals?.round?.state === undefined ? undefined : executionStateOf(approvals.round.state);
-  const approved = approvedIn(kept, approvals?.round?.responses);
+  const run = await ScriptRun.of(call, operation);
   let script;
   try {
-    script = meteredScript(operation.code, namespacesOf([...listed.keys()]), SCRIPT_LIMITS.steps);
+    script = meteredScript(operation.code, namespacesOf([...run.tools.keys()]), SCRIPT_LIMITS.steps);
   } catch (error) {
     if (!(error instanceof ScriptRefused)) throw error;
     return { ok: false, error: new RpcError(ErrorCode.InvalidParams, error.message).toJSON() };
   }
-  // Each tool call's own key: the execution's key and the call's index (a replayed script replays its calls).
-  // A 2026-07-28 caller that may be asked to approve gets one of the gateway's, kept for its next round.
-  const clientKey = scope.idempotencyKey;
-  const identified = scope.context.caller !== "anonymous";
-  const keyOfCalls =
-    kept?.key ??
-    (clientKey !== undefined ? `${CODE_EXECUTE}/${(await sha256Hex(clientKey)).slice(0, 40)}`
-    : approvals?.round && identified ? `${CODE_EXECUTE}/${randomHex(20)}`
-    : undefined);
-  const inner = {
-    ...owner,
-    execution: ran.id,
-    trace: call.trace,
-    idempotencyKey: keyOfCalls,
-    respondAsync: false,
-    callbackUrl: undefined,
-  };
-  let pastLimit: string | undefined;
-  /** A destructive call the caller is to approve in its next round (2026-07-28). */
-  let awaiting: { index: number; fingerprint: string; request: InputRequests[string] } | undefined;
-  const host = async (name: string, argsJson: string): Promise<string> => {
-    const index = ran.calls++;
-    if (pastLimit) return refusal(ErrorCode.InvalidRequest, pastLimit);
-    if (awaiting) return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
+  const limits = { ...SCRIPT_LIMITS.sandbox, wallMs: Math.min(SCRIPT_LIMITS.sandbox.wallMs, call.scope.budgetMs ?? Infinity) };
+  return run.outcomeOf(await runInSandbox(loader, script, (name, argsJson) => run.toolCall(name, argsJson), limits, call.signal));
+};
+
+/** One execution as it runs: the tools it may call, its tool calls' scope, what was approved, and where it stopped. */
+class ScriptRun {
+  /** Set once the script went past its tool calls: every later call is refused, and the script fails. */
+  #pastLimit?: string;
+  /** A destructive call the caller is to approve in its next round (2026-07-28): nothing more runs in this one. */
+  #awaiting?: { index: number; fingerprint: string; request: InputRequests[string] };
+
+  private constructor(
+    private readonly call: OperationCall,
+    private readonly operation: ScriptExecution,
+    /** The tools the script may call, by the names the door lists them under. */
+    readonly tools: Map<string, ToolSummary>,
+    /** The scope of each tool call: the caller's (a job's: its owner's grants of the submit), named by the execution. */
+    private readonly inner: CallScope,
+    /** The calls approved so far, by index, each with the fingerprint of what was approved. */
+    private readonly approved: Map<number, string>,
+  ) {}
+
+  /**
+   * The run of `operation`: the caller's tools (under a virtual server's aliases), and its tool
+   * calls' key — the execution's: the client's `Idempotency-Key`, or for a 2026-07-28 caller that
+   * may be asked to approve one of the gateway's, kept for its next round.
+   */
+  static async of(call: OperationCall, operation: ScriptExecution): Promise<ScriptRun> {
+    const { scope } = call;
+    // A job's own scope reaches code.execute only: its script calls as the owner could when it submitted it.
+    const owner = scope.jobId && scope.delegatedGrants ? { ...scope, access: accessOfSignature(scope.delegatedGrants) } : scope;
+    const catalog = owner === scope ? call.catalog : new CallerCatalog(call.runtime, owner);
+    const listedName = scope.listedName ?? ((name: string) => name);
+    const tools = new Map((await catalog.tools()).map((tool) => [listedName(tool.name), tool]));
+    const round = operation.approvals?.round;
+    const kept = round?.state === undefined ? undefined : executionStateOf(round.state);
+    const clientKey = scope.idempotencyKey;
+    const key =
+      kept?.key ??
+      (clientKey !== undefined ? `${CODE_EXECUTE}/${(await sha256Hex(clientKey)).slice(0, 40)}`
+      : round && scope.context.caller !== "anonymous" ? `${CODE_EXECUTE}/${randomHex(20)}`
+      : undefined);
+    const inner: CallScope = {
+      ...owner,
+      execution: operation.ran.id,
+      trace: call.trace,
+      idempotencyKey: key,
+      respondAsync: false,
+      callbackUrl: undefined,
+    };
+    return new ScriptRun(call, operation, tools, inner, approvedIn(kept, round?.responses));
+  }
+
+  /** One tool call of the script (the sandbox's host stub): its answer, or its refusal, as JSON. */
+  async toolCall(name: string, argsJson: string): Promise<string> {
+    const index = this.operation.ran.calls++;
+    if (this.#pastLimit) return refusal(ErrorCode.InvalidRequest, this.#pastLimit);
+    if (this.#awaiting) return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
     if (index >= SCRIPT_LIMITS.calls) {
-      pastLimit = `The script made more than ${SCRIPT_LIMITS.calls} tool calls`;
-      return refusal(ErrorCode.InvalidRequest, pastLimit);
+      this.#pastLimit = `The script made more than ${SCRIPT_LIMITS.calls} tool calls`;
+      return refusal(ErrorCode.InvalidRequest, this.#pastLimit);
     }
     if (name === CODE_EXECUTE) return refusal(ErrorCode.InvalidParams, "A script cannot run another script");
     if (argsJson.length > SCRIPT_LIMITS.argumentsChars)
@@ -188,68 +208,74 @@ export const execute: Handler<OperationCall> = async (call) => {
     if (params === null || typeof params !== "object" || Array.isArray(params))
       return refusal(ErrorCode.InvalidParams, `${name.slice(0, 100)} takes one arguments object`);
     // Only the tools the caller may call here: a built-in (jobs.*, skills.*) is not one of them.
-    const tool = listed.get(name);
+    const tool = this.tools.get(name);
     if (!tool) return refusal(ErrorCode.MethodNotFound, `Unknown tool: ${name.slice(0, 200)}; catalog.search finds the tools you may call`);
-    if (isDestructive(tool)) {
-      const fingerprint = await fingerprintOf({ tool: tool.name, params });
-      const request = approvalRequest(name, argsJson);
-      const key = `approve-${index}`;
-      if (approved.get(index) === fingerprint) {
-        // Approved in an earlier round, for this very call.
-      } else if (approvals?.ask) {
-        // The question carries the script's arguments to the caller: through the content path, as any answer.
-        const question = await call.content.kept(request, "answer");
-        if (question.withheld) return refusal(ErrorCode.InvalidRequest, `The approval of ${name.slice(0, 100)} was withheld by the secrets guardrail`);
-        if (!isApproval((await approvals.ask({ [key]: question.value }))[key]))
-          return refusal(ErrorCode.InvalidRequest, `The caller declined ${name.slice(0, 100)}`);
-      } else if (approvals?.round) {
-        awaiting = { index, fingerprint, request };
-        return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
-      } else {
-        return refusal(
-          ErrorCode.InvalidRequest,
-          `${name.slice(0, 100)} is destructive: it runs only with its caller's approval, and this request cannot be asked for it (an MCP client that declares elicitation can); call it directly`,
-          { needsApproval: true },
-        );
-      }
-    }
-    if (call.signal?.aborted) return refusal(ErrorCode.Cancelled, "The script was cancelled");
+    const refused = isDestructive(tool) ? await this.#approval(name, tool, index, params, argsJson) : undefined;
+    if (refused) return refused;
+    if (this.call.signal?.aborted) return refusal(ErrorCode.Cancelled, "The script was cancelled");
     try {
-      const result = await call.callTool(
-        { jsonrpc: "2.0", method: tool.name, params: params as Record<string, unknown>, id: index },
-        { index, batch: true },
-        inner,
-      );
+      const request = { jsonrpc: "2.0" as const, method: tool.name, params: params as Record<string, unknown>, id: index };
+      const result = await this.call.callTool(request, { index, batch: true }, this.inner);
       // A long script's progress: each tool call it made (a job keeps the last on its record).
-      call.relays?.onProgress?.({ progress: ran.calls, message: `${tool.name} answered` });
+      this.call.relays?.onProgress?.({ progress: this.operation.ran.calls, message: `${tool.name} answered` });
       return answered(result);
     } catch (error) {
       if (error instanceof RpcError) return refusedWith(error.toJSON());
       console.error(`[gateway] ${CODE_EXECUTE}: a tool call failed unexpectedly, answered as -32603:`, error);
       return refusal(ErrorCode.InternalError, "Internal error");
     }
-  };
-  const limits = { ...SCRIPT_LIMITS.sandbox, wallMs: Math.min(SCRIPT_LIMITS.sandbox.wallMs, scope.budgetMs ?? Infinity) };
-  const run = await runInSandbox(loader, script, host, limits, call.signal);
-  // 2026-07-28: the caller approves (or not) in its next round; the execution's key and what it approved so far are kept for it.
-  if (awaiting) {
-    const state: ExecutionState = {
-      ...(keyOfCalls ? { key: keyOfCalls } : {}),
-      approved: Object.fromEntries(approved),
-      asked: { [awaiting.index]: awaiting.fingerprint },
-    };
-    return {
-      ok: true,
-      result: { resultType: "input_required", inputRequests: { [`approve-${awaiting.index}`]: awaiting.request }, requestState: JSON.stringify(state) },
-    };
   }
-  const done = { execution: ran.id, calls: ran.calls, logs: run.logs };
-  // A script past a limit failed, whatever it made of the refusal: its tool calls' effects are named, not reported as its success.
-  if (pastLimit) return { ok: false, error: new RpcError(ErrorCode.InvalidRequest, pastLimit, done).toJSON() };
-  if (call.signal?.aborted) return { ok: false, error: new RpcError(ErrorCode.Cancelled, "The script was cancelled", done).toJSON() };
-  if (!run.ok) return { ok: false, error: new RpcError(run.timedOut ? ErrorCode.SkillTimeout : ErrorCode.InvalidParams, run.error, done).toJSON() };
-  return { ok: true, result: { result: JSON.parse(run.resultJson) as unknown, ...done } };
-};
+
+  /**
+   * The caller's approval of one destructive call: approved in an earlier round for this very call,
+   * or asked now on a 2025 stream; undefined when it may run, else its refusal. A 2026-07-28 caller
+   * is asked in its next round: the execution stops here.
+   */
+  async #approval(name: string, tool: ToolSummary, index: number, params: unknown, argsJson: string): Promise<string | undefined> {
+    const approvals = this.operation.approvals;
+    const fingerprint = await fingerprintOf({ tool: tool.name, params });
+    if (this.approved.get(index) === fingerprint) return undefined;
+    const request = approvalRequest(name, argsJson);
+    const key = `approve-${index}`;
+    if (approvals?.ask) {
+      // The question carries the script's arguments to the caller: through the content path, as any answer.
+      const question = await this.call.content.kept(request, "answer");
+      if (question.withheld) return refusal(ErrorCode.InvalidRequest, `The approval of ${name.slice(0, 100)} was withheld by the secrets guardrail`);
+      return isApproval((await approvals.ask({ [key]: question.value }))[key]) ? undefined : (
+          refusal(ErrorCode.InvalidRequest, `The caller declined ${name.slice(0, 100)}`)
+        );
+    }
+    if (approvals?.round) {
+      this.#awaiting = { index, fingerprint, request };
+      return refusal(ErrorCode.InvalidRequest, AWAITING_APPROVAL);
+    }
+    return refusal(
+      ErrorCode.InvalidRequest,
+      `${name.slice(0, 100)} is destructive: it runs only with its caller's approval, and this request cannot be asked for it (an MCP client that declares elicitation can); call it directly`,
+      { needsApproval: true },
+    );
+  }
+
+  /**
+   * The execution's outcome once the sandbox is done: a 2026-07-28 caller's next round (the
+   * execution's key and what it approved kept for it), the script's result, or its failure — a
+   * script past a limit failed whatever it made of the refusal, its tool calls named, not reported
+   * as its success.
+   */
+  outcomeOf(run: SandboxRun): Outcome {
+    if (this.#awaiting) {
+      const { index, fingerprint, request } = this.#awaiting;
+      const key = this.inner.idempotencyKey;
+      const state: ExecutionState = { ...(key ? { key } : {}), approved: Object.fromEntries(this.approved), asked: { [index]: fingerprint } };
+      return { ok: true, result: { resultType: "input_required", inputRequests: { [`approve-${index}`]: request }, requestState: JSON.stringify(state) } };
+    }
+    const done = { execution: this.operation.ran.id, calls: this.operation.ran.calls, logs: run.logs };
+    if (this.#pastLimit) return { ok: false, error: new RpcError(ErrorCode.InvalidRequest, this.#pastLimit, done).toJSON() };
+    if (this.call.signal?.aborted) return { ok: false, error: new RpcError(ErrorCode.Cancelled, "The script was cancelled", done).toJSON() };
+    if (!run.ok) return { ok: false, error: new RpcError(run.timedOut ? ErrorCode.SkillTimeout : ErrorCode.InvalidParams, run.error, done).toJSON() };
+    return { ok: true, result: { result: JSON.parse(run.resultJson) as unknown, ...done } };
+  }
+}
 
 /** What a script's tool calls hear while the execution waits for its caller's approval. */
 const AWAITING_APPROVAL = "The script waits for its caller's approval of a destructive tool call: nothing more runs in this round";

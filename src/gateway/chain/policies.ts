@@ -10,7 +10,14 @@ import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "../../policies/break
 import { failureClassOf } from "../../policies/failures/index.js";
 import { endpointRefusal } from "../../federation/forward/endpoint-policy.js";
 import { forwardCall } from "../../federation/forward/index.js";
-import { DEFAULT_IDEMPOTENCY_TTL_MS, fingerprintOf, idempotencyKeyOf, isValidClientKey, runOnce } from "../../policies/idempotency/index.js";
+import {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  type IdempotencyOptions,
+  fingerprintOf,
+  idempotencyKeyOf,
+  isValidClientKey,
+  runOnce,
+} from "../../policies/idempotency/index.js";
 import type { Outcome } from "../../policies/outcome/index.js";
 import { ErrorCode, type JsonRpcRequest, type RequestSlot, RpcError, errorText } from "../../protocols/jsonrpc/index.js";
 import type { LogLevel } from "../../protocols/logging/index.js";
@@ -331,30 +338,47 @@ async function adoptedTask(call: SkillCall, runBy: { upstream: string; version: 
  * batch element's key is the header's plus its position, so one header covers a whole batch.
  */
 export const idempotency: Policy = async (call, next) => {
-  const { scope, manifest, entry, slot, request, deadline } = call;
-  const clientKey = checkedClientKey(scope);
+  const { manifest, entry, request, deadline } = call;
   // A round that brings the caller's answers to an upstream's questions is a new exchange: the
   // key stands for the call's first round, and a later one is neither replayed nor kept under it.
   const answering = call.inputRound?.inputResponses !== undefined || call.inputRound?.requestState !== undefined;
-  if (clientKey === undefined || answering) return next(call);
-  const key = await idempotencyKeyOf(entry.name, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
-  const options = {
-    ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
-    pendingTtlMs: deadline - Date.now() + 5_000,
-    waitMs: Math.min(deadline - Date.now() + 500, 15_000),
-  };
+  if (answering) return next(call);
+  return once(
+    call,
+    entry.name,
+    request.params ?? null,
+    {
+      ttlMs: (manifest.idempotencyTtlSeconds ?? 0) * 1000 || DEFAULT_IDEMPOTENCY_TTL_MS,
+      pendingTtlMs: deadline - Date.now() + 5_000,
+      waitMs: Math.min(deadline - Date.now() + 500, 15_000),
+    },
+    next,
+  );
+};
+
+/**
+ * Runs a call at most once per `Idempotency-Key` of its caller, for `what` (a skill's name, or
+ * `code.execute`): the first runs, a retry with the same `params` gets its outcome (`replayed`),
+ * other params -32003; without a key, it just runs. A store that cannot answer is -32001: running
+ * anyway could run it twice.
+ * @example return once(call, "code.execute", { code }, options, next)
+ */
+export async function once<C extends Call>(call: C, what: string, params: unknown, options: IdempotencyOptions, next: Handler<C>): Promise<Outcome> {
+  const { scope, slot } = call;
+  const clientKey = checkedClientKey(scope);
+  if (clientKey === undefined) return next(call);
+  const key = await idempotencyKeyOf(what, scope.context.caller, clientKey, slot.batch ? slot.index : undefined);
   try {
-    const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf(request.params ?? null), options, () => next(call));
+    const { outcome, replayed } = await runOnce(call.runtime.store, key, await fingerprintOf(params), options, () => next(call));
     return replayed ? { ...outcome, replayed } : outcome;
   } catch (error) {
-    // Without the store the key cannot be honoured; running anyway could run the skill twice.
     if (!(error instanceof StoreUnavailable)) throw error;
     console.error("[gateway] idempotency store unavailable:", errorText(error));
     throw new RpcError(ErrorCode.SkillUnavailable, `The Idempotency-Key cannot be checked right now; retry after ${RETRY_AFTER_STORE_MS / 1000} s`, {
       retryAfterMs: RETRY_AFTER_STORE_MS,
     });
   }
-};
+}
 
 /** Retries of transient failures (src/policies/retry), for calls safe to repeat: idempotent skills, or calls with a key. */
 export const retries: Policy = (call, next) => {
