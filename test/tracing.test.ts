@@ -8,7 +8,7 @@
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mesh, startMesh } from "../scripts/mesh/index.js";
-import { ADMIN_TOKEN, TRACING_FIXTURES } from "./support/fixtures.js";
+import { ADMIN_TOKEN, TRACING_FIXTURES, eventually } from "./support/fixtures.js";
 import { wireOf } from "./support/wire.js";
 
 interface ExportedSpan {
@@ -26,6 +26,27 @@ beforeAll(async () => {
 afterAll(() => mesh?.dispose());
 
 const spansOf = async (url: string) => (await (await fetch(`${url}/__spans`)).json()) as ExportedSpan[];
+
+it("puts a code-mode script and its tool calls in one tree: each call's span a child of the script's, both naming the execution", async () => {
+  const callerTrace = "5cf92f3577b34da6a3ce929d0e0e4737";
+  const answer = await wireOf(mesh.gatewayUrl).rpc(
+    "code.execute",
+    { code: "async () => { await test.traced({}); await test.traced({}); return 2; }" },
+    { headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b8-01` } },
+  );
+  expect(answer.json.result, JSON.stringify(answer.json)).toMatchObject({ result: 2, calls: 2 });
+  const spans = await eventually(
+    async () => (await spansOf(mesh.gatewayUrl)).filter((s) => s.traceId === callerTrace),
+    (found) => found.filter((s) => s.name === "skillmesh.call test.traced").length === 2,
+  );
+  const script = spans.find((s) => s.name === "skillmesh.call code.execute")!;
+  expect(script.parentSpanId).toBe("00f067aa0ba902b8");
+  expect(script.attributes).toMatchObject({ "skillmesh.operation": "execute", "skillmesh.execution": answer.json.result.execution });
+  for (const inner of spans.filter((s) => s.name === "skillmesh.call test.traced")) {
+    expect(inner.parentSpanId).toBe(script.spanId);
+    expect(inner.attributes).toMatchObject({ "skillmesh.execution": answer.json.result.execution, "skillmesh.outcome": "ok" });
+  }
+});
 
 it("joins the gateway's spans and the skill's span into the caller's trace", async () => {
   const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
