@@ -189,6 +189,39 @@ describe("a long script as a job", () => {
   });
 });
 
+describe("a script as an MCP task", () => {
+  const script = { code: `async () => (await modbus.decode({ frame: "${GOOD}" })).valid` };
+
+  it("2025-11-25: a task on request; tasks/result answers the script's result", async () => {
+    const { key } = await keyWith(["modbus.*"]);
+    const wire = wireOf(mesh.gatewayUrl, { key });
+    const created = await wire.mcp2025("tools/call", { name: "code.execute", arguments: script, task: { ttl: 60_000 } }, { path: "/mcp?catalog=code" });
+    const { task } = created.json.result;
+    expect(task, JSON.stringify(created.json)).toMatchObject({ taskId: expect.stringMatching(/^j_/), status: "working" });
+    const result = await wire.mcp2025("tasks/result", { taskId: task.taskId }, { path: "/mcp?catalog=code" });
+    expect(result.json.result, JSON.stringify(result.json)).toMatchObject({ structuredContent: { result: true, calls: 1 } });
+  });
+
+  it("2026-07-28: a client that declared the tasks extension gets a task; tasks/get carries the result", async () => {
+    const { key } = await keyWith(["modbus.*"]);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    };
+    const wire = wireOf(mesh.gatewayUrl, { key });
+    const created = await wire.mcp2026("tools/call", { name: "code.execute", arguments: script }, { path: "/mcp?catalog=code", meta });
+    expect(created.json.result, JSON.stringify(created.json)).toMatchObject({ resultType: "task", taskId: expect.stringMatching(/^j_/) });
+    const { taskId } = created.json.result;
+    const done = await eventually(
+      () => wire.mcp2026("tasks/get", { taskId }, { path: "/mcp?catalog=code", meta }),
+      (answer) => answer.json.result?.status === "completed",
+      10_000,
+      100,
+    );
+    expect(JSON.stringify(done.json.result)).toMatch(/"result":true/);
+  });
+});
+
 describe("hostile scripts", () => {
   const HOSTILE: Array<[string, string, RegExp]> = [
     ["fetch", `async () => fetch("${"http://127.0.0.1"}/admin/keys")`, /not permitted to access the internet/],

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { SKILL_FILE, skillUriOf } from "../registry/packages/index.js";
 import { ErrorCode, RpcError, parseParams } from "../protocols/jsonrpc/index.js";
 import { type CallToolResult, type InputRequiredResult, type Tool, isInputRequired } from "../protocols/mcp/index.js";
+import type { ToolSummary } from "../gateway/chain/catalog.js";
 import type { Approvals } from "../gateway/chain/operation.js";
 import { withHandle } from "./request-state.js";
 import { UTF8_DECODER } from "../lib/utf8/index.js";
@@ -94,6 +95,19 @@ export const CODE_TOOLS: Tool[] = [
     annotations: { openWorldHint: true },
   },
 ];
+
+/** `code.execute` as a tool summary: what a task of it (a job of `code.execute`) answers is shaped as its result. */
+export const SCRIPT_TOOL: ToolSummary = {
+  name: CODE_EXECUTE,
+  description: CODE_TOOLS[2]!.description!,
+  tags: [],
+  idempotent: false,
+  inputSchema: CODE_TOOLS[2]!.inputSchema,
+  outputSchema: {
+    type: "object",
+    properties: { result: {}, logs: { type: "array", items: { type: "string" } }, calls: { type: "integer" }, execution: { type: "string" } },
+  },
+};
 
 const isCompactName = (name: string): boolean => (Object.values(COMPACT) as string[]).includes(name);
 

@@ -59,8 +59,8 @@ import { isAdoptedTask } from "../registry/jobs/index.js";
 import { type ListedTool, type Tools, listedOf, toolsOf } from "./tool-list.js";
 import { argumentsToParams, toolErrorOf, toolResultOf } from "./tools.js";
 import { SKILLS_EXTENSION, answerResources, isResourceMethod } from "./resources.js";
-import { CODE_TOOLS, COMPACT, COMPACT_TOOLS, answerCompact, answerScript, answersHere, innerCall } from "./compact.js";
-import { CODE_EXECUTE } from "../gateway/chain/execute.js";
+import { CODE_TOOLS, COMPACT, COMPACT_TOOLS, SCRIPT_TOOL, answerCompact, answerScript, answersHere, innerCall } from "./compact.js";
+import { CODE_EXECUTE, ExecuteArgumentsSchema } from "../gateway/chain/execute.js";
 import { admit, metaOf } from "./version.js";
 import { pageOf } from "../protocols/paging/index.js";
 import { Cancellation } from "../lib/signal/index.js";
@@ -172,7 +172,7 @@ class McpServer implements ListeningServer {
     try {
       if (stateless && request.method === "subscriptions/listen") return await listen(this, headers, request, id);
       if (this.options.compact && request.method === "tools/call") {
-        const script = this.options.codeMode ? await this.scriptCall(headers, request, stateless, slot, id) : undefined;
+        const script = this.options.codeMode ? await this.scriptCall(headers, request, version.version, slot, id) : undefined;
         if (script) return script;
         const compact = await this.compactCall(request);
         if ("result" in compact) return { status: 200, body: success(id, stateless ? this.complete(compact.result) : compact.result) };
@@ -367,6 +367,7 @@ class McpServer implements ListeningServer {
   /** One tool by name, as `tools/list` shows it (a call needs its own tool, not the whole list). */
   private async tool(name: string): Promise<ListedTool | undefined> {
     if (name === CAPABILITY_TOOL.name) return listedOf(CAPABILITY_TOOL);
+    if (this.options.codeMode && name === CODE_EXECUTE) return listedOf(SCRIPT_TOOL);
     const skill = await this.backend.skill(name);
     return skill && listedOf(skill);
   }
@@ -400,15 +401,22 @@ class McpServer implements ListeningServer {
    * 2026-07-28, in the next round (`input_required`) when the request declares it. Undefined for
    * any other tool.
    */
-  private async scriptCall(
-    headers: Headers,
-    request: JsonRpcRequest,
-    stateless: boolean,
-    slot: RequestSlot,
-    id: string | number,
-  ): Promise<McpAnswer | undefined> {
+  private async scriptCall(headers: Headers, request: JsonRpcRequest, version: string, slot: RequestSlot, id: string | number): Promise<McpAnswer | undefined> {
     const params = parseParams(CallToolParamsSchema, request.params);
     if (params.name !== CODE_EXECUTE) return undefined;
+    const stateless = isStateless(version);
+    // A task: asked for (2025-11-25), or offered to a 2026-07-28 client that declared the extension (a script may run 30 s)
+    // and cannot be asked to approve (one that declared elicitation too is answered in place, and asked).
+    const asTask =
+      stateless ?
+        declaresTasks(metaOf(request)?.[META.clientCapabilities]) && !inputRoundOf(request.params as Record<string, unknown>).capabilities.elicitation
+      : version === TASKS_2025 && isTaskRequest(request);
+    if (asTask) {
+      const script = ExecuteArgumentsSchema.safeParse(params.arguments ?? {});
+      if (!script.success) return { status: 200, body: success(id, await answerScript(params.arguments, this.backend)) };
+      const task = await this.tasks.create(SCRIPT_TOOL, script.data, slot, stateless);
+      return { status: 200, body: success(id, stateless ? this.complete(task) : task) };
+    }
     if (stateless) {
       const round = inputRoundOf(request.params as Record<string, unknown>);
       const state = round.requestState === undefined ? undefined : await this.backend.requestStates.kept(CODE_EXECUTE, round.requestState);
