@@ -153,14 +153,19 @@ describe("what a pipeline can do with its token", () => {
     const { key, view } = await newKey("fan-out", { quota: "3/day" });
     const answer = await rpc(key, "test.foreach", { items: Array.from({ length: 40 }, (_, i) => i) });
     expect(answer.json.error).toMatchObject({ code: -32005, data: { step: "each", skill: "test.inflight" } });
-    const served = await eventually(
-      async () => ((await admin(mesh.gatewayUrl, "GET", `/audit?caller=${view.id}&skill=test.inflight&outcome=ok`)).json.entries as unknown[]).length,
-      (n) => n === 2,
-      // Audit entries are written in batches after the answers: on a loaded 2-core machine, many seconds later.
+    // Audit entries are written in batches after the answers (on a loaded 2-core machine, many seconds
+    // later): the pipeline's own entry comes after its steps'.
+    await eventually(
+      async () => ((await admin(mesh.gatewayUrl, "GET", `/audit?caller=${view.id}&skill=test.foreach`)).json.entries as unknown[]).length,
+      (n) => n === 1,
       40_000,
       100,
     );
-    expect(served).toBe(2);
+    const served = ((await admin(mesh.gatewayUrl, "GET", `/audit?caller=${view.id}&skill=test.inflight&outcome=ok`)).json.entries as unknown[]).length;
+    // The quota's 3 calls: the pipeline's own and two steps, two at a time. A step still running when
+    // the third is refused is cancelled with the pipeline, so on a loaded machine one may not finish.
+    expect(served).toBeGreaterThanOrEqual(1);
+    expect(served).toBeLessThanOrEqual(2);
   }, 60_000);
 
   it("its token follows its key: narrowed mid-call, the step sees the key's grants as they are now; revoked, the step is refused", async () => {

@@ -83,7 +83,7 @@ export const CODE_TOOLS: Tool[] = [
       "Run a JavaScript async arrow function over the tools you may call, in a sandbox without network; answer its return value (JSON), its console output and how many tool calls it made.",
       'Each tool is a function of its namespace: `modbus.decode(input)` calls modbus.decode, and returns its result or throws its error (`error.code`, `error.message`); a namespace that is not a JavaScript name is `tools["my-crm"].contacts(input)`.',
       "catalog.describe gives a tool's TypeScript declaration. Keep intermediate data in the script and return only what you need.",
-      `Limits: ${SCRIPT_LIMITS.calls} tool calls, ${SCRIPT_LIMITS.sandbox.wallMs / 1000} s, a result of ${SCRIPT_LIMITS.sandbox.resultChars / (1024 * 1024)} MiB of JSON, ${SCRIPT_LIMITS.sandbox.logLines} console lines. No fetch, no imports. Tools marked destructive need your approval and cannot be called from a script.`,
+      `Limits: ${SCRIPT_LIMITS.calls} tool calls, ${SCRIPT_LIMITS.sandbox.wallMs / 1000} s, a result of ${SCRIPT_LIMITS.sandbox.resultChars / (1024 * 1024)} MiB of JSON, ${SCRIPT_LIMITS.sandbox.logLines} console lines. No fetch, no imports. A tool marked destructive runs only once the user approves it (you are asked, if your client can be).`,
       'Example: async () => { const frames = ["01 03 02 00 2A 38 5B"]; const out = []; for (const frame of frames) out.push(await modbus.decode({ frame })); return out.filter((d) => !d.valid); }',
     ].join(" "),
     inputSchema: {
@@ -111,8 +111,8 @@ export const SCRIPT_TOOL: ToolSummary = {
 
 const isCompactName = (name: string): boolean => (Object.values(COMPACT) as string[]).includes(name);
 
-/** Whether a `tools/call` names one of the tools that are answered here (search, describe; in code mode the script runner). */
-export const answersHere = (name: string, codeMode = false): boolean => (isCompactName(name) && name !== COMPACT.call) || (codeMode && name === CODE_EXECUTE);
+/** Whether a `tools/call` names one of the compact tools that are answered here (search, describe; code mode's script runner is src/mcp/index.ts `scriptCall`). */
+export const answersHere = (name: string): boolean => isCompactName(name) && name !== COMPACT.call;
 
 /** A JSON answer as a tool result. */
 const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
@@ -126,7 +126,6 @@ const resultOf = (structured: Record<string, unknown>): CallToolResult => ({
  * @example await answerCompact("catalog.search", { query: "decode modbus" }, backend)
  */
 export async function answerCompact(name: string, args: Record<string, unknown> | undefined, backend: McpBackend, codeMode = false): Promise<CallToolResult> {
-  if (codeMode && name === CODE_EXECUTE) return answerScript(args, backend) as Promise<CallToolResult>;
   if (name === COMPACT.search) {
     const { query, kind, limit } = parseParams(SearchArgumentsSchema, args ?? {});
     // A search is work: an operation of the call chain, counted against the caller's rate as a call is.

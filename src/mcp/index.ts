@@ -378,10 +378,9 @@ class McpServer implements ListeningServer {
    */
   private async compactCall(request: JsonRpcRequest): Promise<{ result: object } | { request: JsonRpcRequest }> {
     const params = parseParams(CallToolParamsSchema, request.params);
-    const codeMode = !!this.options.codeMode;
-    if (!answersHere(params.name, codeMode) && params.name !== COMPACT.call) return { request };
+    if (!answersHere(params.name) && params.name !== COMPACT.call) return { request };
     try {
-      if (answersHere(params.name, codeMode)) return { result: await answerCompact(params.name, params.arguments, this.backend, codeMode) };
+      if (answersHere(params.name)) return { result: await answerCompact(params.name, params.arguments, this.backend, !!this.options.codeMode) };
       const inner = innerCall(params.arguments);
       if (!(await this.tool(inner.name)))
         await this.backend.refuse(
