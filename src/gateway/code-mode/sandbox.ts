@@ -127,7 +127,8 @@ export async function runInSandbox(
     modules: { ...harnessOf(limits), "script.js": script.module },
     globalOutbound: null,
     env: {},
-    limits: { cpuMs: limits.cpuMs, subRequests: 0 },
+    // No subrequest limit: the isolate has no network; its calls back to the host stub are what the script is for (bounded by the gateway).
+    limits: { cpuMs: limits.cpuMs },
   });
   const sandbox = worker.getEntrypoint("Sandbox") as unknown as { run(host: object): Promise<unknown> };
   let timer: ReturnType<typeof setTimeout> | undefined;
