@@ -65,6 +65,7 @@ async function answerMcp(c: Context<McpRouteEnv>, serverName?: string): Promise<
   if (serverName !== undefined && !server)
     return c.json(failure(null, ErrorCode.MethodNotFound, `No MCP server /mcp/${serverName}; the default one is /mcp`), 404);
   if (server) {
+    scope.server = server.name;
     scope.listedName = server.listedName;
     if (server.definition.guardrails) scope.guardrails = server.definition.guardrails;
   }

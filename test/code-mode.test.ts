@@ -202,6 +202,26 @@ describe("a script as an MCP task", () => {
     expect(result.json.result, JSON.stringify(result.json)).toMatchObject({ structuredContent: { result: true, calls: 1 } });
   });
 
+  it("a task on a virtual server runs behind that door: its aliases are the script's names, its guardrail holds the result", async () => {
+    const { key } = await keyWith(["*"]);
+    const wire = wireOf(mesh.gatewayUrl, { key });
+    const asTask = async (path: string, code: string) => {
+      const created = await wire.mcp2025("tools/call", { name: "code.execute", arguments: { code }, task: {} }, { path });
+      expect(created.json.result?.task, JSON.stringify(created.json)).toBeDefined();
+      return (await wire.mcp2025("tasks/result", { taskId: created.json.result.task.taskId }, { path })).json.result;
+    };
+    const viaAlias = await asTask("/mcp/grid?catalog=code", "async () => minus({ minuend: 5, subtrahend: 3 })");
+    expect(viaAlias, JSON.stringify(viaAlias)).toMatchObject({
+      structuredContent: { result: 2, calls: 1 },
+    });
+    // The token is made at run time (the script's text has none): the result, kept by the job, meets the server's guardrail.
+    const saved = await admin(mesh.gatewayUrl, "PUT", "/servers/guarded", { tools: ["modbus.*"], guardrails: { secrets: "refuse" } });
+    expect(saved.status).toBe(200);
+    const leaked = await asTask("/mcp/guarded?catalog=code", 'async () => "token: " + ["ghp", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"].join("_")');
+    expect(JSON.stringify(leaked)).not.toContain("A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
+    expect(leaked.isError, JSON.stringify(leaked)).toBe(true);
+  });
+
   it("2026-07-28: a client that declared the tasks extension gets a task; tasks/get carries the result", async () => {
     const { key } = await keyWith(["modbus.*"]);
     const meta = {

@@ -276,6 +276,7 @@ export async function submitted(call: Call, job: { idempotent: boolean; resumabl
     idempotent: job.idempotent,
     grants: scope.access.signature,
     ...(job.resumable ? { resumable: true } : {}),
+    ...(scope.server !== undefined ? { server: scope.server } : {}),
     ...(callbackUrl ? { callbackUrl } : {}),
   };
   if (!(await jobs.create(record))) {

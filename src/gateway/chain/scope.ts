@@ -26,6 +26,8 @@ export interface CallScope {
   listedName?: (name: string) => string;
   /** What the door's virtual server says of the secrets guardrail (its calls are held to at least that). */
   guardrails?: Guardrails;
+  /** The virtual server the request came in by: a job it submits runs behind that door again (its names, its guardrail). */
+  server?: string;
   /** The rate and quota the caller is held to. */
   limits: Limits;
   /** The latest rate-limit decision of this request (for its `RateLimit` headers). */

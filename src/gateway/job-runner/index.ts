@@ -6,7 +6,7 @@
  */
 import type { Access } from "../../identity/auth/index.js";
 import { invoke } from "../chain/invoke.js";
-import { type GatewayEnv, gatewayRuntime } from "../chain/runtime.js";
+import { type GatewayEnv, type GatewayRuntime, gatewayRuntime } from "../chain/runtime.js";
 import { type CallScope, callScopeOf } from "../chain/scope.js";
 import { ErrorCode, RpcError, errorText } from "../../protocols/jsonrpc/index.js";
 import { failureClassOf } from "../../policies/failures/index.js";
@@ -81,6 +81,7 @@ export async function runJob(env: GatewayEnv, jobId: string, waitUntil: (promise
     });
     let fields: Partial<Job> & { status: Job["status"] };
     try {
+      await behindItsDoor(scope, job, runtime);
       const result = await invoke({ jsonrpc: "2.0", method: job.method, params: job.params, id: 0 }, { index: 0, batch: false }, scope, runtime, env, {
         signal: cancel.signal,
         onProgress,
@@ -169,6 +170,20 @@ function jobScopeOf(job: Job, waitUntil: CallScope["waitUntil"]): CallScope {
     jobId: job.id,
     ...(job.grants ? { delegatedGrants: job.grants } : {}),
   };
+}
+
+/**
+ * A job submitted through a virtual server runs behind that door again: the server's names for
+ * its tools (a script calls them by those) and its secrets guardrail (its calls are held to at
+ * least that). A server removed since refuses the job (-32001) rather than run it behind none.
+ */
+async function behindItsDoor(scope: CallScope, job: Job, runtime: GatewayRuntime): Promise<void> {
+  if (job.server === undefined) return;
+  const server = await runtime.servers.get(job.server);
+  if (!server) throw new RpcError(ErrorCode.SkillUnavailable, `The virtual server ${job.server.slice(0, 64)} this job was submitted through is gone`);
+  scope.server = server.name;
+  scope.listedName = server.listedName;
+  if (server.definition.guardrails) scope.guardrails = server.definition.guardrails;
 }
 
 /** A callback delivery that did not get a 2xx: the Workflow step is retried. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Access } from "../../identity/auth/index.js";
+import { accessOfSignature } from "../../identity/auth/access.js";
 import { GlobSchema, globMatcher } from "../../lib/glob/index.js";
 import { GuardrailsSchema } from "../../policies/guardrails/schema.js";
 import { safeJson } from "../../lib/json/index.js";
@@ -93,6 +94,19 @@ export function withinServer(access: Access, server: VirtualServer): Access {
     unrestricted: false,
     signature: JSON.stringify(["server", server.name, server.definition, access.signature]),
   };
+}
+
+/**
+ * What grants recorded when a job was submitted (`Access.signature`) allow when it runs: behind the
+ * virtual server it came in by, its caller's own grants narrowed to that server's tools as they
+ * are now; else the grants themselves. A signature that is neither allows nothing.
+ * @example grantsBehind(job.grants, await runtime.servers.get(job.server)).allowsSkill("modbus.decode", [])
+ */
+export function grantsBehind(signature: string, server: VirtualServer | undefined): Access {
+  const parsed = safeJson(signature);
+  if (server && Array.isArray(parsed) && parsed[0] === "server" && parsed[1] === server.name && typeof parsed[3] === "string")
+    return withinServer(accessOfSignature(parsed[3]), server);
+  return accessOfSignature(signature);
 }
 
 /** The virtual servers' definitions: read, written and cached per isolate. */

@@ -45,6 +45,8 @@ export const JobSchema = z.object({
   progress: ProgressSchema.optional(),
   /** The owner's grants when it submitted (`Access.signature`): what a pipeline's steps may reach. */
   grants: z.string().optional(),
+  /** The virtual server it was submitted through: its calls run behind that door (its tools' names, its guardrail). */
+  server: z.string().optional(),
   /**
    * An idempotent pipeline: a transient failure is handed back to the engine, which runs it again
    * later — the steps that succeeded replay from their derived keys, the failed one runs again.
