@@ -25,6 +25,13 @@ const list = z
   .transform((items) => (items.length ? items : undefined))
   .meta({ values: "a comma-separated list" });
 
+/** A whole number from `min` to `max`, as a setting (a string) gives it. */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 const milliseconds = (min: number, max: number) =>
   z
     .string()
@@ -83,13 +90,7 @@ export const SettingsSchema = z.object({
   SKILLMESH_ALLOW_PRIVATE_ENDPOINTS: flag
     .default(false)
     .meta(about("true: skills may register on http and private or loopback URLs (local development only).")),
-  SKILLMESH_MCP_PAGE_SIZE: z
-    .string()
-    .regex(/^\d+$/, "a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1_000))
-    .default(100)
-    .meta(about("Tools per tools/list page.", "1–1000")),
+  SKILLMESH_MCP_PAGE_SIZE: wholeNumber(1, 1_000).default(100).meta(about("Tools per tools/list page.", "1–1000")),
   SKILLMESH_MCP_LIST_TTL_MS: milliseconds(0, 86_400_000)
     .default(30_000)
     .meta(about("How long an MCP 2026-07-28 client may cache tools/list and server/discover (ttlMs).")),
@@ -157,11 +158,7 @@ export const SettingsSchema = z.object({
       "a rate: `<n>/<s|min|h|day|month>`",
     ),
   ),
-  SKILLMESH_CODE_MODE_AT_ONCE: z
-    .string()
-    .regex(/^\d+$/, "a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
+  SKILLMESH_CODE_MODE_AT_ONCE: wholeNumber(1, 100)
     .default(4)
     .meta(about("Code mode: how many scripts one caller may run at once in one gateway isolate.", "1–100")),
   SKILLMESH_LOG_CALLS: flag.default(false).meta(about("true: one log line per call (method, deployment, outcome, ms); npm run dev -- --verbose sets it.")),
