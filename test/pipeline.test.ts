@@ -104,6 +104,26 @@ describe("web.digest, a pipeline served as a skill", () => {
     expect(forged.status).toBe(401);
   });
 
+  it("through a virtual server its steps run behind that server: what it exposes is reachable, what it does not is not", async () => {
+    for (const [name, tools] of [
+      ["web", ["web.*", "html.*", "text.*"]],
+      ["digest-only", ["web.digest"]],
+    ] as const)
+      expect((await admin(mesh.gatewayUrl, "PUT", `/servers/${name}`, { tools })).status).toBe(200);
+    const call = (server: string) =>
+      wireOf(mesh.gatewayUrl).mcp2025(
+        "tools/call",
+        { name: "web.digest", arguments: { html: PAGE, sentences: 1 } },
+        { key: everything, path: `/mcp/${server}` },
+      );
+    const through = (await call("web")).json.result;
+    expect(through.isError, JSON.stringify(through)).toBeUndefined();
+    expect(through.structuredContent).toMatchObject({ title: "Solar", summary: "Solar panels turn sunlight into electricity." });
+    // The server is the door the caller came in by: its steps are held to it as the call is.
+    const narrowed = (await call("digest-only")).json.result;
+    expect(narrowed).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/step extract \(html\.extract\) failed: Method not found/) }] });
+  });
+
   it("its steps are routed like direct calls: the caller's canary group reaches text.summarize 2.0.0, and the audit names the caller", async () => {
     expect((await admin(mesh.gatewayUrl, "POST", "/skills/text.summarize/canary", { version: "2.0.0", groups: { beta: 100 } })).status).toBe(200);
     try {

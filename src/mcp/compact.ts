@@ -20,7 +20,7 @@ import { withHandle } from "./request-state.js";
 import { UTF8_DECODER } from "../lib/utf8/index.js";
 import type { McpBackend } from "./backend.js";
 import { isPackageFile } from "./resources.js";
-import { toolOf } from "./tools.js";
+import { toolErrorOf, toolOf } from "./tools.js";
 import { CODE_EXECUTE, ExecuteArgumentsSchema, SCRIPT_LIMITS, scriptExecution } from "../gateway/chain/execute.js";
 import { declarationsOf } from "../gateway/code-mode/api.js";
 
@@ -172,11 +172,13 @@ export async function answerScript(
     return resultOf(ran);
   } catch (thrown) {
     if (!(thrown instanceof RpcError)) throw thrown;
+    // A tool error as any tool's, with what a model needs to fix its script: its console and the calls it made.
+    const failed = toolErrorOf(thrown.toJSON());
     const data = (thrown.data ?? {}) as { logs?: unknown; calls?: unknown };
-    const lines = [thrown.message];
+    const lines: string[] = [];
     if (Array.isArray(data.logs) && data.logs.length) lines.push("Console:", ...data.logs.map(String));
     if (typeof data.calls === "number") lines.push(`Tool calls made: ${data.calls}`);
-    return { content: [{ type: "text", text: lines.join("\n") }], isError: true, _meta: { "skillmesh/error": thrown.toJSON() } };
+    return lines.length ? { ...failed, content: [{ type: "text", text: [failed.content[0]!.text, ...lines].join("\n") }] } : failed;
   }
 }
 

@@ -20,7 +20,7 @@ import { namespaceOf } from "../code-mode/api.js";
 import type { OperationCall } from "./answers.js";
 import type { ScriptExecution } from "./operation.js";
 import { CallerCatalog } from "./caller-catalog.js";
-import { grantsBehind } from "../servers/index.js";
+import { accessOfSignature } from "../../identity/auth/access.js";
 import type { ToolSummary } from "./catalog.js";
 import type { InputRequests } from "../../protocols/mcp/index.js";
 import type { Outcome } from "../../policies/outcome/index.js";
@@ -164,9 +164,8 @@ class ScriptRun {
   static async of(call: OperationCall, operation: ScriptExecution): Promise<ScriptRun> {
     const { scope } = call;
     // A job's own scope reaches code.execute only: its script calls as the owner could when it
-    // submitted it, behind the virtual server it came in by.
-    const server = scope.jobId && scope.server !== undefined ? await call.runtime.servers.get(scope.server) : undefined;
-    const owner = scope.jobId && scope.delegatedGrants ? { ...scope, access: grantsBehind(scope.delegatedGrants, server) } : scope;
+    // submitted it (behind the virtual server it came in by: the grants' signature says so).
+    const owner = scope.jobId && scope.delegatedGrants ? { ...scope, access: accessOfSignature(scope.delegatedGrants) } : scope;
     const catalog = owner === scope ? call.catalog : new CallerCatalog(call.runtime, owner);
     const listedName = scope.listedName ?? ((name: string) => name);
     const tools = new Map((await catalog.tools()).map((tool) => [listedName(tool.name), tool]));

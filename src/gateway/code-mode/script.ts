@@ -55,25 +55,14 @@ export function meteredScript(code: string, namespaces: readonly string[], steps
   const step = `step_${randomHex(8)}`;
   const spent = `spent_${randomHex(8)}`;
   const inserts: Array<[number, string]> = [];
-  const meterBody = (body: Positioned) => {
+  /** A step first in a body: a block's first statement; else the body wrapped (a loop's statement in a block, an arrow's expression after the step). */
+  const meter = (body: Positioned, [open, close]: readonly [string, string]) => {
     if (body.type === "BlockStatement") inserts.push([body.start + 1, `${step}();`]);
-    else {
-      inserts.push([body.start, `{${step}();`]);
-      inserts.push([body.end, "}"]);
-    }
+    else inserts.push([body.start, `${open}${step}()${open === "{" ? ";" : ","}`], [body.end, close]);
   };
   const visitors: Record<string, (node: Node) => void> = {};
-  for (const loop of LOOPS) visitors[loop] = (node) => meterBody((node as Positioned).body!);
-  for (const fn of FUNCTIONS)
-    visitors[fn] = (node) => {
-      const body = (node as Positioned).body!;
-      if (body.type === "BlockStatement") inserts.push([body.start + 1, `${step}();`]);
-      else {
-        // An arrow's expression body: the step, then the expression.
-        inserts.push([body.start, `(${step}(),`]);
-        inserts.push([body.end, ")"]);
-      }
-    };
+  for (const loop of LOOPS) visitors[loop] = (node) => meter((node as Positioned).body!, ["{", "}"]);
+  for (const fn of FUNCTIONS) visitors[fn] = (node) => meter((node as Positioned).body!, ["(", ")"]);
   simple(arrow as unknown as Node, visitors);
   let metered = normalized.slice(arrow.start, arrow.end);
   for (const [at, text] of inserts.sort((a, b) => b[0] - a[0])) {

@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import type { Access } from "../../identity/auth/index.js";
-import { accessOfSignature } from "../../identity/auth/access.js";
-import { GlobSchema, globMatcher } from "../../lib/glob/index.js";
+import { exposedBy, narrowedTo } from "../../identity/auth/access.js";
+import { GlobSchema } from "../../lib/glob/index.js";
 import { GuardrailsSchema } from "../../policies/guardrails/schema.js";
 import { safeJson } from "../../lib/json/index.js";
 import { ServerNameSchema } from "../../identity/keys/schema.js";
@@ -66,14 +66,13 @@ export interface VirtualServer {
  * @example virtualServerOf("ops", { tools: ["everything.*"], tags: [] }).exposes("everything.echo", []) // true
  */
 export function virtualServerOf(name: string, definition: ServerDefinition): VirtualServer {
-  const names = definition.tools.map(globMatcher);
-  const tags = definition.tags.map(globMatcher);
+  const exposes = exposedBy(definition.tools, definition.tags);
   const aliases = definition.aliases ?? {};
   const aliasOf = new Map(Object.entries(aliases).map(([alias, skill]) => [skill, alias]));
   return {
     name,
     definition,
-    exposes: (skill, skillTags) => names.some((m) => m(skill)) || tags.some((m) => skillTags.some(m)),
+    exposes,
     listedName: (skill) => aliasOf.get(skill) ?? skill,
     skillOf: (called) =>
       Object.hasOwn(aliases, called) ? aliases[called]!
@@ -84,29 +83,11 @@ export function virtualServerOf(name: string, definition: ServerDefinition): Vir
 
 /**
  * A caller's access narrowed to what a virtual server exposes: its listings, lookups and calls
- * all see only those skills.
+ * all see only those skills (`narrowedTo`: its signature reads back the same narrowing).
  * @example const access = withinServer(scope.access, server)
  */
 export function withinServer(access: Access, server: VirtualServer): Access {
-  return {
-    ...access,
-    allowsSkill: (name, tags) => server.exposes(name, tags) && access.allowsSkill(name, tags),
-    unrestricted: false,
-    signature: JSON.stringify(["server", server.name, server.definition, access.signature]),
-  };
-}
-
-/**
- * What grants recorded when a job was submitted (`Access.signature`) allow when it runs: behind the
- * virtual server it came in by, its caller's own grants narrowed to that server's tools as they
- * are now; else the grants themselves. A signature that is neither allows nothing.
- * @example grantsBehind(job.grants, await runtime.servers.get(job.server)).allowsSkill("modbus.decode", [])
- */
-export function grantsBehind(signature: string, server: VirtualServer | undefined): Access {
-  const parsed = safeJson(signature);
-  if (server && Array.isArray(parsed) && parsed[0] === "server" && parsed[1] === server.name && typeof parsed[3] === "string")
-    return withinServer(accessOfSignature(parsed[3]), server);
-  return accessOfSignature(signature);
+  return narrowedTo(access, server.name, server.definition);
 }
 
 /** The virtual servers' definitions: read, written and cached per isolate. */

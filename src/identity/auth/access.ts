@@ -66,15 +66,55 @@ export function accessOf(grants: Grants): Access {
 }
 
 const SignatureSchema = z.tuple([z.array(z.string()), z.array(z.string()), z.array(z.string())]).rest(z.unknown());
+/** A signature of `narrowedTo`'s: the server's name, its definition (its tool and tag globs among it) and the access it narrows. */
+const NarrowedSignatureSchema = z.tuple([
+  z.literal("server"),
+  z.string(),
+  z.looseObject({ tools: z.array(z.string()).default([]), tags: z.array(z.string()).default([]) }),
+  z.string(),
+]);
+
+/**
+ * Whether a door exposes a skill: its name matches one of the tool globs, or one of its tags one
+ * of the tag globs (a virtual server's `tools` and `tags`).
+ * @example exposedBy(["modbus.*"], [])("modbus.decode", []) // true
+ */
+export function exposedBy(toolGlobs: readonly string[], tagGlobs: readonly string[]): (name: string, tags: readonly string[]) => boolean {
+  const names = toolGlobs.map(globMatcher);
+  const tagged = tagGlobs.map(globMatcher);
+  return (name, tags) => names.some((m) => m(name)) || tagged.some((m) => tags.some(m));
+}
+
+/**
+ * `access` narrowed to what a virtual server exposes, signed with the server's name and definition
+ * so that `accessOfSignature` reads the same narrowing back (a pipeline's delegation, a job's grants).
+ * @example narrowedTo(accessOf(key), "grid", { tools: ["modbus.*"], tags: [] }).allowsSkill("text.summarize", []) // false
+ */
+export function narrowedTo(access: Access, server: string, definition: { tools: readonly string[]; tags: readonly string[] }): Access {
+  const exposes = exposedBy(definition.tools, definition.tags);
+  return {
+    ...access,
+    allowsSkill: (name, tags) => exposes(name, tags) && access.allowsSkill(name, tags),
+    unrestricted: false,
+    signature: JSON.stringify(["server", server, definition, access.signature]),
+  };
+}
 
 /**
  * The access a `signature` stands for, without admin access (what a pipeline's delegation
- * token carries); a signature that is not one of `accessOf`'s gives nothing.
+ * token carries, what a job's grants were): `accessOf`'s, or one `narrowedTo` a virtual server;
+ * a signature that is neither gives nothing.
  * @example accessOfSignature(accessOf({ skills: ["text.*"], tags: [], groups: [] }).signature).allowsSkill("text.summarize", []) // true
  */
 export function accessOfSignature(signature: string): Access {
   if (signature === FULL_ACCESS.signature) return { ...FULL_ACCESS, admin: "none" };
-  const grants = SignatureSchema.safeParse(safeJson(signature));
+  const parsed = safeJson(signature);
+  const narrowed = NarrowedSignatureSchema.safeParse(parsed);
+  if (narrowed.success) {
+    const [, server, definition, inner] = narrowed.data;
+    return { ...narrowedTo(accessOfSignature(inner), server, definition), signature };
+  }
+  const grants = SignatureSchema.safeParse(parsed);
   const [skills, tags, groups] = grants.success ? grants.data : [[], [], []];
   return accessOf({ skills, tags, groups });
 }
